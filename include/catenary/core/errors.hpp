@@ -1,0 +1,35 @@
+#pragma once
+#include <stdexcept>
+#include <string>
+
+namespace catenary {
+
+// Bad input: the file, the JSON path and the rule broken. Exit code 2.
+class InputError : public std::runtime_error {
+ public:
+  InputError(std::string file, std::string json_path, const std::string& rule)
+      : std::runtime_error(file + ": " + (json_path.empty() ? std::string("(document)") : json_path) +
+                           ": " + rule),
+        file_(std::move(file)), json_path_(std::move(json_path)), rule_(rule) {}
+  const std::string& file() const { return file_; }
+  const std::string& json_path() const { return json_path_; }
+  const std::string& rule() const { return rule_; }
+
+ private:
+  std::string file_, json_path_, rule_;
+};
+
+// A model that cannot be built as asked (raised by the builders, re-thrown as InputError with the
+// JSON path by the loader).
+class ModelError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A simulation that failed (Newton divergence, singular matrix, NaN). Exit code 3.
+class SimulationError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace catenary

@@ -1,0 +1,54 @@
+#pragma once
+// Fixed-size vectors and matrices for per-element math on host and device.
+// Written by hand because the element kernels need a few operations on 2..12-sized arrays in
+// registers; Eigen's fixed-size types are not reliably usable in device code with nvcc 13.
+#include "catenary/core/host_device.hpp"
+
+namespace catenary {
+
+template <int N>
+struct Vec {
+  double v[N];
+  CATENARY_HD double& operator[](int i) { return v[i]; }
+  CATENARY_HD const double& operator[](int i) const { return v[i]; }
+  CATENARY_HD static Vec zero() {
+    Vec r{};
+    for (int i = 0; i < N; ++i) r.v[i] = 0.0;
+    return r;
+  }
+};
+
+template <int R, int C>
+struct Mat {
+  double m[R][C];
+  CATENARY_HD double& operator()(int i, int j) { return m[i][j]; }
+  CATENARY_HD const double& operator()(int i, int j) const { return m[i][j]; }
+  CATENARY_HD static Mat zero() {
+    Mat r{};
+    for (int i = 0; i < R; ++i)
+      for (int j = 0; j < C; ++j) r.m[i][j] = 0.0;
+    return r;
+  }
+};
+
+template <int N>
+CATENARY_HD double dot(const Vec<N>& a, const Vec<N>& b) {
+  double s = 0.0;
+  for (int i = 0; i < N; ++i) s += a[i] * b[i];
+  return s;
+}
+
+// out += s * a b^T
+template <int N>
+CATENARY_HD void add_outer(Mat<N, N>& out, double s, const Vec<N>& a, const Vec<N>& b) {
+  for (int i = 0; i < N; ++i)
+    for (int j = 0; j < N; ++j) out(i, j) += s * a[i] * b[j];
+}
+
+// out += s * I
+template <int N>
+CATENARY_HD void add_identity(Mat<N, N>& out, double s) {
+  for (int i = 0; i < N; ++i) out(i, i) += s;
+}
+
+}  // namespace catenary

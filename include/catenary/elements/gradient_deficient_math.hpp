@@ -1,0 +1,364 @@
+#pragma once
+// Element math of the two-node gradient-deficient ANCF element, written once for the planar
+// beam (D = 2, Shabana's element: per node r and dr/ds in the plane) and the spatial cable
+// (D = 3). Host and device code both call these functions.
+//
+// Energy per element (x in [0, L] is the element parameter, r0 the stress-free reference):
+//   U = int_0^L [ 1/2 EA eps^2 + 1/2 EI (kappa - kappa0)^2 ] |r0'| dx
+//   eps   = (r'.r' - r0'.r0') / (2 r0'.r0')      Green-Lagrange axial strain w.r.t. the reference
+//   kappa = |r' x r''| / |r'|^3                  exact curvature (signed in the plane)
+// The kappa^2 part is evaluated through N = |r'|^2 |r''|^2 - (r'.r'')^2 = |r' x r''|^2, which is
+// smooth everywhere; the kappa0 part (curved references only) needs kappa itself.
+// Material damping is Kelvin-Voigt in the strain rates: the dissipation function
+//   R = eta int [ 1/2 EA epsdot^2 + 1/2 EI |kappadot_vec|^2 ] |r0'| dx,  kappa_vec = r' x r'' / |r'|^3,
+// gives the damping force D(e) edot with D = eta int (EA g_eps g_eps^T + EI G_k^T G_k) |r0'| dx.
+#include <math.h>
+
+#include "catenary/core/small_matrix.hpp"
+#include "catenary/elements/hermite_shape.hpp"
+
+namespace catenary {
+
+// Constant properties of one element.
+struct ElementProperties {
+  double length;  // element parameter length L
+  double EA;      // axial stiffness (N)
+  double EI;      // bending stiffness (N m^2)
+  double rhoA;    // mass per reference length (kg/m)
+  double eta;     // Kelvin-Voigt damping time (s); 0 for none
+};
+
+template <int D>
+struct ElementEvaluation {
+  static constexpr int kDofs = 4 * D;
+  Vec<kDofs> force;               // internal force dU/de + D(e) edot
+  Mat<kDofs, kDofs> stiffness;    // d2U/de2 (exact); filled only when asked for
+  Mat<kDofs, kDofs> damping;      // D(e), the derivative of the force w.r.t. edot
+  double energy;                  // strain energy U
+};
+
+namespace detail {
+
+template <int D>
+CATENARY_HD Vec<D> interpolate(const double* sk, const double* e) {
+  Vec<D> r = Vec<D>::zero();
+  for (int k = 0; k < 4; ++k)
+    for (int i = 0; i < D; ++i) r[i] += sk[k] * e[k * D + i];
+  return r;
+}
+
+// Gradient and Hessian of a scalar function of z = (a, b) = (r', r''), stored as D-blocks.
+template <int D>
+struct PointDerivatives {
+  Vec<D> ga, gb;
+  Mat<D, D> haa, hab, hbb;  // hba = hab^T
+  CATENARY_HD static PointDerivatives zero() {
+    PointDerivatives p;
+    p.ga = Vec<D>::zero();
+    p.gb = Vec<D>::zero();
+    p.haa = Mat<D, D>::zero();
+    p.hab = Mat<D, D>::zero();
+    p.hbb = Mat<D, D>::zero();
+    return p;
+  }
+};
+
+// The scalar s with kappa = s / |a|^3: the signed cross product in 2D, |a x b| in 3D, and its
+// first and second derivatives.
+template <int D>
+struct CrossMagnitude;
+
+template <>
+struct CrossMagnitude<2> {
+  CATENARY_HD static void eval(const Vec<2>& a, const Vec<2>& b, double N, double& s,
+                               PointDerivatives<2>& d) {
+    (void)N;
+    s = a[0] * b[1] - a[1] * b[0];
+    d = PointDerivatives<2>::zero();
+    d.ga[0] = b[1];
+    d.ga[1] = -b[0];
+    d.gb[0] = -a[1];
+    d.gb[1] = a[0];
+    d.hab(0, 1) = 1.0;
+    d.hab(1, 0) = -1.0;
+  }
+};
+
+template <>
+struct CrossMagnitude<3> {
+  CATENARY_HD static void eval(const Vec<3>& a, const Vec<3>& b, double N, double& s,
+                               PointDerivatives<3>& d) {
+    // |a x b| is not differentiable at zero curvature; it is only needed for curved references,
+    // where kappa stays near kappa0 != 0. The floor keeps the value finite if it ever passes 0.
+    const double A = dot(a, a), B = dot(b, b), C = dot(a, b);
+    s = sqrt(fmax(N, 1e-300));
+    d = PointDerivatives<3>::zero();
+    Vec<3> Na, Nb;
+    for (int i = 0; i < 3; ++i) {
+      Na[i] = 2.0 * B * a[i] - 2.0 * C * b[i];
+      Nb[i] = 2.0 * A * b[i] - 2.0 * C * a[i];
+    }
+    const double inv2s = 0.5 / s, inv4s3 = 0.25 / (s * s * s);
+    for (int i = 0; i < 3; ++i) {
+      d.ga[i] = Na[i] * inv2s;
+      d.gb[i] = Nb[i] * inv2s;
+    }
+    // N's second derivatives: Naa = 2B I - 2 b b^T, Nab = 4 a b^T - 2 b a^T - 2C I,
+    // Nbb = 2A I - 2 a a^T.
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) {
+        const double I = (i == j) ? 1.0 : 0.0;
+        const double naa = 2.0 * B * I - 2.0 * b[i] * b[j];
+        const double nab = 4.0 * a[i] * b[j] - 2.0 * b[i] * a[j] - 2.0 * C * I;
+        const double nbb = 2.0 * A * I - 2.0 * a[i] * a[j];
+        d.haa(i, j) = naa * inv2s - Na[i] * Na[j] * inv4s3;
+        d.hab(i, j) = nab * inv2s - Na[i] * Nb[j] * inv4s3;
+        d.hbb(i, j) = nbb * inv2s - Nb[i] * Nb[j] * inv4s3;
+      }
+  }
+};
+
+// kappa^2 = N / A^3 with N = A B - C^2: gradient and Hessian in (a, b).
+template <int D>
+CATENARY_HD double curvature_squared(const Vec<D>& a, const Vec<D>& b, PointDerivatives<D>* d) {
+  const double A = dot(a, a), B = dot(b, b), C = dot(a, b);
+  const double N = A * B - C * C;
+  const double P = 1.0 / (A * A * A);
+  const double k2 = N * P;
+  if (!d) return k2;
+  Vec<D> Na, Nb, Pa;
+  for (int i = 0; i < D; ++i) {
+    Na[i] = 2.0 * B * a[i] - 2.0 * C * b[i];
+    Nb[i] = 2.0 * A * b[i] - 2.0 * C * a[i];
+    Pa[i] = -6.0 * P / A * a[i];
+  }
+  for (int i = 0; i < D; ++i) {
+    d->ga[i] = P * Na[i] + N * Pa[i];
+    d->gb[i] = P * Nb[i];
+  }
+  for (int i = 0; i < D; ++i)
+    for (int j = 0; j < D; ++j) {
+      const double I = (i == j) ? 1.0 : 0.0;
+      const double naa = 2.0 * B * I - 2.0 * b[i] * b[j];
+      const double nab = 4.0 * a[i] * b[j] - 2.0 * b[i] * a[j] - 2.0 * C * I;
+      const double nbb = 2.0 * A * I - 2.0 * a[i] * a[j];
+      const double paa = -6.0 * P / A * I + 24.0 * P / (A * A) * a[i] * a[j];
+      d->haa(i, j) = P * naa + Na[i] * Pa[j] + Pa[i] * Na[j] + N * paa;
+      d->hab(i, j) = P * nab + Pa[i] * Nb[j];
+      d->hbb(i, j) = P * nbb;
+    }
+  return k2;
+}
+
+// kappa = s / A^{3/2}: gradient and Hessian in (a, b).
+template <int D>
+CATENARY_HD double curvature(const Vec<D>& a, const Vec<D>& b, PointDerivatives<D>& d) {
+  const double A = dot(a, a), B = dot(b, b), C = dot(a, b);
+  double s;
+  PointDerivatives<D> ds;
+  CrossMagnitude<D>::eval(a, b, A * B - C * C, s, ds);
+  const double Q = 1.0 / (A * sqrt(A));
+  Vec<D> Qa;
+  for (int i = 0; i < D; ++i) Qa[i] = -3.0 * Q / A * a[i];
+  for (int i = 0; i < D; ++i) {
+    d.ga[i] = ds.ga[i] * Q + s * Qa[i];
+    d.gb[i] = ds.gb[i] * Q;
+  }
+  for (int i = 0; i < D; ++i)
+    for (int j = 0; j < D; ++j) {
+      const double I = (i == j) ? 1.0 : 0.0;
+      const double qaa = -3.0 * Q / A * I + 15.0 * Q / (A * A) * a[i] * a[j];
+      d.haa(i, j) = ds.haa(i, j) * Q + ds.ga[i] * Qa[j] + Qa[i] * ds.ga[j] + s * qaa;
+      d.hab(i, j) = ds.hab(i, j) * Q + Qa[i] * ds.gb[j];
+      d.hbb(i, j) = ds.hbb(i, j) * Q;
+    }
+  return s * Q;
+}
+
+// Rows of d(kappa_vec)/d(a, b), kappa_vec = a x b / |a|^3 (one component in 2D, three in 3D).
+template <int D>
+struct CurvatureVectorJacobian {
+  static constexpr int kRows = (D == 2) ? 1 : 3;
+  Vec<D> da[kRows];
+  Vec<D> db[kRows];
+};
+
+template <int D>
+CATENARY_HD CurvatureVectorJacobian<D> curvature_vector_jacobian(const Vec<D>& a, const Vec<D>& b) {
+  CurvatureVectorJacobian<D> J;
+  const double A = dot(a, a);
+  const double Q = 1.0 / (A * sqrt(A));
+  if constexpr (D == 2) {
+    const double c = a[0] * b[1] - a[1] * b[0];
+    J.da[0][0] = b[1] * Q - 3.0 * c * Q / A * a[0];
+    J.da[0][1] = -b[0] * Q - 3.0 * c * Q / A * a[1];
+    J.db[0][0] = -a[1] * Q;
+    J.db[0][1] = a[0] * Q;
+  } else {
+    const double c[3] = {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2],
+                         a[0] * b[1] - a[1] * b[0]};
+    // d(a x b)/da = -[b]x, d(a x b)/db = [a]x
+    const double bx[3][3] = {{0, -b[2], b[1]}, {b[2], 0, -b[0]}, {-b[1], b[0], 0}};
+    const double ax[3][3] = {{0, -a[2], a[1]}, {a[2], 0, -a[0]}, {-a[1], a[0], 0}};
+    for (int r = 0; r < 3; ++r)
+      for (int j = 0; j < 3; ++j) {
+        J.da[r][j] = -bx[r][j] * Q - 3.0 * c[r] * Q / A * a[j];
+        J.db[r][j] = ax[r][j] * Q;
+      }
+  }
+  return J;
+}
+
+// Scatter the (a, b) gradient and Hessian at one point into element arrays: a = sum sx_k e_k,
+// b = sum sxx_k e_k.
+template <int D>
+CATENARY_HD void scatter_point(const HermiteShape& h, double w, const PointDerivatives<D>& p,
+                               Vec<4 * D>& force, Mat<4 * D, 4 * D>* K) {
+  for (int k = 0; k < 4; ++k)
+    for (int i = 0; i < D; ++i) force[k * D + i] += w * (h.sx[k] * p.ga[i] + h.sxx[k] * p.gb[i]);
+  if (!K) return;
+  for (int k = 0; k < 4; ++k)
+    for (int l = 0; l < 4; ++l) {
+      const double caa = w * h.sx[k] * h.sx[l], cab = w * h.sx[k] * h.sxx[l];
+      const double cba = w * h.sxx[k] * h.sx[l], cbb = w * h.sxx[k] * h.sxx[l];
+      for (int i = 0; i < D; ++i)
+        for (int j = 0; j < D; ++j)
+          (*K)(k * D + i, l * D + j) += caa * p.haa(i, j) + cab * p.hab(i, j) +
+                                        cba * p.hab(j, i) + cbb * p.hbb(i, j);
+    }
+}
+
+}  // namespace detail
+
+// Strain energy, internal (elastic + damping) force and, when want_jacobian, the stiffness
+// d2U/de2 and the damping matrix. e_ref is the stress-free reference, e and edot the current
+// coordinates and velocities; all are 4*D arrays in node order.
+template <int D>
+CATENARY_HD void evaluate_element(const ElementProperties& p, const double* e_ref, const double* e,
+                                  const double* edot, bool want_jacobian,
+                                  ElementEvaluation<D>& out) {
+  constexpr int n = 4 * D;
+  out.force = Vec<n>::zero();
+  out.energy = 0.0;
+  if (want_jacobian) {
+    out.stiffness = Mat<n, n>::zero();
+    out.damping = Mat<n, n>::zero();
+  }
+  Mat<n, n>* K = want_jacobian ? &out.stiffness : nullptr;
+  const bool damped = p.eta > 0.0;
+  Vec<n> damping_force = Vec<n>::zero();
+  for (int g = 0; g < GaussRule5::kPoints; ++g) {
+    const HermiteShape h = hermite_shape(GaussRule5::point(g), p.length);
+    const Vec<D> a = detail::interpolate<D>(h.sx, e), b = detail::interpolate<D>(h.sxx, e);
+    const Vec<D> a0 = detail::interpolate<D>(h.sx, e_ref), b0 = detail::interpolate<D>(h.sxx, e_ref);
+    const double g0 = dot(a0, a0);
+    const double w = GaussRule5::weight(g) * p.length * sqrt(g0);  // reference arc length weight
+
+    // Axial: W = 1/2 EA eps^2, eps = (a.a - g0) / (2 g0).
+    const double eps = (dot(a, a) - g0) / (2.0 * g0);
+    detail::PointDerivatives<D> axial = detail::PointDerivatives<D>::zero();
+    for (int i = 0; i < D; ++i) axial.ga[i] = p.EA * eps * a[i] / g0;
+    if (K)
+      for (int i = 0; i < D; ++i)
+        for (int j = 0; j < D; ++j)
+          axial.haa(i, j) = p.EA * (a[i] * a[j] / (g0 * g0) + ((i == j) ? eps / g0 : 0.0));
+    detail::scatter_point<D>(h, w, axial, out.force, K);
+    out.energy += w * 0.5 * p.EA * eps * eps;
+
+    // Bending: W = 1/2 EI (kappa^2 - 2 kappa0 kappa + kappa0^2).
+    detail::PointDerivatives<D> bend = detail::PointDerivatives<D>::zero();
+    const double k2 = detail::curvature_squared<D>(a, b, &bend);
+    for (int i = 0; i < D; ++i) {
+      bend.ga[i] *= 0.5 * p.EI;
+      bend.gb[i] *= 0.5 * p.EI;
+      for (int j = 0; j < D; ++j) {
+        bend.haa(i, j) *= 0.5 * p.EI;
+        bend.hab(i, j) *= 0.5 * p.EI;
+        bend.hbb(i, j) *= 0.5 * p.EI;
+      }
+    }
+    detail::scatter_point<D>(h, w, bend, out.force, K);
+    double kappa0 = 0.0;
+    const double A0 = g0, B0 = dot(b0, b0), C0 = dot(a0, b0);
+    const double N0 = A0 * B0 - C0 * C0;
+    if (N0 > 1e-24 * A0 * A0 * A0 * A0) {  // curved reference at this point
+      detail::PointDerivatives<D> kd;
+      double s0;
+      detail::PointDerivatives<D> unused;
+      detail::CrossMagnitude<D>::eval(a0, b0, N0, s0, unused);
+      kappa0 = s0 / (A0 * sqrt(A0));
+      const double kappa = detail::curvature<D>(a, b, kd);
+      const double c = -p.EI * kappa0;
+      for (int i = 0; i < D; ++i) {
+        kd.ga[i] *= c;
+        kd.gb[i] *= c;
+        for (int j = 0; j < D; ++j) {
+          kd.haa(i, j) *= c;
+          kd.hab(i, j) *= c;
+          kd.hbb(i, j) *= c;
+        }
+      }
+      detail::scatter_point<D>(h, w, kd, out.force, K);
+      out.energy += w * 0.5 * p.EI * (k2 - 2.0 * kappa0 * kappa + kappa0 * kappa0);
+    } else {
+      out.energy += w * 0.5 * p.EI * k2;
+    }
+
+    if (damped) {
+      // g_eps = de/d(eps) rows and G_k = d(kappa_vec)/de rows, both through (a, b).
+      Vec<n> g_eps = Vec<n>::zero();
+      for (int k = 0; k < 4; ++k)
+        for (int i = 0; i < D; ++i) g_eps[k * D + i] = h.sx[k] * a[i] / g0;
+      const detail::CurvatureVectorJacobian<D> cj = detail::curvature_vector_jacobian<D>(a, b);
+      constexpr int R = detail::CurvatureVectorJacobian<D>::kRows;
+      Vec<n> G[R];
+      for (int r = 0; r < R; ++r)
+        for (int k = 0; k < 4; ++k)
+          for (int i = 0; i < D; ++i) G[r][k * D + i] = h.sx[k] * cj.da[r][i] + h.sxx[k] * cj.db[r][i];
+      const double ce = p.eta * p.EA * w, ck = p.eta * p.EI * w;
+      double eps_rate = 0.0;
+      for (int m = 0; m < n; ++m) eps_rate += g_eps[m] * edot[m];
+      for (int m = 0; m < n; ++m) damping_force[m] += ce * eps_rate * g_eps[m];
+      for (int r = 0; r < R; ++r) {
+        double k_rate = 0.0;
+        for (int m = 0; m < n; ++m) k_rate += G[r][m] * edot[m];
+        for (int m = 0; m < n; ++m) damping_force[m] += ck * k_rate * G[r][m];
+      }
+      if (want_jacobian) {
+        add_outer(out.damping, ce, g_eps, g_eps);
+        for (int r = 0; r < R; ++r) add_outer(out.damping, ck, G[r], G[r]);
+      }
+    }
+  }
+  for (int m = 0; m < n; ++m) out.force[m] += damping_force[m];
+}
+
+// Consistent mass as a 4x4 scalar matrix (the full matrix is this Kronecker I_D):
+// M_kl = rhoA int S_k S_l |r0'| dx.
+template <int D>
+CATENARY_HD Mat<4, 4> element_scalar_mass(const ElementProperties& p, const double* e_ref) {
+  Mat<4, 4> M = Mat<4, 4>::zero();
+  for (int g = 0; g < GaussRule5::kPoints; ++g) {
+    const HermiteShape h = hermite_shape(GaussRule5::point(g), p.length);
+    const Vec<D> a0 = detail::interpolate<D>(h.sx, e_ref);
+    const double w = GaussRule5::weight(g) * p.length * sqrt(dot(a0, a0)) * p.rhoA;
+    for (int k = 0; k < 4; ++k)
+      for (int l = 0; l < 4; ++l) M(k, l) += w * h.s[k] * h.s[l];
+  }
+  return M;
+}
+
+// Load vector weights for a force per unit reference length f: F_k = f * int S_k |r0'| dx.
+template <int D>
+CATENARY_HD Vec<4> element_shape_integrals(const ElementProperties& p, const double* e_ref) {
+  Vec<4> s = Vec<4>::zero();
+  for (int g = 0; g < GaussRule5::kPoints; ++g) {
+    const HermiteShape h = hermite_shape(GaussRule5::point(g), p.length);
+    const Vec<D> a0 = detail::interpolate<D>(h.sx, e_ref);
+    const double w = GaussRule5::weight(g) * p.length * sqrt(dot(a0, a0));
+    for (int k = 0; k < 4; ++k) s[k] += w * h.s[k];
+  }
+  return s;
+}
+
+}  // namespace catenary

@@ -1,0 +1,50 @@
+#pragma once
+// Cubic Hermite shape functions of the two-node gradient-deficient ANCF element.
+// Element coordinates are ordered node by node: e = [r_A, r'_A, r_B, r'_B], each a D-vector,
+// so r(x) = sum_k S_k(x) e_k with S = [S1, S2, S3, S4] acting on the four D-blocks.
+#include "catenary/core/host_device.hpp"
+
+namespace catenary {
+
+struct HermiteShape {
+  double s[4];    // S_k
+  double sx[4];   // dS_k/dx
+  double sxx[4];  // d2S_k/dx2
+};
+
+// xi = x / L in [0, 1], L the element's length parameter.
+CATENARY_HD HermiteShape hermite_shape(double xi, double L) {
+  const double xi2 = xi * xi, xi3 = xi2 * xi;
+  HermiteShape h;
+  h.s[0] = 1.0 - 3.0 * xi2 + 2.0 * xi3;
+  h.s[1] = L * (xi - 2.0 * xi2 + xi3);
+  h.s[2] = 3.0 * xi2 - 2.0 * xi3;
+  h.s[3] = L * (xi3 - xi2);
+  h.sx[0] = (-6.0 * xi + 6.0 * xi2) / L;
+  h.sx[1] = 1.0 - 4.0 * xi + 3.0 * xi2;
+  h.sx[2] = (6.0 * xi - 6.0 * xi2) / L;
+  h.sx[3] = 3.0 * xi2 - 2.0 * xi;
+  h.sxx[0] = (-6.0 + 12.0 * xi) / (L * L);
+  h.sxx[1] = (-4.0 + 6.0 * xi) / L;
+  h.sxx[2] = (6.0 - 12.0 * xi) / (L * L);
+  h.sxx[3] = (6.0 * xi - 2.0) / L;
+  return h;
+}
+
+// Five-point Gauss-Legendre rule on [0, 1]: exact for polynomials up to degree 9, which covers
+// the mass matrix (degree 6) and the axial energy of a straight element (degree 8) exactly.
+struct GaussRule5 {
+  static constexpr int kPoints = 5;
+  CATENARY_HD static double point(int i) {
+    const double p[5] = {0.04691007703066800, 0.23076534494715845, 0.5,
+                         0.76923465505284155, 0.95308992296933200};
+    return p[i];
+  }
+  CATENARY_HD static double weight(int i) {
+    const double w[5] = {0.11846344252809454, 0.23931433524968324, 0.28444444444444444,
+                         0.23931433524968324, 0.11846344252809454};
+    return w[i];
+  }
+};
+
+}  // namespace catenary

@@ -1,0 +1,56 @@
+#pragma once
+// Writes a run's results as it goes: a CSV time series, VTU + PVD frames for ParaView and a
+// summary JSON. Every frame is flushed when written, so a run that fails keeps valid output.
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "catenary/model/case.hpp"
+
+namespace catenary {
+
+// One output instant. lambda holds the physical multipliers (one per constraint row); the
+// constraint force on the system is -Phi_q^T lambda, so the reaction reported for a row is -lambda.
+struct Frame {
+  double time = 0.0;
+  double step = 0.0;           // step size that reached this time (0 for the initial frame)
+  int newton_iterations = 0;   // of the step that reached this time
+  const Eigen::VectorXd* q = nullptr;
+  const Eigen::VectorXd* v = nullptr;
+  const Eigen::VectorXd* lambda = nullptr;
+  double kinetic_energy = 0.0, gravitational_energy = 0.0, elastic_energy = 0.0;
+};
+
+// What the run did, for the summary JSON and the command line.
+struct RunSummary {
+  std::string analysis;  // "static" or "dynamic"
+  std::string status;    // "ok" or "failed"
+  std::string message;   // diagnosis when failed
+  long steps = 0, rejected_steps = 0, newton_iterations = 0;
+  double end_time = 0.0, wall_seconds = 0.0;
+  double last_residual = 0.0;
+};
+
+class OutputWriter {
+ public:
+  // Creates the directory; the files are results.csv, frames/frame_NNNNN.vtu, results.pvd,
+  // summary.json.
+  OutputWriter(const Case& c, const std::string& directory);
+  ~OutputWriter();
+  void write_frame(const Frame& f);
+  void write_summary(const RunSummary& s);
+  const std::string& directory() const { return directory_; }
+
+ private:
+  void write_csv_header();
+  void write_pvd();
+  const Case& case_;
+  std::string directory_;
+  std::ofstream csv_;
+  std::vector<std::pair<double, std::string>> vtu_frames_;
+};
+
+}  // namespace catenary

@@ -1,0 +1,59 @@
+#pragma once
+// Functions that add bodies, constraints and loads to a Model. The JSON loader and the tests
+// build models only through these, so every model passes through the same checks.
+#include <array>
+#include <string>
+#include <vector>
+
+#include "catenary/model/model.hpp"
+
+namespace catenary {
+
+using Vec3 = std::array<double, 3>;  // 2D models use the first two components
+
+struct LineProperties {
+  double EA = 0.0, EI = 0.0, rhoA = 0.0, eta = 0.0;
+};
+
+// Straight line of `elements` elements from start to end. If length > |end - start| the stress-free
+// shape is a straight line of that length and the initial shape a circular arc of that length
+// through start and end, sagging along sag_direction (a slack cable between two points).
+// Returns the body index.
+int add_straight_line(Model& m, const std::string& name, const Vec3& start, const Vec3& end,
+                      int elements, const LineProperties& props, double length = 0.0,
+                      const Vec3& sag_direction = {0.0, 0.0, -1.0});
+
+// Circular arc whose stress-free shape is the arc itself (a curved reference): centre, radius,
+// start and end angle (rad) in the plane spanned by the unit vectors u and v (2D: u = x, v = y).
+int add_arc(Model& m, const std::string& name, const Vec3& centre, double radius,
+            double angle_start, double angle_end, int elements, const LineProperties& props,
+            const Vec3& u = {1.0, 0.0, 0.0}, const Vec3& v = {0.0, 1.0, 0.0});
+
+// Line through given nodes with given slopes (stress-free = given shape). Element lengths are
+// the arc lengths of the Hermite curve between consecutive nodes.
+int add_node_line(Model& m, const std::string& name, const std::vector<Vec3>& positions,
+                  const std::vector<Vec3>& slopes, const LineProperties& props);
+
+// Constraints. `coordinates` lists coordinate indices within the node (0..2D-1).
+void add_fix(Model& m, int node, const std::vector<int>& coordinates, const std::string& name,
+             const std::string& json_path);
+void add_spherical_to_ground(Model& m, int node, const Vec3& point, const std::string& name,
+                             const std::string& json_path);
+// Positions of two nodes coincide (hinge in 3D, planar revolute joint in 2D); with
+// equal_slopes also their slopes (rigid connection).
+void add_node_joint(Model& m, int node_a, int node_b, bool equal_slopes, const std::string& type,
+                    const std::string& name, const std::string& json_path);
+// Prescribed position: r_i(t) = r_i(0) + f_i(t) for each listed component i.
+void add_prescribed_motion(Model& m, int node, const std::vector<int>& components,
+                           const std::vector<TimeFunction>& displacement, const std::string& name,
+                           const std::string& json_path);
+
+void add_point_force(Model& m, int node, const Vec3& force, const TimeFunction& scale);
+void add_distributed_load(Model& m, int body, const Vec3& force_per_length,
+                          const TimeFunction& scale);
+
+// Node index of a body's node: index >= 0 from the start, < 0 from the end (-1 = last).
+int body_node(const Model& m, int body, int index);
+int find_body(const Model& m, const std::string& name);  // -1 if absent
+
+}  // namespace catenary

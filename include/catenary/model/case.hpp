@@ -1,0 +1,55 @@
+#pragma once
+// A case: one model plus what to do with it and what to write.
+#include <string>
+#include <vector>
+
+#include "catenary/model/model.hpp"
+
+namespace catenary {
+
+struct StaticSettings {
+  int load_steps = 1;
+  int max_iterations = 50;   // Newton iterations per load step
+  double tolerance = 1e-10;  // relative tolerance on the coordinate update
+};
+
+struct DynamicSettings {
+  double end_time = 1.0;
+  double step = 1e-3;        // fixed step, or the initial step when adaptive
+  double alpha = -0.1;       // HHT alpha in [-1/3, 0]
+  int max_iterations = 10;   // Newton iterations per step
+  double newton_tolerance = 1e-10;  // relative tolerance on the coordinate update
+  bool adaptive = false;
+  double min_step = 1e-8, max_step = 1e-2;
+  double error_tolerance = 1e-4;  // local error target, relative to characteristic length
+};
+
+struct AnalysisSettings {
+  enum class Type { Static, Dynamic };
+  Type type = Type::Dynamic;
+  StaticSettings statics;
+  DynamicSettings dynamics;
+};
+
+struct OutputNode {
+  std::string label;  // e.g. "cable.end"
+  int node = 0;
+};
+
+struct OutputSettings {
+  std::string directory;          // default: the case name next to the working directory
+  double interval = 0.0;          // time between output frames (0: every step)
+  std::vector<OutputNode> nodes;  // nodes whose position and velocity go to the CSV
+  bool vtu = true;
+  int vtu_samples_per_element = 4;
+};
+
+struct Case {
+  std::string name;
+  std::string source_file;
+  Model model;
+  AnalysisSettings analysis;
+  OutputSettings output;
+};
+
+}  // namespace catenary

@@ -1,0 +1,95 @@
+#pragma once
+// The Model: everything about a simulation that does not change while it runs, in flat arrays
+// (MuJoCo's mjModel / Pinocchio's Model style) so the same data can be mirrored on a device.
+//
+// One model has one spatial dimension D: 3 for spatial ANCF cables, 2 for planar ANCF beams.
+// Every node carries 2D coordinates [r, dr/ds]; global coordinate index = node * 2D + k.
+#include <string>
+#include <vector>
+
+#include "catenary/elements/gradient_deficient_math.hpp"
+#include "catenary/model/time_function.hpp"
+
+namespace catenary {
+
+// A named chain of nodes and elements (a cable or beam), for output and for node references.
+struct Body {
+  std::string name;
+  std::string element_type;  // "cable3d" or "beam2d"
+  int first_node = 0, node_count = 0;
+  int first_element = 0, element_count = 0;
+};
+
+// All gradient-deficient elements, structure of arrays.
+struct ElementBlock {
+  std::vector<int> node_a, node_b;
+  std::vector<ElementProperties> properties;
+  std::vector<double> reference;        // 4*D per element: stress-free e_ref
+  std::vector<double> scalar_mass;      // 16 per element: element_scalar_mass
+  std::vector<double> shape_integrals;  // 4 per element: element_shape_integrals
+  int size() const { return static_cast<int>(node_a.size()); }
+};
+
+// One scalar constraint equation, linear in the coordinates:
+//   phi(q, t) = sum_k coefficient_k q[dof_k] - (offset + motion(t)) = 0.
+// Every constraint type of the core (fixed coordinates, spherical joint to ground, hinge, rigid
+// and planar revolute joints between nodes, prescribed node motion) is a set of such rows, so
+// the constraint Jacobian is constant.
+struct ConstraintRow {
+  std::vector<int> dofs;
+  std::vector<double> coefficients;
+  double offset = 0.0;
+  bool has_motion = false;
+  TimeFunction motion;
+};
+
+// A user-level constraint: a named group of consecutive rows.
+struct ConstraintGroup {
+  std::string name;       // user's name or "constraints[i]"
+  std::string type;       // "fix", "spherical", "hinge", "rigid", "revolute", "prescribed"
+  std::string json_path;  // where it was defined, for messages
+  int first_row = 0, row_count = 0;
+  std::vector<std::string> row_labels;  // e.g. "x", "y", "slope_z"
+};
+
+// Point force on one coordinate: F(t) = value * scale(t).
+struct PointLoad {
+  int dof = 0;
+  double value = 0.0;
+  TimeFunction scale = TimeFunction::constant(1.0);
+};
+
+// Force per unit reference length on a range of elements: f(t) = force * scale(t).
+struct DistributedLoad {
+  int first_element = 0, element_count = 0;
+  double force[3] = {0.0, 0.0, 0.0};
+  TimeFunction scale = TimeFunction::constant(1.0);
+};
+
+struct Model {
+  int dimension = 3;  // D
+  int node_count = 0;
+  std::vector<double> reference_coordinates;  // stress-free nodal coordinates (output only)
+  std::vector<double> initial_positions;      // q0
+  std::vector<double> initial_velocities;     // v0
+  std::vector<Body> bodies;
+  ElementBlock elements;
+  double gravity[3] = {0.0, 0.0, 0.0};
+  std::vector<PointLoad> point_loads;
+  std::vector<DistributedLoad> distributed_loads;
+  std::vector<ConstraintRow> constraint_rows;
+  std::vector<ConstraintGroup> constraint_groups;
+  double characteristic_length = 1.0;  // model size, for tolerances on positions
+
+  int coordinates_per_node() const { return 2 * dimension; }
+  int dof_count() const { return node_count * coordinates_per_node(); }
+  int constraint_count() const { return static_cast<int>(constraint_rows.size()); }
+  // true for slope coordinates (dimensionless), false for positions (metres)
+  bool is_slope(int dof) const { return (dof % coordinates_per_node()) >= dimension; }
+};
+
+// Computes per-element constants (mass, shape integrals) and the characteristic length once the
+// nodes, elements and bodies are in place. Called by every model builder.
+void finalize_model(Model& model);
+
+}  // namespace catenary

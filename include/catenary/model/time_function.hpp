@@ -1,0 +1,24 @@
+#pragma once
+// Scalar functions of time used for prescribed motion and load histories, with their first
+// and second derivatives (the constraint velocity and acceleration right-hand sides need them).
+#include <string>
+
+namespace catenary {
+
+struct TimeFunction {
+  enum class Kind { Constant, LinearRamp, Harmonic, SmoothStep };
+  Kind kind = Kind::Constant;
+  // Constant: value = v0.
+  // LinearRamp: v0 before t0, linear to v1 at t1, v1 after (continuous, kinked).
+  // SmoothStep: v0 before t0, cubic 3x^2 - 2x^3 blend to v1 at t1, v1 after (ADAMS STEP).
+  // Harmonic: v0 + amplitude * sin(2 pi frequency t + phase).
+  double v0 = 0.0, v1 = 0.0, t0 = 0.0, t1 = 0.0;
+  double amplitude = 0.0, frequency = 0.0, phase = 0.0;
+
+  static TimeFunction constant(double value);
+  double value(double t) const;
+  double first_derivative(double t) const;
+  double second_derivative(double t) const;
+};
+
+}  // namespace catenary

@@ -1,0 +1,358 @@
+#include "catenary/model/builders.hpp"
+
+#include <cmath>
+#include <string>
+
+#include "catenary/core/errors.hpp"
+
+namespace catenary {
+
+namespace {
+
+double norm(const Vec3& a) { return std::sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]); }
+Vec3 sub(const Vec3& a, const Vec3& b) { return {a[0] - b[0], a[1] - b[1], a[2] - b[2]}; }
+Vec3 axpy(double s, const Vec3& x, const Vec3& y) {
+  return {s * x[0] + y[0], s * x[1] + y[1], s * x[2] + y[2]};
+}
+double dot3(const Vec3& a, const Vec3& b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
+Vec3 planar(const Model& m, Vec3 a) {
+  if (m.dimension == 2) a[2] = 0.0;
+  return a;
+}
+
+void check_properties(const LineProperties& p) {
+  if (!(p.EA > 0.0)) throw ModelError("axial stiffness EA must be positive");
+  if (!(p.EI > 0.0)) throw ModelError("bending stiffness EI must be positive");
+  if (!(p.rhoA > 0.0)) throw ModelError("mass per length must be positive");
+  if (!(p.eta >= 0.0)) throw ModelError("damping must be zero or positive");
+}
+
+int append_node(Model& m, const Vec3& r, const Vec3& slope, const Vec3& r_ref, const Vec3& slope_ref) {
+  const int D = m.dimension;
+  for (int i = 0; i < D; ++i) m.initial_positions.push_back(r[i]);
+  for (int i = 0; i < D; ++i) m.initial_positions.push_back(slope[i]);
+  for (int i = 0; i < D; ++i) m.reference_coordinates.push_back(r_ref[i]);
+  for (int i = 0; i < D; ++i) m.reference_coordinates.push_back(slope_ref[i]);
+  for (int i = 0; i < 2 * D; ++i) m.initial_velocities.push_back(0.0);
+  return m.node_count++;
+}
+
+void append_element(Model& m, int a, int b, double length, const LineProperties& p) {
+  if (!(length > 1e-12)) throw ModelError("element length must be positive (zero-length element)");
+  const int D = m.dimension, n = 2 * D;
+  m.elements.node_a.push_back(a);
+  m.elements.node_b.push_back(b);
+  m.elements.properties.push_back(ElementProperties{length, p.EA, p.EI, p.rhoA, p.eta});
+  for (int i = 0; i < n; ++i) m.elements.reference.push_back(m.reference_coordinates[a * n + i]);
+  for (int i = 0; i < n; ++i) m.elements.reference.push_back(m.reference_coordinates[b * n + i]);
+}
+
+Body& begin_body(Model& m, const std::string& name, int elements) {
+  if (elements < 1) throw ModelError("a line needs at least one element");
+  if (find_body(m, name) >= 0) throw ModelError("body name '" + name + "' is used twice");
+  Body b;
+  b.name = name;
+  b.element_type = m.dimension == 3 ? "cable3d" : "beam2d";
+  b.first_node = m.node_count;
+  b.first_element = m.elements.size();
+  m.bodies.push_back(b);
+  return m.bodies.back();
+}
+
+void end_body(Model& m) {
+  Body& b = m.bodies.back();
+  b.node_count = m.node_count - b.first_node;
+  b.element_count = m.elements.size() - b.first_element;
+  finalize_model(m);
+}
+
+int add_constraint_group(Model& m, const std::string& type, const std::string& name,
+                         const std::string& json_path) {
+  ConstraintGroup g;
+  g.type = type;
+  g.name = name;
+  g.json_path = json_path;
+  g.first_row = m.constraint_count();
+  m.constraint_groups.push_back(g);
+  return static_cast<int>(m.constraint_groups.size()) - 1;
+}
+
+void add_row(Model& m, ConstraintRow row, const std::string& label) {
+  m.constraint_rows.push_back(std::move(row));
+  ConstraintGroup& g = m.constraint_groups.back();
+  g.row_count++;
+  g.row_labels.push_back(label);
+}
+
+std::string coordinate_label(int D, int k) {
+  static const char* axes = "xyz";
+  return k < D ? std::string(1, axes[k]) : std::string("slope_") + axes[k - D];
+}
+
+void check_node(const Model& m, int node) {
+  if (node < 0 || node >= m.node_count)
+    throw ModelError("node index " + std::to_string(node) + " is out of range (model has " +
+                     std::to_string(m.node_count) + " nodes)");
+}
+
+}  // namespace
+
+void finalize_model(Model& m) {
+  const int D = m.dimension, ne = m.elements.size();
+  ElementBlock& el = m.elements;
+  el.scalar_mass.assign(16 * ne, 0.0);
+  el.shape_integrals.assign(4 * ne, 0.0);
+  for (int e = 0; e < ne; ++e) {
+    const double* ref = &el.reference[4 * D * e];
+    const Mat<4, 4> M = D == 3 ? element_scalar_mass<3>(el.properties[e], ref)
+                               : element_scalar_mass<2>(el.properties[e], ref);
+    const Vec<4> s = D == 3 ? element_shape_integrals<3>(el.properties[e], ref)
+                            : element_shape_integrals<2>(el.properties[e], ref);
+    for (int k = 0; k < 4; ++k) {
+      el.shape_integrals[4 * e + k] = s[k];
+      for (int l = 0; l < 4; ++l) el.scalar_mass[16 * e + 4 * k + l] = M(k, l);
+    }
+  }
+  double lo[3] = {1e300, 1e300, 1e300}, hi[3] = {-1e300, -1e300, -1e300};
+  for (int n = 0; n < m.node_count; ++n)
+    for (int i = 0; i < D; ++i) {
+      const double x = m.initial_positions[2 * D * n + i];
+      lo[i] = std::min(lo[i], x);
+      hi[i] = std::max(hi[i], x);
+    }
+  double diag2 = 0.0;
+  for (int i = 0; i < D; ++i) diag2 += (hi[i] - lo[i]) * (hi[i] - lo[i]);
+  double total_length = 0.0;
+  for (const auto& p : el.properties) total_length += p.length;
+  m.characteristic_length = std::max(std::sqrt(diag2), total_length / std::max(1, (int)m.bodies.size()));
+  if (!(m.characteristic_length > 0.0)) m.characteristic_length = 1.0;
+}
+
+int find_body(const Model& m, const std::string& name) {
+  for (size_t i = 0; i < m.bodies.size(); ++i)
+    if (m.bodies[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+int body_node(const Model& m, int body, int index) {
+  const Body& b = m.bodies.at(body);
+  const int local = index >= 0 ? index : b.node_count + index;
+  if (local < 0 || local >= b.node_count)
+    throw ModelError("node " + std::to_string(index) + " is out of range for body '" + b.name +
+                     "' with " + std::to_string(b.node_count) + " nodes");
+  return b.first_node + local;
+}
+
+int add_straight_line(Model& m, const std::string& name, const Vec3& start_in, const Vec3& end_in,
+                      int elements, const LineProperties& props, double length,
+                      const Vec3& sag_direction) {
+  check_properties(props);
+  const Vec3 start = planar(m, start_in), end = planar(m, end_in);
+  const Vec3 chord = sub(end, start);
+  const double c = norm(chord);
+  if (!(c > 1e-12)) throw ModelError("start and end points coincide: the line has zero length");
+  if (length == 0.0) length = c;
+  if (length < c * (1.0 - 1e-12))
+    throw ModelError("length " + std::to_string(length) + " is shorter than the distance " +
+                     std::to_string(c) + " between start and end");
+  begin_body(m, name, elements);
+  const Vec3 d = {chord[0] / c, chord[1] / c, chord[2] / c};
+  const double L = length / elements;
+  const bool slack = length > c * (1.0 + 1e-12);
+  double half_angle = 0.0, radius = 0.0;
+  Vec3 sag = {0.0, 0.0, 0.0};
+  if (slack) {
+    // Arc with arc length `length` and chord c: sin(phi)/phi = c/length, phi = half angle.
+    Vec3 s = planar(m, sag_direction);
+    s = axpy(-dot3(s, d), d, s);
+    const double ns = norm(s);
+    if (!(ns > 1e-12)) throw ModelError("sag direction is parallel to the line");
+    sag = {s[0] / ns, s[1] / ns, s[2] / ns};
+    const double ratio = c / length;
+    double phi = std::sqrt(6.0 * (1.0 - ratio));  // small-angle start
+    for (int it = 0; it < 100; ++it) {
+      const double f = std::sin(phi) / phi - ratio;
+      const double df = (phi * std::cos(phi) - std::sin(phi)) / (phi * phi);
+      phi -= f / df;
+      phi = std::min(std::max(phi, 1e-9), 3.14159265358979);
+    }
+    half_angle = phi;
+    radius = length / (2.0 * phi);
+  }
+  for (int i = 0; i <= elements; ++i) {
+    const double s = i * L;
+    const Vec3 r_ref = axpy(s, d, start);
+    Vec3 r = r_ref, slope = d;
+    if (slack) {
+      const double psi = -half_angle + s / radius;
+      const Vec3 mid = axpy(0.5, chord, start);
+      const Vec3 centre = axpy(-radius * std::cos(half_angle), sag, mid);
+      r = axpy(radius * std::cos(psi), sag, axpy(radius * std::sin(psi), d, centre));
+      slope = axpy(-std::sin(psi), sag, axpy(std::cos(psi), d, Vec3{0, 0, 0}));
+    }
+    append_node(m, r, slope, r_ref, d);
+  }
+  const Body& b = m.bodies.back();
+  for (int i = 0; i < elements; ++i) append_element(m, b.first_node + i, b.first_node + i + 1, L, props);
+  end_body(m);
+  return static_cast<int>(m.bodies.size()) - 1;
+}
+
+int add_arc(Model& m, const std::string& name, const Vec3& centre, double radius, double a0,
+            double a1, int elements, const LineProperties& props, const Vec3& u_in, const Vec3& v_in) {
+  check_properties(props);
+  if (!(radius > 0.0)) throw ModelError("arc radius must be positive");
+  if (!(std::fabs(a1 - a0) > 1e-12)) throw ModelError("arc start and end angles coincide");
+  const Vec3 u = planar(m, u_in), v = planar(m, v_in);
+  if (std::fabs(norm(u) - 1.0) > 1e-9 || std::fabs(norm(v) - 1.0) > 1e-9 || std::fabs(dot3(u, v)) > 1e-9)
+    throw ModelError("arc plane vectors u and v must be orthonormal");
+  begin_body(m, name, elements);
+  const double sign = a1 > a0 ? 1.0 : -1.0;
+  for (int i = 0; i <= elements; ++i) {
+    const double a = a0 + (a1 - a0) * i / elements;
+    const Vec3 r = axpy(radius * std::sin(a), v, axpy(radius * std::cos(a), u, centre));
+    const Vec3 t = axpy(sign * std::cos(a), v, axpy(-sign * std::sin(a), u, Vec3{0, 0, 0}));
+    append_node(m, planar(m, r), planar(m, t), planar(m, r), planar(m, t));
+  }
+  const double L = radius * std::fabs(a1 - a0) / elements;
+  const Body& b = m.bodies.back();
+  for (int i = 0; i < elements; ++i) append_element(m, b.first_node + i, b.first_node + i + 1, L, props);
+  end_body(m);
+  return static_cast<int>(m.bodies.size()) - 1;
+}
+
+int add_node_line(Model& m, const std::string& name, const std::vector<Vec3>& positions,
+                  const std::vector<Vec3>& slopes, const LineProperties& props) {
+  check_properties(props);
+  if (positions.size() < 2) throw ModelError("a node line needs at least two nodes");
+  if (slopes.size() != positions.size())
+    throw ModelError("a node line needs one slope per node");
+  begin_body(m, name, static_cast<int>(positions.size()) - 1);
+  for (size_t i = 0; i < positions.size(); ++i) {
+    const Vec3 r = planar(m, positions[i]), t = planar(m, slopes[i]);
+    if (!(norm(t) > 1e-12)) throw ModelError("slope of node " + std::to_string(i) + " is zero");
+    append_node(m, r, t, r, t);
+  }
+  const Body& b = m.bodies.back();
+  const int D = m.dimension;
+  for (size_t i = 0; i + 1 < positions.size(); ++i) {
+    const double chord = norm(sub(planar(m, positions[i + 1]), planar(m, positions[i])));
+    if (!(chord > 1e-12)) throw ModelError("nodes " + std::to_string(i) + " and " + std::to_string(i + 1) + " coincide (zero-length element)");
+    // The Hermite curve depends on L through the slopes; iterate L = arc length of the curve.
+    double e[12];
+    const int a = b.first_node + (int)i, bn = a + 1;
+    for (int k = 0; k < 2 * D; ++k) e[k] = m.reference_coordinates[a * 2 * D + k];
+    for (int k = 0; k < 2 * D; ++k) e[2 * D + k] = m.reference_coordinates[bn * 2 * D + k];
+    double L = chord;
+    for (int it = 0; it < 50; ++it) {
+      double arc = 0.0;
+      for (int g = 0; g < GaussRule5::kPoints; ++g) {
+        const HermiteShape h = hermite_shape(GaussRule5::point(g), L);
+        double t2 = 0.0;
+        for (int j = 0; j < D; ++j) {
+          double x = 0.0;
+          for (int k = 0; k < 4; ++k) x += h.sx[k] * e[k * D + j];
+          t2 += x * x;
+        }
+        arc += GaussRule5::weight(g) * L * std::sqrt(t2);
+      }
+      if (std::fabs(arc - L) < 1e-14 * L) break;
+      L = arc;
+    }
+    append_element(m, a, bn, L, props);
+  }
+  end_body(m);
+  return static_cast<int>(m.bodies.size()) - 1;
+}
+
+void add_fix(Model& m, int node, const std::vector<int>& coordinates, const std::string& name,
+             const std::string& json_path) {
+  check_node(m, node);
+  if (coordinates.empty()) throw ModelError("a fix constraint needs at least one coordinate");
+  add_constraint_group(m, "fix", name, json_path);
+  const int n = m.coordinates_per_node();
+  for (int k : coordinates) {
+    if (k < 0 || k >= n) throw ModelError("coordinate index " + std::to_string(k) + " is out of range");
+    ConstraintRow row;
+    row.dofs = {node * n + k};
+    row.coefficients = {1.0};
+    row.offset = m.initial_positions[node * n + k];
+    add_row(m, row, coordinate_label(m.dimension, k));
+  }
+}
+
+void add_spherical_to_ground(Model& m, int node, const Vec3& point, const std::string& name,
+                             const std::string& json_path) {
+  check_node(m, node);
+  add_constraint_group(m, "spherical", name, json_path);
+  const int n = m.coordinates_per_node();
+  for (int k = 0; k < m.dimension; ++k) {
+    ConstraintRow row;
+    row.dofs = {node * n + k};
+    row.coefficients = {1.0};
+    row.offset = point[k];
+    add_row(m, row, coordinate_label(m.dimension, k));
+  }
+}
+
+void add_node_joint(Model& m, int a, int b, bool equal_slopes, const std::string& type,
+                    const std::string& name, const std::string& json_path) {
+  check_node(m, a);
+  check_node(m, b);
+  if (a == b) throw ModelError("a joint needs two different nodes");
+  add_constraint_group(m, type, name, json_path);
+  const int n = m.coordinates_per_node();
+  const int count = equal_slopes ? n : m.dimension;
+  for (int k = 0; k < count; ++k) {
+    ConstraintRow row;
+    row.dofs = {a * n + k, b * n + k};
+    row.coefficients = {1.0, -1.0};
+    add_row(m, row, coordinate_label(m.dimension, k));
+  }
+}
+
+void add_prescribed_motion(Model& m, int node, const std::vector<int>& components,
+                           const std::vector<TimeFunction>& displacement, const std::string& name,
+                           const std::string& json_path) {
+  check_node(m, node);
+  if (components.empty() || components.size() != displacement.size())
+    throw ModelError("prescribed motion needs one time function per component");
+  add_constraint_group(m, "prescribed", name, json_path);
+  const int n = m.coordinates_per_node();
+  for (size_t i = 0; i < components.size(); ++i) {
+    const int k = components[i];
+    if (k < 0 || k >= m.dimension) throw ModelError("prescribed component out of range");
+    ConstraintRow row;
+    row.dofs = {node * n + k};
+    row.coefficients = {1.0};
+    row.offset = m.initial_positions[node * n + k];
+    row.has_motion = true;
+    row.motion = displacement[i];
+    add_row(m, row, coordinate_label(m.dimension, k));
+  }
+}
+
+void add_point_force(Model& m, int node, const Vec3& force, const TimeFunction& scale) {
+  check_node(m, node);
+  for (int k = 0; k < m.dimension; ++k) {
+    if (force[k] == 0.0) continue;
+    PointLoad p;
+    p.dof = node * m.coordinates_per_node() + k;
+    p.value = force[k];
+    p.scale = scale;
+    m.point_loads.push_back(p);
+  }
+}
+
+void add_distributed_load(Model& m, int body, const Vec3& f, const TimeFunction& scale) {
+  const Body& b = m.bodies.at(body);
+  DistributedLoad d;
+  d.first_element = b.first_element;
+  d.element_count = b.element_count;
+  for (int k = 0; k < 3; ++k) d.force[k] = k < m.dimension ? f[k] : 0.0;
+  d.scale = scale;
+  m.distributed_loads.push_back(d);
+}
+
+}  // namespace catenary
