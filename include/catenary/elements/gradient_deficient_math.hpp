@@ -142,7 +142,7 @@ CATENARY_HD double curvature_squared(const Vec<D>& a, const Vec<D>& b, PointDeri
       const double naa = 2.0 * B * I - 2.0 * b[i] * b[j];
       const double nab = 4.0 * a[i] * b[j] - 2.0 * b[i] * a[j] - 2.0 * C * I;
       const double nbb = 2.0 * A * I - 2.0 * a[i] * a[j];
-      const double paa = -6.0 * P / A * I + 24.0 * P / (A * A) * a[i] * a[j];
+      const double paa = -6.0 * P / A * I + 48.0 * P / (A * A) * a[i] * a[j];
       d->haa(i, j) = P * naa + Na[i] * Pa[j] + Pa[i] * Na[j] + N * paa;
       d->hab(i, j) = P * nab + Pa[i] * Nb[j];
       d->hbb(i, j) = P * nbb;

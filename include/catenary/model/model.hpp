@@ -88,6 +88,13 @@ struct Model {
   bool is_slope(int dof) const { return (dof % coordinates_per_node()) >= dimension; }
 };
 
+// Global coordinate of element e's local coordinate i (local order: node_a's 2D coordinates,
+// then node_b's, matching e = [r_A, r'_A, r_B, r'_B]).
+inline int element_global_dof(const Model& m, int e, int i) {
+  const int n = m.coordinates_per_node();
+  return (i < n ? m.elements.node_a[e] : m.elements.node_b[e]) * n + (i % n);
+}
+
 // Computes per-element constants (mass, shape integrals) and the characteristic length once the
 // nodes, elements and bodies are in place. Called by every model builder.
 void finalize_model(Model& model);

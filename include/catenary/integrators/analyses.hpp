@@ -1,0 +1,37 @@
+#pragma once
+// The analyses of the core: consistent initial conditions, static equilibrium and HHT-alpha
+// dynamics. All are free functions over a System; results leave through a FrameSink.
+#include <functional>
+
+#include <Eigen/Core>
+
+#include "catenary/integrators/system.hpp"
+#include "catenary/io/output_writer.hpp"
+#include "catenary/model/case.hpp"
+
+namespace catenary {
+
+using FrameSink = std::function<void(const Frame&)>;
+
+struct ConsistentState {
+  Eigen::VectorXd q, v, a, lambda;  // lambda: physical multipliers
+  double constraint_violation = 0.0;      // max |Phi| after projection
+  double position_change = 0.0;           // max |q - q0| made by the projection
+};
+
+// Projects q0 and v0 onto Phi = 0 and Phi' = 0 (least change in the mass norm) and solves the
+// equations of motion for the initial accelerations and multipliers.
+ConsistentState consistent_initial_state(System& sys, double t0);
+
+// Static equilibrium f_int(q) + Phi_q^T lambda = g with Phi = 0, Newton-Raphson with load
+// stepping (automatic bisection of a load step that does not converge) and a backtracking line
+// search. Writes one frame per load step. Throws SimulationError when it cannot converge;
+// `summary` holds the statistics so far either way.
+void run_static(System& sys, const StaticSettings& s, const FrameSink& sink, RunSummary& summary);
+
+// HHT-alpha for the index-3 DAE with Newton on the positions (Negrut, Rampalli, Ottarsson,
+// Sajdak 2007 scaling), fixed or adaptive step. Frames every output_interval (0: every step).
+void run_dynamic(System& sys, const DynamicSettings& s, double output_interval, const FrameSink& sink,
+                 RunSummary& summary);
+
+}  // namespace catenary

@@ -1,0 +1,193 @@
+// Element-level checks of the shared ANCF element math against independent references:
+// the closed-form mass matrix, central finite differences of the internal force, and rigid
+// body motion of an unstressed element.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <random>
+
+#include "catenary/elements/gradient_deficient_math.hpp"
+
+using namespace catenary;
+
+namespace {
+
+template <int D>
+void straight_reference(double L, double* e) {
+  // node A at the origin, node B at L along a fixed unit direction, unit slopes
+  const double dir[3] = {0.6, 0.8, 0.0};
+  const double d3[3] = {2.0 / 3.0, 1.0 / 3.0, 2.0 / 3.0};
+  const double* u = D == 2 ? dir : d3;
+  for (int i = 0; i < D; ++i) {
+    e[i] = 0.1 * (i + 1);
+    e[D + i] = u[i];
+    e[2 * D + i] = e[i] + L * u[i];
+    e[3 * D + i] = u[i];
+  }
+}
+
+template <int D>
+void check_jacobian(bool curved, double eta) {
+  constexpr int n = 4 * D;
+  std::mt19937 rng(42 + D + (curved ? 7 : 0));
+  std::uniform_real_distribution<double> U(-1.0, 1.0);
+  const ElementProperties p{0.7, 3.0e3, 2.0, 1.5, eta};
+  double ref[n];
+  straight_reference<D>(p.length, ref);
+  if (curved)
+    for (int i = 0; i < n; ++i) ref[i] += 0.05 * U(rng);
+  for (int trial = 0; trial < 20; ++trial) {
+    double e[n], ed[n];
+    for (int i = 0; i < n; ++i) {
+      e[i] = ref[i] + 0.2 * U(rng);
+      ed[i] = U(rng);
+    }
+    ElementEvaluation<D> base;
+    evaluate_element<D>(p, ref, e, ed, true, base);
+    double max_err = 0.0, max_K = 0.0, max_derr = 0.0, max_D = 0.0;
+    for (int j = 0; j < n; ++j) {
+      const double h = 1e-6;
+      double ep[n], em[n];
+      for (int i = 0; i < n; ++i) ep[i] = em[i] = e[i];
+      ep[j] += h;
+      em[j] -= h;
+      ElementEvaluation<D> fp, fm;
+      evaluate_element<D>(p, ref, ep, ed, false, fp);
+      evaluate_element<D>(p, ref, em, ed, false, fm);
+      // The stiffness is the derivative of the elastic force; the damping force's position
+      // derivative is not part of K, so compare with eta = 0 forces when damped.
+      if (eta == 0.0)
+        for (int i = 0; i < n; ++i) {
+          const double fd = (fp.force[i] - fm.force[i]) / (2 * h);
+          max_err = std::max(max_err, std::fabs(fd - base.stiffness(i, j)));
+          max_K = std::max(max_K, std::fabs(base.stiffness(i, j)));
+        }
+      // The damping matrix is the exact derivative of the force with respect to velocities.
+      double vp[n], vm[n];
+      for (int i = 0; i < n; ++i) vp[i] = vm[i] = ed[i];
+      vp[j] += h;
+      vm[j] -= h;
+      ElementEvaluation<D> dp, dm;
+      evaluate_element<D>(p, ref, e, vp, false, dp);
+      evaluate_element<D>(p, ref, e, vm, false, dm);
+      for (int i = 0; i < n; ++i) {
+        const double fd = (dp.force[i] - dm.force[i]) / (2 * h);
+        max_derr = std::max(max_derr, std::fabs(fd - base.damping(i, j)));
+        max_D = std::max(max_D, std::fabs(base.damping(i, j)));
+      }
+    }
+    if (eta == 0.0) {
+      INFO("D = " << D << " curved = " << curved << " trial " << trial);
+      CHECK(max_err / max_K < 1e-6);
+    } else {
+      CHECK(max_derr / max_D < 1e-6);
+    }
+    // Energy: the force is the gradient of the strain energy (with eta = 0).
+    if (eta == 0.0) {
+      double gerr = 0.0, gmax = 0.0;
+      for (int j = 0; j < n; ++j) {
+        const double h = 1e-6;
+        double ep[n], em[n];
+        for (int i = 0; i < n; ++i) ep[i] = em[i] = e[i];
+        ep[j] += h;
+        em[j] -= h;
+        ElementEvaluation<D> fp, fm;
+        evaluate_element<D>(p, ref, ep, ed, false, fp);
+        evaluate_element<D>(p, ref, em, ed, false, fm);
+        gerr = std::max(gerr, std::fabs((fp.energy - fm.energy) / (2 * h) - base.force[j]));
+        gmax = std::max(gmax, std::fabs(base.force[j]));
+      }
+      CHECK(gerr / gmax < 1e-6);
+    }
+  }
+}
+
+template <int D>
+void check_rigid_motion(bool curved) {
+  constexpr int n = 4 * D;
+  const ElementProperties p{0.5, 1e6, 3.0, 1.0, 0.0};
+  double ref[n];
+  straight_reference<D>(p.length, ref);
+  if (curved) {  // a curved stress-free shape: rotate the end slopes by +-0.3 rad in the plane
+    const double c = std::cos(0.3), s = std::sin(0.3);
+    const double ax = ref[D], ay = ref[D + 1];
+    ref[D] = c * ax - s * ay;
+    ref[D + 1] = s * ax + c * ay;
+    const double bx = ref[3 * D], by = ref[3 * D + 1];
+    ref[3 * D] = c * bx + s * by;
+    ref[3 * D + 1] = -s * bx + c * by;
+  }
+  // Rotation: 2D by 1.1 rad; 3D about axis (1,2,2)/3 by 1.1 rad (Rodrigues), plus translation.
+  double R[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+  const double th = 1.1, c = std::cos(th), s = std::sin(th);
+  if (D == 2) {
+    R[0][0] = c; R[0][1] = -s; R[1][0] = s; R[1][1] = c;
+  } else {
+    const double k[3] = {1.0 / 3.0, 2.0 / 3.0, 2.0 / 3.0};
+    const double K[3][3] = {{0, -k[2], k[1]}, {k[2], 0, -k[0]}, {-k[1], k[0], 0}};
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) {
+        double K2 = 0.0;
+        for (int l = 0; l < 3; ++l) K2 += K[i][l] * K[l][j];
+        R[i][j] = (i == j ? 1.0 : 0.0) + s * K[i][j] + (1 - c) * K2;
+      }
+  }
+  const double shift[3] = {3.0, -2.0, 0.5};
+  double e[n], ed[n];
+  for (int blk = 0; blk < 4; ++blk)
+    for (int i = 0; i < D; ++i) {
+      double x = 0.0;
+      for (int j = 0; j < D; ++j) x += R[i][j] * ref[blk * D + j];
+      e[blk * D + i] = x + ((blk % 2 == 0) ? shift[i] : 0.0);
+    }
+  for (int i = 0; i < n; ++i) ed[i] = 0.0;
+  ElementEvaluation<D> out;
+  evaluate_element<D>(p, ref, e, ed, false, out);
+  // Scale of a force from a 1 % strain or a curvature of 1/L, for a relative bound.
+  const double scale = 0.01 * p.EA + p.EI / (p.length * p.length);
+  for (int i = 0; i < n; ++i) CHECK(std::fabs(out.force[i]) < 1e-9 * scale);
+  CHECK(std::fabs(out.energy) < 1e-12 * scale * p.length);
+}
+
+}  // namespace
+
+TEST_CASE("element mass matrix equals the closed form", "[element]") {
+  // Shabana's planar beam: rho A l times [13/35, 11l/210, 9/70, -13l/420; ..., l^2/105, 13l/420,
+  // -l^2/140; ..., 13/35, -11l/210; ..., l^2/105] (the RANCF paper's matrix).
+  const double L = 0.8, rhoA = 2.5;
+  const double M[4][4] = {{13.0 / 35, 11 * L / 210, 9.0 / 70, -13 * L / 420},
+                          {11 * L / 210, L * L / 105, 13 * L / 420, -L * L / 140},
+                          {9.0 / 70, 13 * L / 420, 13.0 / 35, -11 * L / 210},
+                          {-13 * L / 420, -L * L / 140, -11 * L / 210, L * L / 105}};
+  const ElementProperties p{L, 1.0, 1.0, rhoA, 0.0};
+  double ref2[8], ref3[12];
+  straight_reference<2>(L, ref2);
+  straight_reference<3>(L, ref3);
+  const Mat<4, 4> M2 = element_scalar_mass<2>(p, ref2), M3 = element_scalar_mass<3>(p, ref3);
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 4; ++j) {
+      CHECK(M2(i, j) == Approx(rhoA * L * M[i][j]).epsilon(1e-13));
+      CHECK(M3(i, j) == Approx(rhoA * L * M[i][j]).epsilon(1e-13));
+    }
+  // Gravity weights: m g [1/2, l/12, 1/2, -l/12] per component.
+  const Vec<4> s = element_shape_integrals<2>(p, ref2);
+  CHECK(s[0] == Approx(L / 2).epsilon(1e-13));
+  CHECK(s[1] == Approx(L * L / 12).epsilon(1e-13));
+  CHECK(s[2] == Approx(L / 2).epsilon(1e-13));
+  CHECK(s[3] == Approx(-L * L / 12).epsilon(1e-13));
+}
+
+TEST_CASE("analytic element Jacobian matches finite differences", "[element]") {
+  SECTION("planar beam, straight reference") { check_jacobian<2>(false, 0.0); }
+  SECTION("planar beam, curved reference") { check_jacobian<2>(true, 0.0); }
+  SECTION("spatial cable, straight reference") { check_jacobian<3>(false, 0.0); }
+  SECTION("spatial cable, curved reference") { check_jacobian<3>(true, 0.0); }
+  SECTION("damping matrix, planar") { check_jacobian<2>(false, 0.01); }
+  SECTION("damping matrix, spatial") { check_jacobian<3>(false, 0.01); }
+}
+
+TEST_CASE("unstressed element has no force under rigid motion", "[element]") {
+  SECTION("planar, straight") { check_rigid_motion<2>(false); }
+  SECTION("planar, curved") { check_rigid_motion<2>(true); }
+  SECTION("spatial, straight") { check_rigid_motion<3>(false); }
+  SECTION("spatial, curved") { check_rigid_motion<3>(true); }
+}
