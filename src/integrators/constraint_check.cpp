@@ -1,0 +1,272 @@
+#include "catenary/integrators/constraint_check.hpp"
+
+#include <Eigen/Dense>
+#include <Eigen/OrderingMethods>
+#include <Eigen/SparseCore>
+#include <Eigen/SparseQR>
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <unordered_map>
+#include <vector>
+
+#include "catenary/core/errors.hpp"
+
+namespace catenary {
+
+namespace {
+
+// Rows whose matrix (rows x touched columns) has at most this many entries are factored
+// densely (ColPivHouseholderQR); larger sets use SparseQR with COLAMD ordering.
+constexpr long kDenseLimit = 250000;
+// Relative threshold below which a pivot counts as zero. Constraint coefficients are O(1)
+// (+1/-1 for every row type of the core), so this is far from both round-off and real pivots.
+constexpr double kRankThreshold = 1e-10;
+
+struct UnionFind {
+  std::vector<int> parent;
+  explicit UnionFind(int n) : parent(n) { std::iota(parent.begin(), parent.end(), 0); }
+  int find(int x) {
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+  }
+  void unite(int a, int b) {
+    a = find(a);
+    b = find(b);
+    if (a != b) parent[std::max(a, b)] = std::min(a, b);
+  }
+};
+
+// A set of rows that share coordinates with each other and with no other row.
+struct RowSet {
+  std::vector<int> rows;                 // global row indices, increasing
+  std::unordered_map<int, int> columns;  // dof -> local column
+};
+
+double row_rhs(const ConstraintRow& row, double t) {
+  return row.offset + (row.has_motion ? row.motion.value(t) : 0.0);
+}
+
+Eigen::MatrixXd dense_rows(const Model& m, const RowSet& set, int count) {
+  Eigen::MatrixXd a = Eigen::MatrixXd::Zero(count, static_cast<int>(set.columns.size()));
+  for (int i = 0; i < count; ++i) {
+    const ConstraintRow& row = m.constraint_rows[set.rows[i]];
+    for (size_t k = 0; k < row.dofs.size(); ++k) a(i, set.columns.at(row.dofs[k])) += row.coefficients[k];
+  }
+  return a;
+}
+
+// Rank of the first `count` rows of the set.
+int prefix_rank(const Model& m, const RowSet& set, int count) {
+  const int cols = static_cast<int>(set.columns.size());
+  if (count == 0) return 0;
+  if (static_cast<long>(count) * cols <= kDenseLimit) {
+    Eigen::MatrixXd at = dense_rows(m, set, count).transpose();
+    Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(at.rows(), at.cols());
+    qr.setThreshold(kRankThreshold);
+    qr.compute(at);
+    return static_cast<int>(qr.rank());
+  }
+  // Transposed: columns of A^T are the constraint rows; count <= cols here (callers ensure it).
+  std::vector<Eigen::Triplet<double>> entries;
+  for (int i = 0; i < count; ++i) {
+    const ConstraintRow& row = m.constraint_rows[set.rows[i]];
+    for (size_t k = 0; k < row.dofs.size(); ++k)
+      entries.emplace_back(set.columns.at(row.dofs[k]), i, row.coefficients[k]);
+  }
+  Eigen::SparseMatrix<double> at(cols, count);
+  at.setFromTriplets(entries.begin(), entries.end());
+  at.makeCompressed();
+  Eigen::SparseQR<Eigen::SparseMatrix<double>, Eigen::COLAMDOrdering<int>> qr;
+  qr.setPivotThreshold(kRankThreshold);
+  qr.compute(at);
+  return static_cast<int>(qr.rank());
+}
+
+// Index into set.rows of the first row that depends on the rows before it, or -1.
+int first_dependent(const Model& m, const RowSet& set) {
+  const int n = static_cast<int>(set.rows.size());
+  const int cols = static_cast<int>(set.columns.size());
+  auto deficient = [&](int p) { return p > cols || prefix_rank(m, set, p) < p; };
+  if (!deficient(n)) return -1;
+  int lo = 0, hi = n;  // deficient(lo) false (empty prefix), deficient(hi) true
+  while (hi - lo > 1) {
+    const int mid = (lo + hi) / 2;
+    if (deficient(mid))
+      hi = mid;
+    else
+      lo = mid;
+  }
+  return hi - 1;
+}
+
+// How one dependent row relates to the rows before it in its set.
+struct Dependence {
+  bool dependent = false;
+  bool known = false;          // combination computed (dense sets only)
+  bool contradictory = false;  // right-hand sides disagree
+  std::vector<int> groups;     // groups of the rows in the combination
+};
+
+Dependence analyse_row(const Model& m, const RowSet& set, int local, const std::vector<int>& group_of) {
+  Dependence d;
+  const int cols = static_cast<int>(set.columns.size());
+  if (static_cast<long>(local + 1) * cols > kDenseLimit) {
+    d.dependent = local + 1 > cols || prefix_rank(m, set, local + 1) < prefix_rank(m, set, local) + 1;
+    for (int i = 0; i < local; ++i) {
+      const int g = group_of[set.rows[i]];
+      if (std::find(d.groups.begin(), d.groups.end(), g) == d.groups.end()) d.groups.push_back(g);
+    }
+    return d;
+  }
+  const Eigen::MatrixXd a = dense_rows(m, set, local + 1);
+  const Eigen::VectorXd target = a.row(local).transpose();
+  Eigen::VectorXd c = Eigen::VectorXd::Zero(local);
+  if (local > 0) {
+    const Eigen::MatrixXd pt = a.topRows(local).transpose();
+    Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(pt.rows(), pt.cols());
+    qr.setThreshold(kRankThreshold);
+    qr.compute(pt);
+    c = qr.solve(target);
+    d.dependent = (pt * c - target).norm() <= 1e-8 * std::max(1.0, target.norm());
+  } else {
+    d.dependent = target.norm() <= kRankThreshold;
+  }
+  if (!d.dependent) return d;
+  d.known = true;
+  static const double kSampleTimes[] = {0.0, 0.013, 0.37, 1.0, 2.3, 5.9, 17.0};
+  for (double t : kSampleTimes) {
+    const double own = row_rhs(m.constraint_rows[set.rows[local]], t);
+    double combined = 0.0, scale = std::fabs(own) + std::max(1.0, m.characteristic_length);
+    for (int i = 0; i < local; ++i) {
+      const double v = c[i] * row_rhs(m.constraint_rows[set.rows[i]], t);
+      combined += v;
+      scale += std::fabs(v);
+    }
+    if (std::fabs(own - combined) > 1e-9 * scale) d.contradictory = true;
+  }
+  for (int i = 0; i < local; ++i) {
+    if (std::fabs(c[i]) <= 1e-9) continue;
+    const int g = group_of[set.rows[i]];
+    if (std::find(d.groups.begin(), d.groups.end(), g) == d.groups.end()) d.groups.push_back(g);
+  }
+  return d;
+}
+
+std::string describe_group(const ConstraintGroup& g) {
+  return "'" + g.name + "' (" + g.type + (g.json_path.empty() ? "" : " at " + g.json_path) + ")";
+}
+
+std::string join_labels(const std::vector<std::string>& labels) {
+  std::string s;
+  for (size_t i = 0; i < labels.size(); ++i) s += (i ? ", '" : "'") + labels[i] + "'";
+  return s;
+}
+
+}  // namespace
+
+void check_constraints(const Model& m, const std::string& file) {
+  const int nrows = m.constraint_count();
+  if (nrows == 0) return;
+
+  std::vector<int> group_of(nrows, -1);
+  for (size_t g = 0; g < m.constraint_groups.size(); ++g) {
+    const ConstraintGroup& grp = m.constraint_groups[g];
+    for (int r = grp.first_row; r < grp.first_row + grp.row_count && r < nrows; ++r)
+      group_of[r] = static_cast<int>(g);
+  }
+
+  // Split the rows into sets that share coordinates.
+  UnionFind uf(nrows);
+  std::unordered_map<int, int> first_row_of_dof;
+  for (int r = 0; r < nrows; ++r)
+    for (int dof : m.constraint_rows[r].dofs) {
+      auto it = first_row_of_dof.find(dof);
+      if (it == first_row_of_dof.end())
+        first_row_of_dof.emplace(dof, r);
+      else
+        uf.unite(r, it->second);
+    }
+  std::unordered_map<int, int> set_of_root;
+  std::vector<RowSet> sets;
+  std::vector<int> set_of_row(nrows);
+  for (int r = 0; r < nrows; ++r) {
+    const int root = uf.find(r);
+    auto it = set_of_root.find(root);
+    int s;
+    if (it == set_of_root.end()) {
+      s = static_cast<int>(sets.size());
+      set_of_root.emplace(root, s);
+      sets.emplace_back();
+    } else {
+      s = it->second;
+    }
+    set_of_row[r] = s;
+    RowSet& set = sets[s];
+    set.rows.push_back(r);
+    for (int dof : m.constraint_rows[r].dofs)
+      if (!set.columns.count(dof)) set.columns.emplace(dof, static_cast<int>(set.columns.size()));
+  }
+
+  // The first dependent row over all sets belongs to the first offending group.
+  int first_row = -1;
+  for (const RowSet& set : sets) {
+    const int local = first_dependent(m, set);
+    if (local >= 0 && (first_row < 0 || set.rows[local] < first_row)) first_row = set.rows[local];
+  }
+  if (first_row < 0) return;
+
+  const int g = group_of[first_row];
+  if (g < 0)
+    throw InputError(file, "", "constraint row " + std::to_string(first_row) +
+                                   " is redundant with or contradicts earlier constraints");
+  const ConstraintGroup& group = m.constraint_groups[g];
+
+  // Look at every row of the offending group for a complete message.
+  std::vector<std::string> redundant_rows, contradictory_rows;
+  std::vector<int> involved;
+  bool own_rows = false, all_known = true;
+  for (int r = group.first_row; r < group.first_row + group.row_count; ++r) {
+    if (r < first_row) continue;
+    const RowSet& set = sets[set_of_row[r]];
+    const int local = static_cast<int>(std::find(set.rows.begin(), set.rows.end(), r) - set.rows.begin());
+    const Dependence d = analyse_row(m, set, local, group_of);
+    if (!d.dependent && r != first_row) continue;
+    all_known = all_known && d.known;
+    const int k = r - group.first_row;
+    const std::string label =
+        k < static_cast<int>(group.row_labels.size()) ? group.row_labels[k] : std::to_string(k);
+    (d.contradictory ? contradictory_rows : redundant_rows).push_back(label);
+    for (int other : d.groups) {
+      if (other == g)
+        own_rows = true;
+      else if (std::find(involved.begin(), involved.end(), other) == involved.end())
+        involved.push_back(other);
+    }
+  }
+  std::sort(involved.begin(), involved.end());
+
+  std::string others;
+  const size_t shown = std::min<size_t>(involved.size(), 6);
+  for (size_t i = 0; i < shown; ++i) others += (i ? ", " : "") + describe_group(m.constraint_groups[involved[i]]);
+  if (involved.size() > shown) others += " and " + std::to_string(involved.size() - shown) + " more";
+  if (own_rows) others += (others.empty() ? "" : " and ") + std::string("its own other rows");
+  if (others.empty()) others = "no other constraint (the row is empty)";
+
+  std::string rule = "constraint " + describe_group(group) +
+                     " is redundant with or contradicts earlier constraints: ";
+  if (!all_known) {
+    rule += "coordinate(s) " + join_labels(redundant_rows) +
+            " depend on the constraints before it that share its coordinates: " + others;
+  } else if (!contradictory_rows.empty()) {
+    rule += "it contradicts " + others + ": coordinate(s) " + join_labels(contradictory_rows) +
+            " are required to take different values";
+    if (!redundant_rows.empty()) rule += ", and " + join_labels(redundant_rows) + " are constrained twice";
+  } else {
+    rule += "it is redundant with " + others + ": coordinate(s) " + join_labels(redundant_rows) +
+            " are already constrained; remove them from one of the constraints";
+  }
+  throw InputError(file, group.json_path, rule);
+}
+
+}  // namespace catenary

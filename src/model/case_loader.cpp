@@ -1,0 +1,764 @@
+#include "catenary/model/case_loader.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "catenary/core/errors.hpp"
+#include "catenary/integrators/constraint_check.hpp"
+#include "catenary/model/builders.hpp"
+
+namespace catenary {
+
+namespace {
+
+using json = nlohmann::json;
+
+constexpr double kPi = 3.14159265358979323846;
+
+std::string escape_pointer(const std::string& key) {
+  std::string out;
+  for (char c : key) {
+    if (c == '~')
+      out += "~0";
+    else if (c == '/')
+      out += "~1";
+    else
+      out += c;
+  }
+  return out;
+}
+
+std::string join(const std::vector<std::string>& items, const std::string& sep = ", ") {
+  std::string s;
+  for (size_t i = 0; i < items.size(); ++i) s += (i ? sep : "") + items[i];
+  return s;
+}
+
+std::string format_number(double x) {
+  std::ostringstream os;
+  os.precision(10);
+  os << x;
+  return os.str();
+}
+
+// Levenshtein distance, for "did you mean" hints.
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j)
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+std::string suggestion(const std::string& word, const std::vector<std::string>& options) {
+  std::string best;
+  size_t best_d = std::numeric_limits<size_t>::max();
+  for (const auto& o : options) {
+    const size_t d = edit_distance(word, o);
+    if (d < best_d) {
+      best_d = d;
+      best = o;
+    }
+  }
+  if (best_d <= std::max<size_t>(1, std::min<size_t>(3, best.size() / 3))) return "did you mean '" + best + "'? ";
+  return "";
+}
+
+// A JSON value with its location, for error messages.
+struct Node {
+  const json& v;
+  std::string path;
+  const std::string& file;
+
+  [[noreturn]] void fail(const std::string& rule) const { throw InputError(file, path, rule); }
+  bool has(const std::string& key) const { return v.is_object() && v.contains(key); }
+  Node child(const std::string& key) const { return Node{v.at(key), path + "/" + escape_pointer(key), file}; }
+  Node at(size_t i) const { return Node{v.at(i), path + "/" + std::to_string(i), file}; }
+  Node required(const std::string& key) const {
+    if (!has(key)) throw InputError(file, path + "/" + escape_pointer(key), "required field is missing");
+    return child(key);
+  }
+  std::string got() const { return " (got " + std::string(v.type_name()) + ")"; }
+};
+
+// The value must be an object whose keys are all in `allowed`.
+void expect_object(const Node& n, const std::vector<std::string>& allowed) {
+  if (!n.v.is_object()) n.fail("must be an object" + n.got());
+  for (auto it = n.v.begin(); it != n.v.end(); ++it) {
+    if (std::find(allowed.begin(), allowed.end(), it.key()) != allowed.end()) continue;
+    throw InputError(n.file, n.path + "/" + escape_pointer(it.key()),
+                     "unknown key '" + it.key() + "' (" + suggestion(it.key(), allowed) +
+                         "allowed keys here: " + join(allowed) + ")");
+  }
+}
+
+double get_number(const Node& n) {
+  if (!n.v.is_number()) n.fail("must be a number" + n.got());
+  return n.v.get<double>();
+}
+
+double get_positive(const Node& n) {
+  const double x = get_number(n);
+  if (!(x > 0.0)) n.fail("must be positive (got " + format_number(x) + ")");
+  return x;
+}
+
+double get_non_negative(const Node& n) {
+  const double x = get_number(n);
+  if (!(x >= 0.0)) n.fail("must be zero or positive (got " + format_number(x) + ")");
+  return x;
+}
+
+int get_int(const Node& n, const std::string& rule = "must be an integer") {
+  if (!n.v.is_number_integer()) n.fail(rule + n.got());
+  const auto x = n.v.get<long long>();
+  if (n.v.is_number_unsigned() && n.v.get<unsigned long long>() > 1000000000ULL) n.fail(rule + " (value too large)");
+  if (x > 1000000000LL || x < -1000000000LL) n.fail(rule + " (value too large)");
+  return static_cast<int>(x);
+}
+
+int get_positive_int(const Node& n) {
+  const int x = get_int(n, "must be a positive integer");
+  if (x < 1) n.fail("must be a positive integer (got " + std::to_string(x) + ")");
+  return x;
+}
+
+bool get_bool(const Node& n) {
+  if (!n.v.is_boolean()) n.fail("must be true or false" + n.got());
+  return n.v.get<bool>();
+}
+
+std::string get_string(const Node& n) {
+  if (!n.v.is_string()) n.fail("must be a string" + n.got());
+  return n.v.get<std::string>();
+}
+
+std::string get_name(const Node& n) {
+  const std::string s = get_string(n);
+  if (s.empty()) n.fail("must not be empty");
+  return s;
+}
+
+std::string get_choice(const Node& n, const std::vector<std::string>& options, const std::string& what) {
+  if (!n.v.is_string()) n.fail("must be a string naming the " + what + " (one of: " + join(options) + ")" + n.got());
+  const std::string s = n.v.get<std::string>();
+  if (std::find(options.begin(), options.end(), s) == options.end())
+    n.fail("unknown " + what + " '" + s + "' (" + suggestion(s, options) + "expected one of: " + join(options) + ")");
+  return s;
+}
+
+// An array of D numbers; 2D vectors get z = 0.
+Vec3 get_vector(const Node& n, int D) {
+  const std::string rule = "must be an array of " + std::to_string(D) + " numbers";
+  if (!n.v.is_array()) n.fail(rule + n.got());
+  if (static_cast<int>(n.v.size()) != D)
+    n.fail(rule + " (got " + std::to_string(n.v.size()) + " numbers; the model has dimension " +
+           std::to_string(D) + ")");
+  Vec3 out = {0.0, 0.0, 0.0};
+  for (int i = 0; i < D; ++i) {
+    const Node c = n.at(i);
+    if (!c.v.is_number()) c.fail("must be a number" + c.got());
+    out[i] = c.v.get<double>();
+  }
+  return out;
+}
+
+double norm(const Vec3& a) { return std::sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]); }
+double dot(const Vec3& a, const Vec3& b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
+TimeFunction read_time_function(const Node& n) {
+  if (n.v.is_number()) return TimeFunction::constant(n.v.get<double>());
+  if (!n.v.is_object()) n.fail("must be a number or a time function object" + n.got());
+  const std::string type =
+      get_choice(n.required("type"), {"constant", "ramp", "smooth_step", "harmonic"}, "time function type");
+  TimeFunction f;
+  if (type == "constant") {
+    expect_object(n, {"type", "value"});
+    return TimeFunction::constant(get_number(n.required("value")));
+  }
+  if (type == "ramp" || type == "smooth_step") {
+    expect_object(n, {"type", "t0", "t1", "from", "to"});
+    f.kind = type == "ramp" ? TimeFunction::Kind::LinearRamp : TimeFunction::Kind::SmoothStep;
+    f.t0 = get_number(n.required("t0"));
+    f.t1 = get_number(n.required("t1"));
+    if (!(f.t1 > f.t0)) n.child("t1").fail("must be greater than t0 (" + format_number(f.t0) + ")");
+    f.v0 = get_number(n.required("from"));
+    f.v1 = get_number(n.required("to"));
+    return f;
+  }
+  expect_object(n, {"type", "amplitude", "frequency", "phase", "offset"});
+  f.kind = TimeFunction::Kind::Harmonic;
+  f.amplitude = get_number(n.required("amplitude"));
+  f.frequency = get_positive(n.required("frequency"));
+  f.phase = n.has("phase") ? get_number(n.child("phase")) : 0.0;
+  f.v0 = n.has("offset") ? get_number(n.child("offset")) : 0.0;
+  return f;
+}
+
+struct Material {
+  double E = 0.0, density = 0.0, damping = 0.0;
+};
+struct Section {
+  double area = 0.0, inertia = 0.0;
+};
+
+class Loader {
+ public:
+  explicit Loader(std::string file) : file_(std::move(file)) {}
+
+  Case load(const json& doc) {
+    const Node root{doc, "", file_};
+    expect_object(root, {"name", "description", "model", "analysis", "output"});
+    Case c;
+    c.source_file = file_;
+    c.name = get_name(root.required("name"));
+    if (root.has("description")) get_string(root.child("description"));
+    read_model(root.required("model"), c.model);
+    read_analysis(root.required("analysis"), c.analysis);
+    if (root.has("output")) read_output(root.child("output"), c.model, c.output);
+    check_constraints(c.model, file_);
+    return c;
+  }
+
+ private:
+  std::string file_;
+  std::map<std::string, Material> materials_;
+  std::map<std::string, Section> sections_;
+  std::vector<std::string> body_paths_;
+  std::map<std::string, std::string> constraint_names_;  // name -> json path
+
+  void read_model(const Node& n, Model& m) {
+    expect_object(n, {"dimension", "gravity", "materials", "sections", "bodies", "constraints", "loads"});
+    const Node dim = n.required("dimension");
+    const int D = get_int(dim, "must be 2 or 3");
+    if (D != 2 && D != 3) dim.fail("must be 2 or 3 (got " + std::to_string(D) + ")");
+    m.dimension = D;
+    if (n.has("gravity")) {
+      const Vec3 g = get_vector(n.child("gravity"), D);
+      for (int i = 0; i < 3; ++i) m.gravity[i] = g[i];
+    }
+    read_materials(n.required("materials"));
+    read_sections(n.required("sections"));
+
+    const Node bodies = n.required("bodies");
+    if (!bodies.v.is_array()) bodies.fail("must be an array of bodies" + bodies.got());
+    if (bodies.v.empty()) bodies.fail("must list at least one body");
+    for (size_t i = 0; i < bodies.v.size(); ++i) read_body(bodies.at(i), m);
+
+    if (n.has("constraints")) {
+      const Node cs = n.child("constraints");
+      if (!cs.v.is_array()) cs.fail("must be an array of constraints" + cs.got());
+      for (size_t i = 0; i < cs.v.size(); ++i) read_constraint(cs.at(i), i, m);
+    }
+    if (n.has("loads")) {
+      const Node ls = n.child("loads");
+      if (!ls.v.is_array()) ls.fail("must be an array of loads" + ls.got());
+      for (size_t i = 0; i < ls.v.size(); ++i) read_load(ls.at(i), m);
+    }
+  }
+
+  void read_materials(const Node& n) {
+    if (!n.v.is_object()) n.fail("must be an object mapping material names to materials" + n.got());
+    if (n.v.empty()) n.fail("must define at least one material");
+    for (auto it = n.v.begin(); it != n.v.end(); ++it) {
+      const Node mat = n.child(it.key());
+      expect_object(mat, {"youngs_modulus", "density", "damping"});
+      Material out;
+      out.E = get_positive(mat.required("youngs_modulus"));
+      out.density = get_positive(mat.required("density"));
+      out.damping = mat.has("damping") ? get_non_negative(mat.child("damping")) : 0.0;
+      materials_[it.key()] = out;
+    }
+  }
+
+  void read_sections(const Node& n) {
+    if (!n.v.is_object()) n.fail("must be an object mapping section names to sections" + n.got());
+    if (n.v.empty()) n.fail("must define at least one section");
+    for (auto it = n.v.begin(); it != n.v.end(); ++it) {
+      const Node sec = n.child(it.key());
+      if (!sec.v.is_object()) sec.fail("must be an object" + sec.got());
+      const std::string shape = get_choice(sec.required("shape"), {"circle", "rectangle", "general"}, "section shape");
+      Section out;
+      if (shape == "circle") {
+        expect_object(sec, {"shape", "diameter"});
+        const double d = get_positive(sec.required("diameter"));
+        out.area = kPi * d * d / 4.0;
+        out.inertia = kPi * d * d * d * d / 64.0;
+      } else if (shape == "rectangle") {
+        expect_object(sec, {"shape", "width", "height"});
+        const double w = get_positive(sec.required("width"));
+        const double h = get_positive(sec.required("height"));
+        out.area = w * h;
+        out.inertia = w * h * h * h / 12.0;
+      } else {
+        expect_object(sec, {"shape", "area", "inertia"});
+        out.area = get_positive(sec.required("area"));
+        out.inertia = get_positive(sec.required("inertia"));
+      }
+      sections_[it.key()] = out;
+    }
+  }
+
+  template <class Map>
+  std::vector<std::string> names(const Map& map) {
+    std::vector<std::string> out;
+    for (const auto& kv : map) out.push_back(kv.first);
+    return out;
+  }
+
+  LineProperties read_properties(const Node& body) {
+    const Node mn = body.required("material");
+    const std::string mat = get_name(mn);
+    auto mi = materials_.find(mat);
+    if (mi == materials_.end())
+      mn.fail("unknown material '" + mat + "' (" + suggestion(mat, names(materials_)) +
+              "defined materials: " + join(names(materials_)) + ")");
+    const Node sn = body.required("section");
+    const std::string sec = get_name(sn);
+    auto si = sections_.find(sec);
+    if (si == sections_.end())
+      sn.fail("unknown section '" + sec + "' (" + suggestion(sec, names(sections_)) +
+              "defined sections: " + join(names(sections_)) + ")");
+    LineProperties p;
+    p.EA = mi->second.E * si->second.area;
+    p.EI = mi->second.E * si->second.inertia;
+    p.rhoA = mi->second.density * si->second.area;
+    p.eta = mi->second.damping;
+    return p;
+  }
+
+  void read_body(const Node& n, Model& m) {
+    const int D = m.dimension;
+    if (!n.v.is_object()) n.fail("must be an object" + n.got());
+    const std::string generator = get_choice(n.required("generator"), {"straight", "arc", "nodes"}, "generator");
+    std::vector<std::string> keys = {"name", "element", "generator", "material", "section"};
+    if (generator == "straight")
+      keys.insert(keys.end(), {"start", "end", "elements", "length", "sag_direction"});
+    else if (generator == "arc")
+      keys.insert(keys.end(), {"centre", "radius", "start_angle", "end_angle", "elements", "u", "v"});
+    else
+      keys.insert(keys.end(), {"positions", "slopes"});
+    expect_object(n, keys);
+
+    const Node name_node = n.required("name");
+    const std::string name = get_name(name_node);
+    const int existing = find_body(m, name);
+    if (existing >= 0) name_node.fail("body name '" + name + "' is already used by " + body_paths_[existing]);
+    const Node element = n.required("element");
+    const std::string type = get_choice(element, {"cable3d", "beam2d"}, "element type");
+    const int needed = type == "cable3d" ? 3 : 2;
+    if (needed != D)
+      element.fail("element type '" + type + "' needs a model of dimension " + std::to_string(needed) +
+                   ", but the model has dimension " + std::to_string(D) + " (use '" +
+                   (D == 3 ? "cable3d" : "beam2d") + "')");
+    const LineProperties props = read_properties(n);
+
+    try {
+      if (generator == "straight") {
+        const Vec3 start = get_vector(n.required("start"), D);
+        const Node end_node = n.required("end");
+        const Vec3 end = get_vector(end_node, D);
+        const Vec3 chord = {end[0] - start[0], end[1] - start[1], end[2] - start[2]};
+        const double c = norm(chord);
+        if (!(c > 1e-12)) end_node.fail("coincides with 'start' (the line would have zero length)");
+        const int elements = get_positive_int(n.required("elements"));
+        double length = 0.0;
+        if (n.has("length")) {
+          const Node ln = n.child("length");
+          length = get_positive(ln);
+          if (length < c * (1.0 - 1e-12))
+            ln.fail("must not be shorter than the distance between start and end (" + format_number(c) + ")");
+        }
+        Vec3 sag = {0.0, 0.0, 0.0};
+        sag[D - 1] = -1.0;
+        const Vec3 g = {m.gravity[0], m.gravity[1], m.gravity[2]};
+        if (norm(g) > 0.0) sag = g;
+        if (n.has("sag_direction")) {
+          const Node sn = n.child("sag_direction");
+          sag = get_vector(sn, D);
+          if (!(norm(sag) > 0.0)) sn.fail("must not be the zero vector");
+          if (length > c * (1.0 + 1e-12)) {
+            const double along = dot(sag, chord) / c;
+            if (!(norm(sag) * norm(sag) - along * along > 1e-20 * norm(sag) * norm(sag)))
+              sn.fail("must not be parallel to the line from start to end");
+          }
+        }
+        add_straight_line(m, name, start, end, elements, props, length, sag);
+      } else if (generator == "arc") {
+        const Vec3 centre = get_vector(n.required("centre"), D);
+        const double radius = get_positive(n.required("radius"));
+        const double a0 = get_number(n.required("start_angle"));
+        const Node a1n = n.required("end_angle");
+        const double a1 = get_number(a1n);
+        if (!(std::fabs(a1 - a0) > 1e-12)) a1n.fail("must differ from start_angle");
+        const int elements = get_positive_int(n.required("elements"));
+        Vec3 u = {1.0, 0.0, 0.0}, v = {0.0, 1.0, 0.0};
+        if (n.has("u")) {
+          u = get_vector(n.child("u"), D);
+          if (std::fabs(norm(u) - 1.0) > 1e-9) n.child("u").fail("must be a unit vector");
+        }
+        if (n.has("v")) {
+          v = get_vector(n.child("v"), D);
+          if (std::fabs(norm(v) - 1.0) > 1e-9) n.child("v").fail("must be a unit vector");
+        }
+        if (std::fabs(dot(u, v)) > 1e-9)
+          (n.has("v") ? n.child("v") : n.child("u")).fail("u and v must be perpendicular");
+        add_arc(m, name, centre, radius, a0, a1, elements, props, u, v);
+      } else {
+        const Node pn = n.required("positions");
+        if (!pn.v.is_array()) pn.fail("must be an array of node positions" + pn.got());
+        if (pn.v.size() < 2) pn.fail("must list at least two nodes");
+        std::vector<Vec3> positions, slopes;
+        for (size_t i = 0; i < pn.v.size(); ++i) {
+          positions.push_back(get_vector(pn.at(i), D));
+          if (i > 0) {
+            const Vec3& a = positions[i - 1];
+            const Vec3& b = positions[i];
+            if (!(norm(Vec3{b[0] - a[0], b[1] - a[1], b[2] - a[2]}) > 1e-12))
+              pn.at(i).fail("coincides with the previous node (zero-length element)");
+          }
+        }
+        const Node sn = n.required("slopes");
+        if (!sn.v.is_array()) sn.fail("must be an array of node slopes" + sn.got());
+        if (sn.v.size() != pn.v.size())
+          sn.fail("must have one slope per position (" + std::to_string(pn.v.size()) + " positions, " +
+                  std::to_string(sn.v.size()) + " slopes)");
+        for (size_t i = 0; i < sn.v.size(); ++i) {
+          slopes.push_back(get_vector(sn.at(i), D));
+          if (!(norm(slopes.back()) > 1e-12)) sn.at(i).fail("must not be the zero vector");
+        }
+        add_node_line(m, name, positions, slopes, props);
+      }
+    } catch (const ModelError& e) {
+      n.fail(e.what());
+    }
+    m.bodies.back().element_type = type;
+    body_paths_.push_back(n.path);
+  }
+
+  struct NodeRef {
+    int node = 0;
+    std::string label;
+  };
+
+  NodeRef read_node_ref(const Node& n, const Model& m) {
+    expect_object(n, {"body", "index"});
+    const Node bn = n.required("body");
+    const std::string name = get_name(bn);
+    const int body = find_body(m, name);
+    if (body < 0) {
+      std::vector<std::string> known;
+      for (const Body& b : m.bodies) known.push_back(b.name);
+      bn.fail("unknown body '" + name + "' (" + suggestion(name, known) + "bodies: " + join(known) + ")");
+    }
+    const Node in = n.required("index");
+    const std::string rule = "must be an integer (negative counts from the end, -1 = last) or \"start\" or \"end\"";
+    int index = 0;
+    std::string label;
+    if (in.v.is_string()) {
+      label = in.v.get<std::string>();
+      if (label == "start")
+        index = 0;
+      else if (label == "end")
+        index = -1;
+      else
+        in.fail(rule + " (got \"" + label + "\")");
+    } else {
+      index = get_int(in, rule);
+      label = std::to_string(index);
+    }
+    const int count = m.bodies[body].node_count;
+    if (index >= count || index < -count)
+      in.fail("node index " + std::to_string(index) + " is out of range for body '" + name + "' with " +
+              std::to_string(count) + " nodes (valid: 0.." + std::to_string(count - 1) + ", or -" +
+              std::to_string(count) + "..-1 from the end)");
+    return NodeRef{body_node(m, body, index), name + "." + label};
+  }
+
+  std::vector<int> read_coordinates(const Node& n, int D) {
+    static const char* axes[] = {"x", "y", "z"};
+    std::vector<std::string> all;
+    for (int k = 0; k < D; ++k) all.push_back(axes[k]);
+    for (int k = 0; k < D; ++k) all.push_back(std::string("slope_") + axes[k]);
+    std::vector<int> out;
+    if (n.v.is_string()) {
+      const std::string s = n.v.get<std::string>();
+      const int from = s == "slope" ? D : 0, to = s == "position" ? D : 2 * D;
+      if (s != "all" && s != "position" && s != "slope")
+        n.fail("must be \"all\", \"position\", \"slope\" or an array of coordinate names (got \"" + s + "\")");
+      for (int k = from; k < to; ++k) out.push_back(k);
+      return out;
+    }
+    if (!n.v.is_array())
+      n.fail("must be \"all\", \"position\", \"slope\" or an array of coordinate names" + n.got());
+    if (n.v.empty()) n.fail("must list at least one coordinate");
+    for (size_t i = 0; i < n.v.size(); ++i) {
+      const Node c = n.at(i);
+      if (!c.v.is_string()) c.fail("must be a coordinate name (one of: " + join(all) + ")" + c.got());
+      const std::string s = c.v.get<std::string>();
+      const auto it = std::find(all.begin(), all.end(), s);
+      if (it == all.end()) {
+        if (D == 2 && (s == "z" || s == "slope_z"))
+          c.fail("coordinate '" + s + "' does not exist in a 2D model (expected one of: " + join(all) + ")");
+        c.fail("unknown coordinate '" + s + "' (" + suggestion(s, all) + "expected one of: " + join(all) + ")");
+      }
+      const int k = static_cast<int>(it - all.begin());
+      if (std::find(out.begin(), out.end(), k) != out.end()) c.fail("coordinate '" + s + "' is listed twice");
+      out.push_back(k);
+    }
+    return out;
+  }
+
+  std::pair<NodeRef, NodeRef> read_node_pair(const Node& n, const Model& m) {
+    const Node nodes = n.required("nodes");
+    if (!nodes.v.is_array() || nodes.v.size() != 2)
+      nodes.fail("must be an array of exactly two node references" +
+                 (nodes.v.is_array() ? " (got " + std::to_string(nodes.v.size()) + ")" : nodes.got()));
+    const NodeRef a = read_node_ref(nodes.at(0), m);
+    const NodeRef b = read_node_ref(nodes.at(1), m);
+    if (a.node == b.node)
+      nodes.at(1).fail("refers to the same node as the first node reference ('" + a.label +
+                       "'); a joint needs two different nodes");
+    return {a, b};
+  }
+
+  void read_constraint(const Node& n, size_t i, Model& m) {
+    const int D = m.dimension;
+    if (!n.v.is_object()) n.fail("must be an object" + n.got());
+    const Node tn = n.required("type");
+    const std::string type =
+        get_choice(tn, {"fix", "spherical", "hinge", "rigid", "revolute", "prescribed"}, "constraint type");
+    std::vector<std::string> keys = {"type", "name"};
+    if (type == "fix")
+      keys.insert(keys.end(), {"node", "coordinates"});
+    else if (type == "spherical")
+      keys.insert(keys.end(), {"node", "point"});
+    else if (type == "prescribed")
+      keys.insert(keys.end(), {"node", "displacement"});
+    else
+      keys.push_back("nodes");
+    expect_object(n, keys);
+    if (type == "hinge" && D == 2)
+      tn.fail("constraint type 'hinge' is for 3D models; in a 2D model use 'revolute'");
+    if (type == "revolute" && D == 3)
+      tn.fail("constraint type 'revolute' is a planar joint for 2D models only; in a 3D model use 'hinge' "
+              "(positions coincide)");
+
+    std::string name = "constraints[" + std::to_string(i) + "]";
+    if (n.has("name")) {
+      const Node nn = n.child("name");
+      name = get_name(nn);
+    }
+    auto dup = constraint_names_.find(name);
+    if (dup != constraint_names_.end())
+      (n.has("name") ? n.child("name") : n).fail("constraint name '" + name + "' is already used by " + dup->second);
+    constraint_names_[name] = n.path;
+
+    try {
+      if (type == "fix") {
+        const NodeRef node = read_node_ref(n.required("node"), m);
+        const std::vector<int> coords = read_coordinates(n.required("coordinates"), D);
+        add_fix(m, node.node, coords, name, n.path);
+      } else if (type == "spherical") {
+        const NodeRef node = read_node_ref(n.required("node"), m);
+        Vec3 point = {0.0, 0.0, 0.0};
+        const int stride = m.coordinates_per_node();
+        for (int k = 0; k < D; ++k) point[k] = m.initial_positions[node.node * stride + k];
+        if (n.has("point")) point = get_vector(n.child("point"), D);
+        add_spherical_to_ground(m, node.node, point, name, n.path);
+      } else if (type == "prescribed") {
+        const NodeRef node = read_node_ref(n.required("node"), m);
+        const Node dn = n.required("displacement");
+        static const char* axes[] = {"x", "y", "z"};
+        std::vector<std::string> allowed(axes, axes + D);
+        expect_object(dn, allowed);
+        if (dn.v.empty()) dn.fail("must give a time function for at least one of: " + join(allowed));
+        std::vector<int> components;
+        std::vector<TimeFunction> functions;
+        for (int k = 0; k < D; ++k) {
+          if (!dn.has(axes[k])) continue;
+          components.push_back(k);
+          functions.push_back(read_time_function(dn.child(axes[k])));
+        }
+        add_prescribed_motion(m, node.node, components, functions, name, n.path);
+      } else {
+        const auto pair = read_node_pair(n, m);
+        add_node_joint(m, pair.first.node, pair.second.node, type == "rigid", type, name, n.path);
+      }
+    } catch (const ModelError& e) {
+      n.fail(e.what());
+    }
+  }
+
+  void read_load(const Node& n, Model& m) {
+    const int D = m.dimension;
+    if (!n.v.is_object()) n.fail("must be an object" + n.got());
+    const std::string type = get_choice(n.required("type"), {"point_force", "distributed"}, "load type");
+    try {
+      if (type == "point_force") {
+        expect_object(n, {"type", "node", "force", "function"});
+        const NodeRef node = read_node_ref(n.required("node"), m);
+        const Vec3 force = get_vector(n.required("force"), D);
+        const TimeFunction f = n.has("function") ? read_time_function(n.child("function")) : TimeFunction::constant(1.0);
+        add_point_force(m, node.node, force, f);
+      } else {
+        expect_object(n, {"type", "body", "force_per_length", "function"});
+        const Node bn = n.required("body");
+        const std::string name = get_name(bn);
+        const int body = find_body(m, name);
+        if (body < 0) {
+          std::vector<std::string> known;
+          for (const Body& b : m.bodies) known.push_back(b.name);
+          bn.fail("unknown body '" + name + "' (" + suggestion(name, known) + "bodies: " + join(known) + ")");
+        }
+        const Vec3 force = get_vector(n.required("force_per_length"), D);
+        const TimeFunction f = n.has("function") ? read_time_function(n.child("function")) : TimeFunction::constant(1.0);
+        add_distributed_load(m, body, force, f);
+      }
+    } catch (const ModelError& e) {
+      n.fail(e.what());
+    }
+  }
+
+  void read_analysis(const Node& n, AnalysisSettings& a) {
+    if (!n.v.is_object()) n.fail("must be an object" + n.got());
+    const std::string type = get_choice(n.required("type"), {"static", "dynamic"}, "analysis type");
+    if (type == "static") {
+      expect_object(n, {"type", "load_steps", "max_iterations", "tolerance"});
+      a.type = AnalysisSettings::Type::Static;
+      StaticSettings& s = a.statics;
+      if (n.has("load_steps")) s.load_steps = get_positive_int(n.child("load_steps"));
+      if (n.has("max_iterations")) s.max_iterations = get_positive_int(n.child("max_iterations"));
+      if (n.has("tolerance")) s.tolerance = get_positive(n.child("tolerance"));
+      return;
+    }
+    expect_object(n, {"type", "end_time", "step", "alpha", "max_iterations", "tolerance", "adaptive"});
+    a.type = AnalysisSettings::Type::Dynamic;
+    DynamicSettings& d = a.dynamics;
+    d.end_time = get_positive(n.required("end_time"));
+    const Node step = n.required("step");
+    d.step = get_positive(step);
+    if (n.has("alpha")) {
+      const Node an = n.child("alpha");
+      d.alpha = get_number(an);
+      if (!(d.alpha >= -1.0 / 3.0 - 1e-15 && d.alpha <= 0.0))
+        an.fail("must be between -1/3 and 0 (got " + format_number(d.alpha) + ")");
+    }
+    if (n.has("max_iterations")) d.max_iterations = get_positive_int(n.child("max_iterations"));
+    if (n.has("tolerance")) d.newton_tolerance = get_positive(n.child("tolerance"));
+    if (n.has("adaptive")) {
+      const Node ad = n.child("adaptive");
+      expect_object(ad, {"min_step", "max_step", "error_tolerance"});
+      d.adaptive = true;
+      if (ad.has("min_step")) d.min_step = get_positive(ad.child("min_step"));
+      if (ad.has("max_step")) d.max_step = get_positive(ad.child("max_step"));
+      if (ad.has("error_tolerance")) d.error_tolerance = get_positive(ad.child("error_tolerance"));
+      if (d.max_step < d.min_step)
+        (ad.has("max_step") ? ad.child("max_step") : ad.child("min_step"))
+            .fail("max_step (" + format_number(d.max_step) + ") must not be smaller than min_step (" +
+                  format_number(d.min_step) + ")");
+      if (d.step < d.min_step || d.step > d.max_step)
+        step.fail("the initial step of an adaptive analysis must lie between min_step (" +
+                  format_number(d.min_step) + ") and max_step (" + format_number(d.max_step) + ")");
+    }
+  }
+
+  void read_output(const Node& n, const Model& m, OutputSettings& o) {
+    expect_object(n, {"directory", "interval", "nodes", "vtu", "vtu_samples_per_element"});
+    if (n.has("directory")) o.directory = get_name(n.child("directory"));
+    if (n.has("interval")) o.interval = get_non_negative(n.child("interval"));
+    if (n.has("nodes")) {
+      const Node nodes = n.child("nodes");
+      if (!nodes.v.is_array()) nodes.fail("must be an array of node references" + nodes.got());
+      for (size_t i = 0; i < nodes.v.size(); ++i) {
+        const NodeRef r = read_node_ref(nodes.at(i), m);
+        o.nodes.push_back(OutputNode{r.label, r.node});
+      }
+    }
+    if (n.has("vtu")) o.vtu = get_bool(n.child("vtu"));
+    if (n.has("vtu_samples_per_element"))
+      o.vtu_samples_per_element = get_positive_int(n.child("vtu_samples_per_element"));
+  }
+};
+
+// Parses JSON, rejecting duplicate keys (nlohmann keeps the last one silently).
+json parse_strict(const std::string& text, const std::string& file) {
+  struct Frame {
+    bool array;
+    long index;
+    std::set<std::string> keys;
+    std::string key;
+  };
+  std::vector<Frame> stack;
+  auto path = [&]() {
+    std::string p;
+    for (const Frame& f : stack) p += "/" + (f.array ? std::to_string(f.index) : escape_pointer(f.key));
+    return p;
+  };
+  auto element_start = [&]() {
+    if (!stack.empty() && stack.back().array) stack.back().index++;
+  };
+  json::parser_callback_t callback = [&](int, json::parse_event_t event, json& parsed) -> bool {
+    switch (event) {
+      case json::parse_event_t::object_start:
+        element_start();
+        stack.push_back(Frame{false, -1, {}, ""});
+        break;
+      case json::parse_event_t::array_start:
+        element_start();
+        stack.push_back(Frame{true, -1, {}, ""});
+        break;
+      case json::parse_event_t::object_end:
+      case json::parse_event_t::array_end:
+        if (!stack.empty()) stack.pop_back();
+        break;
+      case json::parse_event_t::key: {
+        const std::string key = parsed.get<std::string>();
+        Frame& f = stack.back();
+        f.key = key;
+        if (!f.keys.insert(key).second) throw InputError(file, path(), "duplicate key '" + key + "'");
+        break;
+      }
+      case json::parse_event_t::value:
+        element_start();
+        break;
+    }
+    return true;
+  };
+  try {
+    return json::parse(text, callback);
+  } catch (const json::parse_error& e) {
+    std::string what = e.what();
+    const auto bracket = what.find("] ");
+    if (what.rfind("[json.exception", 0) == 0 && bracket != std::string::npos) what = what.substr(bracket + 2);
+    throw InputError(file, "", "not valid JSON: " + what);
+  }
+}
+
+}  // namespace
+
+Case load_case(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, "", std::string("cannot open the case file: ") + std::strerror(errno));
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) throw InputError(path, "", "cannot read the case file");
+  const json doc = parse_strict(buffer.str(), path);
+  return Loader(path).load(doc);
+}
+
+}  // namespace catenary
