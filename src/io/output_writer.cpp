@@ -1,0 +1,187 @@
+#include "catenary/io/output_writer.hpp"
+
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
+#include <stdexcept>
+#include <system_error>
+
+#include <nlohmann/json.hpp>
+
+#include "catenary/io/vtu_writer.hpp"
+
+namespace catenary {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string number(double x) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.17g", x);
+  return buffer;
+}
+
+std::string join(const std::string& directory, const std::string& name) {
+  return (fs::path(directory) / name).string();
+}
+
+// Writes the whole file next to its final place and renames it over the old one, so a reader
+// (or a run that dies) never sees a half-written file.
+void write_atomically(const std::string& path, const std::string& content) {
+  const std::string temp = path + ".tmp";
+  {
+    std::ofstream f(temp, std::ios::binary | std::ios::trunc);
+    if (!f) throw std::runtime_error("cannot open file for writing: " + temp);
+    f << content;
+    f.flush();
+    if (!f) throw std::runtime_error("error writing file: " + temp);
+  }
+  std::error_code ec;
+  fs::rename(temp, path, ec);
+  if (ec) throw std::runtime_error("cannot rename " + temp + " to " + path + ": " + ec.message());
+}
+
+void create_directory(const std::string& path) {
+  std::error_code ec;
+  fs::create_directories(path, ec);
+  if (ec || !fs::is_directory(path))
+    throw std::runtime_error("cannot create output directory " + path +
+                             (ec ? ": " + ec.message() : std::string(": not a directory")));
+}
+
+std::string frame_name(size_t index) {
+  char buffer[48];
+  std::snprintf(buffer, sizeof buffer, "frames/frame_%05zu.vtu", index);
+  return buffer;
+}
+
+void check_size(const Eigen::VectorXd* x, long expected, const char* what) {
+  if (x && x->size() != expected)
+    throw std::invalid_argument(std::string("output frame: ") + what + " has " +
+                                std::to_string(x->size()) + " entries, expected " +
+                                std::to_string(expected));
+}
+
+}  // namespace
+
+OutputWriter::OutputWriter(const Case& c, const std::string& directory)
+    : case_(c), directory_(directory) {
+  if (directory_.empty()) throw std::invalid_argument("output directory name is empty");
+  const Model& m = case_.model;
+  for (const OutputNode& n : case_.output.nodes)
+    if (n.node < 0 || n.node >= m.node_count)
+      throw std::invalid_argument("output node '" + n.label + "' has index " +
+                                  std::to_string(n.node) + ", the model has " +
+                                  std::to_string(m.node_count) + " nodes");
+  if (case_.output.vtu && case_.output.vtu_samples_per_element < 1)
+    throw std::invalid_argument("VTU samples per element must be at least 1");
+  create_directory(directory_);
+  if (case_.output.vtu) create_directory(join(directory_, "frames"));
+  const std::string csv_path = join(directory_, "results.csv");
+  csv_.open(csv_path, std::ios::trunc);
+  if (!csv_) throw std::runtime_error("cannot open CSV file for writing: " + csv_path);
+  write_csv_header();
+}
+
+OutputWriter::~OutputWriter() {
+  // Rows were flushed as written; closing cannot lose anything and must not throw.
+  csv_.close();
+}
+
+void OutputWriter::write_csv_header() {
+  const Model& m = case_.model;
+  static const char* axes[] = {"x", "y", "z"};
+  std::ostringstream h;
+  h << "time,step,newton_iterations,kinetic_energy,gravitational_energy,elastic_energy,"
+       "total_energy";
+  for (const OutputNode& n : case_.output.nodes) {
+    for (int k = 0; k < m.dimension; ++k) h << ',' << n.label << '.' << axes[k];
+    for (int k = 0; k < m.dimension; ++k) h << ',' << n.label << ".v" << axes[k];
+  }
+  for (const ConstraintGroup& g : m.constraint_groups)
+    for (int i = 0; i < g.row_count; ++i)
+      h << ",reaction." << g.name << '.'
+        << (i < static_cast<int>(g.row_labels.size()) ? g.row_labels[i] : std::to_string(i));
+  csv_ << h.str() << '\n';
+  csv_.flush();
+  if (!csv_) throw std::runtime_error("error writing " + join(directory_, "results.csv"));
+}
+
+void OutputWriter::write_frame(const Frame& f) {
+  const Model& m = case_.model;
+  const int D = m.dimension, n = m.coordinates_per_node();
+  if (!f.q) throw std::invalid_argument("output frame has no coordinates");
+  check_size(f.q, m.dof_count(), "q");
+  check_size(f.v, m.dof_count(), "v");
+  check_size(f.lambda, m.constraint_count(), "lambda");
+  const Eigen::VectorXd zero_v = f.v ? Eigen::VectorXd() : Eigen::VectorXd::Zero(m.dof_count());
+  const Eigen::VectorXd& q = *f.q;
+  const Eigen::VectorXd& v = f.v ? *f.v : zero_v;
+
+  std::string row = number(f.time) + ',' + number(f.step) + ',' +
+                    std::to_string(f.newton_iterations) + ',' + number(f.kinetic_energy) + ',' +
+                    number(f.gravitational_energy) + ',' + number(f.elastic_energy) + ',' +
+                    number(f.kinetic_energy + f.gravitational_energy + f.elastic_energy);
+  for (const OutputNode& node : case_.output.nodes) {
+    for (int k = 0; k < D; ++k) row += ',' + number(q[node.node * n + k]);
+    for (int k = 0; k < D; ++k) row += ',' + number(v[node.node * n + k]);
+  }
+  for (const ConstraintGroup& g : m.constraint_groups)
+    for (int i = 0; i < g.row_count; ++i)
+      row += ',' + number(f.lambda ? -(*f.lambda)[g.first_row + i] : 0.0);
+  csv_ << row << '\n';
+  csv_.flush();
+  if (!csv_) throw std::runtime_error("error writing " + join(directory_, "results.csv"));
+
+  if (case_.output.vtu) {
+    const std::string name = frame_name(vtu_frames_.size());
+    write_vtu(join(directory_, name), m, q, v, case_.output.vtu_samples_per_element);
+    vtu_frames_.emplace_back(f.time, name);
+    write_pvd();
+  }
+}
+
+void OutputWriter::write_pvd() {
+  std::ostringstream p;
+  p << "<?xml version=\"1.0\"?>\n"
+    << "<VTKFile type=\"Collection\" version=\"0.1\" byte_order=\"LittleEndian\">\n"
+    << "  <Collection>\n";
+  for (const auto& [time, file] : vtu_frames_)
+    p << "    <DataSet timestep=\"" << number(time) << "\" group=\"\" part=\"0\" file=\"" << file
+      << "\"/>\n";
+  p << "  </Collection>\n"
+    << "</VTKFile>\n";
+  write_atomically(join(directory_, "results.pvd"), p.str());
+}
+
+void OutputWriter::write_summary(const RunSummary& s) {
+  const Model& m = case_.model;
+  nlohmann::json files;
+  files["directory"] = directory_;
+  files["csv"] = "results.csv";
+  if (case_.output.vtu) {
+    files["pvd"] = "results.pvd";
+    files["vtu_frames"] = vtu_frames_.size();
+  }
+  files["summary"] = "summary.json";
+  nlohmann::json j;
+  j["analysis"] = s.analysis;
+  j["status"] = s.status;
+  j["message"] = s.message;
+  j["steps"] = s.steps;
+  j["rejected_steps"] = s.rejected_steps;
+  j["newton_iterations"] = s.newton_iterations;
+  j["end_time"] = s.end_time;
+  j["wall_seconds"] = s.wall_seconds;
+  j["last_residual"] = s.last_residual;  // NaN / inf are written as null
+  j["case"] = case_.name;
+  j["source_file"] = case_.source_file;
+  j["dof_count"] = m.dof_count();
+  j["element_count"] = m.elements.size();
+  j["constraint_rows"] = m.constraint_count();
+  j["output_files"] = files;
+  write_atomically(join(directory_, "summary.json"), j.dump(2) + "\n");
+}
+
+}  // namespace catenary

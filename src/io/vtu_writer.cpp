@@ -1,0 +1,144 @@
+#include "catenary/io/vtu_writer.hpp"
+
+#include <cstdio>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "catenary/elements/hermite_shape.hpp"
+
+namespace catenary {
+
+namespace {
+
+// Shortest text that reads back as the same double.
+std::string number(double x) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.17g", x);
+  return buffer;
+}
+
+// Interpolates the four D-blocks of e with the weights w (shape values or derivatives).
+void interpolate(const double w[4], const double* e, int D, double out[3]) {
+  out[0] = out[1] = out[2] = 0.0;
+  for (int k = 0; k < 4; ++k)
+    for (int i = 0; i < D; ++i) out[i] += w[k] * e[k * D + i];
+}
+
+struct Samples {
+  std::vector<double> points, velocities, strains;  // 3, 3, 1 per point
+  std::vector<int> body_offsets;                    // end of each body's points
+};
+
+Samples sample_centrelines(const Model& m, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+                           int samples) {
+  const int D = m.dimension, n = 2 * D;
+  const ElementBlock& el = m.elements;
+  Samples out;
+  std::vector<double> eq(4 * D), ev(4 * D);
+  for (const Body& b : m.bodies) {
+    for (int e = b.first_element; e < b.first_element + b.element_count; ++e) {
+      const int a = el.node_a[e], c = el.node_b[e];
+      for (int i = 0; i < n; ++i) {
+        eq[i] = q[a * n + i];
+        eq[n + i] = q[c * n + i];
+        ev[i] = v[a * n + i];
+        ev[n + i] = v[c * n + i];
+      }
+      const double* ref = &el.reference[4 * D * e];
+      const bool last = e == b.first_element + b.element_count - 1;
+      const int count = last ? samples + 1 : samples;
+      for (int j = 0; j < count; ++j) {
+        const double xi = j == samples ? 1.0 : static_cast<double>(j) / samples;
+        const HermiteShape h = hermite_shape(xi, el.properties[e].length);
+        double r[3], rv[3], t[3], t0[3];
+        interpolate(h.s, eq.data(), D, r);
+        interpolate(h.s, ev.data(), D, rv);
+        interpolate(h.sx, eq.data(), D, t);
+        interpolate(h.sx, ref, D, t0);
+        double tt = 0.0, t0t0 = 0.0;
+        for (int i = 0; i < 3; ++i) {
+          tt += t[i] * t[i];
+          t0t0 += t0[i] * t0[i];
+        }
+        out.points.insert(out.points.end(), r, r + 3);
+        out.velocities.insert(out.velocities.end(), rv, rv + 3);
+        out.strains.push_back(t0t0 > 0.0 ? (tt - t0t0) / (2.0 * t0t0) : 0.0);
+      }
+    }
+    out.body_offsets.push_back(static_cast<int>(out.strains.size()));
+  }
+  return out;
+}
+
+void write_array(std::ofstream& f, const char* type, const char* name, int components,
+                 const std::vector<double>& values) {
+  f << "        <DataArray type=\"" << type << "\" Name=\"" << name
+    << "\" NumberOfComponents=\"" << components << "\" format=\"ascii\">\n";
+  for (size_t i = 0; i < values.size(); i += components) {
+    f << "         ";
+    for (int k = 0; k < components; ++k) f << ' ' << number(values[i + k]);
+    f << '\n';
+  }
+  f << "        </DataArray>\n";
+}
+
+}  // namespace
+
+void write_vtu(const std::string& path, const Model& m, const Eigen::VectorXd& q,
+               const Eigen::VectorXd& v, int samples_per_element) {
+  if (samples_per_element < 1)
+    throw std::invalid_argument("write_vtu: samples per element must be at least 1, got " +
+                                std::to_string(samples_per_element));
+  if (q.size() != m.dof_count() || v.size() != m.dof_count())
+    throw std::invalid_argument("write_vtu: coordinate vectors have " + std::to_string(q.size()) +
+                                " and " + std::to_string(v.size()) + " entries, the model has " +
+                                std::to_string(m.dof_count()) + " coordinates");
+  const Samples s = sample_centrelines(m, q, v, samples_per_element);
+  const int points = static_cast<int>(s.strains.size());
+  const int cells = static_cast<int>(s.body_offsets.size());
+
+  std::ofstream f(path);
+  if (!f) throw std::runtime_error("cannot open VTU file for writing: " + path);
+  f << "<?xml version=\"1.0\"?>\n"
+    << "<VTKFile type=\"UnstructuredGrid\" version=\"0.1\" byte_order=\"LittleEndian\">\n"
+    << "  <UnstructuredGrid>\n"
+    << "    <Piece NumberOfPoints=\"" << points << "\" NumberOfCells=\"" << cells << "\">\n"
+    << "      <PointData Vectors=\"velocity\" Scalars=\"axial_strain\">\n";
+  write_array(f, "Float64", "velocity", 3, s.velocities);
+  write_array(f, "Float64", "axial_strain", 1, s.strains);
+  f << "      </PointData>\n"
+    << "      <CellData Scalars=\"body_id\">\n"
+    << "        <DataArray type=\"Int32\" Name=\"body_id\" format=\"ascii\">\n";
+  for (int b = 0; b < cells; ++b) f << "          " << b << '\n';
+  f << "        </DataArray>\n"
+    << "      </CellData>\n"
+    << "      <Points>\n";
+  write_array(f, "Float64", "points", 3, s.points);
+  f << "      </Points>\n"
+    << "      <Cells>\n"
+    << "        <DataArray type=\"Int32\" Name=\"connectivity\" format=\"ascii\">\n";
+  int begin = 0;
+  for (int end : s.body_offsets) {
+    f << "         ";
+    for (int p = begin; p < end; ++p) f << ' ' << p;
+    f << '\n';
+    begin = end;
+  }
+  f << "        </DataArray>\n"
+    << "        <DataArray type=\"Int32\" Name=\"offsets\" format=\"ascii\">\n";
+  for (int end : s.body_offsets) f << "          " << end << '\n';
+  f << "        </DataArray>\n"
+    << "        <DataArray type=\"UInt8\" Name=\"types\" format=\"ascii\">\n";
+  for (int b = 0; b < cells; ++b) f << "          4\n";  // VTK_POLY_LINE
+  f << "        </DataArray>\n"
+    << "      </Cells>\n"
+    << "    </Piece>\n"
+    << "  </UnstructuredGrid>\n"
+    << "</VTKFile>\n";
+  f.flush();
+  if (!f) throw std::runtime_error("error writing VTU file: " + path);
+}
+
+}  // namespace catenary
