@@ -1,0 +1,133 @@
+// Every file in tests/bad_cases breaks one rule of the case format. load_case must throw an
+// InputError pointing at the offending value, and `catenary check FILE` must exit with status 2.
+#include <sys/wait.h>
+
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <set>
+#include <string>
+
+#include "catenary/core/errors.hpp"
+#include "catenary/model/case_loader.hpp"
+
+namespace {
+
+struct BadCase {
+  const char* file;     // in tests/bad_cases, without .json
+  const char* path;     // expected InputError::json_path (exact)
+  const char* message;  // fragment expected in InputError::rule
+};
+
+const BadCase kBadCases[] = {
+    {"missing_field", "/model/bodies/0/elements", "required field is missing"},
+    {"missing_name", "/name", "required field is missing"},
+    {"missing_analysis", "/analysis", "required field is missing"},
+    {"mistyped_key", "/model/bodies/0/lenght", "unknown key 'lenght' (did you mean 'length'?"},
+    {"wrong_type", "/model/bodies/0/elements", "must be a positive integer (got string)"},
+    {"zero_elements", "/model/bodies/0/elements", "must be a positive integer"},
+    {"unknown_element", "/model/bodies/0/element", "unknown element type 'cable2d'"},
+    {"element_dimension_mismatch", "/model/bodies/0/element", "needs a model of dimension 2"},
+    {"unknown_constraint", "/model/constraints/0/type",
+     "unknown constraint type 'hindge' (did you mean 'hinge'? expected one of: fix, spherical, hinge, rigid, "
+     "revolute, prescribed)"},
+    {"node_index_out_of_range", "/model/constraints/0/node/index", "node index 11 is out of range"},
+    {"negative_node_index_out_of_range", "/model/constraints/0/node/index", "node index -12 is out of range"},
+    {"unknown_body", "/model/constraints/0/node/body", "unknown body 'cabel'"},
+    {"negative_length", "/model/bodies/0/length", "must be positive"},
+    {"length_shorter_than_chord", "/model/bodies/0/length", "must not be shorter than the distance"},
+    {"zero_modulus", "/model/materials/steel/youngs_modulus", "must be positive"},
+    {"negative_density", "/model/materials/steel/density", "must be positive"},
+    {"negative_damping", "/model/materials/steel/damping", "must be zero or positive"},
+    {"zero_diameter", "/model/sections/rod/diameter", "must be positive"},
+    {"unknown_material", "/model/bodies/0/material", "unknown material 'steal'"},
+    {"zero_length_element", "/model/bodies/0/positions/2", "zero-length element"},
+    {"not_json", "", "not valid JSON: parse error at line 5, column 3"},
+    {"duplicate_key", "/name", "duplicate key 'name'"},
+    {"redundant_fix", "/model/constraints/1",
+     "constraint 'again' (fix at /model/constraints/1) is redundant with or contradicts earlier constraints: it "
+     "is redundant with 'constraints[0]' (fix at /model/constraints/0)"},
+    {"contradictory_spherical", "/model/constraints/1",
+     "it contradicts 'pin_a' (spherical at /model/constraints/0): coordinate(s) 'y' are required to take "
+     "different values"},
+    {"redundant_chain", "/model/constraints/2", "redundant with 'clamp' (fix at /model/constraints/0), 'weld'"},
+    {"revolute_in_3d", "/model/constraints/1/type", "'revolute' is a planar joint for 2D models only"},
+    {"hinge_in_2d", "/model/constraints/1/type", "'hinge' is for 3D models; in a 2D model use 'revolute'"},
+    {"dimension_mismatch", "/model/gravity", "must be an array of 3 numbers"},
+    {"dimension_mismatch_2d", "/model/bodies/0/start", "must be an array of 2 numbers"},
+    {"unknown_coordinate_2d", "/model/constraints/0/coordinates/2", "'z' does not exist in a 2D model"},
+    {"hinge_same_node", "/model/constraints/1/nodes/1", "a joint needs two different nodes"},
+    {"bad_alpha", "/analysis/alpha", "must be between -1/3 and 0"},
+    {"zero_end_time", "/analysis/end_time", "must be positive"},
+    {"bad_time_function", "/model/constraints/1/displacement/z/t1", "must be greater than t0"},
+    {"unknown_time_function", "/model/constraints/1/displacement/z/type", "unknown time function type 'sine'"},
+    {"load_dimension_mismatch", "/model/loads/0/force", "must be an array of 3 numbers"},
+    {"unknown_load_type", "/model/loads/0/type", "unknown load type 'gravity'"},
+    {"bad_output_node", "/output/nodes/0/index", "or \"start\" or \"end\" (got \"middle\")"},
+    {"duplicate_constraint_name", "/model/constraints/1/name", "constraint name 'same' is already used"},
+};
+
+std::string bad_case_path(const char* name) {
+  return std::string(CATENARY_SOURCE_DIR) + "/tests/bad_cases/" + name + ".json";
+}
+
+}  // namespace
+
+TEST_CASE("every bad case file is rejected with its JSON path and rule", "[loader]") {
+  for (const BadCase& bc : kBadCases) {
+    const std::string file = bad_case_path(bc.file);
+    INFO("bad case " << bc.file);
+    bool thrown = false;
+    try {
+      catenary::load_case(file);
+    } catch (const catenary::InputError& e) {
+      thrown = true;
+      INFO("message: " << e.what());
+      CHECK(e.file() == file);
+      CHECK(e.json_path() == bc.path);
+      CHECK(e.rule().find(bc.message) != std::string::npos);
+      // what() carries all three parts for the command line.
+      CHECK(std::string(e.what()).find(file) != std::string::npos);
+      CHECK(std::string(e.what()).find(bc.message) != std::string::npos);
+    }
+    CHECK(thrown);
+  }
+}
+
+TEST_CASE("the bad case table covers every file in tests/bad_cases", "[loader]") {
+  // Guards against a bad case file that no test looks at, or a table entry without a file.
+  std::set<std::string> files, listed;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(CATENARY_SOURCE_DIR) + "/tests/bad_cases"))
+    if (entry.path().extension() == ".json") files.insert(entry.path().stem().string());
+  for (const BadCase& bc : kBadCases) listed.insert(bc.file);
+  CHECK(files == listed);
+  CHECK(listed.size() == sizeof(kBadCases) / sizeof(kBadCases[0]));
+}
+
+TEST_CASE("a missing case file is an input error", "[loader]") {
+  const std::string file = std::string(CATENARY_SOURCE_DIR) + "/tests/bad_cases/does_not_exist.json";
+  try {
+    catenary::load_case(file);
+    FAIL("no exception");
+  } catch (const catenary::InputError& e) {
+    CHECK(e.json_path().empty());
+    CHECK(e.rule().find("cannot open the case file") != std::string::npos);
+  }
+}
+
+TEST_CASE("catenary check exits with status 2 on every bad case", "[loader][cli]") {
+  for (const BadCase& bc : kBadCases) {
+    const std::string command =
+        std::string("\"") + CATENARY_BINARY + "\" check \"" + bad_case_path(bc.file) + "\" > /dev/null 2>&1";
+    INFO(command);
+    const int status = std::system(command.c_str());
+    REQUIRE(status != -1);
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 2);
+  }
+  const std::string missing = std::string("\"") + CATENARY_BINARY + "\" check \"" +
+                              bad_case_path("does_not_exist") + "\" > /dev/null 2>&1";
+  const int status = std::system(missing.c_str());
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 2);
+}
