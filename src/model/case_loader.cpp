@@ -455,16 +455,22 @@ class Loader {
     std::string label;
   };
 
-  NodeRef read_node_ref(const Node& n, const Model& m) {
-    expect_object(n, {"body", "index"});
-    const Node bn = n.required("body");
-    const std::string name = get_name(bn);
+  // A body name that must refer to a body defined in /model/bodies; returns its index.
+  int read_body_reference(const Node& n, const Model& m) {
+    const std::string name = get_name(n);
     const int body = find_body(m, name);
     if (body < 0) {
       std::vector<std::string> known;
       for (const Body& b : m.bodies) known.push_back(b.name);
-      bn.fail("unknown body '" + name + "' (" + suggestion(name, known) + "bodies: " + join(known) + ")");
+      n.fail("unknown body '" + name + "' (" + suggestion(name, known) + "bodies: " + join(known) + ")");
     }
+    return body;
+  }
+
+  NodeRef read_node_ref(const Node& n, const Model& m) {
+    expect_object(n, {"body", "index"});
+    const int body = read_body_reference(n.required("body"), m);
+    const std::string& name = m.bodies[body].name;
     const Node in = n.required("index");
     const std::string rule = "must be an integer (negative counts from the end, -1 = last) or \"start\" or \"end\"";
     int index = 0;
@@ -617,14 +623,7 @@ class Loader {
         add_point_force(m, node.node, force, f);
       } else {
         expect_object(n, {"type", "body", "force_per_length", "function"});
-        const Node bn = n.required("body");
-        const std::string name = get_name(bn);
-        const int body = find_body(m, name);
-        if (body < 0) {
-          std::vector<std::string> known;
-          for (const Body& b : m.bodies) known.push_back(b.name);
-          bn.fail("unknown body '" + name + "' (" + suggestion(name, known) + "bodies: " + join(known) + ")");
-        }
+        const int body = read_body_reference(n.required("body"), m);
         const Vec3 force = get_vector(n.required("force_per_length"), D);
         const TimeFunction f = n.has("function") ? read_time_function(n.child("function")) : TimeFunction::constant(1.0);
         add_distributed_load(m, body, force, f);
