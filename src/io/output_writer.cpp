@@ -16,9 +16,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// 17 significant digits read back as the same double; + 0.0 writes -0 as 0.
 std::string number(double x) {
   char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.17g", x);
+  std::snprintf(buffer, sizeof buffer, "%.17g", x + 0.0);
   return buffer;
 }
 
