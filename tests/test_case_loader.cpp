@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <sstream>
 #include <string>
 
 #include "catenary/core/errors.hpp"
@@ -350,4 +351,26 @@ TEST_CASE("constraint check is cheap on a long cable", "[loader][constraints]") 
     CHECK(e.rule().find("'clamp' (fix at /c0)") != std::string::npos);
     CHECK(e.rule().find("more") != std::string::npos);
   }
+}
+
+TEST_CASE("the complete examples in docs/case-format.md load", "[loader]") {
+  std::ifstream in(std::string(CATENARY_SOURCE_DIR) + "/docs/case-format.md");
+  REQUIRE(in);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  const std::string doc = buffer.str();
+  int examples = 0;
+  for (size_t pos = doc.find("```json\n"); pos != std::string::npos; pos = doc.find("```json\n", pos)) {
+    pos += 8;
+    const size_t end = doc.find("```", pos);
+    REQUIRE(end != std::string::npos);
+    const std::string block = doc.substr(pos, end - pos);
+    pos = end + 3;
+    if (block.find("\"analysis\"") == std::string::npos) continue;  // a fragment, not a case
+    TempCase file(block);
+    INFO(block);
+    CHECK_NOTHROW(load_case(file.path));
+    ++examples;
+  }
+  CHECK(examples >= 2);
 }
