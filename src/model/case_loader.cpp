@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <map>
@@ -124,6 +125,9 @@ double get_non_negative(const Node& n) {
 }
 
 int get_int(const Node& n, const std::string& rule = "must be an integer") {
+  if (n.v.is_number_float())
+    n.fail(rule + " (got " + format_number(n.v.get<double>()) +
+           " written as a floating-point number; write integers without a decimal point or exponent)");
   if (!n.v.is_number_integer()) n.fail(rule + n.got());
   const auto x = n.v.get<long long>();
   if (n.v.is_number_unsigned() && n.v.get<unsigned long long>() > 1000000000ULL) n.fail(rule + " (value too large)");
@@ -751,6 +755,8 @@ json parse_strict(const std::string& text, const std::string& file) {
 }  // namespace
 
 Case load_case(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw InputError(path, "", "is a directory, not a case file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, "", std::string("cannot open the case file: ") + std::strerror(errno));
   std::ostringstream buffer;
