@@ -2,6 +2,9 @@
 
 #include <omp.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "catenary/core/errors.hpp"
 
 namespace catenary {
@@ -119,6 +122,15 @@ void CpuBackend::assemble_newton_matrix(const Eigen::VectorXd& q, const Eigen::V
     values[p.constraint_upper_slot[t]] += c.constraint * p.constraint_coefficient[t];
   }
   gather_forces(f);
+  // The matrix is symmetric, so column sums over the coordinate block equal row sums.
+  double norm = 0.0;
+#pragma omp parallel for reduction(max : norm) schedule(static)
+  for (int col = 0; col < p.dof_count; ++col) {
+    double sum = 0.0;
+    for (int k = p.col_ptr[col]; k < p.col_ptr[col + 1] && p.row_index[k] < p.dof_count; ++k) sum += std::fabs(values[k]);
+    norm = std::max(norm, sum);
+  }
+  matrix_norm_ = norm;
   timings_.assembly += w.lap();
 }
 

@@ -85,6 +85,11 @@ double System::weighted_norm(const Eigen::VectorXd& dx, const Eigen::VectorXd& x
   return std::isfinite(worst) ? worst : INFINITY;
 }
 
+double System::residual_floor(double matrix_norm, const Eigen::VectorXd& q) const {
+  constexpr double kRoundoffFactor = 64.0 * 2.220446049250313e-16;
+  return kRoundoffFactor * matrix_norm * (model_.characteristic_length + q.lpNorm<Eigen::Infinity>());
+}
+
 std::string System::describe_dof(int dof) const {
   const int n = model_.coordinates_per_node(), node = dof / n, k = dof % n;
   static const char* axes = "xyz";

@@ -29,6 +29,9 @@ class Backend {
   // constraint blocks, and returns f_int(q, v) from the same element pass.
   virtual void assemble_newton_matrix(const Eigen::VectorXd& q, const Eigen::VectorXd& v,
                                       const NewtonMatrixCoefficients& c, Eigen::VectorXd& f) = 0;
+  // Infinity norm of the coordinate block of the matrix last assembled (max row sum of |a_ij|),
+  // for the round-off floor of the Newton residual.
+  virtual double newton_matrix_norm() const = 0;
   // Factorizes the matrix last assembled; throws SimulationError if it is singular.
   virtual void factorize() = 0;
   // x = A^-1 rhs with the last factorization.

@@ -20,6 +20,7 @@ class CpuBackend : public Backend {
   void mass_product(const Eigen::VectorXd& x, Eigen::VectorXd& y) override;
   void assemble_newton_matrix(const Eigen::VectorXd& q, const Eigen::VectorXd& v,
                               const NewtonMatrixCoefficients& c, Eigen::VectorXd& f) override;
+  double newton_matrix_norm() const override { return matrix_norm_; }
   void factorize() override;
   void solve(const Eigen::VectorXd& rhs, Eigen::VectorXd& x) override;
 
@@ -47,6 +48,7 @@ class CpuBackend : public Backend {
   std::vector<double> local_forces_;    // element_dofs per element
   std::vector<double> local_energy_;
   Timings timings_;
+  double matrix_norm_ = 0.0;
 };
 
 }  // namespace catenary

@@ -230,9 +230,119 @@ CATENARY_HD void scatter_point(const HermiteShape& h, double w, const PointDeriv
 
 }  // namespace detail
 
+namespace detail {
+
+// Reference geometry at one quadrature point: a0 = r0', b0 = r0'', g0 = |r0'|^2 and the
+// quadrature weight times the reference arc length element.
+template <int D>
+struct ReferencePoint {
+  HermiteShape h;
+  Vec<D> a, b, a0, b0;
+  double g0, w;
+};
+
+template <int D, class Rule>
+CATENARY_HD ReferencePoint<D> reference_point(const ElementProperties& p, const double* e_ref,
+                                              const double* e, int g) {
+  ReferencePoint<D> r;
+  r.h = hermite_shape(Rule::point(g), p.length);
+  r.a = interpolate<D>(r.h.sx, e);
+  r.b = interpolate<D>(r.h.sxx, e);
+  r.a0 = interpolate<D>(r.h.sx, e_ref);
+  r.b0 = interpolate<D>(r.h.sxx, e_ref);
+  r.g0 = dot(r.a0, r.a0);
+  r.w = Rule::weight(g) * p.length * sqrt(r.g0);
+  return r;
+}
+
+template <int D>
+CATENARY_HD void scale(PointDerivatives<D>& d, double c) {
+  for (int i = 0; i < D; ++i) {
+    d.ga[i] *= c;
+    d.gb[i] *= c;
+    for (int j = 0; j < D; ++j) {
+      d.haa(i, j) *= c;
+      d.hab(i, j) *= c;
+      d.hbb(i, j) *= c;
+    }
+  }
+}
+
+// Axial energy 1/2 EA eps^2 at one point, and the Kelvin-Voigt axial damping.
+template <int D>
+CATENARY_HD void add_axial_point(const ElementProperties& p, const ReferencePoint<D>& r,
+                                 const double* edot, ElementEvaluation<D>& out, bool jacobian) {
+  constexpr int n = 4 * D;
+  const double g0 = r.g0;
+  const double eps = (dot(r.a, r.a) - g0) / (2.0 * g0);
+  PointDerivatives<D> axial = PointDerivatives<D>::zero();
+  for (int i = 0; i < D; ++i) axial.ga[i] = p.EA * eps * r.a[i] / g0;
+  if (jacobian)
+    for (int i = 0; i < D; ++i)
+      for (int j = 0; j < D; ++j)
+        axial.haa(i, j) = p.EA * (r.a[i] * r.a[j] / (g0 * g0) + ((i == j) ? eps / g0 : 0.0));
+  scatter_point<D>(r.h, r.w, axial, out.force, jacobian ? &out.stiffness : nullptr);
+  out.energy += r.w * 0.5 * p.EA * eps * eps;
+  if (!(p.eta > 0.0)) return;
+  Vec<n> g_eps;  // d(eps)/de
+  for (int k = 0; k < 4; ++k)
+    for (int i = 0; i < D; ++i) g_eps[k * D + i] = r.h.sx[k] * r.a[i] / g0;
+  const double c = p.eta * p.EA * r.w;
+  double rate = 0.0;
+  for (int m = 0; m < n; ++m) rate += g_eps[m] * edot[m];
+  for (int m = 0; m < n; ++m) out.force[m] += c * rate * g_eps[m];
+  if (jacobian) add_outer(out.damping, c, g_eps, g_eps);
+}
+
+// Bending energy 1/2 EI (kappa - kappa0)^2 at one point, and the bending damping.
+template <int D>
+CATENARY_HD void add_bending_point(const ElementProperties& p, const ReferencePoint<D>& r,
+                                   const double* edot, ElementEvaluation<D>& out, bool jacobian) {
+  constexpr int n = 4 * D;
+  Mat<n, n>* K = jacobian ? &out.stiffness : nullptr;
+  PointDerivatives<D> bend = PointDerivatives<D>::zero();
+  const double k2 = curvature_squared<D>(r.a, r.b, &bend);
+  scale(bend, 0.5 * p.EI);
+  scatter_point<D>(r.h, r.w, bend, out.force, K);
+  const double A0 = r.g0, B0 = dot(r.b0, r.b0), C0 = dot(r.a0, r.b0);
+  const double N0 = A0 * B0 - C0 * C0;
+  if (N0 > 1e-24 * A0 * A0 * A0 * A0) {  // curved reference at this point: - EI kappa0 kappa
+    PointDerivatives<D> kd, unused;
+    double s0;
+    CrossMagnitude<D>::eval(r.a0, r.b0, N0, s0, unused);
+    const double kappa0 = s0 / (A0 * sqrt(A0));
+    const double kappa = curvature<D>(r.a, r.b, kd);
+    scale(kd, -p.EI * kappa0);
+    scatter_point<D>(r.h, r.w, kd, out.force, K);
+    out.energy += r.w * 0.5 * p.EI * (k2 - 2.0 * kappa0 * kappa + kappa0 * kappa0);
+  } else {
+    out.energy += r.w * 0.5 * p.EI * k2;
+  }
+  if (!(p.eta > 0.0)) return;
+  const CurvatureVectorJacobian<D> cj = curvature_vector_jacobian<D>(r.a, r.b);
+  constexpr int R = CurvatureVectorJacobian<D>::kRows;
+  const double c = p.eta * p.EI * r.w;
+  for (int row = 0; row < R; ++row) {
+    Vec<n> G;  // d(kappa_vec[row])/de
+    for (int k = 0; k < 4; ++k)
+      for (int i = 0; i < D; ++i) G[k * D + i] = r.h.sx[k] * cj.da[row][i] + r.h.sxx[k] * cj.db[row][i];
+    double rate = 0.0;
+    for (int m = 0; m < n; ++m) rate += G[m] * edot[m];
+    for (int m = 0; m < n; ++m) out.force[m] += c * rate * G[m];
+    if (jacobian) add_outer(out.damping, c, G, G);
+  }
+}
+
+}  // namespace detail
+
 // Strain energy, internal (elastic + damping) force and, when want_jacobian, the stiffness
 // d2U/de2 and the damping matrix. e_ref is the stress-free reference, e and edot the current
 // coordinates and velocities; all are 4*D arrays in node order.
+//
+// Quadrature: bending with five Gauss points; the axial term with the reduced rule AxialRule.
+// Full integration of the Green strain energy of cubic Hermite elements locks in bending
+// (the quadratic part of the strain cannot vanish pointwise, so spurious membrane tension
+// stiffens the element); the reduced rule removes most of it.
 template <int D>
 CATENARY_HD void evaluate_element(const ElementProperties& p, const double* e_ref, const double* e,
                                   const double* edot, bool want_jacobian,
@@ -244,93 +354,10 @@ CATENARY_HD void evaluate_element(const ElementProperties& p, const double* e_re
     out.stiffness = Mat<n, n>::zero();
     out.damping = Mat<n, n>::zero();
   }
-  Mat<n, n>* K = want_jacobian ? &out.stiffness : nullptr;
-  const bool damped = p.eta > 0.0;
-  Vec<n> damping_force = Vec<n>::zero();
-  for (int g = 0; g < GaussRule5::kPoints; ++g) {
-    const HermiteShape h = hermite_shape(GaussRule5::point(g), p.length);
-    const Vec<D> a = detail::interpolate<D>(h.sx, e), b = detail::interpolate<D>(h.sxx, e);
-    const Vec<D> a0 = detail::interpolate<D>(h.sx, e_ref), b0 = detail::interpolate<D>(h.sxx, e_ref);
-    const double g0 = dot(a0, a0);
-    const double w = GaussRule5::weight(g) * p.length * sqrt(g0);  // reference arc length weight
-
-    // Axial: W = 1/2 EA eps^2, eps = (a.a - g0) / (2 g0).
-    const double eps = (dot(a, a) - g0) / (2.0 * g0);
-    detail::PointDerivatives<D> axial = detail::PointDerivatives<D>::zero();
-    for (int i = 0; i < D; ++i) axial.ga[i] = p.EA * eps * a[i] / g0;
-    if (K)
-      for (int i = 0; i < D; ++i)
-        for (int j = 0; j < D; ++j)
-          axial.haa(i, j) = p.EA * (a[i] * a[j] / (g0 * g0) + ((i == j) ? eps / g0 : 0.0));
-    detail::scatter_point<D>(h, w, axial, out.force, K);
-    out.energy += w * 0.5 * p.EA * eps * eps;
-
-    // Bending: W = 1/2 EI (kappa^2 - 2 kappa0 kappa + kappa0^2).
-    detail::PointDerivatives<D> bend = detail::PointDerivatives<D>::zero();
-    const double k2 = detail::curvature_squared<D>(a, b, &bend);
-    for (int i = 0; i < D; ++i) {
-      bend.ga[i] *= 0.5 * p.EI;
-      bend.gb[i] *= 0.5 * p.EI;
-      for (int j = 0; j < D; ++j) {
-        bend.haa(i, j) *= 0.5 * p.EI;
-        bend.hab(i, j) *= 0.5 * p.EI;
-        bend.hbb(i, j) *= 0.5 * p.EI;
-      }
-    }
-    detail::scatter_point<D>(h, w, bend, out.force, K);
-    double kappa0 = 0.0;
-    const double A0 = g0, B0 = dot(b0, b0), C0 = dot(a0, b0);
-    const double N0 = A0 * B0 - C0 * C0;
-    if (N0 > 1e-24 * A0 * A0 * A0 * A0) {  // curved reference at this point
-      detail::PointDerivatives<D> kd;
-      double s0;
-      detail::PointDerivatives<D> unused;
-      detail::CrossMagnitude<D>::eval(a0, b0, N0, s0, unused);
-      kappa0 = s0 / (A0 * sqrt(A0));
-      const double kappa = detail::curvature<D>(a, b, kd);
-      const double c = -p.EI * kappa0;
-      for (int i = 0; i < D; ++i) {
-        kd.ga[i] *= c;
-        kd.gb[i] *= c;
-        for (int j = 0; j < D; ++j) {
-          kd.haa(i, j) *= c;
-          kd.hab(i, j) *= c;
-          kd.hbb(i, j) *= c;
-        }
-      }
-      detail::scatter_point<D>(h, w, kd, out.force, K);
-      out.energy += w * 0.5 * p.EI * (k2 - 2.0 * kappa0 * kappa + kappa0 * kappa0);
-    } else {
-      out.energy += w * 0.5 * p.EI * k2;
-    }
-
-    if (damped) {
-      // g_eps = de/d(eps) rows and G_k = d(kappa_vec)/de rows, both through (a, b).
-      Vec<n> g_eps = Vec<n>::zero();
-      for (int k = 0; k < 4; ++k)
-        for (int i = 0; i < D; ++i) g_eps[k * D + i] = h.sx[k] * a[i] / g0;
-      const detail::CurvatureVectorJacobian<D> cj = detail::curvature_vector_jacobian<D>(a, b);
-      constexpr int R = detail::CurvatureVectorJacobian<D>::kRows;
-      Vec<n> G[R];
-      for (int r = 0; r < R; ++r)
-        for (int k = 0; k < 4; ++k)
-          for (int i = 0; i < D; ++i) G[r][k * D + i] = h.sx[k] * cj.da[r][i] + h.sxx[k] * cj.db[r][i];
-      const double ce = p.eta * p.EA * w, ck = p.eta * p.EI * w;
-      double eps_rate = 0.0;
-      for (int m = 0; m < n; ++m) eps_rate += g_eps[m] * edot[m];
-      for (int m = 0; m < n; ++m) damping_force[m] += ce * eps_rate * g_eps[m];
-      for (int r = 0; r < R; ++r) {
-        double k_rate = 0.0;
-        for (int m = 0; m < n; ++m) k_rate += G[r][m] * edot[m];
-        for (int m = 0; m < n; ++m) damping_force[m] += ck * k_rate * G[r][m];
-      }
-      if (want_jacobian) {
-        add_outer(out.damping, ce, g_eps, g_eps);
-        for (int r = 0; r < R; ++r) add_outer(out.damping, ck, G[r], G[r]);
-      }
-    }
-  }
-  for (int m = 0; m < n; ++m) out.force[m] += damping_force[m];
+  for (int g = 0; g < AxialRule::kPoints; ++g)
+    detail::add_axial_point<D>(p, detail::reference_point<D, AxialRule>(p, e_ref, e, g), edot, out, want_jacobian);
+  for (int g = 0; g < GaussRule5::kPoints; ++g)
+    detail::add_bending_point<D>(p, detail::reference_point<D, GaussRule5>(p, e_ref, e, g), edot, out, want_jacobian);
 }
 
 // Consistent mass as a 4x4 scalar matrix (the full matrix is this Kronecker I_D):

@@ -47,4 +47,26 @@ struct GaussRule5 {
   }
 };
 
+// Gauss-Legendre rules on [0, 1] with two and three points.
+struct GaussRule2 {
+  static constexpr int kPoints = 2;
+  CATENARY_HD static double point(int i) { return i == 0 ? 0.21132486540518712 : 0.78867513459481288; }
+  CATENARY_HD static double weight(int) { return 0.5; }
+};
+
+struct GaussRule3 {
+  static constexpr int kPoints = 3;
+  CATENARY_HD static double point(int i) {
+    const double p[3] = {0.11270166537925831, 0.5, 0.88729833462074169};
+    return p[i];
+  }
+  CATENARY_HD static double weight(int i) {
+    const double w[3] = {0.27777777777777778, 0.44444444444444444, 0.27777777777777778};
+    return w[i];
+  }
+};
+
+// Rule for the axial strain energy (see evaluate_element).
+using AxialRule = GaussRule3;
+
 }  // namespace catenary

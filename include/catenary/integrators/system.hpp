@@ -33,6 +33,10 @@ class System {
   // Per-coordinate scale for convergence and error tests: characteristic length for positions,
   // 1 for slopes. max_i |dx_i| / (tol * (scale_i + |x_i|)) <= 1 means converged.
   double weighted_norm(const Eigen::VectorXd& dx, const Eigen::VectorXd& x, double tol) const;
+  // Round-off floor of a residual computed with a matrix of infinity norm matrix_norm at q:
+  // the size of matrix_norm times the rounding of the coordinates. Below it a Newton iteration
+  // cannot make progress, so convergence tests accept it.
+  double residual_floor(double matrix_norm, const Eigen::VectorXd& q) const;
   // The coordinate with the largest weighted entry, described as "body 'x' node n, coordinate c".
   std::string describe_dof(int dof) const;
 

@@ -1,0 +1,53 @@
+#pragma once
+// Shared helpers for the solver tests: run an analysis on a model built with the builders and
+// keep the frames in memory.
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "catenary/assembly/cpu_backend.hpp"
+#include "catenary/integrators/analyses.hpp"
+
+namespace catenary::testing {
+
+struct StoredFrame {
+  double time = 0.0;
+  Eigen::VectorXd q, v, lambda;
+  double kinetic = 0.0, gravitational = 0.0, elastic = 0.0;
+  int iterations = 0;
+  double total() const { return kinetic + gravitational + elastic; }
+};
+
+struct RunResult {
+  std::vector<StoredFrame> frames;
+  RunSummary summary;
+};
+
+inline RunResult run_model(const Model& m, const AnalysisSettings& a, double output_interval = 0.0) {
+  CpuBackend backend(m);
+  System sys(m, backend);
+  RunResult r;
+  auto sink = [&](const Frame& f) {
+    StoredFrame s;
+    s.time = f.time;
+    s.q = *f.q;
+    s.v = *f.v;
+    if (f.lambda) s.lambda = *f.lambda;
+    s.kinetic = f.kinetic_energy;
+    s.gravitational = f.gravitational_energy;
+    s.elastic = f.elastic_energy;
+    s.iterations = f.newton_iterations;
+    r.frames.push_back(std::move(s));
+  };
+  if (a.type == AnalysisSettings::Type::Static)
+    run_static(sys, a.statics, sink, r.summary);
+  else
+    run_dynamic(sys, a.dynamics, output_interval, sink, r.summary);
+  return r;
+}
+
+inline double node_coordinate(const Model& m, const Eigen::VectorXd& q, int node, int k) {
+  return q[node * m.coordinates_per_node() + k];
+}
+
+}  // namespace catenary::testing
