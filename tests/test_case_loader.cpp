@@ -374,3 +374,36 @@ TEST_CASE("the complete examples in docs/case-format.md load", "[loader]") {
   }
   CHECK(examples >= 2);
 }
+
+TEST_CASE("constraint check on a large joint set names exactly the constraints involved", "[loader][constraints]") {
+  // 200 spokes hinged together at the origin: the x rows of the hinges form one set of 199 rows,
+  // too large for the dense path.
+  Model m;
+  m.dimension = 3;
+  const LineProperties props{1e6, 1.0, 1.0, 0.0};
+  for (int i = 0; i < 200; ++i) {
+    const double a = 2.0 * kPi * i / 200;
+    add_straight_line(m, "s" + std::to_string(i), {0, 0, 0}, {std::cos(a), std::sin(a), 0}, 2, props);
+  }
+  add_spherical_to_ground(m, body_node(m, 0, 0), {0, 0, 0}, "pin", "/pin");
+  for (int i = 1; i < 200; ++i)
+    add_node_joint(m, body_node(m, 0, 0), body_node(m, i, 0), false, "hinge", "h" + std::to_string(i),
+                   "/h" + std::to_string(i));
+  CHECK_NOTHROW(check_constraints(m, "model"));
+  add_fix(m, body_node(m, 150, 0), {2}, "again", "/again");
+  try {
+    check_constraints(m, "model");
+    FAIL("no exception");
+  } catch (const InputError& e) {
+    CHECK(e.json_path() == "/again");
+    CHECK(e.rule().find("it is redundant with 'pin' (spherical at /pin), 'h150' (hinge at /h150): coordinate(s) 'z'") !=
+          std::string::npos);
+  }
+  m.constraint_rows.back().offset = 0.5;  // the same row asking for z = 0.5 contradicts
+  try {
+    check_constraints(m, "model");
+    FAIL("no exception");
+  } catch (const InputError& e) {
+    CHECK(e.rule().find("it contradicts 'pin' (spherical at /pin), 'h150' (hinge at /h150)") != std::string::npos);
+  }
+}

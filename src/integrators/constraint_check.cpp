@@ -17,8 +17,9 @@ namespace catenary {
 namespace {
 
 // Rows whose matrix (rows x touched columns) has at most this many entries are factored
-// densely (ColPivHouseholderQR); larger sets use SparseQR with COLAMD ordering.
-constexpr long kDenseLimit = 250000;
+// densely (ColPivHouseholderQR, the common case: a fix or joint touches a handful of
+// coordinates); larger sets, such as long chains of joints, use SparseQR with COLAMD ordering.
+constexpr long kDenseLimit = 4096;
 // Relative threshold below which a pivot counts as zero. Constraint coefficients are O(1)
 // (+1/-1 for every row type of the core), so this is far from both round-off and real pivots.
 constexpr double kRankThreshold = 1e-10;
@@ -111,27 +112,47 @@ struct Dependence {
 Dependence analyse_row(const Model& m, const RowSet& set, int local, const std::vector<int>& group_of) {
   Dependence d;
   const int cols = static_cast<int>(set.columns.size());
-  if (static_cast<long>(local + 1) * cols > kDenseLimit) {
-    d.dependent = local + 1 > cols || prefix_rank(m, set, local + 1) < prefix_rank(m, set, local) + 1;
-    for (int i = 0; i < local; ++i) {
-      const int g = group_of[set.rows[i]];
-      if (std::find(d.groups.begin(), d.groups.end(), g) == d.groups.end()) d.groups.push_back(g);
-    }
-    return d;
+  // Least-squares combination c of the earlier rows that comes closest to this row.
+  Eigen::VectorXd target = Eigen::VectorXd::Zero(cols);
+  {
+    const ConstraintRow& row = m.constraint_rows[set.rows[local]];
+    for (size_t k = 0; k < row.dofs.size(); ++k) target[set.columns.at(row.dofs[k])] += row.coefficients[k];
   }
-  const Eigen::MatrixXd a = dense_rows(m, set, local + 1);
-  const Eigen::VectorXd target = a.row(local).transpose();
   Eigen::VectorXd c = Eigen::VectorXd::Zero(local);
-  if (local > 0) {
-    const Eigen::MatrixXd pt = a.topRows(local).transpose();
+  Eigen::VectorXd fit = Eigen::VectorXd::Zero(cols);
+  if (local > 0 && static_cast<long>(local) * cols <= kDenseLimit) {
+    const Eigen::MatrixXd pt = dense_rows(m, set, local).transpose();
     Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(pt.rows(), pt.cols());
     qr.setThreshold(kRankThreshold);
     qr.compute(pt);
     c = qr.solve(target);
-    d.dependent = (pt * c - target).norm() <= 1e-8 * std::max(1.0, target.norm());
-  } else {
-    d.dependent = target.norm() <= kRankThreshold;
+    fit = pt * c;
+  } else if (local > 0) {
+    std::vector<Eigen::Triplet<double>> entries;
+    for (int i = 0; i < local; ++i) {
+      const ConstraintRow& row = m.constraint_rows[set.rows[i]];
+      for (size_t k = 0; k < row.dofs.size(); ++k)
+        entries.emplace_back(set.columns.at(row.dofs[k]), i, row.coefficients[k]);
+    }
+    Eigen::SparseMatrix<double> pt(cols, local);
+    pt.setFromTriplets(entries.begin(), entries.end());
+    pt.makeCompressed();
+    Eigen::SparseQR<Eigen::SparseMatrix<double>, Eigen::COLAMDOrdering<int>> qr;
+    qr.setPivotThreshold(kRankThreshold);
+    qr.compute(pt);
+    if (qr.info() != Eigen::Success) {
+      // Fall back to naming every earlier constraint of the set.
+      d.dependent = true;
+      for (int i = 0; i < local; ++i) {
+        const int g = group_of[set.rows[i]];
+        if (std::find(d.groups.begin(), d.groups.end(), g) == d.groups.end()) d.groups.push_back(g);
+      }
+      return d;
+    }
+    c = qr.solve(target);
+    fit = pt * c;
   }
+  d.dependent = (fit - target).norm() <= 1e-8 * std::max(1.0, target.norm());
   if (!d.dependent) return d;
   d.known = true;
   static const double kSampleTimes[] = {0.0, 0.013, 0.37, 1.0, 2.3, 5.9, 17.0};
