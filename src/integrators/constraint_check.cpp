@@ -57,6 +57,24 @@ Eigen::MatrixXd dense_rows(const Model& m, const RowSet& set, int count) {
   return a;
 }
 
+using SparseQRSolver = Eigen::SparseQR<Eigen::SparseMatrix<double>, Eigen::COLAMDOrdering<int>>;
+
+// Factors the transpose of the first `count` rows of the set (columns of A^T are constraint rows).
+void factor_sparse_transposed(const Model& m, const RowSet& set, int count, Eigen::SparseMatrix<double>& at,
+                              SparseQRSolver& qr) {
+  std::vector<Eigen::Triplet<double>> entries;
+  for (int i = 0; i < count; ++i) {
+    const ConstraintRow& row = m.constraint_rows[set.rows[i]];
+    for (size_t k = 0; k < row.dofs.size(); ++k)
+      entries.emplace_back(set.columns.at(row.dofs[k]), i, row.coefficients[k]);
+  }
+  at.resize(static_cast<int>(set.columns.size()), count);
+  at.setFromTriplets(entries.begin(), entries.end());
+  at.makeCompressed();
+  qr.setPivotThreshold(kRankThreshold);
+  qr.compute(at);
+}
+
 // Rank of the first `count` rows of the set.
 int prefix_rank(const Model& m, const RowSet& set, int count) {
   const int cols = static_cast<int>(set.columns.size());
@@ -68,19 +86,10 @@ int prefix_rank(const Model& m, const RowSet& set, int count) {
     qr.compute(at);
     return static_cast<int>(qr.rank());
   }
-  // Transposed: columns of A^T are the constraint rows; count <= cols here (callers ensure it).
-  std::vector<Eigen::Triplet<double>> entries;
-  for (int i = 0; i < count; ++i) {
-    const ConstraintRow& row = m.constraint_rows[set.rows[i]];
-    for (size_t k = 0; k < row.dofs.size(); ++k)
-      entries.emplace_back(set.columns.at(row.dofs[k]), i, row.coefficients[k]);
-  }
-  Eigen::SparseMatrix<double> at(cols, count);
-  at.setFromTriplets(entries.begin(), entries.end());
-  at.makeCompressed();
-  Eigen::SparseQR<Eigen::SparseMatrix<double>, Eigen::COLAMDOrdering<int>> qr;
-  qr.setPivotThreshold(kRankThreshold);
-  qr.compute(at);
+  // count <= cols here (callers ensure it), so A^T is square or tall.
+  Eigen::SparseMatrix<double> at;
+  SparseQRSolver qr;
+  factor_sparse_transposed(m, set, count, at, qr);
   return static_cast<int>(qr.rank());
 }
 
@@ -128,18 +137,9 @@ Dependence analyse_row(const Model& m, const RowSet& set, int local, const std::
     c = qr.solve(target);
     fit = pt * c;
   } else if (local > 0) {
-    std::vector<Eigen::Triplet<double>> entries;
-    for (int i = 0; i < local; ++i) {
-      const ConstraintRow& row = m.constraint_rows[set.rows[i]];
-      for (size_t k = 0; k < row.dofs.size(); ++k)
-        entries.emplace_back(set.columns.at(row.dofs[k]), i, row.coefficients[k]);
-    }
-    Eigen::SparseMatrix<double> pt(cols, local);
-    pt.setFromTriplets(entries.begin(), entries.end());
-    pt.makeCompressed();
-    Eigen::SparseQR<Eigen::SparseMatrix<double>, Eigen::COLAMDOrdering<int>> qr;
-    qr.setPivotThreshold(kRankThreshold);
-    qr.compute(pt);
+    Eigen::SparseMatrix<double> pt;
+    SparseQRSolver qr;
+    factor_sparse_transposed(m, set, local, pt, qr);
     if (qr.info() != Eigen::Success) {
       // Fall back to naming every earlier constraint of the set.
       d.dependent = true;
