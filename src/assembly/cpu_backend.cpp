@@ -10,6 +10,11 @@
 namespace catenary {
 
 namespace {
+// Below this many loop iterations the threads cost more than they save (small models, and the
+// test suite running several processes at once).
+constexpr int kParallelElements = 64;     // element evaluations (microseconds each)
+constexpr int kParallelThreshold = 8192;  // gathers and sums (nanoseconds each)
+
 struct Stopwatch {
   double start = omp_get_wtime();
   double lap() {
@@ -40,7 +45,7 @@ double CpuBackend::evaluate_elements(const Eigen::VectorXd& q, const Eigen::Vect
   const ElementBlock& el = model_.elements;
   const int ne = el.size();
   double energy = 0.0;
-#pragma omp parallel for reduction(+ : energy) schedule(static)
+#pragma omp parallel for reduction(+ : energy) schedule(static) if (ne > kParallelElements)
   for (int e = 0; e < ne; ++e) {
     double qe[nl], ve[nl];
     for (int i = 0; i < nl; ++i) {
@@ -68,7 +73,7 @@ double CpuBackend::evaluate_elements(const Eigen::VectorXd& q, const Eigen::Vect
 void CpuBackend::gather_forces(Eigen::VectorXd& f) const {
   const SystemPattern& p = pattern_;
   f.resize(p.dof_count);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (p.dof_count > kParallelThreshold)
   for (int d = 0; d < p.dof_count; ++d) {
     double s = 0.0;
     for (int k = p.dof_source_ptr[d]; k < p.dof_source_ptr[d + 1]; ++k) s += local_forces_[p.dof_sources[k]];
@@ -91,7 +96,7 @@ void CpuBackend::mass_product(const Eigen::VectorXd& x, Eigen::VectorXd& y) {
   const ElementBlock& el = model_.elements;
   const int D = model_.dimension, n = model_.coordinates_per_node(), nl = 2 * n, ne = el.size();
   // Element-local products gathered per dof (same race-free pattern as the forces).
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (ne > kParallelThreshold)
   for (int e = 0; e < ne; ++e) {
     const double* Ms = &el.scalar_mass[16 * static_cast<size_t>(e)];
     for (int i = 0; i < nl; ++i) {
@@ -111,7 +116,7 @@ void CpuBackend::assemble_newton_matrix(const Eigen::VectorXd& q, const Eigen::V
   const SystemPattern& p = pattern_;
   double* values = matrix_.valuePtr();
   const int nnz = p.nonzeros();
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (nnz > kParallelThreshold)
   for (int s = 0; s < nnz; ++s) {
     double sum = 0.0;
     for (int k = p.slot_source_ptr[s]; k < p.slot_source_ptr[s + 1]; ++k) sum += local_matrices_[p.slot_sources[k]];
@@ -124,7 +129,7 @@ void CpuBackend::assemble_newton_matrix(const Eigen::VectorXd& q, const Eigen::V
   gather_forces(f);
   // The matrix is symmetric, so column sums over the coordinate block equal row sums.
   double norm = 0.0;
-#pragma omp parallel for reduction(max : norm) schedule(static)
+#pragma omp parallel for reduction(max : norm) schedule(static) if (p.dof_count > kParallelThreshold)
   for (int col = 0; col < p.dof_count; ++col) {
     double sum = 0.0;
     for (int k = p.col_ptr[col]; k < p.col_ptr[col + 1] && p.row_index[k] < p.dof_count; ++k) sum += std::fabs(values[k]);
