@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs the Debian packages catenary builds with, if any is missing. The CUDA toolkit (nvcc)
+# is optional: with it the CUDA backend is built too.
+set -euo pipefail
+packages=(cmake g++ make libeigen3-dev nlohmann-json3-dev catch2 libsuitesparse-dev libcli11-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "catenary: installing ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"
+fi
