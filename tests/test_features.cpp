@@ -1,0 +1,133 @@
+// Further checks of loads, curved references, prescribed motion, damping and the adaptive step,
+// each against a closed form or a conservation law.
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "catenary/model/builders.hpp"
+#include "test_helpers.hpp"
+
+using namespace catenary;
+using catenary::testing::node_coordinate;
+using catenary::testing::run_model;
+
+namespace {
+
+AnalysisSettings static_settings() {
+  AnalysisSettings a;
+  a.type = AnalysisSettings::Type::Static;
+  a.statics.load_steps = 1;
+  a.statics.tolerance = 1e-11;
+  return a;
+}
+
+AnalysisSettings dynamic_settings(double h, double T, double alpha) {
+  AnalysisSettings a;
+  a.type = AnalysisSettings::Type::Dynamic;
+  a.dynamics.step = h;
+  a.dynamics.end_time = T;
+  a.dynamics.alpha = alpha;
+  a.dynamics.max_iterations = 20;
+  return a;
+}
+
+Model pinned_cable(double eta) {
+  Model m;
+  m.dimension = 3;
+  m.gravity[2] = -9.81;
+  const double d = 0.02, A = M_PI * d * d / 4, I = M_PI * std::pow(d, 4) / 64, E = 2e7;
+  add_straight_line(m, "cable", {0, 0, 0}, {1, 0, 0}, 8, {E * A, E * I, 7800 * A, eta});
+  add_spherical_to_ground(m, 0, {0, 0, 0}, "pin", "/constraints/0");
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("uniform distributed load on a cantilever gives w L^4 / (8 E I)", "[statics][loads]") {
+  Model m;
+  m.dimension = 2;
+  const double L = 1.5, EI = 3.0, w = 2e-3;
+  add_straight_line(m, "beam", {0, 0, 0}, {L, 0, 0}, 8, {1e6, EI, 1.0, 0.0});
+  add_fix(m, 0, {0, 1, 2, 3}, "clamp", "/constraints/0");
+  add_distributed_load(m, 0, {0, -w, 0}, TimeFunction::constant(1.0));
+  const auto r = run_model(m, static_settings());
+  const double tip = node_coordinate(m, r.frames.back().q, body_node(m, 0, -1), 1);
+  CHECK(tip == Approx(-w * std::pow(L, 4) / (8 * EI)).epsilon(1e-3));
+  // The clamp reacts the whole load: vertical reaction -lambda_y = w L.
+  CHECK(-r.frames.back().lambda[1] == Approx(w * L).epsilon(1e-9));
+}
+
+TEST_CASE("curved quarter-circle cantilever matches Castigliano's deflection", "[statics][curved]") {
+  // Quarter circle of radius R from (R, 0) (clamped) to (0, R); tip force P along y.
+  // Bending moment P R cos(theta) gives the tip deflection along the load pi P R^3 / (4 E I).
+  Model m;
+  m.dimension = 2;
+  const double R = 1.0, EI = 2.0, P = 1e-4;
+  add_arc(m, "arc", {0, 0, 0}, R, 0.0, M_PI / 2, 16, {1e8, EI, 1.0, 0.0});
+  add_fix(m, 0, {0, 1, 2, 3}, "clamp", "/constraints/0");
+  const int tip = body_node(m, 0, -1);
+  add_point_force(m, tip, {0, P, 0}, TimeFunction::constant(1.0));
+  const auto r = run_model(m, static_settings());
+  const double dy = node_coordinate(m, r.frames.back().q, tip, 1) - R;
+  CHECK(dy == Approx(M_PI * P * R * R * R / (4 * EI)).epsilon(2e-3));
+  // Unloaded, the curved stress-free shape stays where it is with no strain energy.
+  CHECK(r.frames.front().elastic < 1e-20);
+}
+
+TEST_CASE("prescribed harmonic motion is followed exactly", "[dynamics][constraints]") {
+  Model m = pinned_cable(0.0);
+  m.constraint_rows.clear();
+  m.constraint_groups.clear();
+  TimeFunction f;
+  f.kind = TimeFunction::Kind::Harmonic;
+  f.amplitude = 0.05;
+  f.frequency = 2.0;
+  add_prescribed_motion(m, 0, {0, 1, 2}, {TimeFunction::constant(0.0), TimeFunction::constant(0.0), f}, "drive",
+                        "/constraints/0");
+  const auto r = run_model(m, dynamic_settings(1e-3, 0.5, -0.1), 0.05);
+  for (const auto& fr : r.frames) {
+    CHECK(node_coordinate(m, fr.q, 0, 2) == Approx(f.value(fr.time)).margin(1e-12));
+    CHECK(node_coordinate(m, fr.q, 0, 0) == Approx(0.0).margin(1e-12));
+  }
+  // HHT velocities of a driven coordinate converge to the driver's derivative (second order).
+  const double t = r.frames.back().time;
+  CHECK(node_coordinate(m, r.frames.back().v, 0, 2) == Approx(f.first_derivative(t)).margin(2e-3 * 0.05 * 4 * M_PI));
+}
+
+TEST_CASE("material damping dissipates energy, its absence conserves it", "[dynamics][damping]") {
+  auto drift = [](double eta) {
+    const auto r = run_model(pinned_cable(eta), dynamic_settings(1e-3, 1.0, 0.0), 0.01);
+    double E0 = r.frames.front().total(), worst_rise = 0.0;
+    double previous = E0;
+    for (const auto& f : r.frames) {
+      worst_rise = std::max(worst_rise, f.total() - previous);
+      previous = f.total();
+    }
+    return std::make_pair(r.frames.back().total() - E0, worst_rise);
+  };
+  const auto undamped = drift(0.0), damped = drift(0.01);
+  // Undamped: energy change small; damped: a clear loss, and never a rise beyond round-off.
+  CHECK(std::fabs(undamped.first) < 0.05 * std::fabs(damped.first));
+  CHECK(damped.first < 0.0);
+  CHECK(damped.second < 1e-3 * std::fabs(damped.first));
+}
+
+TEST_CASE("adaptive step matches a fine fixed step with fewer steps", "[dynamics][adaptive]") {
+  const Model m = pinned_cable(0.0);
+  const int tip = body_node(m, 0, -1);
+  const auto fine = run_model(m, dynamic_settings(1e-4, 0.5, -0.1), 0.5);
+  AnalysisSettings a = dynamic_settings(1e-4, 0.5, -0.1);
+  a.dynamics.adaptive = true;
+  a.dynamics.min_step = 1e-7;
+  a.dynamics.max_step = 1e-2;
+  a.dynamics.error_tolerance = 1e-5;
+  const auto adaptive = run_model(m, a, 0.5);
+  REQUIRE(adaptive.frames.back().time == Approx(0.5));
+  double diff = 0.0;
+  for (int k = 0; k < 3; ++k)
+    diff = std::max(diff, std::fabs(node_coordinate(m, adaptive.frames.back().q, tip, k) -
+                                    node_coordinate(m, fine.frames.back().q, tip, k)));
+  INFO("adaptive steps " << adaptive.summary.steps << " rejected " << adaptive.summary.rejected_steps
+                         << ", tip difference " << diff << " m");
+  CHECK(diff < 2e-3);
+  CHECK(adaptive.summary.steps < fine.summary.steps / 2);
+}
