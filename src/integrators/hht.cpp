@@ -91,7 +91,7 @@ class HHTStepper {
       sys_.backend().solve(rhs, delta);
       q1 += delta.head(n);
       mu += delta.tail(m);
-      out.last_update = sys_.weighted_norm(delta.head(n), q1, s_.newton_tolerance);
+      out.last_update = sys_.weighted_norm(delta.head(n), q1, s_.newton_tolerance, &out.worst_dof);
       if (!std::isfinite(out.last_update)) {
         out.why = "the Newton update is not finite";
         return out;
@@ -108,7 +108,6 @@ class HHTStepper {
       }
     }
     if (!out.converged) {
-      delta.head(n).cwiseAbs().maxCoeff(&out.worst_dof);
       if (out.why.empty()) out.why = "Newton did not converge in " + std::to_string(s_.max_iterations) + " iterations";
       return out;
     }

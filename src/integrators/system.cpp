@@ -75,12 +75,17 @@ void System::constraint_transpose_product(const Eigen::VectorXd& mu, Eigen::Vect
   }
 }
 
-double System::weighted_norm(const Eigen::VectorXd& dx, const Eigen::VectorXd& x, double tol) const {
+double System::weighted_norm(const Eigen::VectorXd& dx, const Eigen::VectorXd& x, double tol,
+                             int* worst_dof) const {
   const double L = model_.characteristic_length;
   double worst = 0.0;
   for (int i = 0; i < dofs(); ++i) {
     const double scale = model_.is_slope(i) ? 1.0 : L;
-    worst = std::max(worst, std::fabs(dx[i]) / (tol * (scale + std::fabs(x[i]))));
+    const double value = std::fabs(dx[i]) / (tol * (scale + std::fabs(x[i])));
+    if (!(value <= worst)) {  // also catches NaN
+      worst = value;
+      if (worst_dof) *worst_dof = i;
+    }
   }
   return std::isfinite(worst) ? worst : INFINITY;
 }

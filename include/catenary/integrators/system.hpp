@@ -32,7 +32,9 @@ class System {
 
   // Per-coordinate scale for convergence and error tests: characteristic length for positions,
   // 1 for slopes. max_i |dx_i| / (tol * (scale_i + |x_i|)) <= 1 means converged.
-  double weighted_norm(const Eigen::VectorXd& dx, const Eigen::VectorXd& x, double tol) const;
+  // worst (optional) receives the coordinate where the maximum is reached.
+  double weighted_norm(const Eigen::VectorXd& dx, const Eigen::VectorXd& x, double tol,
+                       int* worst = nullptr) const;
   // Round-off floor of a residual computed with a matrix of infinity norm matrix_norm at q:
   // the size of matrix_norm times the rounding of the coordinates. Below it a Newton iteration
   // cannot make progress, so convergence tests accept it.
