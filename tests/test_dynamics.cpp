@@ -11,19 +11,10 @@
 using namespace catenary;
 using catenary::testing::node_coordinate;
 using catenary::testing::run_model;
+using catenary::testing::dynamic_settings;
+using catenary::testing::static_settings;
 
 namespace {
-
-AnalysisSettings dynamic_settings(double h, double T, double alpha) {
-  AnalysisSettings a;
-  a.type = AnalysisSettings::Type::Dynamic;
-  a.dynamics.step = h;
-  a.dynamics.end_time = T;
-  a.dynamics.alpha = alpha;
-  a.dynamics.max_iterations = 20;
-  a.dynamics.newton_tolerance = 1e-10;
-  return a;
-}
 
 // Largest |E(t) - E(0)| relative to the largest potential energy released, V(0) - V(t).
 double energy_drift(const catenary::testing::RunResult& r) {

@@ -9,26 +9,10 @@
 using namespace catenary;
 using catenary::testing::node_coordinate;
 using catenary::testing::run_model;
+using catenary::testing::dynamic_settings;
+using catenary::testing::static_settings;
 
 namespace {
-
-AnalysisSettings static_settings() {
-  AnalysisSettings a;
-  a.type = AnalysisSettings::Type::Static;
-  a.statics.load_steps = 1;
-  a.statics.tolerance = 1e-11;
-  return a;
-}
-
-AnalysisSettings dynamic_settings(double h, double T, double alpha) {
-  AnalysisSettings a;
-  a.type = AnalysisSettings::Type::Dynamic;
-  a.dynamics.step = h;
-  a.dynamics.end_time = T;
-  a.dynamics.alpha = alpha;
-  a.dynamics.max_iterations = 20;
-  return a;
-}
 
 Model pinned_cable(double eta) {
   Model m;
@@ -49,7 +33,7 @@ TEST_CASE("uniform distributed load on a cantilever gives w L^4 / (8 E I)", "[st
   add_straight_line(m, "beam", {0, 0, 0}, {L, 0, 0}, 8, {1e6, EI, 1.0, 0.0});
   add_fix(m, 0, {0, 1, 2, 3}, "clamp", "/constraints/0");
   add_distributed_load(m, 0, {0, -w, 0}, TimeFunction::constant(1.0));
-  const auto r = run_model(m, static_settings());
+  const auto r = run_model(m, static_settings(1));
   const double tip = node_coordinate(m, r.frames.back().q, body_node(m, 0, -1), 1);
   CHECK(tip == Approx(-w * std::pow(L, 4) / (8 * EI)).epsilon(1e-3));
   // The clamp reacts the whole load: vertical reaction -lambda_y = w L.
@@ -66,7 +50,7 @@ TEST_CASE("curved quarter-circle cantilever matches Castigliano's deflection", "
   add_fix(m, 0, {0, 1, 2, 3}, "clamp", "/constraints/0");
   const int tip = body_node(m, 0, -1);
   add_point_force(m, tip, {0, P, 0}, TimeFunction::constant(1.0));
-  const auto r = run_model(m, static_settings());
+  const auto r = run_model(m, static_settings(1));
   const double dy = node_coordinate(m, r.frames.back().q, tip, 1) - R;
   CHECK(dy == Approx(M_PI * P * R * R * R / (4 * EI)).epsilon(2e-3));
   // Unloaded, the curved stress-free shape stays where it is with no strain energy.

@@ -46,6 +46,26 @@ inline RunResult run_model(const Model& m, const AnalysisSettings& a, double out
   return r;
 }
 
+inline AnalysisSettings static_settings(int load_steps) {
+  AnalysisSettings a;
+  a.type = AnalysisSettings::Type::Static;
+  a.statics.load_steps = load_steps;
+  a.statics.max_iterations = 30;
+  a.statics.tolerance = 1e-11;
+  return a;
+}
+
+inline AnalysisSettings dynamic_settings(double h, double T, double alpha) {
+  AnalysisSettings a;
+  a.type = AnalysisSettings::Type::Dynamic;
+  a.dynamics.step = h;
+  a.dynamics.end_time = T;
+  a.dynamics.alpha = alpha;
+  a.dynamics.max_iterations = 20;
+  a.dynamics.newton_tolerance = 1e-10;
+  return a;
+}
+
 inline double node_coordinate(const Model& m, const Eigen::VectorXd& q, int node, int k) {
   return q[node * m.coordinates_per_node() + k];
 }

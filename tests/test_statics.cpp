@@ -9,17 +9,10 @@
 using namespace catenary;
 using catenary::testing::node_coordinate;
 using catenary::testing::run_model;
+using catenary::testing::dynamic_settings;
+using catenary::testing::static_settings;
 
 namespace {
-
-AnalysisSettings static_settings(int load_steps) {
-  AnalysisSettings a;
-  a.type = AnalysisSettings::Type::Static;
-  a.statics.load_steps = load_steps;
-  a.statics.max_iterations = 30;
-  a.statics.tolerance = 1e-11;
-  return a;
-}
 
 // Inextensible elastica of a cantilever with a tip force perpendicular to its initial axis:
 // theta'' = -k cos(theta), theta(0) = 0, theta'(1) = 0, s in [0, 1]. Shooting on theta'(0)
