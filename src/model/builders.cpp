@@ -90,6 +90,15 @@ std::string coordinate_label(int D, int k) {
   return k < D ? std::string(1, axes[k]) : std::string("slope_") + axes[k - D];
 }
 
+// The row q[dof] = offset (+ motion, set by the caller).
+ConstraintRow coordinate_row(int dof, double offset) {
+  ConstraintRow row;
+  row.dofs.push_back(dof);
+  row.coefficients.push_back(1.0);
+  row.offset = offset;
+  return row;
+}
+
 void check_node(const Model& m, int node) {
   if (node < 0 || node >= m.node_count)
     throw ModelError("node index " + std::to_string(node) + " is out of range (model has " +
@@ -274,11 +283,7 @@ void add_fix(Model& m, int node, const std::vector<int>& coordinates, const std:
   const int n = m.coordinates_per_node();
   for (int k : coordinates) {
     if (k < 0 || k >= n) throw ModelError("coordinate index " + std::to_string(k) + " is out of range");
-    ConstraintRow row;
-    row.dofs = {node * n + k};
-    row.coefficients = {1.0};
-    row.offset = m.initial_positions[node * n + k];
-    add_row(m, row, coordinate_label(m.dimension, k));
+    add_row(m, coordinate_row(node * n + k, m.initial_positions[node * n + k]), coordinate_label(m.dimension, k));
   }
 }
 
@@ -288,11 +293,7 @@ void add_spherical_to_ground(Model& m, int node, const Vec3& point, const std::s
   add_constraint_group(m, "spherical", name, json_path);
   const int n = m.coordinates_per_node();
   for (int k = 0; k < m.dimension; ++k) {
-    ConstraintRow row;
-    row.dofs = {node * n + k};
-    row.coefficients = {1.0};
-    row.offset = point[k];
-    add_row(m, row, coordinate_label(m.dimension, k));
+    add_row(m, coordinate_row(node * n + k, point[k]), coordinate_label(m.dimension, k));
   }
 }
 
@@ -306,8 +307,10 @@ void add_node_joint(Model& m, int a, int b, bool equal_slopes, const std::string
   const int count = equal_slopes ? n : m.dimension;
   for (int k = 0; k < count; ++k) {
     ConstraintRow row;
-    row.dofs = {a * n + k, b * n + k};
-    row.coefficients = {1.0, -1.0};
+    row.dofs.push_back(a * n + k);
+    row.dofs.push_back(b * n + k);
+    row.coefficients.push_back(1.0);
+    row.coefficients.push_back(-1.0);
     add_row(m, row, coordinate_label(m.dimension, k));
   }
 }
@@ -323,10 +326,7 @@ void add_prescribed_motion(Model& m, int node, const std::vector<int>& component
   for (size_t i = 0; i < components.size(); ++i) {
     const int k = components[i];
     if (k < 0 || k >= m.dimension) throw ModelError("prescribed component out of range");
-    ConstraintRow row;
-    row.dofs = {node * n + k};
-    row.coefficients = {1.0};
-    row.offset = m.initial_positions[node * n + k];
+    ConstraintRow row = coordinate_row(node * n + k, m.initial_positions[node * n + k]);
     row.has_motion = true;
     row.motion = displacement[i];
     add_row(m, row, coordinate_label(m.dimension, k));
