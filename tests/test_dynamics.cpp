@@ -168,7 +168,8 @@ TEST_CASE("HHT converges with second order in the time step", "[dynamics]") {
 
 TEST_CASE("RANCF pendulum, E = 210 GPa, follows the rigid five-link pendulum", "[dynamics][rancf]") {
   const Model m = rancf_pendulum(210e9);
-  const auto r = run_model(m, dynamic_settings(1e-3, 2.0, -0.1), 0.05);
+  // Run the paper's 4 s; the bound applies to the first 1.5 s, the rest is reported (chaos).
+  const auto r = run_model(m, dynamic_settings(1e-3, 4.0, -0.1), 0.05);
   std::vector<double> times;
   for (const auto& f : r.frames) times.push_back(f.time);
   const RigidChain chain{7800 * 4e-4 * 5.0, 5.0, 9.81};
@@ -181,7 +182,8 @@ TEST_CASE("RANCF pendulum, E = 210 GPa, follows the rigid five-link pendulum", "
     const double dy = node_coordinate(m, r.frames[i].q, tip, 1) - rigid[i][1];
     const double diff = std::hypot(dx, dy) / 25.0;
     if (r.frames[i].time <= 1.5 + 1e-9) worst_early = std::max(worst_early, diff);
-    if (std::fmod(r.frames[i].time + 1e-9, 0.25) < 2e-9 * 1e6 * 1e-3)
+    const double quarter = r.frames[i].time / 0.25;
+    if (std::fabs(quarter - std::round(quarter)) < 1e-6)
       std::printf("rancf E=210GPa t = %.2f s: tip difference to rigid = %.4f %% of 25 m\n", r.frames[i].time, 100 * diff);
   }
   INFO("largest tip difference over the first 1.5 s: " << 100 * worst_early << " % of 25 m");
