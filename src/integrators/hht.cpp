@@ -29,7 +29,8 @@ struct StepState {
 struct NewtonOutcome {
   bool converged = false;
   int iterations = 0;
-  double last_update = 0.0;  // weighted norm of the last correction
+  double last_update = 0.0;    // weighted norm of the last correction (1 = tolerance)
+  double last_residual = 0.0;  // largest force residual of the last evaluated iterate (N)
   int worst_dof = 0;
   std::string why;
 };
@@ -72,6 +73,7 @@ class HHTStepper {
       sys_.constraint_residual(q1, t1, phi);
       rhs.head(n) = -(Mdq + bh2 * ((1.0 + alpha_) * (f - g) - alpha_ * from.F) + Cmu);
       rhs.tail(m) = -phi;
+      out.last_residual = rhs.head(n).lpNorm<Eigen::Infinity>() / bh2;
       if (!rhs.allFinite()) {
         out.why = "the residual is not finite (NaN or overflow)";
         return out;
@@ -185,7 +187,7 @@ void run_dynamic(System& sys, const DynamicSettings& s, double output_interval, 
     if (T - state.t - h_try < 1e-9 * h_try) h_try = T - state.t;
     const NewtonOutcome r = stepper.step(state, h_try, trial);
     summary.newton_iterations += r.iterations;
-    summary.last_residual = r.last_update;
+    summary.last_residual = r.last_residual;
     if (!r.converged) {
       if (s.adaptive && h_try * 0.25 >= s.min_step) {
         summary.rejected_steps++;
@@ -194,7 +196,8 @@ void run_dynamic(System& sys, const DynamicSettings& s, double output_interval, 
       }
       std::ostringstream msg;
       msg << "dynamic analysis failed at t = " << state.t << " s (step " << summary.steps + 1
-          << ", h = " << h_try << " s): " << r.why << "; last weighted correction " << r.last_update
+          << ", h = " << h_try << " s): " << r.why << "; force residual " << r.last_residual
+          << " N, last weighted correction " << r.last_update
           << " (1 = tolerance), largest at " << sys.describe_dof(r.worst_dof)
           << (s.adaptive ? "; the step is at its minimum" : "; try a smaller step or the adaptive step");
       summary.end_time = state.t;

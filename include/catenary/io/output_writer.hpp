@@ -31,7 +31,7 @@ struct RunSummary {
   std::string message;   // diagnosis when failed
   long steps = 0, rejected_steps = 0, newton_iterations = 0;
   double end_time = 0.0, wall_seconds = 0.0;
-  double last_residual = 0.0;
+  double last_residual = 0.0;  // largest force residual of the last Newton iterate (N)
 };
 
 class OutputWriter {
