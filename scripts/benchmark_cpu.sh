@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Builds the CPU benchmark (Release) and runs it R times; prints the median of every column per n.
+#
+#   scripts/benchmark_cpu.sh [-r REPS] [-t THREADS] [-s STEPS] [-b BUILD_DIR] [-o OUT_DIR]
+#                            [--no-build] [-- n ...]
+#
+#   -r REPS       repetitions (default 3)
+#   -t THREADS    OMP_NUM_THREADS (default: all cores, nproc)
+#   -s STEPS      HHT steps per run (default 50, the benchmark's default)
+#   -b BUILD_DIR  build directory (default build-bench). Configured with -DCATENARY_CUDA=OFF and
+#                 -DBUILD_TESTING=OFF: the CPU benchmark needs neither, and a separate directory
+#                 keeps it from racing other builds in build/.
+#   -o OUT_DIR    where the per-repetition CSVs and medians.csv go (default results/cpu_benchmark)
+#   --no-build    skip the build
+#   n ...         element counts (default 8 16 32 ... 16384)
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+reps=3
+threads=$(nproc)
+steps=50
+build_dir=build-bench
+out_dir=results/cpu_benchmark
+build=1
+sizes=()
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    -r) reps=$2; shift 2 ;;
+    -t) threads=$2; shift 2 ;;
+    -s) steps=$2; shift 2 ;;
+    -b) build_dir=$2; shift 2 ;;
+    -o) out_dir=$2; shift 2 ;;
+    --no-build) build=0; shift ;;
+    --) shift; sizes=("$@"); break ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    *) sizes+=("$1"); shift ;;
+  esac
+done
+
+if [[ $build -eq 1 ]]; then
+  cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DCATENARY_CUDA=OFF -DBUILD_TESTING=OFF >/dev/null
+  cmake --build "$build_dir" -j2 --target catenary_cpu_benchmark
+fi
+exe="$build_dir/catenary_cpu_benchmark"
+mkdir -p "$out_dir"
+export OMP_NUM_THREADS=$threads
+
+echo "# $(date -u '+%Y-%m-%d %H:%M:%S UTC'), OMP_NUM_THREADS=$OMP_NUM_THREADS, steps=$steps, reps=$reps"
+csvs=()
+for ((r = 1; r <= reps; ++r)); do
+  csv="$out_dir/run_t${threads}_${r}.csv"
+  echo "## repetition $r"
+  "$exe" --steps "$steps" --csv "$csv" "${sizes[@]}" 2>/dev/null
+  csvs+=("$csv")
+done
+
+python3 - "$out_dir/medians_t${threads}.csv" "${csvs[@]}" <<'EOF'
+import csv, statistics, sys
+out, files = sys.argv[1], sys.argv[2:]
+rows = {}
+order = []
+for f in files:
+    with open(f) as fh:
+        for r in csv.DictReader(fh):
+            n = int(r["n"])
+            if n not in rows:
+                rows[n] = []
+                order.append(n)
+            rows[n].append(r)
+cols = ["newton_per_step", "wall_ms_per_step", "ms_per_newton", "element_ms_per_step",
+        "assembly_ms_per_step", "factorization_ms_per_step", "solve_ms_per_step",
+        "other_ms_per_step", "setup_ms"]
+short = ["it/step", "wall/step", "ms/newton", "element", "assembly", "factor", "solve", "other", "setup_ms"]
+print(f"# medians of {len(files)} repetitions, per-step times in ms")
+print(f"{'n':>7} {'dofs':>8} {'steps':>6} " + " ".join(f"{s:>10}" for s in short) + "  status")
+with open(out, "w") as fh:
+    fh.write("n,dofs,steps," + ",".join(cols) + ",runs,status\n")
+    for n in sorted(order):
+        rs = rows[n]
+        med = [statistics.median(float(r[c]) for r in rs) for c in cols]
+        status = "ok" if all(r["status"] == "ok" for r in rs) else "FAILED"
+        print(f"{n:>7} {rs[0]['dofs']:>8} {rs[0]['steps']:>6} " + " ".join(f"{v:>10.3f}" for v in med) + f"  {status}")
+        fh.write(f"{n},{rs[0]['dofs']},{rs[0]['steps']}," + ",".join(f"{v:.6f}" for v in med) + f",{len(rs)},{status}\n")
+print(f"# medians written to {out}")
+EOF
