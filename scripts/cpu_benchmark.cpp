@@ -27,6 +27,7 @@
 #include "catenary/assembly/cpu_backend.hpp"
 #include "catenary/integrators/analyses.hpp"
 #include "catenary/model/builders.hpp"
+#include "catenary/model/reference_models.hpp"
 
 using namespace catenary;
 
@@ -36,16 +37,6 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-Model falling_cable(int elements) {
-  Model m;
-  m.dimension = 3;
-  m.gravity[2] = -9.81;
-  const double d = 0.02, A = M_PI * d * d / 4, I = M_PI * std::pow(d, 4) / 64, E = 2e9;
-  add_straight_line(m, "cable", {0, 0, 0}, {0.1 * elements, 0, 0}, elements, {E * A, E * I, 7800 * A, 0.0});
-  add_spherical_to_ground(m, 0, {0, 0, 0}, "pin", "/constraints/0");
-  return m;
 }
 
 struct Row {
@@ -60,7 +51,7 @@ Row run_one(int n, int steps) {
   Row r;
   r.n = n;
   const auto t_setup = Clock::now();
-  const Model m = falling_cable(n);
+  const Model m = falling_cable_pendulum(n);
   CpuBackend backend(m);
   System sys(m, backend);
   r.setup_ms = 1e3 * seconds_since(t_setup);

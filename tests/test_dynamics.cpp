@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "catenary/model/builders.hpp"
+#include "catenary/model/reference_models.hpp"
 #include "test_helpers.hpp"
 
 using namespace catenary;
@@ -25,35 +26,6 @@ double energy_drift(const catenary::testing::RunResult& r) {
     released = std::max(released, V0 - f.gravitational - f.elastic);
   }
   return drift / released;
-}
-
-// The falling cable pendulum of the benchmark: pinned at one end, straight and horizontal,
-// elements of 0.1 m, diameter 0.02 m, E = 2e9 Pa, density 7800 kg/m^3.
-Model falling_cable(int elements) {
-  Model m;
-  m.dimension = 3;
-  m.gravity[2] = -9.81;
-  const double d = 0.02, A = M_PI * d * d / 4, I = M_PI * std::pow(d, 4) / 64, E = 2e9;
-  add_straight_line(m, "cable", {0, 0, 0}, {0.1 * elements, 0, 0}, elements, {E * A, E * I, 7800 * A, 0.0});
-  add_spherical_to_ground(m, 0, {0, 0, 0}, "pin", "/constraints/0");
-  return m;
-}
-
-// The RANCF paper's planar pendulum: 5 beams of 5 m, 5 elements each, joined by planar revolute
-// joints, the first pinned to ground; square section 0.02 m, density 7800 kg/m^3.
-Model rancf_pendulum(double E) {
-  Model m;
-  m.dimension = 2;
-  m.gravity[1] = -9.81;
-  const double a = 0.02, A = a * a, I = a * a * a * a / 12;
-  for (int b = 0; b < 5; ++b)
-    add_straight_line(m, "beam" + std::to_string(b + 1), {5.0 * b, 0, 0}, {5.0 * (b + 1), 0, 0}, 5,
-                      {E * A, E * I, 7800 * A, 0.0});
-  add_spherical_to_ground(m, 0, {0, 0, 0}, "pin", "/constraints/0");
-  for (int b = 0; b + 1 < 5; ++b)
-    add_node_joint(m, body_node(m, b, -1), body_node(m, b + 1, 0), false, "revolute",
-                   "joint" + std::to_string(b + 1), "/constraints/" + std::to_string(b + 1));
-  return m;
 }
 
 // Rigid five-link pendulum of uniform rods (mass m, length L), angles theta_i from the x axis,
@@ -124,7 +96,7 @@ struct RigidChain {
 }  // namespace
 
 TEST_CASE("undamped falling cable pendulum conserves energy with alpha = 0", "[dynamics]") {
-  const Model m = falling_cable(10);
+  const Model m = falling_cable_pendulum(10);
   const auto r = run_model(m, dynamic_settings(1e-3, 2.0, 0.0), 0.01);
   REQUIRE(r.frames.back().time == Approx(2.0));
   const double drift = energy_drift(r);

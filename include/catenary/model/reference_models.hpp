@@ -1,0 +1,16 @@
+#pragma once
+// Reference models shared by the tests and the benchmarks, so both measure the same problem.
+#include "catenary/model/model.hpp"
+
+namespace catenary {
+
+// The benchmark's falling cable pendulum: a 3D cable of `elements` elements of 0.1 m, pinned at
+// its first node, straight along x, gravity -9.81 z; diameter 0.02 m, E = 2e9 Pa, 7800 kg/m^3.
+Model falling_cable_pendulum(int elements);
+
+// The RANCF paper's planar pendulum (Hu and Wang 2016): 5 beams of 5 m, 5 elements each, joined
+// by planar revolute joints, the first pinned to ground, horizontal; square section 0.02 m,
+// density 7800 kg/m^3, Young's modulus E, gravity -9.81 y.
+Model rancf_pendulum(double youngs_modulus);
+
+}  // namespace catenary
