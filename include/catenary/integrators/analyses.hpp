@@ -19,8 +19,9 @@ struct ConsistentState {
   double position_change = 0.0;           // max |q - q0| made by the projection
 };
 
-// Projects q0 and v0 onto Phi = 0 and Phi' = 0 (least change in the mass norm) and solves the
-// equations of motion for the initial accelerations and multipliers.
+// Projects q0 onto Phi = 0 (least strain energy change) and v0 onto Phi' = 0 (least kinetic
+// energy change), then solves the equations of motion for the initial accelerations and
+// multipliers.
 ConsistentState consistent_initial_state(System& sys, double t0);
 
 // Static equilibrium f_int(q) + Phi_q^T lambda = g with Phi = 0, Newton-Raphson with load
