@@ -17,6 +17,7 @@ struct StaticSolver {
   const StaticSettings& s;
   RunSummary& summary;
   Eigen::VectorXd g;  // full external load
+  double mass_norm = 1.0;  // ||M||_inf, to scale the regularization of indefinite steps
 
   // R = [f_int(q) - load g + C^T lambda; C q - b].
   void residual(const Eigen::VectorXd& q, const Eigen::VectorXd& lambda, double load, Eigen::VectorXd& r) {
@@ -78,6 +79,18 @@ struct StaticSolver {
         return false;
       }
       sys.backend().solve(-r, delta);
+      // Near unstable equilibria K is indefinite and the Newton step may climb the energy
+      // (d^T R >= 0), which leads to saddle points such as an inverted catenary. Then shift the
+      // matrix by mu M (a Levenberg-Marquardt step), raising mu until the step descends.
+      const double stiffness_norm = sys.backend().newton_matrix_norm();
+      for (double mu = 1e-4 * stiffness_norm / mass_norm; delta.head(n).dot(r.head(n)) >= 0.0 && mu < 1e4 * stiffness_norm / mass_norm;
+           mu *= 10.0) {
+        NewtonMatrixCoefficients shifted = c;
+        shifted.mass = mu;
+        sys.backend().assemble_newton_matrix(q, zero, shifted, f);
+        sys.backend().factorize();
+        sys.backend().solve(-r, delta);
+      }
       const double update = sys.weighted_norm(delta.head(n), q, s.tolerance);
       if (!std::isfinite(update)) {
         why = "the Newton update is not finite";
@@ -107,8 +120,15 @@ void run_static(System& sys, const StaticSettings& s, const FrameSink& sink, Run
   Eigen::VectorXd q = init.q, lambda = Eigen::VectorXd::Zero(sys.constraints());
   const Eigen::VectorXd zero_v = Eigen::VectorXd::Zero(n);
 
-  StaticSolver solver{sys, s, summary, {}};
+  StaticSolver solver{sys, s, summary, {}, 1.0};
   sys.external_force(0.0, solver.g);
+  {
+    NewtonMatrixCoefficients mass_only;
+    mass_only.mass = 1.0;
+    Eigen::VectorXd f;
+    sys.backend().assemble_newton_matrix(q, zero_v, mass_only, f);
+    solver.mass_norm = std::max(sys.backend().newton_matrix_norm(), 1e-300);
+  }
 
   auto emit = [&](double load, int iterations) {
     const System::Energies E = sys.energies(q, zero_v);
