@@ -25,6 +25,25 @@ void straight_reference(double L, double* e) {
   }
 }
 
+// Central differences (step h) of the element force and energy with respect to coordinate j of
+// the positions (wrt_velocity = false) or of the velocities.
+template <int D>
+void central_difference(const ElementProperties& p, const double* ref, const double* e, const double* ed, int j,
+                        bool wrt_velocity, Vec<4 * D>& dforce, double& denergy) {
+  constexpr int n = 4 * D;
+  const double h = 1e-6;
+  double plus[n], minus[n];
+  const double* x = wrt_velocity ? ed : e;
+  for (int i = 0; i < n; ++i) plus[i] = minus[i] = x[i];
+  plus[j] += h;
+  minus[j] -= h;
+  ElementEvaluation<D> fp, fm;
+  evaluate_element<D>(p, ref, wrt_velocity ? e : plus, wrt_velocity ? plus : ed, false, fp);
+  evaluate_element<D>(p, ref, wrt_velocity ? e : minus, wrt_velocity ? minus : ed, false, fm);
+  for (int i = 0; i < n; ++i) dforce[i] = (fp.force[i] - fm.force[i]) / (2 * h);
+  denergy = (fp.energy - fm.energy) / (2 * h);
+}
+
 template <int D>
 void check_jacobian(bool curved, double eta) {
   constexpr int n = 4 * D;
@@ -43,60 +62,33 @@ void check_jacobian(bool curved, double eta) {
     }
     ElementEvaluation<D> base;
     evaluate_element<D>(p, ref, e, ed, true, base);
-    double max_err = 0.0, max_K = 0.0, max_derr = 0.0, max_D = 0.0;
+    double max_err = 0.0, max_K = 0.0, max_derr = 0.0, max_D = 0.0, gerr = 0.0, gmax = 0.0;
     for (int j = 0; j < n; ++j) {
-      const double h = 1e-6;
-      double ep[n], em[n];
-      for (int i = 0; i < n; ++i) ep[i] = em[i] = e[i];
-      ep[j] += h;
-      em[j] -= h;
-      ElementEvaluation<D> fp, fm;
-      evaluate_element<D>(p, ref, ep, ed, false, fp);
-      evaluate_element<D>(p, ref, em, ed, false, fm);
-      // The stiffness is the derivative of the elastic force; the damping force's position
-      // derivative is not part of K, so compare with eta = 0 forces when damped.
-      if (eta == 0.0)
-        for (int i = 0; i < n; ++i) {
-          const double fd = (fp.force[i] - fm.force[i]) / (2 * h);
-          max_err = std::max(max_err, std::fabs(fd - base.stiffness(i, j)));
-          max_K = std::max(max_K, std::fabs(base.stiffness(i, j)));
-        }
-      // The damping matrix is the exact derivative of the force with respect to velocities.
-      double vp[n], vm[n];
-      for (int i = 0; i < n; ++i) vp[i] = vm[i] = ed[i];
-      vp[j] += h;
-      vm[j] -= h;
-      ElementEvaluation<D> dp, dm;
-      evaluate_element<D>(p, ref, e, vp, false, dp);
-      evaluate_element<D>(p, ref, e, vm, false, dm);
+      Vec<n> df;
+      double dU;
+      // The stiffness is the derivative of the elastic force and the force the gradient of the
+      // energy; the damping force's position derivative is not part of K, so these are checked
+      // with eta = 0.
+      central_difference<D>(p, ref, e, ed, j, false, df, dU);
       for (int i = 0; i < n; ++i) {
-        const double fd = (dp.force[i] - dm.force[i]) / (2 * h);
-        max_derr = std::max(max_derr, std::fabs(fd - base.damping(i, j)));
+        max_err = std::max(max_err, std::fabs(df[i] - base.stiffness(i, j)));
+        max_K = std::max(max_K, std::fabs(base.stiffness(i, j)));
+      }
+      gerr = std::max(gerr, std::fabs(dU - base.force[j]));
+      gmax = std::max(gmax, std::fabs(base.force[j]));
+      // The damping matrix is the exact derivative of the force with respect to velocities.
+      central_difference<D>(p, ref, e, ed, j, true, df, dU);
+      for (int i = 0; i < n; ++i) {
+        max_derr = std::max(max_derr, std::fabs(df[i] - base.damping(i, j)));
         max_D = std::max(max_D, std::fabs(base.damping(i, j)));
       }
     }
+    INFO("D = " << D << " curved = " << curved << " trial " << trial);
     if (eta == 0.0) {
-      INFO("D = " << D << " curved = " << curved << " trial " << trial);
       CHECK(max_err / max_K < 1e-6);
+      CHECK(gerr / gmax < 1e-6);
     } else {
       CHECK(max_derr / max_D < 1e-6);
-    }
-    // Energy: the force is the gradient of the strain energy (with eta = 0).
-    if (eta == 0.0) {
-      double gerr = 0.0, gmax = 0.0;
-      for (int j = 0; j < n; ++j) {
-        const double h = 1e-6;
-        double ep[n], em[n];
-        for (int i = 0; i < n; ++i) ep[i] = em[i] = e[i];
-        ep[j] += h;
-        em[j] -= h;
-        ElementEvaluation<D> fp, fm;
-        evaluate_element<D>(p, ref, ep, ed, false, fp);
-        evaluate_element<D>(p, ref, em, ed, false, fm);
-        gerr = std::max(gerr, std::fabs((fp.energy - fm.energy) / (2 * h) - base.force[j]));
-        gmax = std::max(gmax, std::fabs(base.force[j]));
-      }
-      CHECK(gerr / gmax < 1e-6);
     }
   }
 }
