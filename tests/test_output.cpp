@@ -451,3 +451,24 @@ TEST_CASE("Output errors name the path or the bad input", "[output]") {
                             Eigen::VectorXd::Zero(c.model.dof_count()), 0),
                   std::invalid_argument);
 }
+
+TEST_CASE("CSV header quotes names that contain commas or quotes", "[output]") {
+  TempDir dir;
+  Case c;
+  c.name = "quoted";
+  c.model.dimension = 2;
+  const int body = add_straight_line(c.model, "beam", {0, 0, 0}, {1, 0, 0}, 1, kProps);
+  add_fix(c.model, body_node(c.model, body, 0), {0}, "pin, \"left\"", "constraints[0]");
+  c.output.nodes = {{"a,b", body_node(c.model, body, -1)}};
+  c.output.vtu = false;
+  const Eigen::VectorXd q = to_vector(c.model.initial_positions);
+  {
+    OutputWriter w(c, dir.str());
+    Frame f;
+    f.q = &q;
+    w.write_frame(f);
+  }
+  const std::string header = split(read_text(dir.str("results.csv")), '\n').front();
+  CHECK(header == "time,step,newton_iterations,kinetic_energy,gravitational_energy,elastic_energy,total_energy,"
+                  "\"a,b.x\",\"a,b.y\",\"a,b.vx\",\"a,b.vy\",\"reaction.pin, \"\"left\"\".x\"");
+}

@@ -16,6 +16,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// A CSV header field, quoted (RFC 4180) when a user's name puts a comma or a quote into it.
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
 // 17 significant digits read back as the same double; + 0.0 writes -0 as 0.
 std::string number(double x) {
   char buffer[32];
@@ -97,13 +105,13 @@ void OutputWriter::write_csv_header() {
   h << "time,step,newton_iterations,kinetic_energy,gravitational_energy,elastic_energy,"
        "total_energy";
   for (const OutputNode& n : case_.output.nodes) {
-    for (int k = 0; k < m.dimension; ++k) h << ',' << n.label << '.' << axes[k];
-    for (int k = 0; k < m.dimension; ++k) h << ',' << n.label << ".v" << axes[k];
+    for (int k = 0; k < m.dimension; ++k) h << ',' << csv_field(n.label + '.' + axes[k]);
+    for (int k = 0; k < m.dimension; ++k) h << ',' << csv_field(n.label + ".v" + axes[k]);
   }
   for (const ConstraintGroup& g : m.constraint_groups)
     for (int i = 0; i < g.row_count; ++i)
-      h << ",reaction." << g.name << '.'
-        << (i < static_cast<int>(g.row_labels.size()) ? g.row_labels[i] : std::to_string(i));
+      h << ',' << csv_field("reaction." + g.name + '.' +
+                            (i < static_cast<int>(g.row_labels.size()) ? g.row_labels[i] : std::to_string(i)));
   csv_ << h.str() << '\n';
   csv_.flush();
   if (!csv_) throw std::runtime_error("error writing " + join(directory_, "results.csv"));
