@@ -66,3 +66,16 @@ TEST_CASE("a failing simulation exits with 3, names the step and keeps its outpu
   CHECK(count_lines(out / "results.csv") == 2);  // header + the initial frame
   CHECK(slurp(out / "results.pvd").find("</VTKFile>") != std::string::npos);
 }
+
+TEST_CASE("an output directory that cannot be created is bad input (exit 2)", "[cli]") {
+  const fs::path blocker = fs::temp_directory_path() / "catenary_cli_blocker";
+  fs::remove_all(blocker);
+  std::ofstream(blocker) << "a file, not a directory\n";
+  const fs::path log = blocker.string() + ".log";
+  const int code = run("run " + std::string(CATENARY_SOURCE_DIR) + "/cases/hanging_cable.json --out " +
+                           (blocker / "out").string(), log);
+  const std::string message = slurp(log);
+  INFO(message);
+  CHECK(code == 2);
+  CHECK(message.find("--out") != std::string::npos);
+}

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <string>
 
 #include "catenary/assembly/cpu_backend.hpp"
@@ -34,7 +35,13 @@ int run_case(const std::string& path, const std::string& out_override) {
 
   CpuBackend backend(c.model);
   System sys(c.model, backend);
-  OutputWriter writer(c, dir);
+  std::unique_ptr<OutputWriter> writer_holder;
+  try {
+    writer_holder = std::make_unique<OutputWriter>(c, dir);
+  } catch (const std::exception& e) {  // an output directory that cannot be written is bad input
+    throw InputError(path, out_override.empty() ? "/output/directory" : "--out", e.what());
+  }
+  OutputWriter& writer = *writer_holder;
   RunSummary summary;
   const auto start = std::chrono::steady_clock::now();
   auto sink = [&](const Frame& f) { writer.write_frame(f); };
