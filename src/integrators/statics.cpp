@@ -35,21 +35,21 @@ struct StaticSolver {
   // d^T R(q + s d). Take s = 1 unless the energy rises again before s = 1 (slope > 0 there); then
   // find the minimum by regula falsi. Residual-decrease line searches stall on stiff strings,
   // where the full step rightly trades a large axial residual for the right bending shape.
+  // r holds R(q) on entry and R at the returned step on exit.
   double line_search(const Eigen::VectorXd& q, const Eigen::VectorXd& lambda, const Eigen::VectorXd& d,
-                     double load, Eigen::VectorXd& r_new) {
+                     double load, Eigen::VectorXd& r) {
     const int n = sys.dofs(), m = sys.constraints();
-    auto slope = [&](double step, Eigen::VectorXd& r) {
-      residual(q + step * d.head(n), lambda + step * d.tail(m), load, r);
-      return d.head(n).dot(r.head(n));
+    auto slope = [&](double step, Eigen::VectorXd& r_step) {
+      residual(q + step * d.head(n), lambda + step * d.tail(m), load, r_step);
+      return d.head(n).dot(r_step.head(n));
     };
-    Eigen::VectorXd r0;
-    const double s0 = slope(0.0, r0);
-    double s1 = slope(1.0, r_new);
+    const double s0 = d.head(n).dot(r.head(n));
+    double s1 = slope(1.0, r);
     if (!(s0 < 0.0) || !std::isfinite(s1) || s1 <= 0.5 * std::fabs(s0)) return 1.0;
     double lo = 0.0, f_lo = s0, hi = 1.0, f_hi = s1, step = 1.0;
     for (int k = 0; k < 8; ++k) {
       step = std::max(0.05, lo - f_lo * (hi - lo) / (f_hi - f_lo));
-      const double f = slope(step, r_new);
+      const double f = slope(step, r);
       if (std::fabs(f) <= 0.5 * std::fabs(s0)) break;
       if (f < 0.0) { lo = step; f_lo = f; } else { hi = step; f_hi = f; }
     }
