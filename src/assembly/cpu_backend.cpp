@@ -23,9 +23,23 @@ struct Stopwatch {
     return dt;
   }
 };
+
+// Host storage of a backend vector.
+struct HostVector : Vector::Storage {
+  Eigen::VectorXd x;
+};
+Eigen::VectorXd& host(Vector& v) { return v.storage<HostVector>().x; }
+const Eigen::VectorXd& host(const Vector& v) { return v.storage<HostVector>().x; }
+
 }  // namespace
 
-CpuBackend::CpuBackend(const Model& m) : model_(m), pattern_(build_system_pattern(m)) {
+CpuBackend::CpuBackend(const Model& m)
+    : Backend(m.dof_count(), m.constraint_count()),
+      model_(m),
+      pattern_(build_system_pattern(m)),
+      constraints_(constraint_matrix(m)),
+      loads_(build_load_patterns(m)),
+      coordinate_scales_(coordinate_scales(m)) {
   const int n = pattern_.size;
   matrix_.resize(n, n);
   matrix_.resizeNonZeros(pattern_.nonzeros());
@@ -35,7 +49,37 @@ CpuBackend::CpuBackend(const Model& m) : model_(m), pattern_(build_system_patter
   const size_t ne = m.elements.size(), nl = pattern_.element_dofs;
   local_matrices_.assign(ne * nl * nl, 0.0);
   local_forces_.assign(ne * nl, 0.0);
-  local_energy_.assign(ne, 0.0);
+}
+
+Vector CpuBackend::make_vector(int size) {
+  auto s = std::make_unique<HostVector>();
+  s->x.setZero(size);
+  return Vector(size, std::move(s));
+}
+
+void CpuBackend::upload(const Eigen::VectorXd& x, Vector& y) { host(y) = x; }
+void CpuBackend::download(const Vector& x, Eigen::VectorXd& y) { y = host(x); }
+void CpuBackend::copy(const Vector& x, Vector& y) { host(y) = host(x); }
+void CpuBackend::axpby(double a, const Vector& x, double b, Vector& y) { host(y) = a * host(x) + b * host(y); }
+
+double CpuBackend::max_abs(const Vector& x) {
+  const Eigen::VectorXd& v = host(x);
+  return v.allFinite() ? v.lpNorm<Eigen::Infinity>() : INFINITY;
+}
+
+double CpuBackend::weighted_norm(const Vector& dx_, const Vector& x_, double tol, int* worst_index) {
+  const Eigen::VectorXd &dx = host(dx_), &x = host(x_);
+  double worst = 0.0;
+  int at = 0;
+  for (int i = 0; i < dx.size(); ++i) {
+    const double value = weighted_entry(dx[i], x[i], coordinate_scales_[i], tol);
+    if (value > worst) {
+      worst = value;
+      at = i;
+    }
+  }
+  if (worst_index) *worst_index = at;
+  return worst;
 }
 
 template <int D>
@@ -58,14 +102,8 @@ double CpuBackend::evaluate_elements(const Eigen::VectorXd& q, const Eigen::Vect
     for (int i = 0; i < nl; ++i) local_forces_[static_cast<size_t>(nl) * e + i] = out.force[i];
     energy += out.energy;
     if (!jacobian) continue;
-    double* Ke = &local_matrices_[static_cast<size_t>(nl) * nl * e];
-    const double* Ms = &el.scalar_mass[16 * static_cast<size_t>(e)];
-    for (int i = 0; i < nl; ++i)
-      for (int j = 0; j < nl; ++j) {
-        // M = scalar_mass (x) I_D: nonzero only between equal components of the D-blocks.
-        const double mass = (i % D == j % D) ? Ms[(i / D) * 4 + (j / D)] : 0.0;
-        Ke[i * nl + j] = c.mass * mass + c.stiffness * out.stiffness(i, j) + c.damping * out.damping(i, j);
-      }
+    element_newton_matrix<D>(out, &el.scalar_mass[16 * static_cast<size_t>(e)], c,
+                             &local_matrices_[static_cast<size_t>(nl) * nl * e]);
   }
   return energy;
 }
@@ -81,37 +119,38 @@ void CpuBackend::gather_forces(Eigen::VectorXd& f) const {
   }
 }
 
-double CpuBackend::internal_force(const Eigen::VectorXd& q, const Eigen::VectorXd& v, Eigen::VectorXd& f) {
+double CpuBackend::internal_force(const Vector& q, const Vector& v, Vector& f) {
   Stopwatch w;
   const NewtonMatrixCoefficients none;
-  const double energy = model_.dimension == 3 ? evaluate_elements<3>(q, v, false, none)
-                                              : evaluate_elements<2>(q, v, false, none);
+  const double energy = model_.dimension == 3 ? evaluate_elements<3>(host(q), host(v), false, none)
+                                              : evaluate_elements<2>(host(q), host(v), false, none);
   timings_.element += w.lap();
-  gather_forces(f);
+  gather_forces(host(f));
   timings_.assembly += w.lap();
   return energy;
 }
 
-void CpuBackend::mass_product(const Eigen::VectorXd& x, Eigen::VectorXd& y) {
+void CpuBackend::mass_product(const Vector& x_, Vector& y) {
   const ElementBlock& el = model_.elements;
-  const int D = model_.dimension, n = model_.coordinates_per_node(), nl = 2 * n, ne = el.size();
+  const Eigen::VectorXd& x = host(x_);
+  const int D = model_.dimension, nl = pattern_.element_dofs, ne = el.size();
   // Element-local products gathered per dof (same race-free pattern as the forces).
 #pragma omp parallel for schedule(static) if (ne > kParallelThreshold)
   for (int e = 0; e < ne; ++e) {
+    double xe[12];
+    for (int i = 0; i < nl; ++i) xe[i] = x[element_global_dof(model_, e, i)];
     const double* Ms = &el.scalar_mass[16 * static_cast<size_t>(e)];
-    for (int i = 0; i < nl; ++i) {
-      double s = 0.0;
-      for (int k = 0; k < 4; ++k) s += Ms[(i / D) * 4 + k] * x[element_global_dof(model_, e, k * D + i % D)];
-      local_forces_[static_cast<size_t>(nl) * e + i] = s;
-    }
+    double* ye = &local_forces_[static_cast<size_t>(nl) * e];
+    D == 3 ? element_mass_product<3>(Ms, xe, ye) : element_mass_product<2>(Ms, xe, ye);
   }
-  gather_forces(y);
+  gather_forces(host(y));
 }
 
-void CpuBackend::assemble_newton_matrix(const Eigen::VectorXd& q, const Eigen::VectorXd& v,
-                                        const NewtonMatrixCoefficients& c, Eigen::VectorXd& f) {
+void CpuBackend::assemble_newton_matrix(const Vector& q, const Vector& v, const NewtonMatrixCoefficients& c,
+                                        Vector& f) {
   Stopwatch w;
-  model_.dimension == 3 ? evaluate_elements<3>(q, v, true, c) : evaluate_elements<2>(q, v, true, c);
+  model_.dimension == 3 ? evaluate_elements<3>(host(q), host(v), true, c)
+                        : evaluate_elements<2>(host(q), host(v), true, c);
   timings_.element += w.lap();
   const SystemPattern& p = pattern_;
   double* values = matrix_.valuePtr();
@@ -126,7 +165,7 @@ void CpuBackend::assemble_newton_matrix(const Eigen::VectorXd& q, const Eigen::V
     values[p.constraint_lower_slot[t]] += c.constraint * p.constraint_coefficient[t];
     values[p.constraint_upper_slot[t]] += c.constraint * p.constraint_coefficient[t];
   }
-  gather_forces(f);
+  gather_forces(host(f));
   // The matrix is symmetric, so column sums over the coordinate block equal row sums.
   double norm = 0.0;
 #pragma omp parallel for reduction(max : norm) schedule(static) if (p.dof_count > kParallelThreshold)
@@ -146,10 +185,27 @@ void CpuBackend::factorize() {
   timings_.factorizations++;
 }
 
-void CpuBackend::solve(const Eigen::VectorXd& rhs, Eigen::VectorXd& x) {
+void CpuBackend::solve(const Vector& rhs_dofs, const Vector& rhs_constraints, Vector& x, Vector& y) {
   Stopwatch w;
-  solver_.solve(rhs, x);
+  const int n = dof_count(), m = constraint_count();
+  Eigen::VectorXd rhs(n + m), sol;
+  rhs << host(rhs_dofs), host(rhs_constraints);
+  solver_.solve(rhs, sol);
+  host(x) = sol.head(n);
+  host(y) = sol.tail(m);
   timings_.solve += w.lap();
+}
+
+void CpuBackend::constraint_product(const Vector& x, Vector& y) { host(y) = constraints_ * host(x); }
+
+void CpuBackend::constraint_transpose_product(const Vector& mu, Vector& y) {
+  host(y) = constraints_.transpose() * host(mu);
+}
+
+void CpuBackend::combine_loads(const std::vector<double>& scales, Vector& g_) {
+  Eigen::VectorXd& g = host(g_);
+  g.setZero(dof_count());
+  for (size_t k = 0; k < scales.size(); ++k) g += scales[k] * loads_.vectors[k];
 }
 
 }  // namespace catenary

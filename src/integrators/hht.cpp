@@ -9,6 +9,10 @@
 //   [ C                                                  0  ]
 // whose blocks stay O(1) relative to each other as h -> 0 (Negrut et al., J. Comput. Nonlinear
 // Dyn. 2(1), 2007).
+//
+// The step runs on backend vectors (device memory for the CUDA backend): per Newton iteration
+// only scalars (norms) cross to the host; per step the load scales and the constraint
+// right-hand side b(t) go down, and frames come up when output is due.
 #include <cmath>
 #include <sstream>
 
@@ -22,8 +26,19 @@ namespace {
 
 struct StepState {
   double t = 0.0;
-  Eigen::VectorXd q, v, a, lambda;
-  Eigen::VectorXd F;  // f - g + C^T lambda at this state (the HHT memory term)
+  Vector q, v, a, lambda;
+  Vector F;  // f - g + C^T lambda at this state (the HHT memory term)
+
+  StepState(Backend& b, int n, int m)
+      : q(b.make_vector(n)), v(b.make_vector(n)), a(b.make_vector(n)), lambda(b.make_vector(m)), F(b.make_vector(n)) {}
+  void swap(StepState& o) {
+    std::swap(t, o.t);
+    q.swap(o.q);
+    v.swap(o.v);
+    a.swap(o.a);
+    lambda.swap(o.lambda);
+    F.swap(o.F);
+  }
 };
 
 struct NewtonOutcome {
@@ -37,22 +52,34 @@ struct NewtonOutcome {
 
 class HHTStepper {
  public:
-  HHTStepper(System& sys, const DynamicSettings& s) : sys_(sys), s_(s) {
+  HHTStepper(System& sys, const DynamicSettings& s) : sys_(sys), be_(sys.backend()), s_(s) {
     alpha_ = s.alpha;
     gamma_ = 0.5 - alpha_;
     beta_ = 0.25 * (1.0 - alpha_) * (1.0 - alpha_);
+    const int n = sys.dofs(), m = sys.constraints();
+    for (Vector* x : {&qhat_, &vhat_, &g_, &f_, &Mx_, &Cmu_, &r_, &dq_, &tmp_}) *x = be_.make_vector(n);
+    for (Vector* x : {&mu_, &b_, &phi_, &rc_, &dmu_}) *x = be_.make_vector(m);
   }
 
   // Attempts one step of size h from `from`; on success fills `to`.
   NewtonOutcome step(const StepState& from, double h, StepState& to) {
-    const int n = sys_.dofs(), m = sys_.constraints();
     const double t1 = from.t + h, bh2 = beta_ * h * h;
-    const Eigen::VectorXd qhat = from.q + h * from.v + h * h * (0.5 - beta_) * from.a;
-    const Eigen::VectorXd vhat = from.v + h * (1.0 - gamma_) * from.a;
-    Eigen::VectorXd q1 = qhat + bh2 * from.a;  // predictor: a1 = a0
-    Eigen::VectorXd mu = bh2 * (1.0 + alpha_) * from.lambda;
-    Eigen::VectorXd g, f, Mdq, Cmu, phi, rhs(n + m), delta;
-    sys_.external_force(t1, g);
+    Backend& be = be_;
+    // qhat = q0 + h v0 + h^2 (1/2 - beta) a0,  vhat = v0 + h (1 - gamma) a0
+    be.copy(from.q, qhat_);
+    be.axpby(h, from.v, 1.0, qhat_);
+    be.axpby(h * h * (0.5 - beta_), from.a, 1.0, qhat_);
+    be.copy(from.v, vhat_);
+    be.axpby(h * (1.0 - gamma_), from.a, 1.0, vhat_);
+    Vector& q1 = to.q;
+    be.copy(qhat_, q1);
+    be.axpby(bh2, from.a, 1.0, q1);  // predictor: a1 = a0
+    be.copy(from.lambda, mu_);
+    be.axpby(0.0, mu_, bh2 * (1.0 + alpha_), mu_);
+    be.combine_loads(sys_.load_patterns().scales_at(t1), g_);
+    Eigen::VectorXd b;
+    sys_.constraint_rhs(t1, b);
+    be.upload(b, b_);
 
     NewtonMatrixCoefficients c;
     c.mass = 1.0;
@@ -65,35 +92,46 @@ class HHTStepper {
     int growing = 0;
     for (int it = 1; it <= s_.max_iterations; ++it) {
       out.iterations = it;
-      const Eigen::VectorXd a1 = (q1 - qhat) / bh2;
-      const Eigen::VectorXd v1 = vhat + gamma_ * h * a1;
-      sys_.backend().assemble_newton_matrix(q1, v1, c, f);
-      sys_.backend().mass_product(q1 - qhat, Mdq);
-      sys_.constraint_transpose_product(mu, Cmu);
-      sys_.constraint_residual(q1, t1, phi);
-      rhs.head(n) = -(Mdq + bh2 * ((1.0 + alpha_) * (f - g) - alpha_ * from.F) + Cmu);
-      rhs.tail(m) = -phi;
-      out.last_residual = rhs.head(n).lpNorm<Eigen::Infinity>() / bh2;
-      if (!rhs.allFinite()) {
+      accelerations(q1, bh2, to.a);  // a1 = (q1 - qhat) / bh2
+      be.copy(vhat_, to.v);          // v1 = vhat + gamma h a1
+      be.axpby(gamma_ * h, to.a, 1.0, to.v);
+      be.assemble_newton_matrix(q1, to.v, c, f_);
+      // r = -(M (q1 - qhat) + bh2 ((1 + alpha) (f - g) - alpha F0) + C^T mu),  rc = -(C q1 - b)
+      be.copy(q1, dq_);
+      be.axpby(-1.0, qhat_, 1.0, dq_);
+      be.mass_product(dq_, Mx_);
+      be.constraint_transpose_product(mu_, Cmu_);
+      be.copy(Mx_, r_);
+      be.axpby(bh2 * (1.0 + alpha_), f_, 1.0, r_);
+      be.axpby(-bh2 * (1.0 + alpha_), g_, 1.0, r_);
+      be.axpby(-bh2 * alpha_, from.F, 1.0, r_);
+      be.axpby(-1.0, Cmu_, -1.0, r_);
+      be.constraint_product(q1, phi_);
+      be.copy(b_, rc_);
+      be.axpby(-1.0, phi_, 1.0, rc_);
+      const double force_residual = be.max_abs(r_);
+      const double residual = std::max(force_residual, be.max_abs(rc_));
+      out.last_residual = force_residual / bh2;
+      if (!std::isfinite(residual)) {
         out.why = "the residual is not finite (NaN or overflow)";
         return out;
       }
       // Converged when the residual is at its round-off floor (the update test below may not
       // be reachable for very stiff elements).
-      if (it > 1 && rhs.lpNorm<Eigen::Infinity>() <= sys_.residual_floor(sys_.backend().newton_matrix_norm(), q1)) {
+      if (it > 1 && residual <= sys_.residual_floor(be.newton_matrix_norm(), be.max_abs(q1))) {
         out.converged = true;
         break;
       }
       try {
-        sys_.backend().factorize();
+        be.factorize();
       } catch (const SimulationError& e) {
         out.why = e.what();
         return out;
       }
-      sys_.backend().solve(rhs, delta);
-      q1 += delta.head(n);
-      mu += delta.tail(m);
-      out.last_update = sys_.weighted_norm(delta.head(n), q1, s_.newton_tolerance, &out.worst_dof);
+      be.solve(r_, rc_, dq_, dmu_);
+      be.axpby(1.0, dq_, 1.0, q1);
+      be.axpby(1.0, dmu_, 1.0, mu_);
+      out.last_update = be.weighted_norm(dq_, q1, s_.newton_tolerance, &out.worst_dof);
       if (!std::isfinite(out.last_update)) {
         out.why = "the Newton update is not finite";
         return out;
@@ -114,29 +152,40 @@ class HHTStepper {
       return out;
     }
     to.t = t1;
-    to.q = q1;
-    to.a = (q1 - qhat) / bh2;
-    to.v = vhat + gamma_ * h * to.a;
-    to.lambda = mu / (bh2 * (1.0 + alpha_));
+    accelerations(q1, bh2, to.a);
+    be.copy(vhat_, to.v);
+    be.axpby(gamma_ * h, to.a, 1.0, to.v);
+    be.copy(mu_, to.lambda);
+    be.axpby(0.0, mu_, 1.0 / (bh2 * (1.0 + alpha_)), to.lambda);
     // F1 from the converged equilibrium M a1 + (1 + alpha) F1 - alpha F0 = 0, without another
     // element pass.
-    Eigen::VectorXd Ma;
-    sys_.backend().mass_product(to.a, Ma);
-    to.F = (alpha_ * from.F - Ma) / (1.0 + alpha_);
+    be.mass_product(to.a, Mx_);
+    be.copy(from.F, to.F);
+    be.axpby(-1.0 / (1.0 + alpha_), Mx_, alpha_ / (1.0 + alpha_), to.F);
     return out;
   }
 
   // Local error estimate of the Newmark family (Zienkiewicz and Xie 1991):
   // e = h^2 (beta - 1/6) (a1 - a0), measured against the error tolerance.
-  double error_estimate(const StepState& from, const StepState& to, double h) const {
-    const Eigen::VectorXd e = (h * h * std::fabs(beta_ - 1.0 / 6.0)) * (to.a - from.a);
-    return sys_.weighted_norm(e, to.q, s_.error_tolerance);
+  double error_estimate(const StepState& from, const StepState& to, double h) {
+    const double k = h * h * std::fabs(beta_ - 1.0 / 6.0);
+    be_.copy(to.a, tmp_);
+    be_.axpby(-k, from.a, k, tmp_);
+    return be_.weighted_norm(tmp_, to.q, s_.error_tolerance, nullptr);
   }
 
  private:
+  void accelerations(const Vector& q1, double bh2, Vector& a) {
+    be_.copy(q1, a);
+    be_.axpby(-1.0 / bh2, qhat_, 1.0 / bh2, a);
+  }
+
   System& sys_;
+  Backend& be_;
   const DynamicSettings& s_;
   double alpha_, beta_, gamma_;
+  Vector qhat_, vhat_, g_, f_, Mx_, Cmu_, r_, dq_, tmp_;  // coordinate-sized work vectors
+  Vector mu_, b_, phi_, rc_, dmu_;                        // constraint-sized
 };
 
 }  // namespace
@@ -146,29 +195,36 @@ void run_dynamic(System& sys, const DynamicSettings& s, double output_interval, 
   summary.analysis = "dynamic";
   Progress progress("dynamic");
   const ConsistentState init = consistent_initial_state(sys, 0.0);
-  StepState state;
+  Backend& be = sys.backend();
+  const int n = sys.dofs(), m = sys.constraints();
+  StepState state(be, n, m), trial(be, n, m);
   state.t = 0.0;
-  state.q = init.q;
-  state.v = init.v;
-  state.a = init.a;
-  state.lambda = init.lambda;
+  be.upload(init.q, state.q);
+  be.upload(init.v, state.v);
+  be.upload(init.a, state.a);
+  be.upload(init.lambda, state.lambda);
   {
     Eigen::VectorXd f, g, Cl;
-    sys.backend().internal_force(state.q, state.v, f);
+    be.internal_force(init.q, init.v, f);
     sys.external_force(0.0, g);
-    sys.constraint_transpose_product(state.lambda, Cl);
-    state.F = f - g + Cl;
+    sys.constraint_transpose_product(init.lambda, Cl);
+    be.upload(f - g + Cl, state.F);
   }
 
+  // Frames are the only full vectors that come back to the host.
+  Eigen::VectorXd q, v, lambda;
   auto emit = [&](const StepState& st, double h, int iterations) {
-    const System::Energies E = sys.energies(st.q, st.v);
+    be.download(st.q, q);
+    be.download(st.v, v);
+    be.download(st.lambda, lambda);
+    const System::Energies E = sys.energies(q, v);
     Frame fr;
     fr.time = st.t;
     fr.step = h;
     fr.newton_iterations = iterations;
-    fr.q = &st.q;
-    fr.v = &st.v;
-    fr.lambda = &st.lambda;
+    fr.q = &q;
+    fr.v = &v;
+    fr.lambda = &lambda;
     fr.kinetic_energy = E.kinetic;
     fr.gravitational_energy = E.gravitational;
     fr.elastic_energy = E.elastic;
@@ -180,7 +236,6 @@ void run_dynamic(System& sys, const DynamicSettings& s, double output_interval, 
   const double T = s.end_time;
   double h = s.adaptive ? std::min(std::max(s.step, s.min_step), s.max_step) : s.step;
   double next_output = output_interval > 0.0 ? output_interval : 0.0;
-  StepState trial;
   while (state.t < T * (1.0 - 1e-12)) {
     // Land exactly on the end time; with a fixed step the last step may be shorter.
     double h_try = std::min(h, T - state.t);
@@ -213,7 +268,7 @@ void run_dynamic(System& sys, const DynamicSettings& s, double output_interval, 
       }
       h = std::min(s.max_step, std::max(s.min_step, h_try * factor));
     }
-    state = trial;
+    state.swap(trial);
     summary.steps++;
     summary.end_time = state.t;
     const bool last = state.t >= T * (1.0 - 1e-12);

@@ -70,7 +70,7 @@ struct StaticSolver {
       // Converged when the residual is at its round-off floor, where the update test may be
       // out of reach for very stiff elements.
       summary.last_residual = r.lpNorm<Eigen::Infinity>();
-      if (it > 1 && summary.last_residual <= sys.residual_floor(sys.backend().newton_matrix_norm(), q))
+      if (it > 1 && summary.last_residual <= sys.residual_floor(sys.backend().newton_matrix_norm(), q.lpNorm<Eigen::Infinity>()))
         return true;
       try {
         sys.backend().factorize();

@@ -1,41 +1,104 @@
 #pragma once
-// The interface the integrators are written against, implemented once per backend (CPU now,
-// CUDA in kernels/). A backend owns the per-element work (forces, Jacobians, mass products), the
-// Newton matrix values in the shared SystemPattern and their factorization.
+// The interface the integrators are written against, implemented once per backend (CPU in
+// src/assembly, CUDA in kernels/). A backend owns the per-element work (forces, Jacobians, mass
+// products), the Newton matrix and its factorization, and the vectors of a time step: they live
+// in the backend's memory (device memory for CUDA), so the one HHT Newton loop runs over either
+// backend and only scalars and output frames cross to the host (the SUNDIALS N_Vector idea).
+//
+// Vectors have dof_count() entries (coordinates, forces) or constraint_count() entries
+// (multipliers, constraint residuals). The analyses that run once per case (statics, initial
+// conditions) use the host conveniences at the end, which copy through scratch vectors.
+#include <memory>
 #include <string>
+#include <vector>
 
 #include <Eigen/Core>
 
+#include "catenary/elements/element_assembly.hpp"
+
 namespace catenary {
 
-struct NewtonMatrixCoefficients {
-  double mass = 0.0;        // times M
-  double stiffness = 0.0;   // times K = d f_int / dq
-  double damping = 0.0;     // times D = d f_int / dv
-  double constraint = 1.0;  // times Phi_q in both off-diagonal blocks
+// A vector in a backend's memory; only the backend that made it reads or writes its storage.
+class Vector {
+ public:
+  class Storage {
+   public:
+    virtual ~Storage() = default;
+  };
+  Vector() = default;
+  Vector(int size, std::unique_ptr<Storage> storage) : size_(size), storage_(std::move(storage)) {}
+  int size() const { return size_; }
+  void swap(Vector& other) noexcept {
+    std::swap(size_, other.size_);
+    storage_.swap(other.storage_);
+  }
+  template <class T>
+  T& storage() { return static_cast<T&>(*storage_); }
+  template <class T>
+  const T& storage() const { return static_cast<const T&>(*storage_); }
+
+ private:
+  int size_ = 0;
+  std::unique_ptr<Storage> storage_;
 };
 
 class Backend {
  public:
+  Backend(int dof_count, int constraint_count) : dof_count_(dof_count), constraint_count_(constraint_count) {}
   virtual ~Backend() = default;
   virtual std::string name() const = 0;
+  int dof_count() const { return dof_count_; }
+  int constraint_count() const { return constraint_count_; }
 
+  // --- vectors
+  virtual Vector make_vector(int size) = 0;  // zero-filled
+  virtual void upload(const Eigen::VectorXd& host, Vector& x) = 0;  // sizes must match
+  virtual void download(const Vector& x, Eigen::VectorXd& host) = 0;
+  virtual void copy(const Vector& x, Vector& y) = 0;
+  virtual void axpby(double a, const Vector& x, double b, Vector& y) = 0;  // y = a x + b y
+  // max |x_i|; infinite if any entry is not finite.
+  virtual double max_abs(const Vector& x) = 0;
+  // max_i |dx_i| / (tol (scale_i + |x_i|)) over the coordinates (scale: characteristic length
+  // for positions, 1 for slopes); infinite if any entry is not finite. worst (optional) gets i.
+  virtual double weighted_norm(const Vector& dx, const Vector& x, double tol, int* worst) = 0;
+
+  // --- the model's operators on backend vectors
   // f = f_int(q, v): elastic plus material damping forces. Returns the strain energy.
-  virtual double internal_force(const Eigen::VectorXd& q, const Eigen::VectorXd& v,
-                                Eigen::VectorXd& f) = 0;
+  virtual double internal_force(const Vector& q, const Vector& v, Vector& f) = 0;
   // y = M x (the constant consistent mass).
-  virtual void mass_product(const Eigen::VectorXd& x, Eigen::VectorXd& y) = 0;
+  virtual void mass_product(const Vector& x, Vector& y) = 0;
   // Writes the Newton matrix c.mass M + c.stiffness K(q, v) + c.damping D(q, v) with the
   // constraint blocks, and returns f_int(q, v) from the same element pass.
-  virtual void assemble_newton_matrix(const Eigen::VectorXd& q, const Eigen::VectorXd& v,
-                                      const NewtonMatrixCoefficients& c, Eigen::VectorXd& f) = 0;
+  virtual void assemble_newton_matrix(const Vector& q, const Vector& v, const NewtonMatrixCoefficients& c,
+                                      Vector& f) = 0;
   // Infinity norm of the coordinate block of the matrix last assembled (max row sum of |a_ij|),
   // for the round-off floor of the Newton residual.
   virtual double newton_matrix_norm() const = 0;
-  // Factorizes the matrix last assembled; throws SimulationError if it is singular.
+  // Factorizes the matrix last assembled; throws SimulationError if it is found singular.
   virtual void factorize() = 0;
-  // x = A^-1 rhs with the last factorization.
-  virtual void solve(const Eigen::VectorXd& rhs, Eigen::VectorXd& x) = 0;
+  // [x; y] = A^-1 [rhs_dofs; rhs_constraints] with the last factorization.
+  virtual void solve(const Vector& rhs_dofs, const Vector& rhs_constraints, Vector& x, Vector& y) = 0;
+  // y = C x and y = C^T mu, C the constraint Jacobian.
+  virtual void constraint_product(const Vector& x, Vector& y) = 0;
+  virtual void constraint_transpose_product(const Vector& mu, Vector& y) = 0;
+  // g = sum_k scales[k] G_k over the model's load patterns (build_load_patterns).
+  virtual void combine_loads(const std::vector<double>& scales, Vector& g) = 0;
+
+  // --- host conveniences (copies through scratch vectors), for analyses run once per case
+  double internal_force(const Eigen::VectorXd& q, const Eigen::VectorXd& v, Eigen::VectorXd& f);
+  void mass_product(const Eigen::VectorXd& x, Eigen::VectorXd& y);
+  void assemble_newton_matrix(const Eigen::VectorXd& q, const Eigen::VectorXd& v, const NewtonMatrixCoefficients& c,
+                              Eigen::VectorXd& f);
+  // rhs and x hold the coordinates, then the constraints.
+  void solve(const Eigen::VectorXd& rhs, Eigen::VectorXd& x);
+  void constraint_product(const Eigen::VectorXd& x, Eigen::VectorXd& y);
+  void constraint_transpose_product(const Eigen::VectorXd& mu, Eigen::VectorXd& y);
+
+ private:
+  struct Scratch;
+  Scratch& scratch();
+  int dof_count_, constraint_count_;
+  std::shared_ptr<Scratch> scratch_;
 };
 
 }  // namespace catenary

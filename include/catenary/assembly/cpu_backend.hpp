@@ -1,11 +1,13 @@
 #pragma once
 // The CPU backend: OpenMP loops over elements calling the shared element math, gather-style
-// assembly into the SystemPattern, UMFPACK for the linear solves.
+// assembly into the SystemPattern, UMFPACK for the linear solves. Its vectors are Eigen vectors
+// in host memory. It is the reference the CUDA backend is checked against.
 #include <vector>
 
 #include <Eigen/SparseCore>
 
 #include "catenary/assembly/backend.hpp"
+#include "catenary/assembly/model_operators.hpp"
 #include "catenary/assembly/system_pattern.hpp"
 #include "catenary/model/model.hpp"
 #include "catenary/solve/linear_solver.hpp"
@@ -16,13 +18,31 @@ class CpuBackend : public Backend {
  public:
   explicit CpuBackend(const Model& m);
   std::string name() const override { return "cpu"; }
-  double internal_force(const Eigen::VectorXd& q, const Eigen::VectorXd& v, Eigen::VectorXd& f) override;
-  void mass_product(const Eigen::VectorXd& x, Eigen::VectorXd& y) override;
-  void assemble_newton_matrix(const Eigen::VectorXd& q, const Eigen::VectorXd& v,
-                              const NewtonMatrixCoefficients& c, Eigen::VectorXd& f) override;
+
+  Vector make_vector(int size) override;
+  void upload(const Eigen::VectorXd& host, Vector& x) override;
+  void download(const Vector& x, Eigen::VectorXd& host) override;
+  void copy(const Vector& x, Vector& y) override;
+  void axpby(double a, const Vector& x, double b, Vector& y) override;
+  double max_abs(const Vector& x) override;
+  double weighted_norm(const Vector& dx, const Vector& x, double tol, int* worst) override;
+
+  using Backend::internal_force;
+  using Backend::mass_product;
+  using Backend::assemble_newton_matrix;
+  using Backend::solve;
+  using Backend::constraint_product;
+  using Backend::constraint_transpose_product;
+  double internal_force(const Vector& q, const Vector& v, Vector& f) override;
+  void mass_product(const Vector& x, Vector& y) override;
+  void assemble_newton_matrix(const Vector& q, const Vector& v, const NewtonMatrixCoefficients& c,
+                              Vector& f) override;
   double newton_matrix_norm() const override { return matrix_norm_; }
   void factorize() override;
-  void solve(const Eigen::VectorXd& rhs, Eigen::VectorXd& x) override;
+  void solve(const Vector& rhs_dofs, const Vector& rhs_constraints, Vector& x, Vector& y) override;
+  void constraint_product(const Vector& x, Vector& y) override;
+  void constraint_transpose_product(const Vector& mu, Vector& y) override;
+  void combine_loads(const std::vector<double>& scales, Vector& g) override;
 
   const SystemPattern& pattern() const { return pattern_; }
   const Eigen::SparseMatrix<double>& matrix() const { return matrix_; }
@@ -44,9 +64,11 @@ class CpuBackend : public Backend {
   SystemPattern pattern_;
   Eigen::SparseMatrix<double> matrix_;
   SparseDirectSolver solver_;
+  Eigen::SparseMatrix<double, Eigen::RowMajor> constraints_;
+  LoadPatterns loads_;
+  Eigen::VectorXd coordinate_scales_;
   std::vector<double> local_matrices_;  // element_dofs^2 per element
   std::vector<double> local_forces_;    // element_dofs per element
-  std::vector<double> local_energy_;
   Timings timings_;
   double matrix_norm_ = 0.0;
 };

@@ -1,0 +1,33 @@
+#pragma once
+// The model's linear operators that every backend builds once from the same definitions: the
+// constraint Jacobian C, the external load patterns, and the per-coordinate scales of the
+// convergence norm. Backends copy these to their memory; they never re-derive them.
+#include <vector>
+
+#include <Eigen/Core>
+#include <Eigen/SparseCore>
+
+#include "catenary/model/model.hpp"
+
+namespace catenary {
+
+// C (constraint_count x dof_count) of the linear constraint rows, row-major.
+Eigen::SparseMatrix<double, Eigen::RowMajor> constraint_matrix(const Model& m);
+
+// Gravity forces (the gravitational potential is -q . gravity_vector).
+Eigen::VectorXd gravity_vector(const Model& m);
+
+// External loads as g(t) = sum_k scale_k(t) G_k: gravity and the constant loads in the first
+// pattern, then one pattern per time-varying distributed or point load.
+struct LoadPatterns {
+  std::vector<Eigen::VectorXd> vectors;
+  std::vector<TimeFunction> scales;
+  std::vector<double> scales_at(double t) const;
+};
+LoadPatterns build_load_patterns(const Model& m);
+
+// Scale of each coordinate in the convergence and error norms: the characteristic length for
+// positions, 1 for (dimensionless) slopes.
+Eigen::VectorXd coordinate_scales(const Model& m);
+
+}  // namespace catenary

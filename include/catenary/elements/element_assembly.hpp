@@ -1,0 +1,50 @@
+#pragma once
+// The element-level pieces of assembly that every backend shares (host and device): the local
+// Newton matrix c_m M + c_k K + c_d D of one element, its local mass product, and the weighted
+// entry of the convergence norm. Backends differ only in how they loop and sum.
+#include <cmath>
+
+#include "catenary/core/host_device.hpp"
+#include "catenary/elements/gradient_deficient_math.hpp"
+
+namespace catenary {
+
+struct NewtonMatrixCoefficients {
+  double mass = 0.0;        // times M
+  double stiffness = 0.0;   // times K = d f_int / dq
+  double damping = 0.0;     // times D = d f_int / dv
+  double constraint = 1.0;  // times Phi_q in both off-diagonal blocks
+};
+
+// Ke (row-major (4D)^2) = c.mass M + c.stiffness K + c.damping D of one evaluated element;
+// scalar_mass is the element's 4x4 scalar mass (M = scalar_mass (x) I_D).
+template <int D>
+CATENARY_HD void element_newton_matrix(const ElementEvaluation<D>& out, const double* scalar_mass,
+                                       const NewtonMatrixCoefficients& c, double* Ke) {
+  constexpr int n = 4 * D;
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) {
+      // Nonzero mass only between equal components of the node blocks.
+      const double mass = (i % D == j % D) ? scalar_mass[(i / D) * 4 + (j / D)] : 0.0;
+      Ke[i * n + j] = c.mass * mass + c.stiffness * out.stiffness(i, j) + c.damping * out.damping(i, j);
+    }
+}
+
+// ye = M_e xe for one element (xe, ye: 4D local values).
+template <int D>
+CATENARY_HD void element_mass_product(const double* scalar_mass, const double* xe, double* ye) {
+  for (int i = 0; i < 4 * D; ++i) {
+    double s = 0.0;
+    for (int k = 0; k < 4; ++k) s += scalar_mass[(i / D) * 4 + k] * xe[k * D + i % D];
+    ye[i] = s;
+  }
+}
+
+// One entry of the weighted convergence norm max_i |dx_i| / (tol (scale_i + |x_i|)); a
+// non-finite entry counts as infinite so that it is always the worst.
+CATENARY_HD double weighted_entry(double dx, double x, double scale, double tol) {
+  const double value = fabs(dx) / (tol * (scale + fabs(x)));
+  return value < INFINITY ? value : INFINITY;  // NaN compares false
+}
+
+}  // namespace catenary

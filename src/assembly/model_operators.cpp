@@ -1,0 +1,82 @@
+#include "catenary/assembly/model_operators.hpp"
+
+namespace catenary {
+
+Eigen::SparseMatrix<double, Eigen::RowMajor> constraint_matrix(const Model& m) {
+  std::vector<Eigen::Triplet<double>> terms;
+  for (int r = 0; r < m.constraint_count(); ++r) {
+    const ConstraintRow& row = m.constraint_rows[r];
+    for (size_t k = 0; k < row.dofs.size(); ++k) terms.emplace_back(r, row.dofs[k], row.coefficients[k]);
+  }
+  Eigen::SparseMatrix<double, Eigen::RowMajor> C(m.constraint_count(), m.dof_count());
+  C.setFromTriplets(terms.begin(), terms.end());
+  C.makeCompressed();
+  return C;
+}
+
+Eigen::VectorXd gravity_vector(const Model& m) {
+  const ElementBlock& el = m.elements;
+  const int D = m.dimension;
+  Eigen::VectorXd g = Eigen::VectorXd::Zero(m.dof_count());
+  for (int e = 0; e < el.size(); ++e)
+    for (int k = 0; k < 4; ++k)
+      for (int i = 0; i < D; ++i)
+        g[element_global_dof(m, e, k * D + i)] += el.properties[e].rhoA * el.shape_integrals[4 * e + k] * m.gravity[i];
+  return g;
+}
+
+namespace {
+
+bool is_constant(const TimeFunction& f) { return f.kind == TimeFunction::Kind::Constant; }
+
+// G of a distributed load at unit scale.
+void add_distributed(const Model& m, const DistributedLoad& d, double scale, Eigen::VectorXd& g) {
+  const int D = m.dimension;
+  for (int e = d.first_element; e < d.first_element + d.element_count; ++e)
+    for (int k = 0; k < 4; ++k)
+      for (int i = 0; i < D; ++i)
+        g[element_global_dof(m, e, k * D + i)] += scale * m.elements.shape_integrals[4 * e + k] * d.force[i];
+}
+
+}  // namespace
+
+std::vector<double> LoadPatterns::scales_at(double t) const {
+  std::vector<double> s(scales.size());
+  for (size_t k = 0; k < scales.size(); ++k) s[k] = scales[k].value(t);
+  return s;
+}
+
+LoadPatterns build_load_patterns(const Model& m) {
+  LoadPatterns p;
+  p.vectors.push_back(gravity_vector(m));
+  p.scales.push_back(TimeFunction::constant(1.0));
+  for (const DistributedLoad& d : m.distributed_loads) {
+    if (is_constant(d.scale)) {
+      add_distributed(m, d, d.scale.value(0.0), p.vectors.front());
+      continue;
+    }
+    Eigen::VectorXd g = Eigen::VectorXd::Zero(m.dof_count());
+    add_distributed(m, d, 1.0, g);
+    p.vectors.push_back(std::move(g));
+    p.scales.push_back(d.scale);
+  }
+  for (const PointLoad& l : m.point_loads) {
+    if (is_constant(l.scale)) {
+      p.vectors.front()[l.dof] += l.value * l.scale.value(0.0);
+      continue;
+    }
+    Eigen::VectorXd g = Eigen::VectorXd::Zero(m.dof_count());
+    g[l.dof] = l.value;
+    p.vectors.push_back(std::move(g));
+    p.scales.push_back(l.scale);
+  }
+  return p;
+}
+
+Eigen::VectorXd coordinate_scales(const Model& m) {
+  Eigen::VectorXd s(m.dof_count());
+  for (int i = 0; i < m.dof_count(); ++i) s[i] = m.is_slope(i) ? 1.0 : m.characteristic_length;
+  return s;
+}
+
+}  // namespace catenary
