@@ -23,8 +23,8 @@ struct RunResult {
   RunSummary summary;
 };
 
-inline RunResult run_model(const Model& m, const AnalysisSettings& a, double output_interval = 0.0) {
-  CpuBackend backend(m);
+// Runs on the given backend (run_model: on a CPU backend).
+inline RunResult run_model_on(Backend& backend, const Model& m, const AnalysisSettings& a, double output_interval = 0.0) {
   System sys(m, backend);
   RunResult r;
   auto sink = [&](const Frame& f) {
@@ -44,6 +44,11 @@ inline RunResult run_model(const Model& m, const AnalysisSettings& a, double out
   else
     run_dynamic(sys, a.dynamics, output_interval, sink, r.summary);
   return r;
+}
+
+inline RunResult run_model(const Model& m, const AnalysisSettings& a, double output_interval = 0.0) {
+  CpuBackend backend(m);
+  return run_model_on(backend, m, a, output_interval);
 }
 
 inline AnalysisSettings static_settings(int load_steps) {

@@ -32,4 +32,11 @@ class SimulationError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A backend that was asked for and cannot be used (no CUDA driver or device, not enough device
+// memory, a build without CUDA). Exit code 2, like bad input: the request cannot be met.
+class BackendUnavailable : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 }  // namespace catenary

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "catenary/core/host_device.hpp"
 #include "catenary/elements/gradient_deficient_math.hpp"
 #include "catenary/model/time_function.hpp"
 
@@ -88,11 +89,13 @@ struct Model {
   bool is_slope(int dof) const { return (dof % coordinates_per_node()) >= dimension; }
 };
 
-// Global coordinate of element e's local coordinate i (local order: node_a's 2D coordinates,
-// then node_b's, matching e = [r_A, r'_A, r_B, r'_B]).
+// Global coordinate of local coordinate i of an element between nodes a and b (local order:
+// node a's 2D coordinates, then node b's, matching e = [r_A, r'_A, r_B, r'_B]); n = 2D.
+CATENARY_HD int local_to_global_dof(int node_a, int node_b, int n, int i) {
+  return (i < n ? node_a : node_b) * n + (i % n);
+}
 inline int element_global_dof(const Model& m, int e, int i) {
-  const int n = m.coordinates_per_node();
-  return (i < n ? m.elements.node_a[e] : m.elements.node_b[e]) * n + (i % n);
+  return local_to_global_dof(m.elements.node_a[e], m.elements.node_b[e], m.coordinates_per_node(), i);
 }
 
 // Computes per-element constants (mass, shape integrals) and the characteristic length once the

@@ -1,0 +1,26 @@
+#pragma once
+// Choosing the backend a run uses: `--backend cpu|cuda|auto`.
+#include <memory>
+#include <string>
+
+#include "catenary/assembly/backend.hpp"
+#include "catenary/model/model.hpp"
+
+namespace catenary {
+
+enum class BackendChoice { Cpu, Cuda, Auto };
+
+// "cpu", "cuda" or "auto"; throws std::invalid_argument for anything else.
+BackendChoice parse_backend_choice(const std::string& text);
+
+struct SelectedBackend {
+  std::unique_ptr<Backend> backend;
+  std::string notice;  // non-empty when auto fell back to the CPU: says why
+};
+
+// Cpu: the CPU backend. Cuda: the CUDA backend, or BackendUnavailable (no driver, no device,
+// not enough device memory, a build without CUDA). Auto: the CUDA backend when it can be used,
+// else the CPU backend with a notice.
+SelectedBackend make_backend(BackendChoice choice, const Model& m);
+
+}  // namespace catenary

@@ -1,0 +1,35 @@
+#pragma once
+// A direct solver over a square CSR matrix whose pattern is fixed after analyze(): the interface
+// of the CUDA backend's linear solve. Pointers are in the memory of the solver's side (device
+// pointers for cuSOLVER, host pointers for the host reference).
+#include <memory>
+
+namespace catenary {
+
+class CsrSolver {
+ public:
+  virtual ~CsrSolver() = default;
+  // Symbolic analysis of the pattern, once.
+  virtual void analyze(int size, int nonzeros, const int* row_ptr, const int* col_index) = 0;
+  // Bytes of working memory the factorization needs beyond the matrix (after analyze).
+  virtual size_t workspace_bytes() const = 0;
+  // Numeric factorization of these values (the pattern of analyze).
+  virtual void factorize(const double* values) = 0;
+  // x = A^-1 rhs with the last factorization.
+  virtual void solve(const double* rhs, double* x) = 0;
+};
+
+// UMFPACK on host CSR arrays: stands in for cuSOLVER when the CUDA backend's code runs on the host.
+std::unique_ptr<CsrSolver> make_host_csr_solver();
+
+}  // namespace catenary
+
+#ifdef CATENARY_WITH_CUDA
+namespace catenary {
+// cuSOLVER's sparse QR (csrqr, batch of one) on device CSR arrays: the symbolic analysis runs once
+// in analyze(); each solve() factorizes the values given to factorize() and solves in one call
+// (the batched QR has no separate numeric factorization). No pivoting or reordering is done, so
+// the caller orders the unknowns (newton_unknown_order).
+std::unique_ptr<CsrSolver> make_cusolver_qr_solver();
+}  // namespace catenary
+#endif

@@ -1,0 +1,179 @@
+#pragma once
+// The per-element and per-entry loop bodies of the CUDA backend, as Thrust functors over raw
+// pointers: each runs as one CUDA thread per element (or slot, or dof) in DeviceSpace and as a
+// plain loop in HostSpace. The element math itself is the shared host+device code.
+#include <cmath>
+
+#include "catenary/elements/element_assembly.hpp"
+#include "catenary/model/model.hpp"
+
+namespace catenary::cuda {
+
+// One element: gathers its coordinates and velocities, evaluates forces (and the local Newton
+// matrix c_m M + c_k K + c_d D when asked) and writes them to its local slots.
+template <int D>
+struct ElementPass {
+  static constexpr int kLocal = 4 * D;
+  const ElementProperties* properties;
+  const double *reference, *scalar_mass;
+  const int *node_a, *node_b;
+  const double *q, *v;
+  NewtonMatrixCoefficients c;
+  bool jacobian;
+  double *local_forces, *local_matrices, *energy;
+
+  CATENARY_HD void operator()(int e) const {
+    double qe[kLocal], ve[kLocal];
+    for (int i = 0; i < kLocal; ++i) {
+      const int g = local_to_global_dof(node_a[e], node_b[e], 2 * D, i);
+      qe[i] = q[g];
+      ve[i] = v[g];
+    }
+    ElementEvaluation<D> out;
+    evaluate_element<D>(properties[e], reference + kLocal * e, qe, ve, jacobian, out);
+    for (int i = 0; i < kLocal; ++i) local_forces[kLocal * e + i] = out.force[i];
+    energy[e] = out.energy;
+    if (jacobian)
+      element_newton_matrix<D>(out, scalar_mass + 16 * e, c, local_matrices + static_cast<size_t>(kLocal) * kLocal * e);
+  }
+};
+
+// One element's consistent mass (once per model), from its properties and reference shape.
+template <int D>
+struct ElementMass {
+  const ElementProperties* properties;
+  const double* reference;
+  double *scalar_mass, *shape_integrals;
+  CATENARY_HD void operator()(int e) const {
+    const Mat<4, 4> M = element_scalar_mass<D>(properties[e], reference + 4 * D * e);
+    const Vec<4> s = element_shape_integrals<D>(properties[e], reference + 4 * D * e);
+    for (int k = 0; k < 4; ++k) {
+      shape_integrals[4 * e + k] = s[k];
+      for (int l = 0; l < 4; ++l) scalar_mass[16 * e + 4 * k + l] = M(k, l);
+    }
+  }
+};
+
+// One element's mass product M_e x_e into its local force slots.
+template <int D>
+struct ElementMassProduct {
+  const double* scalar_mass;
+  const int *node_a, *node_b;
+  const double* x;
+  double* local_forces;
+  CATENARY_HD void operator()(int e) const {
+    double xe[4 * D];
+    for (int i = 0; i < 4 * D; ++i) xe[i] = x[local_to_global_dof(node_a[e], node_b[e], 2 * D, i)];
+    element_mass_product<D>(scalar_mass + 16 * e, xe, local_forces + 4 * D * e);
+  }
+};
+
+// out[k] = sum of values[sources[ptr[k] .. ptr[k+1])]: matrix slots and force entries alike.
+struct GatherSum {
+  const int *ptr, *sources;
+  const double* values;
+  double* out;
+  CATENARY_HD void operator()(int k) const {
+    double s = 0.0;
+    for (int t = ptr[k]; t < ptr[k + 1]; ++t) s += values[sources[t]];
+    out[k] = s;
+  }
+};
+
+// Adds c times the constraint Jacobian to both off-diagonal blocks (each slot appears once).
+struct AddConstraintBlocks {
+  const int *lower, *upper;
+  const double* coefficient;
+  double scale;
+  double* values;
+  CATENARY_HD void operator()(int t) const {
+    values[lower[t]] += scale * coefficient[t];
+    values[upper[t]] += scale * coefficient[t];
+  }
+};
+
+// y[r] = sum_k a[k] x[col[k]] over CSR row r.
+struct CsrRowProduct {
+  const int *row_ptr, *col;
+  const double *a, *x;
+  double* y;
+  CATENARY_HD void operator()(int r) const {
+    double s = 0.0;
+    for (int k = row_ptr[r]; k < row_ptr[r + 1]; ++k) s += a[k] * x[col[k]];
+    y[r] = s;
+  }
+};
+
+// Row sum of |a_ij| over the coordinate block of the permuted matrix (0 for multiplier rows).
+struct CoordinateRowSum {
+  const int *row_ptr, *col, *original_of;
+  const double* values;
+  int dof_count;
+  CATENARY_HD double operator()(int row) const {
+    if (original_of[row] >= dof_count) return 0.0;
+    double s = 0.0;
+    for (int k = row_ptr[row]; k < row_ptr[row + 1]; ++k)
+      if (original_of[col[k]] < dof_count) s += fabs(values[k]);
+    return s;
+  }
+};
+
+// Permuted right-hand side from the coordinate and constraint parts, and back.
+struct GatherPermuted {
+  const int* original_of;
+  const double *top, *bottom;
+  double* out;
+  int dof_count;
+  CATENARY_HD void operator()(int p) const {
+    const int o = original_of[p];
+    out[p] = o < dof_count ? top[o] : bottom[o - dof_count];
+  }
+};
+struct ScatterPermuted {
+  const int* original_of;
+  const double* in;
+  double *top, *bottom;
+  int dof_count;
+  CATENARY_HD void operator()(int p) const {
+    const int o = original_of[p];
+    if (o < dof_count)
+      top[o] = in[p];
+    else
+      bottom[o - dof_count] = in[p];
+  }
+};
+
+struct Axpby {
+  double a, b;
+  CATENARY_HD double operator()(double x, double y) const { return a * x + b * y; }
+};
+
+// |x|, or infinity for a non-finite entry.
+struct AbsOrInfinity {
+  CATENARY_HD double operator()(double x) const {
+    const double a = fabs(x);
+    return a < INFINITY ? a : INFINITY;
+  }
+};
+struct Maximum {
+  CATENARY_HD double operator()(double a, double b) const { return a > b ? a : b; }
+};
+
+// Weighted entry with its index, reduced to the largest (the first such index on ties).
+struct WeightedEntry {
+  double value;
+  int index;
+};
+struct WeightedEntryAt {
+  const double *dx, *x, *scale;
+  double tol;
+  CATENARY_HD WeightedEntry operator()(int i) const { return {weighted_entry(dx[i], x[i], scale[i], tol), i}; }
+};
+struct LargerEntry {
+  CATENARY_HD WeightedEntry operator()(const WeightedEntry& a, const WeightedEntry& b) const {
+    if (a.value != b.value) return a.value > b.value ? a : b;
+    return a.index < b.index ? a : b;
+  }
+};
+
+}  // namespace catenary::cuda

@@ -1,0 +1,287 @@
+// The CUDA backend: element kernels over the shared element math, assembly into a CSR matrix
+// by the gather maps of device_pattern.cuh, cuSOLVER sparse QR, and the vector operations of
+// the HHT step, all on device-resident arrays. Written once over a MemorySpace: DeviceSpace is
+// the GPU backend, HostSpace runs the same code on the CPU for the tests.
+#include <cuda_runtime.h>
+#include <thrust/for_each.h>
+#include <thrust/transform_reduce.h>
+
+#include <new>
+#include <stdexcept>
+#include <string>
+
+#include "backend_functors.cuh"
+#include "catenary/assembly/model_operators.hpp"
+#include "catenary/assembly/unknown_ordering.hpp"
+#include "catenary/core/errors.hpp"
+#include "catenary/kernels/cuda_backend.hpp"
+#include "catenary/solve/csr_solver.hpp"
+#include "device_pattern.cuh"
+
+namespace catenary::cuda {
+
+namespace {
+
+template <class Space>
+struct ArrayVector : Vector::Storage {
+  explicit ArrayVector(int n) : x(n, 0.0) {}
+  ArrayOf<Space, double> x;
+};
+
+template <class Space>
+class CudaBackend : public Backend {
+  using Doubles = ArrayOf<Space, double>;
+  using Ints = ArrayOf<Space, int>;
+
+ public:
+  explicit CudaBackend(const Model& m)
+      : Backend(m.dof_count(), m.constraint_count()),
+        dimension_(m.dimension),
+        elements_(m.elements.size()),
+        local_dofs_(2 * m.coordinates_per_node()) {
+    const ElementBlock& el = m.elements;
+    node_a_ = Ints(el.node_a.begin(), el.node_a.end());
+    node_b_ = Ints(el.node_b.begin(), el.node_b.end());
+    properties_ = ArrayOf<Space, ElementProperties>(el.properties.begin(), el.properties.end());
+    reference_ = Doubles(el.reference.begin(), el.reference.end());
+    compute_element_masses();
+
+    const Eigen::SparseMatrix<double, Eigen::RowMajor> C = constraint_matrix(m);
+    const Eigen::SparseMatrix<double, Eigen::RowMajor> Ct = C.transpose();
+    copy_csr(C, c_ptr_, c_col_, c_val_);
+    copy_csr(Ct, ct_ptr_, ct_col_, ct_val_);
+    const LoadPatterns loads = build_load_patterns(m);
+    for (const Eigen::VectorXd& g : loads.vectors) load_patterns_.insert(load_patterns_.end(), g.data(), g.data() + g.size());
+    const Eigen::VectorXd scales = coordinate_scales(m);
+    coordinate_scales_ = Doubles(scales.data(), scales.data() + scales.size());
+
+    pattern_ = build_device_pattern<Space>(m, node_a_, node_b_, C, newton_unknown_order(m));
+    values_ = Doubles(pattern_.nonzeros, 0.0);
+    local_forces_ = Doubles(static_cast<size_t>(elements_) * local_dofs_, 0.0);
+    local_matrices_ = Doubles(static_cast<size_t>(elements_) * local_dofs_ * local_dofs_, 0.0);
+    energy_ = Doubles(elements_, 0.0);
+    permuted_rhs_ = Doubles(pattern_.size, 0.0);
+    permuted_solution_ = Doubles(pattern_.size, 0.0);
+    solver_ = Space::on_device ? make_cusolver_qr_solver() : make_host_csr_solver();
+    solver_->analyze(pattern_.size, pattern_.nonzeros, raw<int>(pattern_.row_ptr), raw<int>(pattern_.col_index));
+  }
+
+  std::string name() const override { return Space::on_device ? "cuda" : "cuda-code-on-host"; }
+
+  // The matrix last assembled, in the original unknown order (for tests).
+  Eigen::SparseMatrix<double> assembled_matrix() const {
+    const thrust::host_vector<int> row_ptr = pattern_.row_ptr, col = pattern_.col_index, original = pattern_.original_of;
+    const thrust::host_vector<double> values = values_;
+    std::vector<Eigen::Triplet<double>> entries;
+    for (int row = 0; row < pattern_.size; ++row)
+      for (int k = row_ptr[row]; k < row_ptr[row + 1]; ++k) entries.emplace_back(original[row], original[col[k]], values[k]);
+    Eigen::SparseMatrix<double> A(pattern_.size, pattern_.size);
+    A.setFromTriplets(entries.begin(), entries.end());
+    return A;
+  }
+
+  // --- vectors
+  Vector make_vector(int size) override { return Vector(size, std::make_unique<ArrayVector<Space>>(size)); }
+  void upload(const Eigen::VectorXd& host, Vector& x) override {
+    thrust::copy(host.data(), host.data() + host.size(), array(x).begin());
+  }
+  void download(const Vector& x, Eigen::VectorXd& host) override {
+    host.resize(x.size());
+    thrust::copy(array(x).begin(), array(x).end(), host.data());
+  }
+  void copy(const Vector& x, Vector& y) override {
+    thrust::copy(Space::policy(), array(x).begin(), array(x).end(), array(y).begin());
+  }
+  void axpby(double a, const Vector& x, double b, Vector& y) override {
+    thrust::transform(Space::policy(), array(x).begin(), array(x).end(), array(y).begin(), array(y).begin(), Axpby{a, b});
+  }
+  double max_abs(const Vector& x) override {
+    return thrust::transform_reduce(Space::policy(), array(x).begin(), array(x).end(), AbsOrInfinity(), 0.0, Maximum());
+  }
+  double weighted_norm(const Vector& dx, const Vector& x, double tol, int* worst) override {
+    const thrust::counting_iterator<int> first(0);
+    const WeightedEntry w = thrust::transform_reduce(
+        Space::policy(), first, first + dx.size(),
+        WeightedEntryAt{raw<double>(array(dx)), raw<double>(array(x)), raw<double>(coordinate_scales_), tol},
+        WeightedEntry{0.0, 0}, LargerEntry());
+    if (worst) *worst = w.index;
+    return w.value;
+  }
+
+  // --- model operators
+  using Backend::assemble_newton_matrix;
+  using Backend::constraint_product;
+  using Backend::constraint_transpose_product;
+  using Backend::internal_force;
+  using Backend::mass_product;
+  using Backend::solve;
+
+  double internal_force(const Vector& q, const Vector& v, Vector& f) override {
+    element_pass(q, v, false, NewtonMatrixCoefficients());
+    gather_forces(f);
+    return thrust::reduce(Space::policy(), energy_.begin(), energy_.end(), 0.0);
+  }
+
+  void mass_product(const Vector& x, Vector& y) override {
+    const thrust::counting_iterator<int> first(0);
+    if (dimension_ == 3)
+      thrust::for_each(Space::policy(), first, first + elements_,
+                       ElementMassProduct<3>{raw<double>(scalar_mass_), raw<int>(node_a_), raw<int>(node_b_),
+                                             raw<double>(array(x)), raw<double>(local_forces_)});
+    else
+      thrust::for_each(Space::policy(), first, first + elements_,
+                       ElementMassProduct<2>{raw<double>(scalar_mass_), raw<int>(node_a_), raw<int>(node_b_),
+                                             raw<double>(array(x)), raw<double>(local_forces_)});
+    gather_forces(y);
+  }
+
+  void assemble_newton_matrix(const Vector& q, const Vector& v, const NewtonMatrixCoefficients& c, Vector& f) override {
+    element_pass(q, v, true, c);
+    const thrust::counting_iterator<int> first(0);
+    thrust::for_each(Space::policy(), first, first + pattern_.nonzeros,
+                     GatherSum{raw<int>(pattern_.slot_source_ptr), raw<int>(pattern_.slot_sources),
+                               raw<double>(local_matrices_), raw<double>(values_)});
+    thrust::for_each(Space::policy(), first, first + static_cast<int>(pattern_.constraint_coefficient.size()),
+                     AddConstraintBlocks{raw<int>(pattern_.constraint_lower_slot), raw<int>(pattern_.constraint_upper_slot),
+                                         raw<double>(pattern_.constraint_coefficient), c.constraint, raw<double>(values_)});
+    gather_forces(f);
+    matrix_norm_ = thrust::transform_reduce(
+        Space::policy(), first, first + pattern_.size,
+        CoordinateRowSum{raw<int>(pattern_.row_ptr), raw<int>(pattern_.col_index), raw<int>(pattern_.original_of),
+                         raw<double>(values_), dof_count()},
+        0.0, Maximum());
+  }
+
+  double newton_matrix_norm() const override { return matrix_norm_; }
+
+  void factorize() override { solver_->factorize(raw<double>(values_)); }
+
+  void solve(const Vector& rhs_dofs, const Vector& rhs_constraints, Vector& x, Vector& y) override {
+    const thrust::counting_iterator<int> first(0);
+    thrust::for_each(Space::policy(), first, first + pattern_.size,
+                     GatherPermuted{raw<int>(pattern_.original_of), raw<double>(array(rhs_dofs)),
+                                    raw<double>(array(rhs_constraints)), raw<double>(permuted_rhs_), dof_count()});
+    solver_->solve(raw<double>(permuted_rhs_), raw<double>(permuted_solution_));
+    thrust::for_each(Space::policy(), first, first + pattern_.size,
+                     ScatterPermuted{raw<int>(pattern_.original_of), raw<double>(permuted_solution_),
+                                     raw<double>(array(x)), raw<double>(array(y)), dof_count()});
+  }
+
+  void constraint_product(const Vector& x, Vector& y) override {
+    const thrust::counting_iterator<int> first(0);
+    thrust::for_each(Space::policy(), first, first + constraint_count(),
+                     CsrRowProduct{raw<int>(c_ptr_), raw<int>(c_col_), raw<double>(c_val_), raw<double>(array(x)),
+                                   raw<double>(array(y))});
+  }
+
+  void constraint_transpose_product(const Vector& mu, Vector& y) override {
+    const thrust::counting_iterator<int> first(0);
+    thrust::for_each(Space::policy(), first, first + dof_count(),
+                     CsrRowProduct{raw<int>(ct_ptr_), raw<int>(ct_col_), raw<double>(ct_val_), raw<double>(array(mu)),
+                                   raw<double>(array(y))});
+  }
+
+  void combine_loads(const std::vector<double>& scales, Vector& g) override {
+    Doubles& out = array(g);
+    const int n = dof_count();
+    thrust::fill(Space::policy(), out.begin(), out.end(), 0.0);
+    for (size_t k = 0; k < scales.size(); ++k) {
+      const auto pattern = load_patterns_.begin() + static_cast<long>(k) * n;
+      thrust::transform(Space::policy(), pattern, pattern + n, out.begin(), out.begin(), Axpby{scales[k], 1.0});
+    }
+  }
+
+ private:
+  static Doubles& array(Vector& v) { return v.storage<ArrayVector<Space>>().x; }
+  static const Doubles& array(const Vector& v) { return v.storage<ArrayVector<Space>>().x; }
+
+  static void copy_csr(const Eigen::SparseMatrix<double, Eigen::RowMajor>& A, Ints& ptr, Ints& col, Doubles& val) {
+    ptr = Ints(A.outerIndexPtr(), A.outerIndexPtr() + A.outerSize() + 1);
+    col = Ints(A.innerIndexPtr(), A.innerIndexPtr() + A.nonZeros());
+    val = Doubles(A.valuePtr(), A.valuePtr() + A.nonZeros());
+  }
+
+  void compute_element_masses() {
+    scalar_mass_ = Doubles(16 * static_cast<size_t>(elements_), 0.0);
+    shape_integrals_ = Doubles(4 * static_cast<size_t>(elements_), 0.0);
+    const thrust::counting_iterator<int> first(0);
+    if (dimension_ == 3)
+      thrust::for_each(Space::policy(), first, first + elements_,
+                       ElementMass<3>{raw<ElementProperties>(properties_), raw<double>(reference_),
+                                      raw<double>(scalar_mass_), raw<double>(shape_integrals_)});
+    else
+      thrust::for_each(Space::policy(), first, first + elements_,
+                       ElementMass<2>{raw<ElementProperties>(properties_), raw<double>(reference_),
+                                      raw<double>(scalar_mass_), raw<double>(shape_integrals_)});
+  }
+
+  template <int D>
+  void element_pass_of(const Vector& q, const Vector& v, bool jacobian, const NewtonMatrixCoefficients& c) {
+    const thrust::counting_iterator<int> first(0);
+    thrust::for_each(Space::policy(), first, first + elements_,
+                     ElementPass<D>{raw<ElementProperties>(properties_), raw<double>(reference_), raw<double>(scalar_mass_),
+                                    raw<int>(node_a_), raw<int>(node_b_), raw<double>(array(q)), raw<double>(array(v)),
+                                    c, jacobian, raw<double>(local_forces_), raw<double>(local_matrices_),
+                                    raw<double>(energy_)});
+  }
+  void element_pass(const Vector& q, const Vector& v, bool jacobian, const NewtonMatrixCoefficients& c) {
+    dimension_ == 3 ? element_pass_of<3>(q, v, jacobian, c) : element_pass_of<2>(q, v, jacobian, c);
+  }
+
+  void gather_forces(Vector& f) {
+    const thrust::counting_iterator<int> first(0);
+    thrust::for_each(Space::policy(), first, first + dof_count(),
+                     GatherSum{raw<int>(pattern_.dof_source_ptr), raw<int>(pattern_.dof_sources),
+                               raw<double>(local_forces_), raw<double>(array(f))});
+  }
+
+  int dimension_, elements_, local_dofs_;
+  Ints node_a_, node_b_;
+  ArrayOf<Space, ElementProperties> properties_;
+  Doubles reference_, scalar_mass_, shape_integrals_;
+  Ints c_ptr_, c_col_, ct_ptr_, ct_col_;
+  Doubles c_val_, ct_val_;
+  Doubles load_patterns_;  // one dof-sized vector per pattern, back to back
+  Doubles coordinate_scales_;
+  DevicePattern<Space> pattern_;
+  Doubles values_, local_forces_, local_matrices_, energy_, permuted_rhs_, permuted_solution_;
+  std::unique_ptr<CsrSolver> solver_;
+  double matrix_norm_ = 0.0;
+};
+
+}  // namespace
+
+bool device_available(std::string& why) {
+  int count = 0;
+  const cudaError_t status = cudaGetDeviceCount(&count);
+  if (status != cudaSuccess) {
+    why = std::string("no usable CUDA driver or device: ") + cudaGetErrorString(status);
+    return false;
+  }
+  if (count == 0) {
+    why = "no CUDA device present";
+    return false;
+  }
+  return true;
+}
+
+std::unique_ptr<Backend> make_cuda_backend(const Model& m) {
+  try {
+    return std::make_unique<CudaBackend<DeviceSpace>>(m);
+  } catch (const std::bad_alloc&) {  // thrust::system::detail::bad_alloc derives from it
+    size_t free_bytes = 0, total_bytes = 0;
+    cudaMemGetInfo(&free_bytes, &total_bytes);
+    throw BackendUnavailable("the model does not fit in device memory (" + std::to_string(free_bytes >> 20) + " of " +
+                             std::to_string(total_bytes >> 20) + " MiB free)");
+  }
+}
+
+std::unique_ptr<Backend> make_cuda_backend_on_host(const Model& m) { return std::make_unique<CudaBackend<HostSpace>>(m); }
+
+Eigen::SparseMatrix<double> assembled_matrix(const Backend& backend) {
+  if (const auto* device = dynamic_cast<const CudaBackend<DeviceSpace>*>(&backend)) return device->assembled_matrix();
+  if (const auto* host = dynamic_cast<const CudaBackend<HostSpace>*>(&backend)) return host->assembled_matrix();
+  throw std::invalid_argument("assembled_matrix: not a CUDA backend");
+}
+
+}  // namespace catenary::cuda

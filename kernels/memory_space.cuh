@@ -1,0 +1,37 @@
+#pragma once
+// Where the CUDA backend's arrays live and which Thrust system runs its loops. The backend is
+// written once over a MemorySpace: DeviceSpace is the product (GPU memory, CUDA kernels);
+// HostSpace runs the very same code on the CPU so that tests can check it without a GPU.
+#include <thrust/device_vector.h>
+#include <thrust/execution_policy.h>
+#include <thrust/host_vector.h>
+
+namespace catenary::cuda {
+
+struct DeviceSpace {
+  template <class T>
+  using Array = thrust::device_vector<T>;
+  static auto policy() { return thrust::device; }
+  static constexpr bool on_device = true;
+};
+
+struct HostSpace {
+  template <class T>
+  using Array = thrust::host_vector<T>;
+  static auto policy() { return thrust::host; }
+  static constexpr bool on_device = false;
+};
+
+template <class Space, class T>
+using ArrayOf = typename Space::template Array<T>;
+
+template <class T, class A>
+T* raw(A& array) {
+  return thrust::raw_pointer_cast(array.data());
+}
+template <class T, class A>
+const T* raw(const A& array) {
+  return thrust::raw_pointer_cast(array.data());
+}
+
+}  // namespace catenary::cuda

@@ -1,0 +1,52 @@
+#include "catenary/assembly/backend_factory.hpp"
+
+#include <stdexcept>
+
+#include "catenary/assembly/cpu_backend.hpp"
+#include "catenary/core/errors.hpp"
+#ifdef CATENARY_WITH_CUDA
+#include "catenary/kernels/cuda_backend.hpp"
+#endif
+
+namespace catenary {
+
+BackendChoice parse_backend_choice(const std::string& text) {
+  if (text == "cpu") return BackendChoice::Cpu;
+  if (text == "cuda") return BackendChoice::Cuda;
+  if (text == "auto") return BackendChoice::Auto;
+  throw std::invalid_argument("unknown backend '" + text + "' (expected cpu, cuda or auto)");
+}
+
+namespace {
+
+std::unique_ptr<Backend> make_cuda(const Model& m) {
+#ifdef CATENARY_WITH_CUDA
+  std::string why;
+  if (!cuda::device_available(why)) throw BackendUnavailable("the CUDA backend cannot run: " + why);
+  return cuda::make_cuda_backend(m);
+#else
+  (void)m;
+  throw BackendUnavailable("the CUDA backend cannot run: this build has no CUDA support (configure with CATENARY_CUDA=ON)");
+#endif
+}
+
+}  // namespace
+
+SelectedBackend make_backend(BackendChoice choice, const Model& m) {
+  SelectedBackend s;
+  if (choice == BackendChoice::Cpu) {
+    s.backend = std::make_unique<CpuBackend>(m);
+  } else if (choice == BackendChoice::Cuda) {
+    s.backend = make_cuda(m);
+  } else {
+    try {
+      s.backend = make_cuda(m);
+    } catch (const BackendUnavailable& e) {
+      s.notice = std::string(e.what()) + "; running on the CPU";
+      s.backend = std::make_unique<CpuBackend>(m);
+    }
+  }
+  return s;
+}
+
+}  // namespace catenary

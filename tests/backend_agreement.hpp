@@ -1,0 +1,94 @@
+#pragma once
+// Checks another backend against the CPU backend on the same model: every operator at random
+// states, and whole dynamic runs. Shared by the test of the CUDA backend's code run on the host
+// (CI) and the [gpu] test of the same code on a device.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "catenary/assembly/cpu_backend.hpp"
+#include "catenary/kernels/cuda_backend.hpp"
+#include "test_helpers.hpp"
+
+namespace catenary::testing {
+
+inline double relative_difference(const Eigen::MatrixXd& reference, const Eigen::MatrixXd& other) {
+  const double scale = reference.cwiseAbs().maxCoeff();
+  return (reference - other).cwiseAbs().maxCoeff() / (scale > 0.0 ? scale : 1.0);
+}
+
+// The operators of `other` (a CUDA backend) against a CpuBackend at random states of m.
+inline void check_operators_agree(const Model& m, Backend& other, unsigned seed) {
+  CpuBackend cpu(m);
+  const int n = m.dof_count(), rows = m.constraint_count();
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> U(-1.0, 1.0);
+  auto random_vector = [&](int size, double amplitude) {
+    Eigen::VectorXd x(size);
+    for (int i = 0; i < size; ++i) x[i] = amplitude * U(rng);
+    return x;
+  };
+  const Eigen::VectorXd q0 = Eigen::Map<const Eigen::VectorXd>(m.initial_positions.data(), n);
+  const Eigen::VectorXd q = q0 + random_vector(n, 0.02), v = random_vector(n, 1.0);
+
+  Eigen::VectorXd f_cpu, f_other;
+  const double U_cpu = cpu.internal_force(q, v, f_cpu), U_other = other.internal_force(q, v, f_other);
+  INFO("backend " << other.name());
+  CHECK(relative_difference(f_cpu, f_other) < 1e-12);
+  CHECK(std::fabs(U_cpu - U_other) <= 1e-12 * std::fabs(U_cpu));
+
+  const Eigen::VectorXd x = random_vector(n, 1.0);
+  Eigen::VectorXd y_cpu, y_other;
+  cpu.mass_product(x, y_cpu);
+  other.mass_product(x, y_other);
+  CHECK(relative_difference(y_cpu, y_other) < 1e-12);
+
+  if (rows > 0) {
+    const Eigen::VectorXd mu = random_vector(rows, 1.0);
+    cpu.constraint_product(x, y_cpu);
+    other.constraint_product(x, y_other);
+    CHECK(relative_difference(y_cpu, y_other) < 1e-14);
+    cpu.constraint_transpose_product(mu, y_cpu);
+    other.constraint_transpose_product(mu, y_other);
+    CHECK(relative_difference(y_cpu, y_other) < 1e-14);
+  }
+
+  // Each Jacobian part alone, then the combination an HHT step uses.
+  const NewtonMatrixCoefficients parts[] = {{1.0, 0.0, 0.0, 1.0}, {0.0, 1.0, 0.0, 1.0}, {0.0, 0.0, 1.0, 1.0},
+                                            {1.0, 2e-7, 3e-4, 1.0}};
+  for (const NewtonMatrixCoefficients& c : parts) {
+    cpu.assemble_newton_matrix(q, v, c, f_cpu);
+    other.assemble_newton_matrix(q, v, c, f_other);
+    INFO("coefficients mass " << c.mass << ", stiffness " << c.stiffness << ", damping " << c.damping);
+    const Eigen::MatrixXd A_cpu(cpu.matrix()), A_other(cuda::assembled_matrix(other));
+    CHECK(relative_difference(A_cpu, A_other) < 1e-12);
+    CHECK(relative_difference(f_cpu, f_other) < 1e-12);
+    CHECK(std::fabs(cpu.newton_matrix_norm() - other.newton_matrix_norm()) <= 1e-12 * cpu.newton_matrix_norm());
+  }
+  // The last (regular) matrix: same solution of a random system.
+  const Eigen::VectorXd rhs = random_vector(n + rows, 1.0);
+  Eigen::VectorXd s_cpu, s_other;
+  cpu.factorize();
+  cpu.solve(rhs, s_cpu);
+  other.factorize();
+  other.solve(rhs, s_other);
+  CHECK(relative_difference(s_cpu, s_other) < 1e-9);
+}
+
+// Largest difference of any coordinate over whole HHT runs on both backends, relative to the
+// largest coordinate; also checks that both took the same steps.
+inline double dynamic_run_difference(const Model& m, const AnalysisSettings& a, Backend& other) {
+  const RunResult reference = run_model(m, a);
+  const RunResult result = run_model_on(other, m, a);
+  REQUIRE(result.frames.size() == reference.frames.size());
+  double worst = 0.0;
+  for (size_t k = 0; k < reference.frames.size(); ++k) {
+    REQUIRE(result.frames[k].time == Approx(reference.frames[k].time).epsilon(1e-12));
+    worst = std::max(worst, relative_difference(reference.frames[k].q, result.frames[k].q));
+  }
+  return worst;
+}
+
+}  // namespace catenary::testing

@@ -1,0 +1,108 @@
+// The CUDA backend against the CPU backend. Its code runs twice: on the host (Thrust's host
+// system, UMFPACK instead of cuSOLVER), which CI checks on every build, and on a device ([gpu]),
+// which needs a GPU and skips with a message without one.
+#include <catch2/catch.hpp>
+
+#include "catenary/assembly/backend_factory.hpp"
+#include "catenary/core/errors.hpp"
+#include "catenary/model/reference_models.hpp"
+
+#ifdef CATENARY_WITH_CUDA
+#include "backend_agreement.hpp"
+#endif
+
+using namespace catenary;
+
+namespace {
+
+// The falling cable pendulum with material damping, so the damping Jacobian is exercised too.
+Model damped_cable(int elements) {
+  Model m = falling_cable_pendulum(elements);
+  for (ElementProperties& p : m.elements.properties) p.eta = 0.01;
+  return m;
+}
+
+#ifdef CATENARY_WITH_CUDA
+bool device_usable() {
+  std::string why;
+  if (cuda::device_available(why)) return true;
+  WARN("[gpu] test skipped: " << why);
+  return false;
+}
+
+using BackendMaker = std::unique_ptr<Backend> (*)(const Model&);
+
+void check_all_operators(BackendMaker make) {
+  SECTION("spatial cable (cable3d), damped") {
+    const Model m = damped_cable(7);
+    auto backend = make(m);
+    testing::check_operators_agree(m, *backend, 11);
+  }
+  SECTION("planar beams with revolute joints (beam2d)") {
+    const Model m = rancf_pendulum(21e6);
+    auto backend = make(m);
+    testing::check_operators_agree(m, *backend, 12);
+  }
+}
+
+void check_whole_runs(BackendMaker make) {
+  SECTION("falling cable pendulum") {
+    const Model m = falling_cable_pendulum(10);
+    auto backend = make(m);
+    const double d = testing::dynamic_run_difference(m, testing::dynamic_settings(2e-3, 0.3, -0.1), *backend);
+    INFO("largest relative coordinate difference: " << d);
+    CHECK(d < 1e-9);
+  }
+  SECTION("RANCF pendulum (flexible)") {
+    const Model m = rancf_pendulum(21e6);
+    auto backend = make(m);
+    const double d = testing::dynamic_run_difference(m, testing::dynamic_settings(1e-3, 0.2, -0.1), *backend);
+    INFO("largest relative coordinate difference: " << d);
+    CHECK(d < 1e-9);
+  }
+}
+#endif
+
+}  // namespace
+
+#ifdef CATENARY_WITH_CUDA
+TEST_CASE("CUDA backend code run on the host: operators equal the CPU backend's", "[cuda-host]") {
+  check_all_operators(&cuda::make_cuda_backend_on_host);
+}
+
+TEST_CASE("CUDA backend code run on the host: HHT runs equal the CPU backend's", "[cuda-host]") {
+  check_whole_runs(&cuda::make_cuda_backend_on_host);
+}
+
+TEST_CASE("CUDA backend on the device: element forces, Jacobians and mass equal the CPU backend's", "[gpu]") {
+  if (!device_usable()) return;
+  check_all_operators(&cuda::make_cuda_backend);
+}
+
+TEST_CASE("CUDA backend on the device: HHT runs equal the CPU backend's to 1e-9", "[gpu]") {
+  if (!device_usable()) return;
+  check_whole_runs(&cuda::make_cuda_backend);
+}
+#endif
+
+TEST_CASE("Backend choice: cuda without a usable device is refused, auto falls back with a notice", "[backend]") {
+  const Model m = falling_cable_pendulum(4);
+  CHECK(parse_backend_choice("cpu") == BackendChoice::Cpu);
+  CHECK(parse_backend_choice("auto") == BackendChoice::Auto);
+  CHECK_THROWS_AS(parse_backend_choice("gpu"), std::invalid_argument);
+  CHECK(make_backend(BackendChoice::Cpu, m).backend->name() == "cpu");
+  bool usable = false;
+#ifdef CATENARY_WITH_CUDA
+  std::string why;
+  usable = cuda::device_available(why);
+#endif
+  if (usable) {
+    CHECK(make_backend(BackendChoice::Cuda, m).backend->name() == "cuda");
+    CHECK(make_backend(BackendChoice::Auto, m).notice.empty());
+  } else {
+    CHECK_THROWS_AS(make_backend(BackendChoice::Cuda, m), BackendUnavailable);
+    const SelectedBackend s = make_backend(BackendChoice::Auto, m);
+    CHECK(s.backend->name() == "cpu");
+    CHECK(s.notice.find("running on the CPU") != std::string::npos);
+  }
+}
