@@ -265,11 +265,28 @@ bool device_available(std::string& why) {
   return true;
 }
 
+size_t estimated_device_bytes(const Model& m) {
+  const size_t ne = m.elements.size(), nl = 2 * m.coordinates_per_node(), entries = ne * nl * nl;
+  const size_t unknowns = m.dof_count() + m.constraint_count();
+  // Resident: element data and local results; the CSR matrix (value, column, gather source
+  // per entry); about 12 vectors of the HHT step.
+  const size_t resident = ne * (sizeof(ElementProperties) + 8 * (nl + 16 + 4 + nl + 1 + nl * nl) + 4 * nl) +
+                          entries * (8 + 4 + 4) + unknowns * 8 * 16;
+  // Peak while the pattern is built: 64-bit keys and sources, sorted with a second buffer.
+  const size_t pattern_build = entries * (2 * (8 + 4) + 8 + 4);
+  return resident + pattern_build;
+}
+
 std::unique_ptr<Backend> make_cuda_backend(const Model& m) {
+  size_t free_bytes = 0, total_bytes = 0;
+  cudaMemGetInfo(&free_bytes, &total_bytes);
+  const size_t needed = estimated_device_bytes(m);
+  if (needed > free_bytes)
+    throw BackendUnavailable("the model needs about " + std::to_string(needed >> 20) + " MiB of device memory before the "
+                             "sparse QR factor, " + std::to_string(free_bytes >> 20) + " MiB are free");
   try {
     return std::make_unique<CudaBackend<DeviceSpace>>(m);
   } catch (const std::bad_alloc&) {  // thrust::system::detail::bad_alloc derives from it
-    size_t free_bytes = 0, total_bytes = 0;
     cudaMemGetInfo(&free_bytes, &total_bytes);
     throw BackendUnavailable("the model does not fit in device memory (" + std::to_string(free_bytes >> 20) + " of " +
                              std::to_string(total_bytes >> 20) + " MiB free)");

@@ -15,8 +15,15 @@ namespace catenary::cuda {
 // True if a CUDA device can be used; otherwise `why` says what is missing (no driver, no device).
 bool device_available(std::string& why);
 
+// Device memory the CUDA backend needs for a model, without the sparse QR factor (whose size
+// cuSOLVER reports after its analysis): about 9 kB per element of the 3D cable, 4 kB of it
+// resident (mostly the 12 x 12 local matrices and their CSR slots) and 5 kB more while the
+// pattern is built (the sort keys and their second buffer).
+size_t estimated_device_bytes(const Model& m);
+
 // The CUDA backend of a model: element kernels, device assembly, cuSOLVER sparse QR. Throws
-// BackendUnavailable when the model does not fit in the free device memory.
+// BackendUnavailable when the model does not fit in the free device memory (checked with the
+// estimate before anything is allocated, and against cuSOLVER's factor size after analysis).
 std::unique_ptr<Backend> make_cuda_backend(const Model& m);
 
 // The same backend code run on the host (Thrust's host system, UMFPACK for the solve in place
