@@ -1,5 +1,6 @@
 // The command line end to end: a shipped case runs and writes its results; a failing
-// simulation exits with code 3, says why, and leaves valid output.
+// simulation exits with code 3, says why, and leaves valid output; --backend and compare behave
+// as documented whether or not a CUDA device is usable.
 #include <catch2/catch.hpp>
 #include <sys/wait.h>
 
@@ -9,6 +10,10 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+
+#ifdef CATENARY_WITH_CUDA
+#include "catenary/kernels/cuda_backend.hpp"
+#endif
 
 namespace {
 
@@ -32,6 +37,20 @@ int count_lines(const fs::path& p) {
   int n = 0;
   for (std::string line; std::getline(in, line);) ++n;
   return n;
+}
+
+// True if the CUDA backend can run here; otherwise why says why not.
+bool cuda_usable(std::string& why) {
+#ifdef CATENARY_WITH_CUDA
+  return catenary::cuda::device_available(why);
+#else
+  why = "this build has no CUDA backend";
+  return false;
+#endif
+}
+
+std::string shipped_case(const std::string& name) {
+  return std::string(CATENARY_SOURCE_DIR) + "/cases/" + name;
 }
 
 }  // namespace
@@ -78,4 +97,64 @@ TEST_CASE("an output directory that cannot be created is bad input (exit 2)", "[
   INFO(message);
   CHECK(code == 2);
   CHECK(message.find("--out") != std::string::npos);
+}
+
+TEST_CASE("run --backend cuda exits 2 naming CUDA when no device is usable", "[cli]") {
+  const fs::path out = fs::temp_directory_path() / "catenary_cli_cuda";
+  fs::remove_all(out);
+  const fs::path log = out.string() + ".log";
+  const int code = run("run " + shipped_case("hanging_cable.json") + " --backend cuda --out " + out.string(), log);
+  const std::string message = slurp(log);
+  INFO(message);
+  std::string why;
+  if (cuda_usable(why)) {
+    CHECK(code == 0);
+    CHECK(message.find("backend: cuda") != std::string::npos);
+    return;
+  }
+  CHECK(code == 2);
+  CHECK(message.find("catenary: error: the CUDA backend cannot run") != std::string::npos);
+  CHECK_FALSE(fs::exists(out / "results.csv"));
+}
+
+TEST_CASE("run --backend auto runs, on the CPU with a notice when no device is usable", "[cli]") {
+  const fs::path out = fs::temp_directory_path() / "catenary_cli_auto";
+  fs::remove_all(out);
+  const fs::path log = out.string() + ".log";
+  const int code = run("run " + shipped_case("hanging_cable.json") + " --backend auto --out " + out.string(), log);
+  const std::string message = slurp(log);
+  INFO(message);
+  CHECK(code == 0);
+  CHECK(count_lines(out / "results.csv") >= 2);
+  std::string why;
+  if (!cuda_usable(why)) {
+    CHECK(message.find("running on the CPU") != std::string::npos);
+    CHECK(message.find("backend: cpu") != std::string::npos);
+  }
+}
+
+TEST_CASE("run --backend with an unknown name is bad input (exit 2)", "[cli]") {
+  const fs::path log = fs::temp_directory_path() / "catenary_cli_nonsense.log";
+  const int code = run("run " + shipped_case("hanging_cable.json") + " --backend nonsense", log);
+  const std::string message = slurp(log);
+  INFO(message);
+  CHECK(code == 2);
+  CHECK(message.find("unknown backend 'nonsense'") != std::string::npos);
+}
+
+TEST_CASE("compare without a usable CUDA device exits 2 before running anything", "[cli]") {
+  std::string why;
+  if (cuda_usable(why)) {
+    WARN("a CUDA device is usable: the [gpu] compare test covers this machine");
+    return;
+  }
+  const fs::path out = fs::temp_directory_path() / "catenary_cli_compare";
+  fs::remove_all(out);
+  const fs::path log = out.string() + ".log";
+  const int code = run("compare " + shipped_case("hanging_cable.json") + " --out " + out.string(), log);
+  const std::string message = slurp(log);
+  INFO(message);
+  CHECK(code == 2);
+  CHECK(message.find("CUDA") != std::string::npos);
+  CHECK_FALSE(fs::exists(out / "cpu"));  // the CPU run is not spent when the comparison cannot happen
 }

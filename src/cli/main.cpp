@@ -1,71 +1,75 @@
-// The catenary command: run, check.
-// Exit codes: 0 success, 2 bad input, 3 simulation failed.
+// The catenary command: run, check, compare (the subcommands are in run.cpp and compare.cpp).
+// Exit codes: 0 success, 1 compare found differences, 2 bad input or an unavailable backend,
+// 3 simulation failed.
 #include <CLI/CLI.hpp>
-#include <chrono>
 #include <cstdio>
-#include <filesystem>
-#include <memory>
+#include <cstdlib>
+#include <stdexcept>
 #include <string>
 
-#include "catenary/assembly/cpu_backend.hpp"
+#include "catenary/assembly/backend_factory.hpp"
 #include "catenary/core/errors.hpp"
-#include "catenary/integrators/analyses.hpp"
-#include "catenary/io/output_writer.hpp"
-#include "catenary/model/case_loader.hpp"
+#include "commands.hpp"
 
 namespace {
 
-constexpr int kExitBadInput = 2;
-constexpr int kExitSimulationFailed = 3;
+using namespace catenary::cli;
 
-void print_case_summary(const catenary::Case& c) {
-  const catenary::Model& m = c.model;
-  std::printf("case '%s': dimension %d, %zu bodies, %d elements, %d nodes, %d coordinates, %d constraint rows\n",
-              c.name.c_str(), m.dimension, m.bodies.size(), m.elements.size(), m.node_count, m.dof_count(),
-              m.constraint_count());
+// CLI11 validator: the factory's own parser decides which names exist, so the two never disagree.
+std::string check_backend_name(const std::string& name) {
+  try {
+    catenary::parse_backend_choice(name);
+    return {};
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
 }
 
-int run_case(const std::string& path, const std::string& out_override) {
-  using namespace catenary;
-  const Case c = load_case(path);
-  print_case_summary(c);
-  std::string dir = out_override;
-  if (dir.empty()) dir = c.output.directory;
-  if (dir.empty()) dir = (std::filesystem::path("results") / c.name).string();
+// CLI11's own range check prints the largest double in full; this says what is wanted.
+std::string check_tolerance(const std::string& text) {
+  char* end = nullptr;
+  const double x = std::strtod(text.c_str(), &end);
+  if (end == text.c_str() || *end != '\0' || !(x >= 0.0)) return "expected a number >= 0, got '" + text + "'";
+  return {};
+}
 
-  CpuBackend backend(c.model);
-  System sys(c.model, backend);
-  std::unique_ptr<OutputWriter> writer_holder;
-  try {
-    writer_holder = std::make_unique<OutputWriter>(c, dir);
-  } catch (const std::exception& e) {  // an output directory that cannot be written is bad input
-    throw InputError(path, out_override.empty() ? "/output/directory" : "--out", e.what());
-  }
-  OutputWriter& writer = *writer_holder;
-  RunSummary summary;
-  const auto start = std::chrono::steady_clock::now();
-  auto sink = [&](const Frame& f) { writer.write_frame(f); };
-  int code = 0;
-  try {
-    if (c.analysis.type == AnalysisSettings::Type::Static)
-      run_static(sys, c.analysis.statics, sink, summary);
-    else
-      run_dynamic(sys, c.analysis.dynamics, c.output.interval, sink, summary);
-    summary.status = "ok";
-  } catch (const SimulationError& e) {
-    summary.status = "failed";
-    summary.message = e.what();
-    std::fprintf(stderr, "catenary: simulation failed: %s\n", e.what());
-    code = kExitSimulationFailed;
-  }
-  summary.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  writer.write_summary(summary);
-  std::printf("%s analysis %s: %ld steps, %ld rejected, %ld Newton iterations, %.3f s wall\n",
-              summary.analysis.c_str(), summary.status.c_str(), summary.steps, summary.rejected_steps,
-              summary.newton_iterations, summary.wall_seconds);
-  std::printf("results written to %s (results.csv, results.pvd, summary.json)\n",
-              std::filesystem::absolute(dir).string().c_str());
-  return code;
+struct Options {
+  std::string case_path, out_dir, backend = "cpu";
+  catenary::ComparisonTolerance tolerance;
+};
+
+void add_case_argument(CLI::App* command, Options& o) {
+  command->add_option("case", o.case_path, "case file (JSON)")->required();
+}
+
+CLI::App* add_run(CLI::App& app, Options& o) {
+  auto* run = app.add_subcommand("run", "run the analysis of a case and write its results");
+  add_case_argument(run, o);
+  run->add_option("--out", o.out_dir, "output directory (default: the case's output.directory, else results/NAME)");
+  run->add_option("--backend", o.backend,
+                  "cpu (default, the validated path), cuda, or auto: the GPU when one is usable, else the CPU")
+      ->check(check_backend_name, "cpu|cuda|auto");
+  return run;
+}
+
+CLI::App* add_compare(CLI::App& app, Options& o) {
+  auto* compare = app.add_subcommand(
+      "compare", "run a case on the CPU and the CUDA backend and compare their results.csv column by column");
+  add_case_argument(compare, o);
+  compare->add_option("--out", o.out_dir, "output directory: DIR/cpu and DIR/cuda (default: results/NAME-compare)");
+  compare->add_option("--rtol", o.tolerance.rtol, "relative tolerance: max|cuda - cpu| / max|cpu|")
+      ->capture_default_str()
+      ->check(check_tolerance, "NONNEGATIVE");
+  compare->add_option("--atol", o.tolerance.atol, "absolute tolerance: max|cuda - cpu|")
+      ->capture_default_str()
+      ->check(check_tolerance, "NONNEGATIVE");
+  return compare;
+}
+
+int dispatch(const CLI::App& app, const CLI::App* run, const CLI::App* compare, const Options& o) {
+  if (app.got_subcommand(run)) return run_command(o.case_path, o.out_dir, o.backend);
+  if (app.got_subcommand(compare)) return compare_command(o.case_path, o.out_dir, o.tolerance);
+  return check_command(o.case_path);
 }
 
 }  // namespace
@@ -73,12 +77,11 @@ int run_case(const std::string& path, const std::string& out_override) {
 int main(int argc, char** argv) {
   CLI::App app{"catenary: ANCF cables and beams, statics and implicit HHT dynamics"};
   app.require_subcommand(1);
-  std::string case_path, out_dir;
-  auto* run = app.add_subcommand("run", "run the analysis of a case and write its results");
-  run->add_option("case", case_path, "case file (JSON)")->required();
-  run->add_option("--out", out_dir, "output directory (default: the case's output.directory, else results/NAME)");
+  Options options;
+  CLI::App* run = add_run(app, options);
+  CLI::App* compare = add_compare(app, options);
   auto* check = app.add_subcommand("check", "validate a case file without running it");
-  check->add_option("case", case_path, "case file (JSON)")->required();
+  add_case_argument(check, options);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -86,14 +89,11 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : kExitBadInput;
   }
   try {
-    if (*check) {
-      const catenary::Case c = catenary::load_case(case_path);
-      print_case_summary(c);
-      std::printf("%s: valid\n", case_path.c_str());
-      return 0;
-    }
-    return run_case(case_path, out_dir);
+    return dispatch(app, run, compare, options);
   } catch (const catenary::InputError& e) {
+    std::fprintf(stderr, "catenary: error: %s\n", e.what());
+    return kExitBadInput;
+  } catch (const catenary::BackendUnavailable& e) {  // asked for, cannot be had: like bad input
     std::fprintf(stderr, "catenary: error: %s\n", e.what());
     return kExitBadInput;
   } catch (const std::exception& e) {

@@ -1,0 +1,82 @@
+// `catenary compare`: the case on the CPU and on the CUDA backend, then their results.csv files
+// column by column (the comparison itself is catenary/io/result_comparison.hpp).
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include "catenary/assembly/backend_factory.hpp"
+#include "catenary/model/case_loader.hpp"
+#include "commands.hpp"
+
+namespace catenary::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string csv_of(const fs::path& dir) { return (dir / "results.csv").string(); }
+
+// The largest |cuda - cpu| a quantity may have: the tolerance rule in absolute terms.
+double allowed_difference(const ColumnComparison& c, const ComparisonTolerance& tol) {
+  return std::max(tol.atol, tol.rtol * c.reference_scale);
+}
+
+void print_table(const ComparisonReport& report, const ComparisonTolerance& tol) {
+  int width = static_cast<int>(std::string("quantity").size());
+  for (const ColumnComparison& c : report.columns) width = std::max(width, static_cast<int>(c.name.size()));
+  std::printf("%-*s  %12s  %12s  %12s  %s\n", width, "quantity", "max abs diff", "max rel diff", "tolerance",
+              "result");
+  for (const ColumnComparison& c : report.columns) {
+    if (c.informational) {
+      std::printf("%-*s  %12.3e  %12.3e  %12s  %s\n", width, c.name.c_str(), c.max_abs_diff, c.max_rel_diff,
+                  "-", "info");
+    } else {
+      std::printf("%-*s  %12.3e  %12.3e  %12.3e  %s\n", width, c.name.c_str(), c.max_abs_diff, c.max_rel_diff,
+                  allowed_difference(c, tol), c.pass ? "PASS" : "FAIL");
+    }
+  }
+}
+
+void print_verdict(const ComparisonReport& report) {
+  const long judged = std::count_if(report.columns.begin(), report.columns.end(),
+                                    [](const ColumnComparison& c) { return !c.informational; });
+  const long failed = std::count_if(report.columns.begin(), report.columns.end(),
+                                    [](const ColumnComparison& c) { return !c.pass; });
+  for (const std::string& p : report.problems) std::printf("problem: %s\n", p.c_str());
+  if (report.pass()) {
+    std::printf("verdict: PASS: all %ld quantities within tolerance over %ld rows\n", judged, report.rows);
+    return;
+  }
+  std::printf("verdict: FAIL: %ld of %ld quantities outside tolerance, %zu problem(s)\n", failed, judged,
+              report.problems.size());
+}
+
+void print_report(const ComparisonReport& report, const ComparisonTolerance& tol) {
+  std::printf("\ncuda against cpu, %ld rows (rtol = %g, atol = %g): a quantity passes when\n"
+              "max|cuda - cpu| <= atol or max|cuda - cpu| / max|cpu| <= rtol; tolerance: the largest\n"
+              "difference allowed, max(atol, rtol * max|cpu|); step and newton_iterations: info only\n",
+              report.rows, tol.rtol, tol.atol);
+  if (!report.columns.empty()) print_table(report, tol);
+  print_verdict(report);
+}
+
+}  // namespace
+
+int compare_command(const std::string& case_path, const std::string& out, const ComparisonTolerance& tolerance) {
+  const Case c = load_case(case_path);
+  print_case_summary(c);
+  // Both backends before either run: without a usable GPU, stop before spending the CPU run.
+  const SelectedBackend cpu = make_backend(BackendChoice::Cpu, c.model);
+  const SelectedBackend cuda = make_backend(BackendChoice::Cuda, c.model);
+  const fs::path root = out.empty() ? fs::path("results") / (c.name + "-compare") : fs::path(out);
+  const std::string origin = out.empty() ? "(default compare directory)" : "--out";
+  const fs::path cpu_dir = root / "cpu", cuda_dir = root / "cuda";
+  if (const int code = run_analysis(c, *cpu.backend, {cpu_dir.string(), origin}); code != kExitOk) return code;
+  if (const int code = run_analysis(c, *cuda.backend, {cuda_dir.string(), origin}); code != kExitOk) return code;
+  const ComparisonReport report = compare_result_files(csv_of(cpu_dir), csv_of(cuda_dir), tolerance);
+  print_report(report, tolerance);
+  return report.pass() ? kExitOk : kExitResultsDiffer;
+}
+
+}  // namespace catenary::cli

@@ -1,0 +1,93 @@
+// `catenary run` and `catenary check`, and the run of one case on one backend that `compare`
+// uses too.
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+
+#include "catenary/assembly/backend_factory.hpp"
+#include "catenary/core/errors.hpp"
+#include "catenary/integrators/analyses.hpp"
+#include "catenary/io/output_writer.hpp"
+#include "catenary/model/case_loader.hpp"
+#include "commands.hpp"
+
+namespace catenary::cli {
+
+namespace {
+
+// --out, else the case's output.directory, else results/NAME.
+OutputDirectory run_directory(const Case& c, const std::string& out) {
+  if (!out.empty()) return {out, "--out"};
+  if (!c.output.directory.empty()) return {c.output.directory, "/output/directory"};
+  return {(std::filesystem::path("results") / c.name).string(), "/output/directory"};
+}
+
+std::unique_ptr<OutputWriter> open_writer(const Case& c, const OutputDirectory& dir) {
+  try {
+    return std::make_unique<OutputWriter>(c, dir.path);
+  } catch (const std::exception& e) {  // an output directory that cannot be written is bad input
+    throw InputError(c.source_file, dir.origin, e.what());
+  }
+}
+
+void print_run_summary(const RunSummary& s, const std::string& dir) {
+  std::printf("%s analysis %s: %ld steps, %ld rejected, %ld Newton iterations, %.3f s wall\n",
+              s.analysis.c_str(), s.status.c_str(), s.steps, s.rejected_steps, s.newton_iterations,
+              s.wall_seconds);
+  std::printf("results written to %s (results.csv, results.pvd, summary.json)\n",
+              std::filesystem::absolute(dir).string().c_str());
+}
+
+}  // namespace
+
+void print_case_summary(const Case& c) {
+  const Model& m = c.model;
+  std::printf("case '%s': dimension %d, %zu bodies, %d elements, %d nodes, %d coordinates, %d constraint rows\n",
+              c.name.c_str(), m.dimension, m.bodies.size(), m.elements.size(), m.node_count, m.dof_count(),
+              m.constraint_count());
+}
+
+int run_analysis(const Case& c, Backend& backend, const OutputDirectory& dir) {
+  const std::unique_ptr<OutputWriter> writer = open_writer(c, dir);
+  std::printf("backend: %s\n", backend.name().c_str());
+  std::fflush(stdout);  // before the analysis' progress lines on stderr
+  System sys(c.model, backend);
+  RunSummary summary;
+  const auto start = std::chrono::steady_clock::now();
+  auto sink = [&](const Frame& f) { writer->write_frame(f); };
+  int code = kExitOk;
+  try {
+    if (c.analysis.type == AnalysisSettings::Type::Static)
+      run_static(sys, c.analysis.statics, sink, summary);
+    else
+      run_dynamic(sys, c.analysis.dynamics, c.output.interval, sink, summary);
+    summary.status = "ok";
+  } catch (const SimulationError& e) {
+    summary.status = "failed";
+    summary.message = e.what();
+    std::fprintf(stderr, "catenary: simulation failed: %s\n", e.what());
+    code = kExitSimulationFailed;
+  }
+  summary.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  writer->write_summary(summary);
+  print_run_summary(summary, dir.path);
+  return code;
+}
+
+int check_command(const std::string& case_path) {
+  const Case c = load_case(case_path);
+  print_case_summary(c);
+  std::printf("%s: valid\n", case_path.c_str());
+  return kExitOk;
+}
+
+int run_command(const std::string& case_path, const std::string& out, const std::string& backend) {
+  const Case c = load_case(case_path);
+  print_case_summary(c);
+  const SelectedBackend selected = make_backend(parse_backend_choice(backend), c.model);
+  if (!selected.notice.empty()) std::fprintf(stderr, "catenary: note: %s\n", selected.notice.c_str());
+  return run_analysis(c, *selected.backend, run_directory(c, out));
+}
+
+}  // namespace catenary::cli
