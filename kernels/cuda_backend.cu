@@ -14,6 +14,7 @@
 #include "catenary/assembly/model_operators.hpp"
 #include "catenary/assembly/unknown_ordering.hpp"
 #include "catenary/core/errors.hpp"
+#include "catenary/core/stopwatch.hpp"
 #include "catenary/kernels/cuda_backend.hpp"
 #include "catenary/solve/csr_solver.hpp"
 #include "device_pattern.cuh"
@@ -117,9 +118,13 @@ class CudaBackend : public Backend {
   using Backend::solve;
 
   double internal_force(const Vector& q, const Vector& v, Vector& f) override {
+    Stopwatch w;
     element_pass(q, v, false, NewtonMatrixCoefficients());
+    timings_.element += finish_stage(w);
     gather_forces(f);
-    return thrust::reduce(Space::policy(), energy_.begin(), energy_.end(), 0.0);
+    const double energy = thrust::reduce(Space::policy(), energy_.begin(), energy_.end(), 0.0);
+    timings_.assembly += finish_stage(w);
+    return energy;
   }
 
   void mass_product(const Vector& x, Vector& y) override {
@@ -136,7 +141,9 @@ class CudaBackend : public Backend {
   }
 
   void assemble_newton_matrix(const Vector& q, const Vector& v, const NewtonMatrixCoefficients& c, Vector& f) override {
+    Stopwatch w;
     element_pass(q, v, true, c);
+    timings_.element += finish_stage(w);
     const thrust::counting_iterator<int> first(0);
     thrust::for_each(Space::policy(), first, first + pattern_.nonzeros,
                      GatherSum{raw<int>(pattern_.slot_source_ptr), raw<int>(pattern_.slot_sources),
@@ -150,18 +157,27 @@ class CudaBackend : public Backend {
         CoordinateRowSum{raw<int>(pattern_.row_ptr), raw<int>(pattern_.col_index), raw<int>(pattern_.original_of),
                          raw<double>(values_), dof_count()},
         0.0, Maximum());
+    timings_.assembly += finish_stage(w);
   }
 
   double newton_matrix_norm() const override { return matrix_norm_; }
 
-  void factorize() override { solver_->factorize(raw<double>(values_)); }
+  // cuSOLVER's batched QR factorizes inside solve(); its time counts as factorization there.
+  void factorize() override {
+    Stopwatch w;
+    solver_->factorize(raw<double>(values_));
+    timings_.factorization += finish_stage(w);
+    timings_.factorizations++;
+  }
 
   void solve(const Vector& rhs_dofs, const Vector& rhs_constraints, Vector& x, Vector& y) override {
     const thrust::counting_iterator<int> first(0);
     thrust::for_each(Space::policy(), first, first + pattern_.size,
                      GatherPermuted{raw<int>(pattern_.original_of), raw<double>(array(rhs_dofs)),
                                     raw<double>(array(rhs_constraints)), raw<double>(permuted_rhs_), dof_count()});
+    Stopwatch w;
     solver_->solve(raw<double>(permuted_rhs_), raw<double>(permuted_solution_));
+    (Space::on_device ? timings_.factorization : timings_.solve) += finish_stage(w);
     thrust::for_each(Space::policy(), first, first + pattern_.size,
                      ScatterPermuted{raw<int>(pattern_.original_of), raw<double>(permuted_solution_),
                                      raw<double>(array(x)), raw<double>(array(y)), dof_count()});
@@ -194,6 +210,12 @@ class CudaBackend : public Backend {
  private:
   static Doubles& array(Vector& v) { return v.storage<ArrayVector<Space>>().x; }
   static const Doubles& array(const Vector& v) { return v.storage<ArrayVector<Space>>().x; }
+
+  // Stage time, with the device's queued work finished first.
+  static double finish_stage(Stopwatch& w) {
+    if (Space::on_device) cudaDeviceSynchronize();
+    return w.lap();
+  }
 
   static void copy_csr(const Eigen::SparseMatrix<double, Eigen::RowMajor>& A, Ints& ptr, Ints& col, Doubles& val) {
     ptr = Ints(A.outerIndexPtr(), A.outerIndexPtr() + A.outerSize() + 1);

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "catenary/core/errors.hpp"
+#include "catenary/core/stopwatch.hpp"
 
 namespace catenary {
 
@@ -14,15 +15,6 @@ namespace {
 // test suite running several processes at once).
 constexpr int kParallelElements = 64;     // element evaluations (microseconds each)
 constexpr int kParallelThreshold = 8192;  // gathers and sums (nanoseconds each)
-
-struct Stopwatch {
-  double start = omp_get_wtime();
-  double lap() {
-    const double now = omp_get_wtime(), dt = now - start;
-    start = now;
-    return dt;
-  }
-};
 
 // Host storage of a backend vector.
 struct HostVector : Vector::Storage {

@@ -42,6 +42,13 @@ class Vector {
   std::unique_ptr<Storage> storage_;
 };
 
+// Time spent in each stage since a backend was made (seconds), for the benchmarks. The CUDA
+// backend's stages end with the device synchronized, so these are device times too.
+struct StageTimings {
+  double element = 0.0, assembly = 0.0, factorization = 0.0, solve = 0.0;
+  long factorizations = 0;
+};
+
 class Backend {
  public:
   Backend(int dof_count, int constraint_count) : dof_count_(dof_count), constraint_count_(constraint_count) {}
@@ -84,6 +91,8 @@ class Backend {
   // g = sum_k scales[k] G_k over the model's load patterns (build_load_patterns).
   virtual void combine_loads(const std::vector<double>& scales, Vector& g) = 0;
 
+  const StageTimings& timings() const { return timings_; }
+
   // --- host conveniences (copies through scratch vectors), for analyses run once per case
   double internal_force(const Eigen::VectorXd& q, const Eigen::VectorXd& v, Eigen::VectorXd& f);
   void mass_product(const Eigen::VectorXd& x, Eigen::VectorXd& y);
@@ -93,6 +102,9 @@ class Backend {
   void solve(const Eigen::VectorXd& rhs, Eigen::VectorXd& x);
   void constraint_product(const Eigen::VectorXd& x, Eigen::VectorXd& y);
   void constraint_transpose_product(const Eigen::VectorXd& mu, Eigen::VectorXd& y);
+
+ protected:
+  StageTimings timings_;
 
  private:
   struct Scratch;

@@ -47,13 +47,6 @@ class CpuBackend : public Backend {
   const SystemPattern& pattern() const { return pattern_; }
   const Eigen::SparseMatrix<double>& matrix() const { return matrix_; }
 
-  // Time spent in each stage since construction, for the benchmark.
-  struct Timings {
-    double element = 0.0, assembly = 0.0, factorization = 0.0, solve = 0.0;
-    long factorizations = 0;
-  };
-  const Timings& timings() const { return timings_; }
-
  private:
   template <int D>
   double evaluate_elements(const Eigen::VectorXd& q, const Eigen::VectorXd& v, bool jacobian,
@@ -69,7 +62,6 @@ class CpuBackend : public Backend {
   Eigen::VectorXd coordinate_scales_;
   std::vector<double> local_matrices_;  // element_dofs^2 per element
   std::vector<double> local_forces_;    // element_dofs per element
-  Timings timings_;
   double matrix_norm_ = 0.0;
 };
 

@@ -1,30 +1,33 @@
 #!/usr/bin/env bash
-# Builds the CPU benchmark (Release) and runs it R times; prints the median of every column per n.
+# Builds the solver benchmark (Release) and runs it R times; prints the median of every column per n.
 #
-#   scripts/benchmark_cpu.sh [-r REPS] [-t THREADS] [-s STEPS] [-b BUILD_DIR] [-o OUT_DIR]
-#                            [--no-build] [-- n ...]
+#   scripts/benchmark.sh [-B cpu|cuda] [-r REPS] [-t THREADS] [-s STEPS] [-b BUILD_DIR] [-o OUT_DIR]
+#                        [--no-build] [-- n ...]
 #
+#   -B BACKEND    cpu (default) or cuda (builds with CUDA for sm_90, the H100/H200)
 #   -r REPS       repetitions (default 3)
 #   -t THREADS    OMP_NUM_THREADS (default: all cores, nproc)
 #   -s STEPS      HHT steps per run (default 50, the benchmark's default)
-#   -b BUILD_DIR  build directory (default build-bench). Configured with -DCATENARY_CUDA=OFF and
-#                 -DBUILD_TESTING=OFF: the CPU benchmark needs neither, and a separate directory
-#                 keeps it from racing other builds in build/.
-#   -o OUT_DIR    where the per-repetition CSVs and medians.csv go (default results/cpu_benchmark)
+#   -b BUILD_DIR  build directory (default build-bench, or build-bench-cuda). Configured with
+#                 -DBUILD_TESTING=OFF, and -DCATENARY_CUDA=OFF for the CPU backend; a separate
+#                 directory keeps it from racing other builds in build/.
+#   -o OUT_DIR    where the per-repetition CSVs and medians go (default results/BACKEND_benchmark)
 #   --no-build    skip the build
 #   n ...         element counts (default 8 16 32 ... 16384)
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
+backend=cpu
 reps=3
 threads=$(nproc)
 steps=50
-build_dir=build-bench
-out_dir=results/cpu_benchmark
+build_dir=
+out_dir=
 build=1
 sizes=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
+    -B) backend=$2; shift 2 ;;
     -r) reps=$2; shift 2 ;;
     -t) threads=$2; shift 2 ;;
     -s) steps=$2; shift 2 ;;
@@ -32,25 +35,31 @@ while [[ $# -gt 0 ]]; do
     -o) out_dir=$2; shift 2 ;;
     --no-build) build=0; shift ;;
     --) shift; sizes=("$@"); break ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     *) sizes+=("$1"); shift ;;
   esac
 done
 
+case "$backend" in
+  cpu) cuda_flags=(-DCATENARY_CUDA=OFF); : "${build_dir:=build-bench}" ;;
+  cuda) cuda_flags=(-DCATENARY_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90); : "${build_dir:=build-bench-cuda}" ;;
+  *) echo "unknown backend '$backend' (cpu or cuda)" >&2; exit 2 ;;
+esac
+: "${out_dir:=results/${backend}_benchmark}"
 if [[ $build -eq 1 ]]; then
-  cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DCATENARY_CUDA=OFF -DBUILD_TESTING=OFF >/dev/null
-  cmake --build "$build_dir" -j2 --target catenary_cpu_benchmark
+  cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release "${cuda_flags[@]}" -DBUILD_TESTING=OFF >/dev/null
+  cmake --build "$build_dir" -j"$(nproc)" --target catenary_benchmark
 fi
-exe="$build_dir/catenary_cpu_benchmark"
+exe="$build_dir/catenary_benchmark"
 mkdir -p "$out_dir"
 export OMP_NUM_THREADS=$threads
 
-echo "# $(date -u '+%Y-%m-%d %H:%M:%S UTC'), OMP_NUM_THREADS=$OMP_NUM_THREADS, steps=$steps, reps=$reps"
+echo "# $(date -u '+%Y-%m-%d %H:%M:%S UTC'), backend=$backend, OMP_NUM_THREADS=$OMP_NUM_THREADS, steps=$steps, reps=$reps"
 csvs=()
 for ((r = 1; r <= reps; ++r)); do
   csv="$out_dir/run_t${threads}_${r}.csv"
   echo "## repetition $r"
-  "$exe" --steps "$steps" --csv "$csv" "${sizes[@]}" 2>/dev/null
+  "$exe" --backend "$backend" --steps "$steps" --csv "$csv" "${sizes[@]}" 2>/dev/null
   csvs+=("$csv")
 done
 
