@@ -20,6 +20,13 @@ struct BadCase {
 };
 
 const BadCase kBadCases[] = {
+    {"bad_rho_infinity", "/analysis/rho_infinity", "must be between 0 and 1 (got 1.2)"},
+    {"alpha_with_generalized_alpha", "/analysis/alpha",
+     "is a parameter of the hht integrator; this analysis uses generalized_alpha, whose parameter is 'rho_infinity'"},
+    {"rho_infinity_with_hht", "/analysis/rho_infinity",
+     "is a parameter of the generalized_alpha integrator; this analysis uses hht (the default)"},
+    {"unknown_integrator", "/analysis/integrator",
+     "unknown integrator 'generalised_alpha' (did you mean 'generalized_alpha'?"},
     {"missing_field", "/model/bodies/0/elements", "required field is missing"},
     {"missing_name", "/name", "required field is missing"},
     {"missing_analysis", "/analysis", "required field is missing"},

@@ -649,17 +649,36 @@ class Loader {
       if (n.has("tolerance")) s.tolerance = get_positive(n.child("tolerance"));
       return;
     }
-    expect_object(n, {"type", "end_time", "step", "alpha", "max_iterations", "tolerance", "adaptive"});
+    expect_object(n, {"type", "end_time", "step", "integrator", "alpha", "rho_infinity", "max_iterations",
+                      "tolerance", "adaptive"});
     a.type = AnalysisSettings::Type::Dynamic;
     DynamicSettings& d = a.dynamics;
     d.end_time = get_positive(n.required("end_time"));
     const Node step = n.required("step");
     d.step = get_positive(step);
+    const bool hht = !n.has("integrator") ||
+                     get_choice(n.child("integrator"), {"hht", "generalized_alpha"}, "integrator") == "hht";
+    if (!hht) d.integrator = DynamicSettings::Integrator::GeneralizedAlpha;
+    // Each integrator takes only its own numerical damping parameter.
+    if (hht && n.has("rho_infinity"))
+      n.child("rho_infinity")
+          .fail(std::string("is a parameter of the generalized_alpha integrator; this analysis uses hht") +
+                (n.has("integrator") ? "" : " (the default)") + ", whose parameter is 'alpha'");
+    if (!hht && n.has("alpha"))
+      n.child("alpha").fail(
+          "is a parameter of the hht integrator; this analysis uses generalized_alpha, whose parameter is "
+          "'rho_infinity'");
     if (n.has("alpha")) {
       const Node an = n.child("alpha");
       d.alpha = get_number(an);
       if (!(d.alpha >= -1.0 / 3.0 - 1e-15 && d.alpha <= 0.0))
         an.fail("must be between -1/3 and 0 (got " + format_number(d.alpha) + ")");
+    }
+    if (n.has("rho_infinity")) {
+      const Node rn = n.child("rho_infinity");
+      d.rho_infinity = get_number(rn);
+      if (!(d.rho_infinity >= 0.0 && d.rho_infinity <= 1.0))
+        rn.fail("must be between 0 and 1 (got " + format_number(d.rho_infinity) + ")");
     }
     if (n.has("max_iterations")) d.max_iterations = get_positive_int(n.child("max_iterations"));
     if (n.has("tolerance")) d.newton_tolerance = get_positive(n.child("tolerance"));

@@ -1,6 +1,7 @@
 #pragma once
-// The analyses of the core: consistent initial conditions, static equilibrium and HHT-alpha
-// dynamics. All are free functions over a System; results leave through a FrameSink.
+// The analyses of the core: consistent initial conditions, static equilibrium and implicit
+// dynamics (HHT-alpha or generalized-alpha). All are free functions over a System; results
+// leave through a FrameSink.
 #include <functional>
 
 #include <Eigen/Core>
@@ -30,8 +31,9 @@ ConsistentState consistent_initial_state(System& sys, double t0);
 // `summary` holds the statistics so far either way.
 void run_static(System& sys, const StaticSettings& s, const FrameSink& sink, RunSummary& summary);
 
-// HHT-alpha for the index-3 DAE with Newton on the positions (Negrut, Rampalli, Ottarsson,
-// Sajdak 2007 scaling), fixed or adaptive step. Frames every output_interval (0: every step).
+// Dynamics of the index-3 DAE with Newton on the positions (Negrut, Rampalli, Ottarsson, Sajdak
+// 2007 scaling), fixed or adaptive step, by s.integrator: HHT-alpha (s.alpha) or generalized-alpha
+// (Arnold and Bruls 2007, s.rho_infinity). Frames every output_interval (0: every step).
 void run_dynamic(System& sys, const DynamicSettings& s, double output_interval, const FrameSink& sink,
                  RunSummary& summary);
 

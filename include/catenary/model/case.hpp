@@ -16,7 +16,10 @@ struct StaticSettings {
 struct DynamicSettings {
   double end_time = 1.0;
   double step = 1e-3;        // fixed step, or the initial step when adaptive
+  enum class Integrator { HHT, GeneralizedAlpha };
+  Integrator integrator = Integrator::HHT;
   double alpha = -0.1;       // HHT alpha in [-1/3, 0]
+  double rho_infinity = 0.8; // generalized-alpha spectral radius at infinite frequency, in [0, 1]
   int max_iterations = 10;   // Newton iterations per step
   double newton_tolerance = 1e-10;  // relative tolerance on the coordinate update
   bool adaptive = false;
