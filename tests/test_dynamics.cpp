@@ -17,16 +17,6 @@ using catenary::testing::static_settings;
 
 namespace {
 
-// Largest |E(t) - E(0)| relative to the largest potential energy released, V(0) - V(t).
-double energy_drift(const catenary::testing::RunResult& r) {
-  const double E0 = r.frames.front().total(), V0 = r.frames.front().gravitational + r.frames.front().elastic;
-  double drift = 0.0, released = 0.0;
-  for (const auto& f : r.frames) {
-    drift = std::max(drift, std::fabs(f.total() - E0));
-    released = std::max(released, V0 - f.gravitational - f.elastic);
-  }
-  return drift / released;
-}
 
 // Rigid five-link pendulum of uniform rods (mass m, length L), angles theta_i from the x axis,
 // y up: M(theta) theta'' = -c(theta, theta') - dV/dtheta, with
@@ -99,7 +89,7 @@ TEST_CASE("undamped falling cable pendulum conserves energy with alpha = 0", "[d
   const Model m = falling_cable_pendulum(10);
   const auto r = run_model(m, dynamic_settings(1e-3, 2.0, 0.0), 0.01);
   REQUIRE(r.frames.back().time == Approx(2.0));
-  const double drift = energy_drift(r);
+  const double drift = testing::energy_drift(r);
   INFO("energy drift / released potential energy = " << drift);
   CHECK(drift < 1e-3);
   // The pin holds: its reaction balances gravity and the centripetal load, never zero.
@@ -166,7 +156,7 @@ TEST_CASE("RANCF pendulum, E = 21 MPa, conserves energy with alpha = 0", "[dynam
   const Model m = rancf_pendulum(21e6);
   const auto r = run_model(m, dynamic_settings(1e-3, 4.0, 0.0), 0.01);
   REQUIRE(r.frames.back().time == Approx(4.0));
-  const double drift = energy_drift(r);
+  const double drift = testing::energy_drift(r);
   INFO("energy drift / released potential energy = " << drift);
   CHECK(drift < 5e-4);
 }

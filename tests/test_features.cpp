@@ -11,20 +11,8 @@ using catenary::testing::node_coordinate;
 using catenary::testing::run_model;
 using catenary::testing::dynamic_settings;
 using catenary::testing::static_settings;
+using catenary::testing::pinned_soft_cable;
 
-namespace {
-
-Model pinned_cable(double eta) {
-  Model m;
-  m.dimension = 3;
-  m.gravity[2] = -9.81;
-  const double d = 0.02, A = M_PI * d * d / 4, I = M_PI * std::pow(d, 4) / 64, E = 2e7;
-  add_straight_line(m, "cable", {0, 0, 0}, {1, 0, 0}, 8, {E * A, E * I, 7800 * A, eta});
-  add_spherical_to_ground(m, 0, {0, 0, 0}, "pin", "/constraints/0");
-  return m;
-}
-
-}  // namespace
 
 TEST_CASE("uniform distributed load on a cantilever gives w L^4 / (8 E I)", "[statics][loads]") {
   Model m;
@@ -58,7 +46,7 @@ TEST_CASE("curved quarter-circle cantilever matches Castigliano's deflection", "
 }
 
 TEST_CASE("prescribed harmonic motion is followed exactly", "[dynamics][constraints]") {
-  Model m = pinned_cable(0.0);
+  Model m = pinned_soft_cable(0.0);
   m.constraint_rows.clear();
   m.constraint_groups.clear();
   TimeFunction f;
@@ -79,7 +67,7 @@ TEST_CASE("prescribed harmonic motion is followed exactly", "[dynamics][constrai
 
 TEST_CASE("material damping dissipates energy, its absence conserves it", "[dynamics][damping]") {
   auto drift = [](double eta) {
-    const auto r = run_model(pinned_cable(eta), dynamic_settings(1e-3, 1.0, 0.0), 0.01);
+    const auto r = run_model(pinned_soft_cable(eta), dynamic_settings(1e-3, 1.0, 0.0), 0.01);
     double E0 = r.frames.front().total(), worst_rise = 0.0;
     double previous = E0;
     for (const auto& f : r.frames) {
@@ -96,24 +84,12 @@ TEST_CASE("material damping dissipates energy, its absence conserves it", "[dyna
 }
 
 TEST_CASE("adaptive step matches a fine fixed step with fewer steps", "[dynamics][adaptive]") {
-  const Model m = pinned_cable(0.0);
-  const int tip = body_node(m, 0, -1);
-  const auto fine = run_model(m, dynamic_settings(1e-4, 0.5, -0.1), 0.5);
-  AnalysisSettings a = dynamic_settings(1e-4, 0.5, -0.1);
-  a.dynamics.adaptive = true;
-  a.dynamics.min_step = 1e-7;
-  a.dynamics.max_step = 1e-2;
-  a.dynamics.error_tolerance = 1e-5;
-  const auto adaptive = run_model(m, a, 0.5);
-  REQUIRE(adaptive.frames.back().time == Approx(0.5));
-  double diff = 0.0;
-  for (int k = 0; k < 3; ++k)
-    diff = std::max(diff, std::fabs(node_coordinate(m, adaptive.frames.back().q, tip, k) -
-                                    node_coordinate(m, fine.frames.back().q, tip, k)));
-  INFO("adaptive steps " << adaptive.summary.steps << " rejected " << adaptive.summary.rejected_steps
-                         << ", tip difference " << diff << " m");
-  CHECK(diff < 2e-3);
-  CHECK(adaptive.summary.steps < fine.summary.steps / 2);
+  const auto c = testing::adaptive_against_fine(pinned_soft_cable(0.0), dynamic_settings(1e-4, 0.5, -0.1));
+  REQUIRE(c.end_time == Approx(0.5));
+  INFO("adaptive steps " << c.adaptive_steps << " rejected " << c.rejected_steps << ", tip difference "
+                         << c.tip_difference << " m");
+  CHECK(c.tip_difference < 2e-3);
+  CHECK(c.adaptive_steps < c.fine_steps / 2);
 }
 
 TEST_CASE("refining a fixed-length cable keeps Newton convergent and the answer converging", "[dynamics][refinement]") {

@@ -39,16 +39,6 @@ AnalysisSettings ga_settings(double h, double T, double rho) {
   return a;
 }
 
-// Largest |E(t) - E(0)| relative to the largest potential energy released (as in test_dynamics).
-double energy_drift(const catenary::testing::RunResult& r) {
-  const double E0 = r.frames.front().total(), V0 = r.frames.front().gravitational + r.frames.front().elastic;
-  double drift = 0.0, released = 0.0;
-  for (const auto& f : r.frames) {
-    drift = std::max(drift, std::fabs(f.total() - E0));
-    released = std::max(released, V0 - f.gravitational - f.elastic);
-  }
-  return drift / released;
-}
 
 double relative_difference(const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
   return (a - b).lpNorm<Eigen::Infinity>() / std::max(a.lpNorm<Eigen::Infinity>(), 1e-300);
@@ -119,7 +109,7 @@ TEST_CASE("generalized-alpha with rho_inf = 1 conserves energy and is the trapez
   const Model m = falling_cable_pendulum(10);
   const auto r = run_model(m, ga_settings(1e-3, 2.0, 1.0), 0.01);
   REQUIRE(r.frames.back().time == Approx(2.0));
-  const double drift = energy_drift(r);
+  const double drift = testing::energy_drift(r);
   std::printf("generalized-alpha rho_inf = 1: energy drift / released potential energy = %.3e\n", drift);
   INFO("energy drift / released potential energy = " << drift);
   CHECK(drift < 1e-3);
@@ -202,32 +192,14 @@ TEST_CASE("generalized-alpha with rho_inf = 0.5 keeps the slow pendulum motion o
 }
 
 TEST_CASE("generalized-alpha adaptive step matches a fine fixed step with fewer steps", "[dynamics][adaptive]") {
-  // The pinned soft cable of the HHT adaptive test (tests/test_features.cpp).
-  Model m;
-  m.dimension = 3;
-  m.gravity[2] = -9.81;
-  const double d = 0.02, A = M_PI * d * d / 4, I = M_PI * std::pow(d, 4) / 64, E = 2e7;
-  add_straight_line(m, "cable", {0, 0, 0}, {1, 0, 0}, 8, {E * A, E * I, 7800 * A, 0.0});
-  add_spherical_to_ground(m, 0, {0, 0, 0}, "pin", "/constraints/0");
-  const int tip = body_node(m, 0, -1);
-  const auto fine = run_model(m, ga_settings(1e-4, 0.5, 0.8), 0.5);
-  AnalysisSettings a = ga_settings(1e-4, 0.5, 0.8);
-  a.dynamics.adaptive = true;
-  a.dynamics.min_step = 1e-7;
-  a.dynamics.max_step = 1e-2;
-  a.dynamics.error_tolerance = 1e-5;
-  const auto adaptive = run_model(m, a, 0.5);
-  REQUIRE(adaptive.frames.back().time == Approx(0.5));
-  double diff = 0.0;
-  for (int k = 0; k < 3; ++k)
-    diff = std::max(diff, std::fabs(node_coordinate(m, adaptive.frames.back().q, tip, k) -
-                                    node_coordinate(m, fine.frames.back().q, tip, k)));
-  std::printf("generalized-alpha adaptive: %ld steps (%ld rejected), tip difference %.3e m\n", adaptive.summary.steps,
-              adaptive.summary.rejected_steps, diff);
-  INFO("adaptive steps " << adaptive.summary.steps << " rejected " << adaptive.summary.rejected_steps
-                         << ", tip difference " << diff << " m");
-  CHECK(diff < 2e-3);
-  CHECK(adaptive.summary.steps < fine.summary.steps / 2);
+  const auto c = testing::adaptive_against_fine(testing::pinned_soft_cable(0.0), ga_settings(1e-4, 0.5, 0.8));
+  REQUIRE(c.end_time == Approx(0.5));
+  std::printf("generalized-alpha adaptive: %ld steps (%ld rejected), tip difference %.3e m\n", c.adaptive_steps,
+              c.rejected_steps, c.tip_difference);
+  INFO("adaptive steps " << c.adaptive_steps << " rejected " << c.rejected_steps << ", tip difference "
+                         << c.tip_difference << " m");
+  CHECK(c.tip_difference < 2e-3);
+  CHECK(c.adaptive_steps < c.fine_steps / 2);
 }
 
 #ifdef CATENARY_WITH_CUDA

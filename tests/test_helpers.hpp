@@ -5,8 +5,12 @@
 
 #include <Eigen/Core>
 
+#include <algorithm>
+#include <cmath>
+
 #include "catenary/assembly/cpu_backend.hpp"
 #include "catenary/integrators/analyses.hpp"
+#include "catenary/model/builders.hpp"
 
 namespace catenary::testing {
 
@@ -73,6 +77,55 @@ inline AnalysisSettings dynamic_settings(double h, double T, double alpha) {
 
 inline double node_coordinate(const Model& m, const Eigen::VectorXd& q, int node, int k) {
   return q[node * m.coordinates_per_node() + k];
+}
+
+// Largest |E(t) - E(0)| relative to the largest potential energy released, V(0) - V(t).
+inline double energy_drift(const RunResult& r) {
+  const double E0 = r.frames.front().total(), V0 = r.frames.front().gravitational + r.frames.front().elastic;
+  double drift = 0.0, released = 0.0;
+  for (const auto& f : r.frames) {
+    drift = std::max(drift, std::fabs(f.total() - E0));
+    released = std::max(released, V0 - f.gravitational - f.elastic);
+  }
+  return drift / released;
+}
+
+// A soft 1 m cable (E = 2e7 Pa, 8 elements) pinned at one end, released horizontally.
+inline Model pinned_soft_cable(double eta) {
+  Model m;
+  m.dimension = 3;
+  m.gravity[2] = -9.81;
+  const double d = 0.02, A = M_PI * d * d / 4, I = M_PI * std::pow(d, 4) / 64, E = 2e7;
+  add_straight_line(m, "cable", {0, 0, 0}, {1, 0, 0}, 8, {E * A, E * I, 7800 * A, eta});
+  add_spherical_to_ground(m, 0, {0, 0, 0}, "pin", "/constraints/0");
+  return m;
+}
+
+// The same analysis with the fixed step of `fine` and adaptively (error tolerance 1e-5, steps
+// 1e-7 .. 1e-2): the largest difference of the last node's position at the end time.
+struct AdaptiveComparison {
+  double tip_difference = 0.0;
+  long adaptive_steps = 0, rejected_steps = 0, fine_steps = 0;
+  double end_time = 0.0;
+};
+inline AdaptiveComparison adaptive_against_fine(const Model& m, const AnalysisSettings& fine) {
+  const RunResult reference = run_model(m, fine, fine.dynamics.end_time);
+  AnalysisSettings a = fine;
+  a.dynamics.adaptive = true;
+  a.dynamics.min_step = 1e-7;
+  a.dynamics.max_step = 1e-2;
+  a.dynamics.error_tolerance = 1e-5;
+  const RunResult adaptive = run_model(m, a, a.dynamics.end_time);
+  AdaptiveComparison c;
+  const int tip = m.node_count - 1;
+  for (int k = 0; k < m.dimension; ++k)
+    c.tip_difference = std::max(c.tip_difference, std::fabs(node_coordinate(m, adaptive.frames.back().q, tip, k) -
+                                                            node_coordinate(m, reference.frames.back().q, tip, k)));
+  c.adaptive_steps = adaptive.summary.steps;
+  c.rejected_steps = adaptive.summary.rejected_steps;
+  c.fine_steps = reference.summary.steps;
+  c.end_time = adaptive.frames.back().time;
+  return c;
 }
 
 }  // namespace catenary::testing
