@@ -7,15 +7,10 @@
 // Everything runs on backend vectors (device memory for the CUDA backend): per Newton iteration
 // only scalars (norms) cross to the host; per step the load scales and the constraint
 // right-hand side b(t) go down, and frames come up when output is due.
-#include <algorithm>
-#include <cmath>
 #include <memory>
-#include <sstream>
 #include <string>
 
-#include "catenary/core/errors.hpp"
 #include "catenary/integrators/analyses.hpp"
-#include "catenary/integrators/progress.hpp"
 
 namespace catenary {
 
@@ -60,8 +55,9 @@ class TimeStepper {
   virtual double error_estimate(const StepState& from, const StepState& to, double h) = 0;
 };
 
-// Defined in generalized_alpha.cpp.
+// Defined in generalized_alpha.cpp and bdf.cpp.
 std::unique_ptr<TimeStepper> make_generalized_alpha_stepper(System& sys, const DynamicSettings& s);
+std::unique_ptr<TimeStepper> make_bdf_stepper(System& sys, const DynamicSettings& s);
 
 // One implicit step in the Newmark formulas
 //   q1 = qhat + beta h^2 a1,  v1 = vhat + gamma h a1,
@@ -80,109 +76,25 @@ struct NewmarkParameters {
 
 class NewmarkNewton {
  public:
-  NewmarkNewton(System& sys, const DynamicSettings& s) : sys_(sys), be_(sys.backend()), s_(s) {
-    const int n = sys.dofs(), m = sys.constraints();
-    for (Vector* x : {&qhat_, &vhat_, &g_, &f_, &Mx_, &Cmu_, &r_, &dq_}) *x = be_.make_vector(n);
-    for (Vector* x : {&mu_, &b_, &phi_, &rc_, &dmu_}) *x = be_.make_vector(m);
-  }
+  NewmarkNewton(System& sys, const DynamicSettings& s);
 
+  // The Newmark step from `from`: qhat, vhat from (q0, v0, a0), predictor a1 = a0.
   // On success sets to.t, q, v, a, lambda; to.history is left to the method.
   StepOutcome solve(const NewmarkParameters& p, const StepState& from, double h, const Vector& memory,
-                    StepState& to) {
-    const double t1 = from.t + h, bh2 = p.beta * h * h, s = p.c.stiffness;
-    Backend& be = be_;
-    be.copy(from.q, qhat_);
-    be.axpby(h, from.v, 1.0, qhat_);
-    be.axpby(h * h * (0.5 - p.beta), from.a, 1.0, qhat_);
-    be.copy(from.v, vhat_);
-    be.axpby(h * (1.0 - p.gamma), from.a, 1.0, vhat_);
-    Vector& q1 = to.q;
-    be.copy(qhat_, q1);
-    be.axpby(bh2, from.a, 1.0, q1);  // predictor: a1 = a0
-    be.copy(from.lambda, mu_);
-    be.axpby(0.0, mu_, s, mu_);
-    be.combine_loads(sys_.load_patterns().scales_at(t1), g_);
-    Eigen::VectorXd b;
-    sys_.constraint_rhs(t1, b);
-    be.upload(b, b_);
+                    StepState& to);
 
-    StepOutcome out;
-    double previous = INFINITY;
-    int growing = 0;
-    for (int it = 1; it <= s_.max_iterations; ++it) {
-      out.iterations = it;
-      kinematics(q1, bh2, p.gamma * h, to);
-      be.assemble_newton_matrix(q1, to.v, p.c, f_);
-      // r = -(M (q1 - qhat) + s (f - g) + k m + C^T mu),  rc = -(C q1 - b)
-      be.copy(q1, dq_);
-      be.axpby(-1.0, qhat_, 1.0, dq_);
-      be.mass_product(dq_, Mx_);
-      be.constraint_transpose_product(mu_, Cmu_);
-      be.copy(Mx_, r_);
-      be.axpby(s, f_, 1.0, r_);
-      be.axpby(-s, g_, 1.0, r_);
-      be.axpby(p.memory_scale, memory, 1.0, r_);
-      be.axpby(-1.0, Cmu_, -1.0, r_);
-      be.constraint_product(q1, phi_);
-      be.copy(b_, rc_);
-      be.axpby(-1.0, phi_, 1.0, rc_);
-      const double force_residual = be.max_abs(r_);
-      const double residual = std::max(force_residual, be.max_abs(rc_));
-      out.last_residual = force_residual / p.residual_unit;
-      if (!std::isfinite(residual)) {
-        out.why = "the residual is not finite (NaN or overflow)";
-        return out;
-      }
-      // Converged when the residual is at its round-off floor (the update test below may not
-      // be reachable for very stiff elements).
-      if (it > 1 && residual <= sys_.residual_floor(be.newton_matrix_norm(), be.max_abs(q1))) {
-        out.converged = true;
-        break;
-      }
-      try {
-        be.factorize();
-      } catch (const SimulationError& e) {
-        out.why = e.what();
-        return out;
-      }
-      be.solve(r_, rc_, dq_, dmu_);
-      be.axpby(1.0, dq_, 1.0, q1);
-      be.axpby(1.0, dmu_, 1.0, mu_);
-      out.last_update = be.weighted_norm(dq_, q1, s_.newton_tolerance, &out.worst_dof);
-      if (!std::isfinite(out.last_update)) {
-        out.why = "the Newton update is not finite";
-        return out;
-      }
-      if (out.last_update <= 1.0) {
-        out.converged = true;
-        break;
-      }
-      growing = out.last_update > previous ? growing + 1 : 0;
-      previous = out.last_update;
-      if (growing >= 3) {
-        out.why = "Newton iteration diverges";
-        break;
-      }
-    }
-    if (!out.converged) {
-      if (out.why.empty()) out.why = "Newton did not converge in " + std::to_string(s_.max_iterations) + " iterations";
-      return out;
-    }
-    to.t = t1;
-    kinematics(q1, bh2, p.gamma * h, to);
-    be.copy(mu_, to.lambda);
-    be.axpby(0.0, mu_, 1.0 / s, to.lambda);
-    return out;
-  }
+  // The same Newton iteration for any method whose step is affine in q1 (BDF too):
+  //   a1 = (q1 - qhat()) / bh2,  v1 = vhat() + gamma_h a1,
+  // with qhat() and vhat() set by the caller, to.q holding the first guess and lambda0 the
+  // multipliers to start from; memory may be null when memory_scale is 0.
+  StepOutcome solve_affine(const NewmarkParameters& p, double t1, double bh2, double gamma_h, const Vector& lambda0,
+                           const Vector* memory, StepState& to);
+  Vector& qhat() { return qhat_; }
+  Vector& vhat() { return vhat_; }
 
  private:
-  // a1 = (q1 - qhat) / (beta h^2),  v1 = vhat + gamma h a1
-  void kinematics(const Vector& q1, double bh2, double gamma_h, StepState& to) {
-    be_.copy(q1, to.a);
-    be_.axpby(-1.0 / bh2, qhat_, 1.0 / bh2, to.a);
-    be_.copy(vhat_, to.v);
-    be_.axpby(gamma_h, to.a, 1.0, to.v);
-  }
+  // a1 = (q1 - qhat) / bh2,  v1 = vhat + gamma_h a1
+  void kinematics(const Vector& q1, double bh2, double gamma_h, StepState& to);
 
   System& sys_;
   Backend& be_;
@@ -194,89 +106,7 @@ class NewmarkNewton {
 // The step-control loop: consistent initial state, then fixed steps (the last one shortened to
 // land on the end time) or adaptive steps (error estimate against the tolerance, rejection and
 // a quarter step after a Newton failure); frames every output_interval (0: every step).
-inline void run_time_steps(System& sys, const DynamicSettings& s, double output_interval, const FrameSink& sink,
-                           RunSummary& summary, TimeStepper& stepper) {
-  summary.analysis = "dynamic";
-  Progress progress("dynamic");
-  const ConsistentState init = consistent_initial_state(sys, 0.0);
-  Backend& be = sys.backend();
-  const int n = sys.dofs(), m = sys.constraints();
-  StepState state(be, n, m), trial(be, n, m);
-  state.t = 0.0;
-  be.upload(init.q, state.q);
-  be.upload(init.v, state.v);
-  be.upload(init.a, state.a);
-  be.upload(init.lambda, state.lambda);
-  stepper.start(init, state);
-
-  // Frames are the only full vectors that come back to the host.
-  Eigen::VectorXd q, v, lambda;
-  auto emit = [&](const StepState& st, double h, int iterations) {
-    be.download(st.q, q);
-    be.download(st.v, v);
-    be.download(st.lambda, lambda);
-    const System::Energies E = sys.energies(q, v);
-    Frame fr;
-    fr.time = st.t;
-    fr.step = h;
-    fr.newton_iterations = iterations;
-    fr.q = &q;
-    fr.v = &v;
-    fr.lambda = &lambda;
-    fr.kinetic_energy = E.kinetic;
-    fr.gravitational_energy = E.gravitational;
-    fr.elastic_energy = E.elastic;
-    sink(fr);
-  };
-  emit(state, 0.0, 0);
-
-  const double T = s.end_time;
-  double h = s.adaptive ? std::min(std::max(s.step, s.min_step), s.max_step) : s.step;
-  double next_output = output_interval > 0.0 ? output_interval : 0.0;
-  while (state.t < T * (1.0 - 1e-12)) {
-    // Land exactly on the end time; with a fixed step the last step may be shorter.
-    double h_try = std::min(h, T - state.t);
-    if (T - state.t - h_try < 1e-9 * h_try) h_try = T - state.t;
-    const StepOutcome r = stepper.step(state, h_try, trial);
-    summary.newton_iterations += r.iterations;
-    summary.last_residual = r.last_residual;
-    if (!r.converged) {
-      if (s.adaptive && h_try * 0.25 >= s.min_step) {
-        summary.rejected_steps++;
-        h = h_try * 0.25;
-        continue;
-      }
-      std::ostringstream msg;
-      msg << "dynamic analysis failed at t = " << state.t << " s (step " << summary.steps + 1
-          << ", h = " << h_try << " s): " << r.why << "; force residual " << r.last_residual
-          << " N, last weighted correction " << r.last_update
-          << " (1 = tolerance), largest at " << sys.describe_dof(r.worst_dof)
-          << (s.adaptive ? "; the step is at its minimum" : "; try a smaller step or the adaptive step");
-      summary.end_time = state.t;
-      throw SimulationError(msg.str());
-    }
-    if (s.adaptive) {
-      // Both methods have a local error O(h^3), hence the exponent 1/3.
-      const double err = stepper.error_estimate(state, trial, h_try);
-      const double factor = std::min(2.0, std::max(0.2, 0.9 * std::pow(std::max(err, 1e-10), -1.0 / 3.0)));
-      if (err > 1.0 && h_try > s.min_step * (1.0 + 1e-12)) {
-        summary.rejected_steps++;
-        h = std::max(s.min_step, h_try * factor);
-        continue;
-      }
-      h = std::min(s.max_step, std::max(s.min_step, h_try * factor));
-    }
-    state.swap(trial);
-    summary.steps++;
-    summary.end_time = state.t;
-    const bool last = state.t >= T * (1.0 - 1e-12);
-    if (output_interval <= 0.0 || state.t >= next_output - 1e-9 * h_try || last) {
-      emit(state, h_try, r.iterations);
-      if (output_interval > 0.0)
-        while (next_output <= state.t + 1e-9 * h_try) next_output += output_interval;
-    }
-    progress.update(state.t / T, state.t, summary.steps);
-  }
-}
+void run_time_steps(System& sys, const DynamicSettings& s, double output_interval, const FrameSink& sink,
+                    RunSummary& summary, TimeStepper& stepper);
 
 }  // namespace catenary
