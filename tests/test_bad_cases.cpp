@@ -20,6 +20,9 @@ struct BadCase {
 };
 
 const BadCase kBadCases[] = {
+    {"bad_max_order", "/analysis/max_order", "must be an integer from 1 to 5 (got 6)"},
+    {"max_order_with_hht", "/analysis/max_order",
+     "is a parameter of the bdf integrator; this analysis uses hht (the default), whose parameter is 'alpha'"},
     {"bad_rho_infinity", "/analysis/rho_infinity", "must be between 0 and 1 (got 1.2)"},
     {"alpha_with_generalized_alpha", "/analysis/alpha",
      "is a parameter of the hht integrator; this analysis uses generalized_alpha, whose parameter is 'rho_infinity'"},

@@ -97,23 +97,9 @@ TEST_CASE("undamped falling cable pendulum conserves energy with alpha = 0", "[d
 }
 
 TEST_CASE("HHT converges with second order in the time step", "[dynamics]") {
-  // A planar cantilever swinging down under gravity from horizontal: smooth, with every mode of
-  // the 2-element mesh resolved by the steps used.
-  auto model = [] {
-    Model m;
-    m.dimension = 2;
-    m.gravity[1] = -9.81;
-    add_straight_line(m, "beam", {0, 0, 0}, {1, 0, 0}, 2, {1e3, 1.0, 1.0, 0.0});
-    add_fix(m, 0, {0, 1, 2, 3}, "clamp", "/constraints/0");
-    return m;
-  };
-  const Model m = model();
+  const Model m = testing::swinging_cantilever();
   const double T = 0.5, alpha = -0.1;
-  auto tip = [&](double h) {
-    const auto r = run_model(m, dynamic_settings(h, T, alpha), T);
-    const int node = body_node(m, 0, -1);
-    return Eigen::Vector2d(node_coordinate(m, r.frames.back().q, node, 0), node_coordinate(m, r.frames.back().q, node, 1));
-  };
+  auto tip = [&](double h) { return testing::final_tip_xy(m, dynamic_settings(h, T, alpha)); };
   const Eigen::Vector2d reference = tip(5e-6);
   double previous = 0.0;
   for (double h : {4e-4, 2e-4, 1e-4}) {

@@ -73,20 +73,10 @@ double amplification_radius(double rho, double omega_h) {
 }  // namespace
 
 TEST_CASE("generalized-alpha converges with second order in the time step", "[dynamics]") {
-  // The swinging cantilever of the HHT order test (tests/test_dynamics.cpp).
-  Model m;
-  m.dimension = 2;
-  m.gravity[1] = -9.81;
-  add_straight_line(m, "beam", {0, 0, 0}, {1, 0, 0}, 2, {1e3, 1.0, 1.0, 0.0});
-  add_fix(m, 0, {0, 1, 2, 3}, "clamp", "/constraints/0");
+  const Model m = testing::swinging_cantilever();
   const double T = 0.5;
-  const int node = body_node(m, 0, -1);
   for (double rho : {0.8, 0.5, 0.0}) {
-    auto tip = [&](double h) {
-      const auto r = run_model(m, ga_settings(h, T, rho), T);
-      return Eigen::Vector2d(node_coordinate(m, r.frames.back().q, node, 0),
-                             node_coordinate(m, r.frames.back().q, node, 1));
-    };
+    auto tip = [&](double h) { return testing::final_tip_xy(m, ga_settings(h, T, rho)); };
     const Eigen::Vector2d reference = tip(5e-6);
     double previous = 0.0;
     // rho_inf = 0 reaches its asymptotic order later than the HHT test's steps (1.62 from 4e-4 to 2e-4).
@@ -289,6 +279,11 @@ TEST_CASE("the case loader reads the integrator and rho_infinity", "[dynamics][l
     CHECK(load_dynamics(R"({"type": "dynamic", "end_time": 1, "step": 1e-3, "integrator": "generalized_alpha",
                             "rho_infinity": )" + std::to_string(rho) + "}")
               .rho_infinity == rho);
+  const DynamicSettings bdf = load_dynamics(R"({"type": "dynamic", "end_time": 1, "step": 1e-3, "integrator": "bdf",
+                                                 "max_order": 3})");
+  CHECK(bdf.integrator == DynamicSettings::Integrator::BDF);
+  CHECK(bdf.max_order == 3);
+  CHECK(load_dynamics(R"({"type": "dynamic", "end_time": 1, "step": 1e-3, "integrator": "bdf"})").max_order == 5);
   // The bounds are closed: just outside them is an error.
   CHECK_THROWS_AS(load_dynamics(R"({"type": "dynamic", "end_time": 1, "step": 1e-3,
                                     "integrator": "generalized_alpha", "rho_infinity": -1e-9})"),

@@ -84,6 +84,8 @@ void run_dynamic(System& sys, const DynamicSettings& s, double output_interval, 
   std::unique_ptr<TimeStepper> stepper;
   if (s.integrator == DynamicSettings::Integrator::GeneralizedAlpha)
     stepper = make_generalized_alpha_stepper(sys, s);
+  else if (s.integrator == DynamicSettings::Integrator::BDF)
+    stepper = make_bdf_stepper(sys, s);
   else
     stepper = std::make_unique<HHTStepper>(sys, s);
   run_time_steps(sys, s, output_interval, sink, summary, *stepper);

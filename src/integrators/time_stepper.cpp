@@ -132,6 +132,7 @@ void run_time_steps(System& sys, const DynamicSettings& s, double output_interva
   be.upload(init.a, state.a);
   be.upload(init.lambda, state.lambda);
   stepper.start(init, state);
+  stepper.accepted(state);
 
   // Frames are the only full vectors that come back to the host.
   Eigen::VectorXd q, v, lambda;
@@ -180,9 +181,9 @@ void run_time_steps(System& sys, const DynamicSettings& s, double output_interva
       throw SimulationError(msg.str());
     }
     if (s.adaptive) {
-      // Both methods have a local error O(h^3), hence the exponent 1/3.
       const double err = stepper.error_estimate(state, trial, h_try);
-      const double factor = std::min(2.0, std::max(0.2, 0.9 * std::pow(std::max(err, 1e-10), -1.0 / 3.0)));
+      const double factor =
+          std::min(2.0, std::max(0.2, 0.9 * std::pow(std::max(err, 1e-10), -stepper.error_exponent())));
       if (err > 1.0 && h_try > s.min_step * (1.0 + 1e-12)) {
         summary.rejected_steps++;
         h = std::max(s.min_step, h_try * factor);
@@ -191,6 +192,7 @@ void run_time_steps(System& sys, const DynamicSettings& s, double output_interva
       h = std::min(s.max_step, std::max(s.min_step, h_try * factor));
     }
     state.swap(trial);
+    stepper.accepted(state);
     summary.steps++;
     summary.end_time = state.t;
     const bool last = state.t >= T * (1.0 - 1e-12);

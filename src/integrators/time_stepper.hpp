@@ -53,6 +53,11 @@ class TimeStepper {
   virtual StepOutcome step(const StepState& from, double h, StepState& to) = 0;
   // Local error of a converged step, measured against the error tolerance (1 = at tolerance).
   virtual double error_estimate(const StepState& from, const StepState& to, double h) = 0;
+  // The local error is O(h^(1/exponent)) for the step just estimated: the step factor is
+  // 0.9 err^-exponent.
+  virtual double error_exponent() const { return 1.0 / 3.0; }
+  // The step that produced `state` was accepted (multistep methods keep their history here).
+  virtual void accepted(const StepState& state) { (void)state; }
 };
 
 // Defined in generalized_alpha.cpp and bdf.cpp.

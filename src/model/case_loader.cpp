@@ -649,25 +649,34 @@ class Loader {
       if (n.has("tolerance")) s.tolerance = get_positive(n.child("tolerance"));
       return;
     }
-    expect_object(n, {"type", "end_time", "step", "integrator", "alpha", "rho_infinity", "max_iterations",
-                      "tolerance", "adaptive"});
+    expect_object(n, {"type", "end_time", "step", "integrator", "alpha", "rho_infinity", "max_order",
+                      "max_iterations", "tolerance", "adaptive"});
     a.type = AnalysisSettings::Type::Dynamic;
     DynamicSettings& d = a.dynamics;
     d.end_time = get_positive(n.required("end_time"));
     const Node step = n.required("step");
     d.step = get_positive(step);
-    const bool hht = !n.has("integrator") ||
-                     get_choice(n.child("integrator"), {"hht", "generalized_alpha"}, "integrator") == "hht";
-    if (!hht) d.integrator = DynamicSettings::Integrator::GeneralizedAlpha;
-    // Each integrator takes only its own numerical damping parameter.
-    if (hht && n.has("rho_infinity"))
-      n.child("rho_infinity")
-          .fail(std::string("is a parameter of the generalized_alpha integrator; this analysis uses hht") +
-                (n.has("integrator") ? "" : " (the default)") + ", whose parameter is 'alpha'");
-    if (!hht && n.has("alpha"))
-      n.child("alpha").fail(
-          "is a parameter of the hht integrator; this analysis uses generalized_alpha, whose parameter is "
-          "'rho_infinity'");
+    // Each integrator takes only its own parameter (numerical damping, or the BDF order).
+    struct Method {
+      const char* name;
+      DynamicSettings::Integrator integrator;
+      const char* parameter;
+    };
+    static const Method methods[] = {{"hht", DynamicSettings::Integrator::HHT, "alpha"},
+                                     {"generalized_alpha", DynamicSettings::Integrator::GeneralizedAlpha, "rho_infinity"},
+                                     {"bdf", DynamicSettings::Integrator::BDF, "max_order"}};
+    const std::string chosen =
+        n.has("integrator") ? get_choice(n.child("integrator"), {"hht", "generalized_alpha", "bdf"}, "integrator") : "hht";
+    const Method* method = &methods[0];
+    for (const Method& m : methods)
+      if (chosen == m.name) method = &m;
+    d.integrator = method->integrator;
+    for (const Method& other : methods)
+      if (&other != method && n.has(other.parameter))
+        n.child(other.parameter)
+            .fail(std::string("is a parameter of the ") + other.name + " integrator; this analysis uses " +
+                  method->name + (n.has("integrator") ? "" : " (the default)") + ", whose parameter is '" +
+                  method->parameter + "'");
     if (n.has("alpha")) {
       const Node an = n.child("alpha");
       d.alpha = get_number(an);
@@ -679,6 +688,11 @@ class Loader {
       d.rho_infinity = get_number(rn);
       if (!(d.rho_infinity >= 0.0 && d.rho_infinity <= 1.0))
         rn.fail("must be between 0 and 1 (got " + format_number(d.rho_infinity) + ")");
+    }
+    if (n.has("max_order")) {
+      const Node on = n.child("max_order");
+      d.max_order = get_int(on);
+      if (d.max_order < 1 || d.max_order > 5) on.fail("must be an integer from 1 to 5 (got " + std::to_string(d.max_order) + ")");
     }
     if (n.has("max_iterations")) d.max_iterations = get_positive_int(n.child("max_iterations"));
     if (n.has("tolerance")) d.newton_tolerance = get_positive(n.child("tolerance"));

@@ -5,6 +5,7 @@
 //                       the corrector of BDF order k at t_0 = t_{n+1}.
 //   interpolation_weights: y(t) ~ sum_j w_j y(t_j) for the polynomial through (t_0 .. t_k); with
 //                       t beyond the points, the predictor (extrapolation) of order k.
+#include <cstddef>
 #include <vector>
 
 namespace catenary {
