@@ -11,6 +11,7 @@
 #include "catenary/assembly/cpu_backend.hpp"
 #include "catenary/integrators/analyses.hpp"
 #include "catenary/model/builders.hpp"
+#include "catenary/model/reference_models.hpp"
 
 namespace catenary::testing {
 
@@ -106,6 +107,22 @@ inline Eigen::Vector2d final_tip_xy(const Model& m, const AnalysisSettings& a) {
   const RunResult r = run_model(m, a, a.dynamics.end_time);
   const int node = m.node_count - 1;
   return Eigen::Vector2d(node_coordinate(m, r.frames.back().q, node, 0), node_coordinate(m, r.frames.back().q, node, 1));
+}
+
+// The falling cable pendulum's 1 m cable (10 elements) without gravity, held on its axis (a
+// fixed-free bar) and released stretched by a uniform `stretch`: only its axial modes move.
+inline Model stretched_axial_bar(double stretch) {
+  Model m = falling_cable_pendulum(10);
+  m.gravity[2] = 0.0;
+  add_fix(m, 0, {4, 5}, "axis0", "/constraints/1");
+  for (int node = 1; node < m.node_count; ++node)
+    add_fix(m, node, {1, 2, 4, 5}, "axis" + std::to_string(node), "/constraints/" + std::to_string(node + 1));
+  const int cpn = m.coordinates_per_node();
+  for (int node = 0; node < m.node_count; ++node) {
+    m.initial_positions[node * cpn + 0] *= 1.0 + stretch;  // x
+    m.initial_positions[node * cpn + 3] *= 1.0 + stretch;  // dx/ds
+  }
+  return m;
 }
 
 // A soft 1 m cable (E = 2e7 Pa, 8 elements) pinned at one end, released horizontally.

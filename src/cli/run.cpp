@@ -37,6 +37,7 @@ void print_run_summary(const RunSummary& s, const std::string& dir) {
               s.wall_seconds);
   std::printf("results written to %s (results.csv, results.pvd, summary.json)\n",
               std::filesystem::absolute(dir).string().c_str());
+  for (const std::string& w : s.warnings) std::fprintf(stderr, "catenary: warning: %s\n", w.c_str());
 }
 
 }  // namespace

@@ -180,8 +180,15 @@ void run_time_steps(System& sys, const DynamicSettings& s, double output_interva
       summary.end_time = state.t;
       throw SimulationError(msg.str());
     }
+    // The local error estimate also guards fixed steps: a Newton iteration can converge to a
+    // wrong solution of the step equations (a cable element folded through itself solves them
+    // too), which only the jump in the estimate reveals.
+    const double err = stepper.error_estimate(state, trial, h_try);
+    if (err > summary.largest_error_estimate) {
+      summary.largest_error_estimate = err;
+      summary.largest_error_time = trial.t;
+    }
     if (s.adaptive) {
-      const double err = stepper.error_estimate(state, trial, h_try);
       const double factor =
           std::min(2.0, std::max(0.2, 0.9 * std::pow(std::max(err, 1e-10), -stepper.error_exponent())));
       if (err > 1.0 && h_try > s.min_step * (1.0 + 1e-12)) {
@@ -202,6 +209,17 @@ void run_time_steps(System& sys, const DynamicSettings& s, double output_interva
         while (next_output <= state.t + 1e-9 * h_try) next_output += output_interval;
     }
     progress.update(state.t / T, state.t, summary.steps);
+  }
+  // A fixed step that leaves the local error far above the tolerance does not resolve the motion;
+  // say so rather than hand back a possibly wrong answer in silence.
+  constexpr double kWarnErrorFactor = 100.0;
+  if (!s.adaptive && summary.largest_error_estimate > kWarnErrorFactor) {
+    std::ostringstream w;
+    w << "the local error estimate reached " << summary.largest_error_estimate << " times the error tolerance ("
+      << s.error_tolerance << ") at t = " << summary.largest_error_time
+      << " s: the fixed step does not resolve the motion there, and a step can even converge to a wrong solution; "
+         "check the results, or use a smaller step or the adaptive step";
+    summary.warnings.push_back(w.str());
   }
 }
 

@@ -184,6 +184,11 @@ void OutputWriter::write_summary(const RunSummary& s) {
   j["end_time"] = s.end_time;
   j["wall_seconds"] = s.wall_seconds;
   j["last_residual"] = s.last_residual;  // NaN / inf are written as null
+  if (s.analysis == "dynamic") {
+    j["largest_error_estimate"] = s.largest_error_estimate;
+    j["largest_error_time"] = s.largest_error_time;
+  }
+  j["warnings"] = s.warnings;
   j["case"] = case_.name;
   j["source_file"] = case_.source_file;
   j["dof_count"] = m.dof_count();

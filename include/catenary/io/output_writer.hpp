@@ -32,6 +32,9 @@ struct RunSummary {
   long steps = 0, rejected_steps = 0, newton_iterations = 0;
   double end_time = 0.0, wall_seconds = 0.0;
   double last_residual = 0.0;  // largest force residual of the last Newton iterate (N)
+  // Largest local error estimate of an accepted step (1 = the error tolerance) and its time.
+  double largest_error_estimate = 0.0, largest_error_time = 0.0;
+  std::vector<std::string> warnings;
 };
 
 class OutputWriter {
