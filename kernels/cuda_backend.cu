@@ -127,6 +127,11 @@ class CudaBackend : public Backend {
     return energy;
   }
 
+  void element_energies(std::vector<double>& energies) override {
+    energies.resize(energy_.size());
+    thrust::copy(energy_.begin(), energy_.end(), energies.begin());
+  }
+
   void mass_product(const Vector& x, Vector& y) override {
     const thrust::counting_iterator<int> first(0);
     if (dimension_ == 3)

@@ -20,6 +20,10 @@ struct BadCase {
 };
 
 const BadCase kBadCases[] = {
+    {"sweep_outside_model", "/sweep/parameters/0/path", "must point into /model (got '/analysis/alpha')"},
+    {"sweep_missing_value", "/sweep/parameters/0/path", "no value at '/model/materials/polymer/poisson_ratio'"},
+    {"sweep_length_mismatch", "/sweep/parameters/1/values", "has 2 values, the first parameter 3"},
+    {"sweep_bad_copy", "/model/materials/polymer/youngs_modulus", "(in sweep copy 1: youngs_modulus = -2e+08"},
     {"bad_max_order", "/analysis/max_order", "must be an integer from 1 to 5 (got 6)"},
     {"max_order_with_hht", "/analysis/max_order",
      "is a parameter of the bdf integrator; this analysis uses hht (the default), whose parameter is 'alpha'"},
@@ -89,7 +93,7 @@ TEST_CASE("every bad case file is rejected with its JSON path and rule", "[loade
     INFO("bad case " << bc.file);
     bool thrown = false;
     try {
-      catenary::load_case(file);
+      catenary::load_cases(file);
     } catch (const catenary::InputError& e) {
       thrown = true;
       INFO("message: " << e.what());

@@ -11,6 +11,7 @@
 #include <sstream>
 #include <string>
 
+#include "cli_helpers.hpp"
 #ifdef CATENARY_WITH_CUDA
 #include "catenary/kernels/cuda_backend.hpp"
 #endif
@@ -19,18 +20,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-int run(const std::string& args, const fs::path& log) {
-  const std::string cmd = std::string(CATENARY_BINARY) + " " + args + " > " + log.string() + " 2>&1";
-  const int status = std::system(cmd.c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using catenary::testing::slurp;
+int run(const std::string& args, const fs::path& log) { return catenary::testing::run_catenary(args, log); }
 
 int count_lines(const fs::path& p) {
   std::ifstream in(p);

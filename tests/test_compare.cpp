@@ -1,6 +1,7 @@
 // The comparison of two results.csv files (catenary compare's judgement) on small files written
 // here, and [gpu]: `catenary compare` of every shipped case, CPU against CUDA.
 #include <catch2/catch.hpp>
+#include <unistd.h>
 #include <sys/wait.h>
 
 #include <algorithm>
@@ -31,7 +32,8 @@ const std::string kRows =
     "1,0.5,2,2.5,1,-3\n";
 
 fs::path write_csv(const std::string& name, const std::string& content) {
-  const fs::path dir = fs::temp_directory_path() / "catenary_compare_test";
+  // One directory per process: ctest runs the test cases in parallel processes.
+  const fs::path dir = fs::temp_directory_path() / ("catenary_compare_test_" + std::to_string(getpid()));
   fs::create_directories(dir);
   const fs::path p = dir / name;
   std::ofstream(p) << content;
@@ -218,4 +220,20 @@ TEST_CASE("catenary compare passes for every shipped case (CPU against CUDA)", "
 #else
   WARN("[gpu] test skipped: this build has no CUDA backend (configure with CATENARY_CUDA=ON)");
 #endif
+}
+
+TEST_CASE("the total energy is judged against its largest term", "[compare]") {
+  // A conservative run: kinetic and gravitational energy of 10 J cancel to a total near 0, where
+  // a round-off difference of 1e-12 J is large relative to the total's own 1e-9 J.
+  const std::string header = "time,kinetic_energy,gravitational_energy,total_energy\n";
+  const std::string reference = header + "0,0,0,0\n0.1,10,-10,1e-9\n";
+  const std::string other = header + "0,0,0,0\n0.1,10,-10,1.001e-9\n";
+  const ComparisonReport r = compare(reference, other, ComparisonTolerance{1e-8, 0.0});
+  const ColumnComparison& total = column(r, "total_energy");
+  CHECK(total.reference_scale == 10.0);
+  CHECK(total.max_rel_diff == Approx(1e-13).epsilon(1e-3));
+  CHECK(total.pass);
+  // A real difference in the total still fails.
+  const ComparisonReport bad = compare(reference, header + "0,0,0,0\n0.1,10,-10,1e-6\n", ComparisonTolerance{1e-8, 0.0});
+  CHECK_FALSE(column(bad, "total_energy").pass);
 }

@@ -41,6 +41,7 @@ CpuBackend::CpuBackend(const Model& m)
   const size_t ne = m.elements.size(), nl = pattern_.element_dofs;
   local_matrices_.assign(ne * nl * nl, 0.0);
   local_forces_.assign(ne * nl, 0.0);
+  local_energy_.assign(ne, 0.0);
 }
 
 Vector CpuBackend::make_vector(int size) {
@@ -93,6 +94,7 @@ double CpuBackend::evaluate_elements(const Eigen::VectorXd& q, const Eigen::Vect
     evaluate_element<D>(el.properties[e], &el.reference[static_cast<size_t>(nl) * e], qe, ve, jacobian, out);
     for (int i = 0; i < nl; ++i) local_forces_[static_cast<size_t>(nl) * e + i] = out.force[i];
     energy += out.energy;
+    local_energy_[e] = out.energy;
     if (!jacobian) continue;
     element_newton_matrix<D>(out, &el.scalar_mass[16 * static_cast<size_t>(e)], c,
                              &local_matrices_[static_cast<size_t>(nl) * nl * e]);

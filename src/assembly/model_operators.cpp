@@ -75,7 +75,11 @@ LoadPatterns build_load_patterns(const Model& m) {
 
 Eigen::VectorXd coordinate_scales(const Model& m) {
   Eigen::VectorXd s(m.dof_count());
-  for (int i = 0; i < m.dof_count(); ++i) s[i] = m.is_slope(i) ? 1.0 : m.characteristic_length;
+  const int per_node = m.coordinates_per_node();
+  for (int i = 0; i < m.dof_count(); ++i) {
+    const double length = m.node_length_scale.empty() ? m.characteristic_length : m.node_length_scale[i / per_node];
+    s[i] = m.is_slope(i) ? 1.0 : length;
+  }
   return s;
 }
 

@@ -3,7 +3,11 @@
 // let through (InputError, BackendUnavailable, anything else) are mapped to codes in main.cpp.
 #include <string>
 
+#include <vector>
+
 #include "catenary/assembly/backend.hpp"
+#include "catenary/assembly/backend_factory.hpp"
+#include "catenary/model/case_loader.hpp"
 #include "catenary/io/result_comparison.hpp"
 #include "catenary/model/case.hpp"
 
@@ -27,6 +31,11 @@ struct OutputDirectory {
 // kExitSimulationFailed after saying why on stderr (the output written so far stays valid).
 // Throws InputError when the directory cannot be written.
 int run_analysis(const Case& c, Backend& backend, const OutputDirectory& dir);
+
+// A sweep's copies merged into one batch model, run once on the chosen backend, written per copy
+// under dir (copy_NNNN/ and sweep.json).
+int run_sweep(const std::vector<SweepCase>& cases, const std::string& case_path, const OutputDirectory& dir,
+              BackendChoice choice);
 
 int check_command(const std::string& case_path);
 int run_command(const std::string& case_path, const std::string& out, const std::string& backend);

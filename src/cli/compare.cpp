@@ -6,6 +6,7 @@
 #include <string>
 
 #include "catenary/assembly/backend_factory.hpp"
+#include "catenary/io/sweep_writer.hpp"
 #include "catenary/model/case_loader.hpp"
 #include "commands.hpp"
 
@@ -63,14 +64,40 @@ void print_report(const ComparisonReport& report, const ComparisonTolerance& tol
 
 }  // namespace
 
+namespace {
+
+// A sweep: both batches run, then each copy's results compared.
+int compare_sweep(const std::vector<SweepCase>& cases, const std::string& case_path, const fs::path& root,
+                  const std::string& origin, const ComparisonTolerance& tolerance) {
+  make_backend(BackendChoice::Cuda, cases.front().c.model);  // without a usable GPU, stop before the CPU run
+  for (const char* backend : {"cpu", "cuda"})
+    if (const int code = run_sweep(cases, case_path, {(root / backend).string(), origin}, parse_backend_choice(backend));
+        code != kExitOk)
+      return code;
+  int code = kExitOk;
+  for (size_t k = 0; k < cases.size(); ++k) {
+    const std::string copy = SweepWriter::copy_directory_name(k);
+    std::printf("\n%s (%s):", copy.c_str(), cases[k].label.c_str());
+    const ComparisonReport report =
+        compare_result_files(csv_of(root / "cpu" / copy), csv_of(root / "cuda" / copy), tolerance);
+    print_report(report, tolerance);
+    if (!report.pass()) code = kExitResultsDiffer;
+  }
+  return code;
+}
+
+}  // namespace
+
 int compare_command(const std::string& case_path, const std::string& out, const ComparisonTolerance& tolerance) {
-  const Case c = load_case(case_path);
+  const std::vector<SweepCase> cases = load_cases(case_path);
+  const Case& c = cases.front().c;
   print_case_summary(c);
+  const fs::path root = out.empty() ? fs::path("results") / (c.name + "-compare") : fs::path(out);
+  const std::string origin = out.empty() ? "(default compare directory)" : "--out";
+  if (cases.size() > 1) return compare_sweep(cases, case_path, root, origin, tolerance);
   // Both backends before either run: without a usable GPU, stop before spending the CPU run.
   const SelectedBackend cpu = make_backend(BackendChoice::Cpu, c.model);
   const SelectedBackend cuda = make_backend(BackendChoice::Cuda, c.model);
-  const fs::path root = out.empty() ? fs::path("results") / (c.name + "-compare") : fs::path(out);
-  const std::string origin = out.empty() ? "(default compare directory)" : "--out";
   const fs::path cpu_dir = root / "cpu", cuda_dir = root / "cuda";
   if (const int code = run_analysis(c, *cpu.backend, {cpu_dir.string(), origin}); code != kExitOk) return code;
   if (const int code = run_analysis(c, *cuda.backend, {cuda_dir.string(), origin}); code != kExitOk) return code;

@@ -16,6 +16,7 @@
 
 #include "catenary/core/errors.hpp"
 #include "catenary/integrators/constraint_check.hpp"
+#include "catenary/model/sweep.hpp"
 #include "catenary/model/builders.hpp"
 
 namespace catenary {
@@ -226,7 +227,7 @@ class Loader {
 
   Case load(const json& doc) {
     const Node root{doc, "", file_};
-    expect_object(root, {"name", "description", "model", "analysis", "output"});
+    expect_object(root, {"name", "description", "model", "analysis", "output", "sweep"});
     Case c;
     c.source_file = file_;
     c.name = get_name(root.required("name"));
@@ -787,7 +788,9 @@ json parse_strict(const std::string& text, const std::string& file) {
 
 }  // namespace
 
-Case load_case(const std::string& path) {
+namespace {
+
+json read_case_document(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw InputError(path, "", "is a directory, not a case file");
   std::ifstream in(path, std::ios::binary);
@@ -795,8 +798,31 @@ Case load_case(const std::string& path) {
   std::ostringstream buffer;
   buffer << in.rdbuf();
   if (in.bad()) throw InputError(path, "", "cannot read the case file");
-  const json doc = parse_strict(buffer.str(), path);
+  return parse_strict(buffer.str(), path);
+}
+
+}  // namespace
+
+Case load_case(const std::string& path) {
+  const json doc = read_case_document(path);
+  if (doc.is_object() && doc.contains("sweep"))
+    throw InputError(path, "/sweep", "a sweep runs with `catenary run` (and `catenary check`); this command takes a single case");
   return Loader(path).load(doc);
+}
+
+std::vector<SweepCase> load_cases(const std::string& path) {
+  const json doc = read_case_document(path);
+  std::vector<SweepCase> cases;
+  const std::vector<SweepCopyDocument> copies = expand_sweep(doc, path);
+  for (size_t k = 0; k < copies.size(); ++k) {
+    try {
+      cases.push_back({copies[k].label, copies[k].values, Loader(path).load(copies[k].document)});
+    } catch (const InputError& e) {
+      if (copies.size() == 1) throw;
+      throw InputError(e.file(), e.json_path(), e.rule() + " (in sweep copy " + std::to_string(k) + ": " + copies[k].label + ")");
+    }
+  }
+  return cases;
 }
 
 }  // namespace catenary

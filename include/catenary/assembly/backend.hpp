@@ -72,6 +72,9 @@ class Backend {
   // --- the model's operators on backend vectors
   // f = f_int(q, v): elastic plus material damping forces. Returns the strain energy.
   virtual double internal_force(const Vector& q, const Vector& v, Vector& f) = 0;
+  // Strain energy of each element at the state of the last internal_force or
+  // assemble_newton_matrix call (the per-copy energies of a sweep sum them by range).
+  virtual void element_energies(std::vector<double>& energies) = 0;
   // y = M x (the constant consistent mass).
   virtual void mass_product(const Vector& x, Vector& y) = 0;
   // Writes the Newton matrix c.mass M + c.stiffness K(q, v) + c.damping D(q, v) with the

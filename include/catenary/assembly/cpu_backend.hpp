@@ -34,6 +34,7 @@ class CpuBackend : public Backend {
   using Backend::constraint_product;
   using Backend::constraint_transpose_product;
   double internal_force(const Vector& q, const Vector& v, Vector& f) override;
+  void element_energies(std::vector<double>& energies) override { energies = local_energy_; }
   void mass_product(const Vector& x, Vector& y) override;
   void assemble_newton_matrix(const Vector& q, const Vector& v, const NewtonMatrixCoefficients& c,
                               Vector& f) override;
@@ -62,6 +63,7 @@ class CpuBackend : public Backend {
   Eigen::VectorXd coordinate_scales_;
   std::vector<double> local_matrices_;  // element_dofs^2 per element
   std::vector<double> local_forces_;    // element_dofs per element
+  std::vector<double> local_energy_;    // one per element
   double matrix_norm_ = 0.0;
 };
 

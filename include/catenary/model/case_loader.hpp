@@ -8,11 +8,24 @@
 // through the builders in builders.hpp. The constraint set is checked for redundant or
 // contradictory constraints (check_constraints) before the case is returned.
 #include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "catenary/model/case.hpp"
 
 namespace catenary {
 
+// A case file without "sweep".
 Case load_case(const std::string& path);
+
+// A case file with or without "sweep" (docs/case-format.md): one SweepCase per copy, each
+// loaded and checked like a case of its own (one, with empty label, without a sweep).
+struct SweepCase {
+  std::string label;      // the values of this copy, e.g. "youngs_modulus = 2e+09"
+  nlohmann::json values;  // {"/model/...": value}
+  Case c;
+};
+std::vector<SweepCase> load_cases(const std::string& path);
 
 }  // namespace catenary

@@ -81,6 +81,9 @@ struct Model {
   std::vector<ConstraintRow> constraint_rows;
   std::vector<ConstraintGroup> constraint_groups;
   double characteristic_length = 1.0;  // model size, for tolerances on positions
+  // Per-node length scale for the norms where copies of different size share one model (a
+  // sweep's batch); empty: characteristic_length everywhere.
+  std::vector<double> node_length_scale;
 
   int coordinates_per_node() const { return 2 * dimension; }
   int dof_count() const { return node_count * coordinates_per_node(); }

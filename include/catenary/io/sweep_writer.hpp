@@ -1,0 +1,35 @@
+#pragma once
+// Output of a sweep: the batch's frames split into one ordinary output per copy
+// (DIR/copy_NNNN/, the files of OutputWriter, with that copy's own energies) and DIR/sweep.json,
+// the index of the copies and their parameter values.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "catenary/assembly/backend.hpp"
+#include "catenary/io/output_writer.hpp"
+#include "catenary/model/case_loader.hpp"
+#include "catenary/model/model_merge.hpp"
+
+namespace catenary {
+
+class SweepWriter {
+ public:
+  // cases, ranges and batch must outlive the writer; backend is the batch's.
+  SweepWriter(const std::vector<SweepCase>& cases, const std::vector<CopyRange>& ranges, const Model& batch,
+              Backend& backend, const std::string& directory);
+  void write_frame(const Frame& batch_frame);
+  void write_summary(const RunSummary& s);
+  static std::string copy_directory_name(size_t k);
+
+ private:
+  const std::vector<SweepCase>& cases_;
+  const std::vector<CopyRange>& ranges_;
+  const Model& batch_;
+  Backend& backend_;
+  std::string directory_;
+  std::vector<std::unique_ptr<OutputWriter>> writers_;
+  Eigen::VectorXd gravity_;
+};
+
+}  // namespace catenary
