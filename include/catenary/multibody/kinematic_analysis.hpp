@@ -1,0 +1,41 @@
+#pragma once
+// The analyses of a rigid mechanism that need no integrator: assembly (consistent initial
+// positions and velocities closest to given ones), and kinematic analysis of fully driven
+// (zero-DOF) systems with inverse dynamics (the multipliers, hence the driver forces and joint
+// reactions, that the prescribed motion needs).
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "catenary/multibody/mechanism.hpp"
+
+namespace catenary {
+
+struct AssemblyResult {
+  Eigen::VectorXd q;
+  double constraint_violation = 0.0;  // max |Phi| at the result
+  int iterations = 0;
+};
+
+// Positions on Phi(q, t) = 0 closest to q0 in the norm sum_i w_i (q_i - q0_i)^2 (weighted least
+// squares with the constraints, Gauss-Newton on its KKT system): a large weight keeps a
+// coordinate. Throws SimulationError when it does not converge.
+AssemblyResult assemble_positions(const Mechanism& m, const Eigen::VectorXd& q0, const Eigen::VectorXd& weights,
+                                  double t, double tolerance = 1e-12);
+
+// Velocities with Phi_q v = nu closest to v0 in the same weighted norm (one linear solve).
+Eigen::VectorXd assemble_velocities(const Mechanism& m, const Eigen::VectorXd& q, const Eigen::VectorXd& v0,
+                                    const Eigen::VectorXd& weights, double t);
+
+struct KinematicFrame {
+  double t = 0.0;
+  Eigen::VectorXd q, v, a;  // from the constraints alone
+  Eigen::VectorXd lambda;   // inverse dynamics: M a + Phi_q^T lambda = Q
+};
+
+// Kinematic analysis of a zero-DOF mechanism (as many independent constraint rows, drivers
+// included, as coordinates) from its initial positions, every `step` up to `end_time`. Throws
+// ModelError if the system is not zero-DOF and SimulationError at a singular configuration.
+std::vector<KinematicFrame> run_kinematics(const Mechanism& m, double end_time, double step);
+
+}  // namespace catenary

@@ -1,0 +1,84 @@
+#pragma once
+// A rigid multibody system in Cartesian coordinates (ADAMS / DADS style): bodies with centre-of-
+// mass position r and Euler parameters p (7 coordinates each, body b at 7 b), joints between
+// markers, drivers on joint coordinates, gravity. Constraint rows in order: the joints, the
+// drivers, then one normalization row p.p - 1 per body. The equations of motion are
+//   M(q) q'' + Phi_q^T lambda = Q(q, q', t),   Phi(q, t) = 0,
+// with M = diag(m I, 4 G^T J' G) and Q = (m g, 8 G'^T J' G' p) (rigid/euler_parameters.hpp).
+#include <string>
+#include <vector>
+
+#include <Eigen/Core>
+#include <Eigen/SparseCore>
+
+#include "catenary/model/time_function.hpp"
+#include "catenary/rigid/joints.hpp"
+
+namespace catenary {
+
+constexpr int kGround = -1;
+
+struct RigidBody {
+  std::string name;
+  double mass = 1.0;
+  Mat<3, 3> inertia;  // about the centre of mass, body frame
+  Vec<3> position;    // initial centre of mass
+  Vec<4> orientation; // initial Euler parameters
+  Vec<3> velocity, angular_velocity;  // initial, ground frame
+};
+
+struct Joint {
+  std::string name;
+  rigid::JointType type = rigid::JointType::Revolute;
+  int body_i = kGround, body_j = kGround;
+  rigid::Marker marker_i, marker_j;
+};
+
+// A joint coordinate driven as f(t): the rotation about a revolute or cylindrical joint's axis,
+// or the displacement along a translational or cylindrical joint's axis.
+struct Driver {
+  std::string name;
+  enum class Kind { Rotation, Translation } kind = Kind::Rotation;
+  int joint = 0;  // index into Mechanism::joints
+  TimeFunction motion;
+};
+
+struct Mechanism {
+  std::vector<RigidBody> bodies;
+  std::vector<Joint> joints;
+  std::vector<Driver> drivers;
+  Vec<3> gravity = Vec<3>::zero();
+
+  int coordinate_count() const { return 7 * static_cast<int>(bodies.size()); }
+  int row_count() const;
+  // First row of joint k, of driver k, of body b's normalization.
+  int joint_row(int k) const;
+  int driver_row(int k) const;
+  int normalization_row(int b) const;
+  Eigen::VectorXd initial_positions() const;
+  Eigen::VectorXd initial_velocities() const;
+  // Name of row r, e.g. "joint 'crank pin' row 2", for messages.
+  std::string describe_row(int r) const;
+};
+
+// Phi(q, t), its Jacobian, and the velocity and acceleration right-hand sides
+// (Phi_q q' = nu, Phi_q q'' = gamma(q, q', t)).
+struct ConstraintState {
+  Eigen::VectorXd phi, nu, gamma;
+  Eigen::SparseMatrix<double> jacobian;
+};
+ConstraintState evaluate_constraints(const Mechanism& m, const Eigen::VectorXd& q, const Eigen::VectorXd& v, double t);
+
+// M(q) and Q(q, q'): gravity and the quadratic velocity force of the Euler parameters.
+void mass_matrix(const Mechanism& m, const Eigen::VectorXd& q, Eigen::MatrixXd& M);
+void generalized_forces(const Mechanism& m, const Eigen::VectorXd& q, const Eigen::VectorXd& v, Eigen::VectorXd& Q);
+
+// The reaction of a joint (or driver) on body j from its multipliers: force on j in the ground
+// frame, and torque on j about the marker point of j (ground frame); the driver's generalized
+// force along its coordinate is -lambda (a torque for rotation drivers, a force for translation).
+struct JointReaction {
+  Vec<3> force, torque;
+};
+JointReaction joint_reaction(const Mechanism& m, int joint, const Eigen::VectorXd& q, const Eigen::VectorXd& lambda);
+
+}  // namespace catenary

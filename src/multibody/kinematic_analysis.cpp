@@ -1,0 +1,115 @@
+#include "catenary/multibody/kinematic_analysis.hpp"
+
+#include <Eigen/Dense>
+#include <cmath>
+#include <sstream>
+
+#include "catenary/core/errors.hpp"
+
+namespace catenary {
+
+namespace {
+
+// Mechanisms have tens of coordinates: dense full-pivoting LU, which also tells the rank.
+Eigen::FullPivLU<Eigen::MatrixXd> factor_square_jacobian(const Mechanism& m, const ConstraintState& s, double t) {
+  Eigen::FullPivLU<Eigen::MatrixXd> lu(Eigen::MatrixXd(s.jacobian));
+  if (!lu.isInvertible()) {
+    std::ostringstream msg;
+    msg << "the constraint Jacobian is singular at t = " << t << " s (rank " << lu.rank() << " of "
+        << m.row_count() << "): the mechanism passes a singular configuration (e.g. a dead point), "
+        << "or rows are redundant";
+    throw SimulationError(msg.str());
+  }
+  return lu;
+}
+
+}  // namespace
+
+AssemblyResult assemble_positions(const Mechanism& m, const Eigen::VectorXd& q0, const Eigen::VectorXd& weights,
+                                  double t, double tolerance) {
+  const int n = m.coordinate_count();
+  AssemblyResult r;
+  r.q = q0;
+  const Eigen::VectorXd zero = Eigen::VectorXd::Zero(n);
+  for (r.iterations = 0; r.iterations < 50; ++r.iterations) {
+    const ConstraintState s = evaluate_constraints(m, r.q, zero, t);
+    r.constraint_violation = s.phi.lpNorm<Eigen::Infinity>();
+    // The step to the minimum of 1/2 (q + dq - q0)^T W (q + dq - q0) with C dq = -Phi, in range
+    // space form: dq = -(q - q0) + W^-1 C^T mu, (C W^-1 C^T) mu = C (q - q0) - Phi. Unlike the
+    // full KKT matrix it stays well conditioned when some weights are very large.
+    const Eigen::MatrixXd C(s.jacobian);
+    const Eigen::VectorXd inverse_w = weights.cwiseInverse(), offset = r.q - q0;
+    const Eigen::MatrixXd S = C * inverse_w.asDiagonal() * C.transpose();
+    const Eigen::VectorXd mu = Eigen::FullPivLU<Eigen::MatrixXd>(S).solve(C * offset - s.phi);
+    const Eigen::VectorXd dq = -offset + inverse_w.asDiagonal() * (C.transpose() * mu);
+    r.q += dq;
+    if (r.constraint_violation <= tolerance && dq.lpNorm<Eigen::Infinity>() <= tolerance * (1.0 + r.q.lpNorm<Eigen::Infinity>())) {
+      r.constraint_violation = evaluate_constraints(m, r.q, zero, t).phi.lpNorm<Eigen::Infinity>();
+      return r;
+    }
+  }
+  std::ostringstream msg;
+  msg << "assembly did not converge in 50 iterations (largest constraint violation " << r.constraint_violation
+      << "): the initial positions may be too far from any assembled configuration";
+  throw SimulationError(msg.str());
+}
+
+Eigen::VectorXd assemble_velocities(const Mechanism& m, const Eigen::VectorXd& q, const Eigen::VectorXd& v0,
+                                    const Eigen::VectorXd& weights, double t) {
+  const ConstraintState s = evaluate_constraints(m, q, v0, t);
+  const Eigen::MatrixXd C(s.jacobian);
+  const Eigen::VectorXd inverse_w = weights.cwiseInverse();
+  // min 1/2 (v - v0)^T W (v - v0) subject to C v = nu: v = v0 + W^-1 C^T mu.
+  const Eigen::MatrixXd S = C * inverse_w.asDiagonal() * C.transpose();
+  const Eigen::VectorXd mu = Eigen::FullPivLU<Eigen::MatrixXd>(S).solve(s.nu - C * v0);
+  return v0 + inverse_w.asDiagonal() * (C.transpose() * mu);
+}
+
+std::vector<KinematicFrame> run_kinematics(const Mechanism& m, double end_time, double step) {
+  const int n = m.coordinate_count(), rows = m.row_count();
+  if (rows != n) {
+    std::ostringstream msg;
+    msg << "kinematic analysis needs a zero-DOF system: " << rows << " constraint rows (joints, drivers and "
+        << m.bodies.size() << " normalization rows) for " << n << " coordinates";
+    throw ModelError(msg.str());
+  }
+  std::vector<KinematicFrame> frames;
+  Eigen::VectorXd q = m.initial_positions(), v = Eigen::VectorXd::Zero(n), a = Eigen::VectorXd::Zero(n);
+  const int steps = static_cast<int>(std::ceil(end_time / step - 1e-9));
+  for (int k = 0; k <= steps; ++k) {
+    const double t = std::min(k * step, end_time), h = k > 0 ? t - frames.back().t : 0.0;
+    q += h * v + 0.5 * h * h * a;  // predictor from the last frame
+    // Positions: Newton on Phi(q, t) = 0 (square).
+    ConstraintState s = evaluate_constraints(m, q, v, t);
+    for (int it = 0; s.phi.lpNorm<Eigen::Infinity>() > 1e-13 * (1.0 + q.lpNorm<Eigen::Infinity>()); ++it) {
+      if (it == 20) {
+        std::ostringstream msg;
+        msg << "kinematic analysis: positions did not converge at t = " << t << " s (largest violation "
+            << s.phi.lpNorm<Eigen::Infinity>() << ")";
+        throw SimulationError(msg.str());
+      }
+      q -= factor_square_jacobian(m, s, t).solve(s.phi);
+      s = evaluate_constraints(m, q, v, t);
+    }
+    const Eigen::FullPivLU<Eigen::MatrixXd> lu = factor_square_jacobian(m, s, t);
+    v = lu.solve(s.nu);
+    s = evaluate_constraints(m, q, v, t);  // gamma depends on the velocities
+    a = lu.solve(s.gamma);
+    // Inverse dynamics: Phi_q^T lambda = Q - M a.
+    Eigen::MatrixXd M;
+    Eigen::VectorXd Q;
+    mass_matrix(m, q, M);
+    generalized_forces(m, q, v, Q);
+    const Eigen::MatrixXd Ct = Eigen::MatrixXd(s.jacobian).transpose();
+    KinematicFrame f;
+    f.t = t;
+    f.q = q;
+    f.v = v;
+    f.a = a;
+    f.lambda = Eigen::FullPivLU<Eigen::MatrixXd>(Ct).solve(Q - M * a);
+    frames.push_back(std::move(f));
+  }
+  return frames;
+}
+
+}  // namespace catenary

@@ -1,0 +1,203 @@
+// Rigid mechanisms without an integrator: kinematic analysis of driven (zero-DOF) mechanisms
+// against closed-form kinematics, inverse dynamics against the closed-form driver torque and pin
+// force, and assembly of deliberately inconsistent positions.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "catenary/core/errors.hpp"
+#include "catenary/multibody/kinematic_analysis.hpp"
+#include "catenary/rigid/euler_parameters.hpp"
+
+using namespace catenary;
+
+namespace {
+
+const Vec<3> kZ = rigid::vec3(0, 0, 1);
+
+Mat<3, 3> triad(const Vec<3>& f, const Vec<3>& g, const Vec<3>& h) {
+  Mat<3, 3> m;
+  for (int k = 0; k < 3; ++k) m(k, 0) = f[k], m(k, 1) = g[k], m(k, 2) = h[k];
+  return m;
+}
+const Mat<3, 3> kPlane = triad(rigid::vec3(1, 0, 0), rigid::vec3(0, 1, 0), kZ);  // joint axis z
+
+// A slender bar of the given length along its body x axis, centre at `centre`, turned by
+// `angle` about z.
+RigidBody bar(const std::string& name, double mass, double length, const Vec<3>& centre, double angle) {
+  RigidBody b;
+  b.name = name;
+  b.mass = mass;
+  b.inertia = Mat<3, 3>::zero();
+  b.inertia(0, 0) = 0.5 * mass * 1e-4;
+  b.inertia(1, 1) = b.inertia(2, 2) = mass * length * length / 12.0;
+  b.position = centre;
+  b.orientation = rigid::from_axis_angle(kZ, angle);
+  b.velocity = b.angular_velocity = Vec<3>::zero();
+  return b;
+}
+
+rigid::BodyState state(const Mechanism& m, int body) {
+  if (body == kGround) return rigid::ground_state();
+  const Eigen::VectorXd q = m.initial_positions(), v = Eigen::VectorXd::Zero(q.size());
+  return rigid::body_state(q.data() + 7 * body, v.data() + 7 * body);
+}
+
+// A joint assembled at a ground point with a ground triad (markers of both bodies from it).
+void add_joint(Mechanism& m, const std::string& name, rigid::JointType type, int i, int j, const Vec<3>& point,
+               const Mat<3, 3>& frame) {
+  Joint joint;
+  joint.name = name;
+  joint.type = type;
+  joint.body_i = i;
+  joint.body_j = j;
+  joint.marker_i = rigid::marker_from_ground(state(m, i), point, frame);
+  joint.marker_j = rigid::marker_from_ground(state(m, j), point, frame);
+  m.joints.push_back(joint);
+}
+
+// The triad of a universal joint at the end of a bar along u in the plane: crosses z (on the next
+// body) and z x u (on the bar), the bar's own axis locked.
+Mat<3, 3> universal_triad(const Vec<3>& u) { return triad(rigid::cross3(kZ, u), kZ, u); }
+
+// f(t) = rate t, linear through t = 0 (the ramp's kinks lie outside the run).
+TimeFunction ramp(double rate) {
+  TimeFunction f;
+  f.kind = TimeFunction::Kind::LinearRamp;
+  f.t0 = -1.0;
+  f.t1 = 100.0;
+  f.v0 = -rate;
+  f.v1 = rate * 100.0;
+  return f;
+}
+
+}  // namespace
+
+TEST_CASE("driven slider-crank follows the closed-form kinematics", "[multibody][kinematics]") {
+  // Crank r about the origin, rod L, slider on the x axis; spatial joints chosen so that the
+  // planar mechanism has no redundant rows: revolute, spherical, universal, translational.
+  const double r = 0.2, L = 0.6, theta0 = M_PI / 6, omega = 2 * M_PI;
+  const Vec<3> A = rigid::vec3(r * std::cos(theta0), r * std::sin(theta0), 0);
+  const double xB = r * std::cos(theta0) + std::sqrt(L * L - r * r * std::sin(theta0) * std::sin(theta0));
+  const Vec<3> B = rigid::vec3(xB, 0, 0), u = rigid::vec_scale(1.0 / L, rigid::vec_sub(B, A));
+  Mechanism m;
+  m.bodies.push_back(bar("crank", 1.0, r, rigid::vec_scale(0.5, A), theta0));
+  m.bodies.push_back(bar("rod", 2.0, L, rigid::vec_scale(0.5, rigid::vec_add(A, B)), std::atan2(u[1], u[0])));
+  m.bodies.push_back(bar("slider", 1.5, 0.1, B, 0.0));
+  add_joint(m, "crank pivot", rigid::JointType::Revolute, kGround, 0, Vec<3>::zero(), kPlane);
+  add_joint(m, "crank pin", rigid::JointType::Spherical, 0, 1, A, kPlane);
+  add_joint(m, "wrist pin", rigid::JointType::Universal, 1, 2, B, universal_triad(u));
+  add_joint(m, "slide", rigid::JointType::Translational, kGround, 2, B,
+            triad(rigid::vec3(0, 1, 0), kZ, rigid::vec3(1, 0, 0)));
+  m.drivers.push_back({"crank speed", Driver::Kind::Rotation, 0, ramp(omega)});
+  REQUIRE(m.row_count() == m.coordinate_count());
+
+  const std::vector<KinematicFrame> frames = run_kinematics(m, 1.0, 0.01);
+  REQUIRE(frames.size() == 101);
+  double worst_x = 0, worst_v = 0, worst_a = 0;
+  for (const KinematicFrame& f : frames) {
+    const double th = theta0 + omega * f.t, s = std::sin(th), c = std::cos(th);
+    const double root = std::sqrt(L * L - r * r * s * s);
+    const double x = r * c + root;
+    const double dx = -r * s - r * r * s * c / root;
+    const double ddx = -r * c - r * r * (c * c - s * s) / root - std::pow(r, 4) * s * s * c * c / std::pow(root, 3);
+    worst_x = std::max(worst_x, std::fabs(f.q[14] - x));
+    worst_v = std::max(worst_v, std::fabs(f.v[14] - omega * dx));
+    worst_a = std::max(worst_a, std::fabs(f.a[14] - omega * omega * ddx));
+  }
+  INFO("slider errors: position " << worst_x << " m, velocity " << worst_v << " m/s, acceleration " << worst_a);
+  CHECK(worst_x < 1e-12);
+  CHECK(worst_v < 1e-10);
+  CHECK(worst_a < 1e-8);
+}
+
+TEST_CASE("inverse dynamics of a driven pendulum gives the closed-form torque and pin force",
+          "[multibody][kinematics]") {
+  const double l = 1.0, mass = 2.0, g = 9.81;
+  Mechanism m;
+  m.gravity = rigid::vec3(0, -g, 0);
+  m.bodies.push_back(bar("arm", mass, l, rigid::vec3(l / 2, 0, 0), 0.0));
+  add_joint(m, "pivot", rigid::JointType::Revolute, kGround, 0, Vec<3>::zero(), kPlane);
+  TimeFunction swing;
+  swing.kind = TimeFunction::Kind::Harmonic;
+  swing.amplitude = 0.8;
+  swing.frequency = 0.5;
+  m.drivers.push_back({"motor", Driver::Kind::Rotation, 0, swing});
+  const std::vector<KinematicFrame> frames = run_kinematics(m, 2.0, 0.01);
+  const double I_O = m.bodies[0].inertia(2, 2) + mass * l * l / 4;
+  double worst_torque = 0, worst_force = 0;
+  for (const KinematicFrame& f : frames) {
+    const double th = swing.value(f.t), thd = swing.first_derivative(f.t), thdd = swing.second_derivative(f.t);
+    // The driver row's generalized force is -lambda along the angle: the motor torque.
+    const double torque = I_O * thdd + mass * g * (l / 2) * std::cos(th);
+    worst_torque = std::max(worst_torque, std::fabs(-f.lambda[m.driver_row(0)] - torque));
+    // Pin force on the arm: m (a_cm - g), a_cm = (l/2) (thdd (-sin, cos) - thd^2 (cos, sin)).
+    const JointReaction pin = joint_reaction(m, 0, f.q, f.lambda);
+    const double ax = (l / 2) * (-thdd * std::sin(th) - thd * thd * std::cos(th));
+    const double ay = (l / 2) * (thdd * std::cos(th) - thd * thd * std::sin(th));
+    worst_force = std::max({worst_force, std::fabs(pin.force[0] - mass * ax), std::fabs(pin.force[1] - mass * (ay + g)),
+                            std::fabs(pin.force[2])});
+  }
+  INFO("largest torque error " << worst_torque << " N m, pin force error " << worst_force << " N");
+  CHECK(worst_torque < 1e-8);
+  CHECK(worst_force < 1e-8);
+}
+
+TEST_CASE("assembly brings an inconsistent four-bar onto its constraints, keeping the weighted crank",
+          "[multibody][assembly]") {
+  // Ground pivots O2 = 0 and O4 = (d, 0); crank a at 60 degrees, coupler b, rocker c.
+  const double a = 0.3, b = 0.9, c = 0.8, d = 1.0, theta2 = M_PI / 3;
+  const Vec<3> A = rigid::vec3(a * std::cos(theta2), a * std::sin(theta2), 0), O4 = rigid::vec3(d, 0, 0);
+  // B: the upper intersection of the circles |B - A| = b and |B - O4| = c.
+  const Vec<3> AO = rigid::vec_sub(O4, A);
+  const double e = rigid::vec_norm(AO), along = (b * b - c * c + e * e) / (2 * e), across = std::sqrt(b * b - along * along);
+  const Vec<3> ua = rigid::vec_scale(1.0 / e, AO), perp = rigid::cross3(kZ, ua);
+  const Vec<3> B = rigid::vec_add(A, rigid::vec_add(rigid::vec_scale(along, ua), rigid::vec_scale(across, perp)));
+  const Vec<3> uc = rigid::vec_scale(1.0 / b, rigid::vec_sub(B, A)), ur = rigid::vec_scale(1.0 / c, rigid::vec_sub(B, O4));
+  Mechanism m;
+  m.bodies.push_back(bar("crank", 1.0, a, rigid::vec_scale(0.5, A), theta2));
+  m.bodies.push_back(bar("coupler", 1.0, b, rigid::vec_scale(0.5, rigid::vec_add(A, B)), std::atan2(uc[1], uc[0])));
+  m.bodies.push_back(bar("rocker", 1.0, c, rigid::vec_scale(0.5, rigid::vec_add(O4, B)), std::atan2(ur[1], ur[0])));
+  add_joint(m, "crank pivot", rigid::JointType::Revolute, kGround, 0, Vec<3>::zero(), kPlane);
+  add_joint(m, "crank pin", rigid::JointType::Spherical, 0, 1, A, kPlane);
+  add_joint(m, "rocker pin", rigid::JointType::Universal, 1, 2, B, universal_triad(uc));
+  add_joint(m, "rocker pivot", rigid::JointType::Revolute, kGround, 2, O4, kPlane);
+  const Eigen::VectorXd exact = m.initial_positions();
+  REQUIRE(evaluate_constraints(m, exact, Eigen::VectorXd::Zero(21), 0.0).phi.lpNorm<Eigen::Infinity>() < 1e-14);
+
+  // Move the coupler and the rocker off: 3 cm and a few degrees.
+  Eigen::VectorXd guess = exact;
+  guess.segment(7, 3) += Eigen::Vector3d(0.03, -0.02, 0.01);
+  const Vec<4> tilt = rigid::from_axis_angle(kZ, 0.08);
+  for (int k = 0; k < 4; ++k) guess[14 + 3 + k] += 0.5 * (tilt[k] - (k == 0 ? 1.0 : 0.0));
+  guess.segment(14, 3) += Eigen::Vector3d(-0.02, 0.03, 0.0);
+  Eigen::VectorXd weights = Eigen::VectorXd::Ones(21);
+  weights.head(7).setConstant(1e8);  // keep the crank where it is
+  const AssemblyResult r = assemble_positions(m, guess, weights, 0.0);
+  INFO("assembly: " << r.iterations << " iterations, violation " << r.constraint_violation);
+  CHECK(r.constraint_violation < 1e-10);
+  const double crank_moved = (r.q.head(7) - guess.head(7)).lpNorm<Eigen::Infinity>();
+  const double others_moved = (r.q.tail(14) - guess.tail(14)).lpNorm<Eigen::Infinity>();
+  INFO("crank moved " << crank_moved << ", coupler and rocker " << others_moved);
+  CHECK(crank_moved < 1e-6 * others_moved);
+  // With the crank kept, the closed-form loop closure fixes the rest: the assembled rocker is the
+  // exact one (same branch).
+  CHECK((r.q.tail(14) - exact.tail(14)).lpNorm<Eigen::Infinity>() < 1e-6);
+
+  // Velocities: a given crank rate is kept; the others follow from the constraints.
+  Eigen::VectorXd v0 = Eigen::VectorXd::Zero(21);
+  const Vec<4> pd = rigid::p_rate_from_angular_velocity(m.bodies[0].orientation, rigid::vec_scale(2.0, kZ));
+  for (int k = 0; k < 4; ++k) v0[3 + k] = pd[k];
+  v0.segment(0, 3) = Eigen::Vector3d(-A[1], A[0], 0);  // the crank centre at 2 rad/s: omega x (A / 2)
+  const Eigen::VectorXd v = assemble_velocities(m, r.q, v0, weights, 0.0);
+  const ConstraintState s = evaluate_constraints(m, r.q, v, 0.0);
+  CHECK((Eigen::MatrixXd(s.jacobian) * v - s.nu).lpNorm<Eigen::Infinity>() < 1e-10);
+  CHECK((v.head(7) - v0.head(7)).lpNorm<Eigen::Infinity>() < 1e-6);
+}
+
+TEST_CASE("kinematic analysis refuses a mechanism that is not fully driven", "[multibody][kinematics]") {
+  Mechanism m;
+  m.bodies.push_back(bar("arm", 1.0, 1.0, rigid::vec3(0.5, 0, 0), 0.0));
+  add_joint(m, "pivot", rigid::JointType::Revolute, kGround, 0, Vec<3>::zero(), kPlane);
+  CHECK_THROWS_AS(run_kinematics(m, 1.0, 0.1), ModelError);
+}
