@@ -7,6 +7,10 @@
 // On the CUDA backend, cuSOLVER's batched QR factorizes and solves in one call: its time is
 // reported as factorization and the solve column holds only the CPU backend's solves.
 //
+// With --sweep E, each n is instead a number of copies of an E-element cable run as one batch
+// (merge_models, as a case file's "sweep" runs): the sweep benchmark; steps per second of the
+// whole batch are 1000 / (wall ms per step).
+//
 // The model: 3D cable of n elements of 0.1 m, pinned at its first node (add_spherical_to_ground),
 // straight and horizontal along x at t = 0, gravity -9.81 z, diameter 0.02 m, E = 2e9 Pa,
 // density 7800 kg/m^3, no damping. HHT alpha = -0.2, fixed step h = 1e-3 s, Newton tolerance
@@ -32,6 +36,7 @@
 #include "catenary/core/errors.hpp"
 #include "catenary/integrators/analyses.hpp"
 #include "catenary/model/builders.hpp"
+#include "catenary/model/model_merge.hpp"
 #include "catenary/model/reference_models.hpp"
 
 using namespace catenary;
@@ -52,11 +57,20 @@ struct Row {
   std::string status;
 };
 
-Row run_one(BackendChoice choice, int n, int steps) {
+// n elements, or with sweep_elements > 0 n copies of a sweep_elements-element cable.
+Model benchmark_model(int n, int sweep_elements) {
+  if (sweep_elements <= 0) return falling_cable_pendulum(n);
+  const Model one = falling_cable_pendulum(sweep_elements);
+  const std::vector<const Model*> copies(n, &one);
+  std::vector<CopyRange> ranges;
+  return merge_models(copies, ranges);
+}
+
+Row run_one(BackendChoice choice, int n, int steps, int sweep_elements) {
   Row r;
   r.n = n;
   const auto t_setup = Clock::now();
-  const Model m = falling_cable_pendulum(n);
+  const Model m = benchmark_model(n, sweep_elements);
   const std::unique_ptr<Backend> backend_holder = make_backend(choice, m).backend;
   Backend& backend = *backend_holder;
   System sys(m, backend);
@@ -104,13 +118,14 @@ void usage() {
                "  --steps S: HHT steps per run (default 50)\n"
                "  --large-steps S2: steps for n >= --large-from (default: S)\n"
                "  --large-from N: threshold for --large-steps (default 4096)\n"
+               "  --sweep E: n is a number of copies of an E-element cable run as one batch\n"
                "  --csv FILE: also write the rows as CSV\n");
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  int steps = 50, large_steps = -1, large_from = 4096;
+  int steps = 50, large_steps = -1, large_from = 4096, sweep_elements = 0;
   std::string csv_path, backend_name = "cpu";
   std::vector<int> sizes;
   for (int i = 1; i < argc; ++i) {
@@ -126,6 +141,7 @@ int main(int argc, char** argv) {
     else if (a == "--steps") steps = std::atoi(value());
     else if (a == "--large-steps") large_steps = std::atoi(value());
     else if (a == "--large-from") large_from = std::atoi(value());
+    else if (a == "--sweep") sweep_elements = std::atoi(value());
     else if (a == "--csv") csv_path = value();
     else if (a == "-h" || a == "--help") {
       usage();
@@ -168,13 +184,15 @@ int main(int argc, char** argv) {
   const int threads = omp_get_max_threads();
   std::printf("# falling cable pendulum, h = 1e-3 s, HHT alpha = -0.2, backend %s, OpenMP threads = %d\n",
               backend_name.c_str(), threads);
+  if (sweep_elements > 0)
+    std::printf("# sweep: n = copies of a %d-element cable run as one batch\n", sweep_elements);
   std::printf("# per-step times in ms; other = wall - (element + assembly + factorization + solve)\n");
   std::printf("%7s %8s %6s %7s %10s %10s %9s %9s %9s %9s %9s %10s\n", "n", "dofs", "steps", "it/step",
               "wall/step", "ms/newton", "element", "assembly", "factor", "solve", "other", "setup_ms");
   int failures = 0;
   for (int n : sizes) {
     const int s = n >= large_from ? large_steps : steps;
-    const Row r = run_one(choice, n, s);
+    const Row r = run_one(choice, n, s, sweep_elements);
     const double k = r.steps > 0 ? 1.0 / r.steps : 0.0;
     const double it = r.iterations * k, wall = r.wall_ms * k;
     const double per_newton = r.iterations > 0 ? r.wall_ms / r.iterations : 0.0;
