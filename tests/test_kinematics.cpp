@@ -201,3 +201,34 @@ TEST_CASE("kinematic analysis refuses a mechanism that is not fully driven", "[m
   add_joint(m, "pivot", rigid::JointType::Revolute, kGround, 0, Vec<3>::zero(), kPlane);
   CHECK_THROWS_AS(run_kinematics(m, 1.0, 0.1), ModelError);
 }
+
+TEST_CASE("redundant joints are found before the run and named", "[multibody][kinematics]") {
+  // A planar four-bar made of four revolute joints: 20 joint rows, 3 normalization rows and a
+  // driver for 21 coordinates; the out-of-plane conditions repeat each other.
+  const double a = 0.3, b = 0.9, c = 0.8, d = 1.0;
+  Mechanism m;
+  // A consistent square-ish configuration: crank straight up from O2, coupler horizontal.
+  const Vec<3> A = rigid::vec3(0, a, 0), O4 = rigid::vec3(d, 0, 0);
+  const double h = std::sqrt(c * c - (d - b) * (d - b));
+  const Vec<3> B = rigid::vec3(b, h, 0);
+  m.bodies.push_back(bar("crank", 1.0, a, rigid::vec_scale(0.5, A), M_PI / 2));
+  const Vec<3> AB = rigid::vec_sub(B, A), O4B = rigid::vec_sub(B, O4);
+  m.bodies.push_back(bar("coupler", 1.0, rigid::vec_norm(AB), rigid::vec_scale(0.5, rigid::vec_add(A, B)),
+                         std::atan2(AB[1], AB[0])));
+  m.bodies.push_back(bar("rocker", 1.0, c, rigid::vec_scale(0.5, rigid::vec_add(O4, B)), std::atan2(O4B[1], O4B[0])));
+  add_joint(m, "O2", rigid::JointType::Revolute, kGround, 0, Vec<3>::zero(), kPlane);
+  add_joint(m, "A", rigid::JointType::Revolute, 0, 1, A, kPlane);
+  add_joint(m, "B", rigid::JointType::Revolute, 1, 2, B, kPlane);
+  add_joint(m, "O4", rigid::JointType::Revolute, kGround, 2, O4, kPlane);
+  m.drivers.push_back({"crank", Driver::Kind::Rotation, 0, ramp(1.0)});
+  try {
+    run_kinematics(m, 0.1, 0.01);
+    FAIL("the redundant four-bar was accepted");
+  } catch (const ModelError& e) {
+    const std::string what = e.what();
+    INFO(what);
+    CHECK(what.find("is redundant") != std::string::npos);
+    CHECK(what.find("joint 'O4'") != std::string::npos);  // the loop closes at the last joint
+    CHECK(what.find("joint 'O2'") != std::string::npos);
+  }
+}

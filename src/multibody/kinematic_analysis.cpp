@@ -1,7 +1,10 @@
 #include "catenary/multibody/kinematic_analysis.hpp"
 
 #include <Eigen/Dense>
+#include <algorithm>
 #include <cmath>
+#include <string>
+#include <vector>
 #include <sstream>
 
 #include "catenary/core/errors.hpp"
@@ -23,7 +26,40 @@ Eigen::FullPivLU<Eigen::MatrixXd> factor_square_jacobian(const Mechanism& m, con
   return lu;
 }
 
+// The joint or driver a row belongs to, as describe_row names it without the row number.
+std::string owner_of_row(const Mechanism& m, int row) {
+  const std::string d = m.describe_row(row);
+  const auto cut = d.find("' row ");
+  return cut == std::string::npos ? d : d.substr(0, cut + 1);
+}
+
 }  // namespace
+
+void check_redundant_constraints(const Mechanism& m, const Eigen::VectorXd& q, double t) {
+  const ConstraintState s = evaluate_constraints(m, q, Eigen::VectorXd::Zero(q.size()), t);
+  const Eigen::MatrixXd J(s.jacobian);
+  const double scale = std::max(1.0, J.cwiseAbs().maxCoeff());
+  for (int r = 1; r < J.rows(); ++r) {
+    // Row r against the span of rows 0 .. r-1: the least-squares combination and its residual.
+    const Eigen::MatrixXd earlier = J.topRows(r).transpose();
+    const Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(earlier);
+    const Eigen::VectorXd c = qr.solve(Eigen::VectorXd(J.row(r).transpose()));
+    if ((earlier * c - J.row(r).transpose()).norm() > 1e-9 * scale) continue;
+    std::vector<std::string> involved = {owner_of_row(m, r)};
+    const double largest = c.cwiseAbs().maxCoeff();
+    for (int k = 0; k < r; ++k) {
+      const std::string owner = owner_of_row(m, k);
+      if (std::fabs(c[k]) > 1e-8 * largest && std::find(involved.begin(), involved.end(), owner) == involved.end())
+        involved.push_back(owner);
+    }
+    std::ostringstream msg;
+    msg << m.describe_row(r) << " is redundant: at t = " << t << " s it repeats a combination of earlier rows of ";
+    for (size_t k = 1; k < involved.size(); ++k) msg << (k > 1 ? ", " : "") << involved[k];
+    msg << ". Replace a joint by one with fewer equations (in a planar loop of revolute joints, use "
+           "spherical and universal joints for two of them) or remove it";
+    throw ModelError(msg.str());
+  }
+}
 
 AssemblyResult assemble_positions(const Mechanism& m, const Eigen::VectorXd& q0, const Eigen::VectorXd& weights,
                                   double t, double tolerance) {
@@ -67,6 +103,7 @@ Eigen::VectorXd assemble_velocities(const Mechanism& m, const Eigen::VectorXd& q
 
 std::vector<KinematicFrame> run_kinematics(const Mechanism& m, double end_time, double step) {
   const int n = m.coordinate_count(), rows = m.row_count();
+  check_redundant_constraints(m, m.initial_positions(), 0.0);
   if (rows != n) {
     std::ostringstream msg;
     msg << "kinematic analysis needs a zero-DOF system: " << rows << " constraint rows (joints, drivers and "

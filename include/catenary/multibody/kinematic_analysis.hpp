@@ -11,6 +11,12 @@
 
 namespace catenary {
 
+// Redundant constraints, found before a run: the first row (joints, drivers, normalization, in
+// that order) that is a combination of earlier rows at configuration q throws ModelError naming
+// the joints and drivers involved. (A planar mechanism built only from revolute joints has such
+// rows: its joints repeat each other's out-of-plane conditions.)
+void check_redundant_constraints(const Mechanism& m, const Eigen::VectorXd& q, double t);
+
 struct AssemblyResult {
   Eigen::VectorXd q;
   double constraint_violation = 0.0;  // max |Phi| at the result
