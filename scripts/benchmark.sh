@@ -5,6 +5,8 @@
 #                        [--no-build] [-- n ...]
 #
 #   -B BACKEND    cpu (default) or cuda (builds with CUDA for sm_90, the H100/H200)
+#   -S ELEMENTS   sweep benchmark: each n is a number of copies of an ELEMENTS-element cable run
+#                 as one batch
 #   -r REPS       repetitions (default 3)
 #   -t THREADS    OMP_NUM_THREADS (default: all cores, nproc)
 #   -s STEPS      HHT steps per run (default 50, the benchmark's default)
@@ -18,6 +20,7 @@ set -euo pipefail
 
 cd "$(dirname "$0")/.."
 backend=cpu
+sweep=()
 reps=3
 threads=$(nproc)
 steps=50
@@ -28,6 +31,7 @@ sizes=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     -B) backend=$2; shift 2 ;;
+    -S) sweep=(--sweep "$2"); shift 2 ;;
     -r) reps=$2; shift 2 ;;
     -t) threads=$2; shift 2 ;;
     -s) steps=$2; shift 2 ;;
@@ -35,7 +39,7 @@ while [[ $# -gt 0 ]]; do
     -o) out_dir=$2; shift 2 ;;
     --no-build) build=0; shift ;;
     --) shift; sizes=("$@"); break ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) sizes+=("$1"); shift ;;
   esac
 done
@@ -59,7 +63,7 @@ csvs=()
 for ((r = 1; r <= reps; ++r)); do
   csv="$out_dir/run_t${threads}_${r}.csv"
   echo "## repetition $r"
-  "$exe" --backend "$backend" --steps "$steps" --csv "$csv" "${sizes[@]}" 2>/dev/null
+  "$exe" --backend "$backend" "${sweep[@]}" --steps "$steps" --csv "$csv" "${sizes[@]}" 2>/dev/null
   csvs+=("$csv")
 done
 
