@@ -10,9 +10,6 @@
 // whose blocks stay O(1) relative to each other as h -> 0 (Negrut et al., J. Comput. Nonlinear
 // Dyn. 2(1), 2007). In the terms of NewmarkNewton (time_stepper.hpp): s = beta h^2 (1 + alpha),
 // constant force -beta h^2 alpha F0.
-//
-// run_dynamic picks the method (HHT or generalized-alpha) and hands it to the shared
-// step-control loop run_time_steps.
 #include <memory>
 
 #include "time_stepper.hpp"
@@ -79,16 +76,8 @@ class HHTStepper : public TimeStepper {
 
 }  // namespace
 
-void run_dynamic(System& sys, const DynamicSettings& s, double output_interval, const FrameSink& sink,
-                 RunSummary& summary) {
-  std::unique_ptr<TimeStepper> stepper;
-  if (s.integrator == DynamicSettings::Integrator::GeneralizedAlpha)
-    stepper = make_generalized_alpha_stepper(sys, s);
-  else if (s.integrator == DynamicSettings::Integrator::BDF)
-    stepper = make_bdf_stepper(sys, s);
-  else
-    stepper = std::make_unique<HHTStepper>(sys, s);
-  run_time_steps(sys, s, output_interval, sink, summary, *stepper);
+std::unique_ptr<TimeStepper> make_hht_stepper(System& sys, const DynamicSettings& s) {
+  return std::make_unique<HHTStepper>(sys, s);
 }
 
 }  // namespace catenary

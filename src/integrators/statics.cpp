@@ -130,18 +130,8 @@ void run_static(System& sys, const StaticSettings& s, const FrameSink& sink, Run
     solver.mass_norm = std::max(sys.backend().newton_matrix_norm(), 1e-300);
   }
 
-  auto emit = [&](double load, int iterations) {
-    const System::Energies E = sys.energies(q, zero_v);
-    Frame fr;
-    fr.time = load;  // the load factor plays the role of time in static output
-    fr.newton_iterations = iterations;
-    fr.q = &q;
-    fr.v = &zero_v;
-    fr.lambda = &lambda;
-    fr.gravitational_energy = E.gravitational;
-    fr.elastic_energy = E.elastic;
-    sink(fr);
-  };
+  // The load factor plays the role of time in static output.
+  auto emit = [&](double load, int iterations) { emit_frame(sys, load, 0.0, iterations, q, zero_v, lambda, sink); };
   emit(0.0, 0);
 
   double load = 0.0, increment = 1.0 / std::max(1, s.load_steps);

@@ -140,18 +140,7 @@ void run_time_steps(System& sys, const DynamicSettings& s, double output_interva
     be.download(st.q, q);
     be.download(st.v, v);
     be.download(st.lambda, lambda);
-    const System::Energies E = sys.energies(q, v);
-    Frame fr;
-    fr.time = st.t;
-    fr.step = h;
-    fr.newton_iterations = iterations;
-    fr.q = &q;
-    fr.v = &v;
-    fr.lambda = &lambda;
-    fr.kinetic_energy = E.kinetic;
-    fr.gravitational_energy = E.gravitational;
-    fr.elastic_energy = E.elastic;
-    sink(fr);
+    emit_frame(sys, st.t, h, iterations, q, v, lambda, sink);
   };
   emit(state, 0.0, 0);
 
@@ -223,5 +212,16 @@ void run_time_steps(System& sys, const DynamicSettings& s, double output_interva
   }
 }
 
+
+void run_dynamic(System& sys, const DynamicSettings& s, double output_interval, const FrameSink& sink,
+                 RunSummary& summary) {
+  std::unique_ptr<TimeStepper> stepper;
+  switch (s.integrator) {
+    case DynamicSettings::Integrator::HHT: stepper = make_hht_stepper(sys, s); break;
+    case DynamicSettings::Integrator::GeneralizedAlpha: stepper = make_generalized_alpha_stepper(sys, s); break;
+    case DynamicSettings::Integrator::BDF: stepper = make_bdf_stepper(sys, s); break;
+  }
+  run_time_steps(sys, s, output_interval, sink, summary, *stepper);
+}
 
 }  // namespace catenary

@@ -1,8 +1,9 @@
 #pragma once
 // What the time integrators share (HHT-alpha in hht.cpp, generalized-alpha in
-// generalized_alpha.cpp): the state of a step in backend vectors, the Newton iteration of one
-// implicit Newmark-type step, and the step-control loop of run_dynamic (fixed or adaptive step,
-// rejection, output frames, progress, failure messages). A method is a TimeStepper.
+// generalized_alpha.cpp, BDF in bdf.cpp): the state of a step in backend vectors, the Newton
+// iteration of one implicit step, and the step-control loop (fixed or adaptive step, rejection,
+// output frames, progress, failure messages) that run_dynamic hands the chosen method to. A
+// method is a TimeStepper.
 //
 // Everything runs on backend vectors (device memory for the CUDA backend): per Newton iteration
 // only scalars (norms) cross to the host; per step the load scales and the constraint
@@ -60,7 +61,8 @@ class TimeStepper {
   virtual void accepted(const StepState& state) { (void)state; }
 };
 
-// Defined in generalized_alpha.cpp and bdf.cpp.
+// Defined in hht.cpp, generalized_alpha.cpp and bdf.cpp.
+std::unique_ptr<TimeStepper> make_hht_stepper(System& sys, const DynamicSettings& s);
 std::unique_ptr<TimeStepper> make_generalized_alpha_stepper(System& sys, const DynamicSettings& s);
 std::unique_ptr<TimeStepper> make_bdf_stepper(System& sys, const DynamicSettings& s);
 

@@ -14,6 +14,10 @@ namespace catenary {
 
 using FrameSink = std::function<void(const Frame&)>;
 
+// Hands a state to the sink as an output frame, with the system's energies at it.
+void emit_frame(System& sys, double time, double step, int iterations, const Eigen::VectorXd& q,
+                const Eigen::VectorXd& v, const Eigen::VectorXd& lambda, const FrameSink& sink);
+
 struct ConsistentState {
   Eigen::VectorXd q, v, a, lambda;  // lambda: physical multipliers
   double constraint_violation = 0.0;      // max |Phi| after projection
