@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <string>
 
 #include "catenary/assembly/cpu_backend.hpp"
 #include "catenary/integrators/analyses.hpp"
@@ -123,6 +125,26 @@ inline Model stretched_axial_bar(double stretch) {
     m.initial_positions[node * cpn + 3] *= 1.0 + stretch;  // dx/ds
   }
   return m;
+}
+
+// Observed convergence order between successive halvings of the step: log2(e(h) / e(h / 2)) of
+// the swinging cantilever's final tip error against `reference`, for the steps h0, h0/2, h0/4
+// run with settings(h). Prints each value with `label`.
+template <class Settings>
+std::vector<double> observed_orders(const std::string& label, const Eigen::Vector2d& reference, double h0,
+                                    Settings settings) {
+  const Model m = swinging_cantilever();
+  std::vector<double> orders;
+  double previous = 0.0;
+  for (double h : {h0, h0 / 2, h0 / 4}) {
+    const double error = (final_tip_xy(m, settings(h)) - reference).norm();
+    if (previous > 0.0) {
+      orders.push_back(std::log2(previous / error));
+      std::printf("%s h = %g: tip error %.3e, observed order %.3f\n", label.c_str(), h, error, orders.back());
+    }
+    previous = error;
+  }
+  return orders;
 }
 
 // A soft 1 m cable (E = 2e7 Pa, 8 elements) pinned at one end, released horizontally.
