@@ -1,7 +1,5 @@
 #include "catenary/assembly/cpu_backend.hpp"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <cmath>
 

@@ -8,8 +8,7 @@ namespace catenary {
 
 namespace {
 
-rigid::BodyState state_of(const Mechanism& m, int body, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
-  (void)m;
+rigid::BodyState state_of(int body, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
   return body == kGround ? rigid::ground_state() : rigid::body_state(q.data() + 7 * body, v.data() + 7 * body);
 }
 
@@ -31,7 +30,7 @@ void put_rows(const rigid::ConstraintRows<N>& rows, int count, int row, int body
 rigid::ConstraintRows<1> driver_rows(const Mechanism& m, const Driver& d, const Eigen::VectorXd& q,
                                      const Eigen::VectorXd& v, double t) {
   const Joint& j = m.joints[d.joint];
-  const rigid::BodyState bi = state_of(m, j.body_i, q, v), bj = state_of(m, j.body_j, q, v);
+  const rigid::BodyState bi = state_of(j.body_i, q, v), bj = state_of(j.body_j, q, v);
   const double f = d.motion.value(t), fd = d.motion.first_derivative(t), fdd = d.motion.second_derivative(t);
   return d.kind == Driver::Kind::Rotation ? rigid::rotation_driver(bi, j.marker_i, bj, j.marker_j, f, fd, fdd)
                                           : rigid::translation_driver(bi, j.marker_i, bj, j.marker_j, f, fd, fdd);
@@ -89,8 +88,8 @@ ConstraintState evaluate_constraints(const Mechanism& m, const Eigen::VectorXd& 
   for (size_t k = 0; k < m.joints.size(); ++k) {
     const Joint& j = m.joints[k];
     rigid::JointRows r;
-    const int count = rigid::evaluate_joint(j.type, state_of(m, j.body_i, q, v), j.marker_i,
-                                            state_of(m, j.body_j, q, v), j.marker_j, r);
+    const int count = rigid::evaluate_joint(j.type, state_of(j.body_i, q, v), j.marker_i,
+                                            state_of(j.body_j, q, v), j.marker_j, r);
     put_rows(r, count, m.joint_row(static_cast<int>(k)), j.body_i, j.body_j, s, jac);
   }
   for (size_t k = 0; k < m.drivers.size(); ++k) {
@@ -98,7 +97,7 @@ ConstraintState evaluate_constraints(const Mechanism& m, const Eigen::VectorXd& 
     put_rows(driver_rows(m, m.drivers[k], q, v, t), 1, m.driver_row(static_cast<int>(k)), j.body_i, j.body_j, s, jac);
   }
   for (size_t b = 0; b < m.bodies.size(); ++b) {
-    const rigid::BodyState body = state_of(m, static_cast<int>(b), q, v);
+    const rigid::BodyState body = state_of(static_cast<int>(b), q, v);
     const rigid::NormalizationRow row = rigid::normalization_constraint(body.p, body.pd);
     const int r = m.normalization_row(static_cast<int>(b));
     s.phi[r] = row.phi;
@@ -128,7 +127,7 @@ void generalized_forces(const Mechanism& m, const Eigen::VectorXd& q, const Eige
   Q.setZero(m.coordinate_count());
   for (size_t b = 0; b < m.bodies.size(); ++b) {
     const int o = 7 * static_cast<int>(b);
-    const rigid::BodyState s = state_of(m, static_cast<int>(b), q, v);
+    const rigid::BodyState s = state_of(static_cast<int>(b), q, v);
     for (int k = 0; k < 3; ++k) Q[o + k] = m.bodies[b].mass * m.gravity[k];
     const Vec<4> qv = rigid::quadratic_velocity_force(s.p, s.pd, m.bodies[b].inertia);
     for (int k = 0; k < 4; ++k) Q[o + 3 + k] = qv[k];
