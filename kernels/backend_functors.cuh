@@ -92,6 +92,22 @@ struct AddConstraintBlocks {
   }
 };
 
+// values[slot[k]] += add[k] (slots without repeats).
+struct AddAtSlots {
+  const int* slot;
+  const double* add;
+  double* values;
+  CATENARY_HD void operator()(int k) const { values[slot[k]] += add[k]; }
+};
+
+// out[k] = x[index[k]]
+struct GatherAt {
+  const int* index;
+  const double* x;
+  double* out;
+  CATENARY_HD void operator()(int k) const { out[k] = x[index[k]]; }
+};
+
 // y[r] = sum_k a[k] x[col[k]] over CSR row r.
 struct CsrRowProduct {
   const int *row_ptr, *col;

@@ -202,6 +202,32 @@ class CudaBackend : public Backend {
                                    raw<double>(array(y))});
   }
 
+  void add_block_entries(const std::vector<double>& values) override {
+    const Doubles add(values.begin(), values.end());
+    const thrust::counting_iterator<int> first(0);
+    thrust::for_each(Space::policy(), first, first + static_cast<int>(values.size()),
+                     AddAtSlots{raw<int>(pattern_.block_slot), raw<double>(add), raw<double>(values_)});
+  }
+
+  void gather(const Vector& x, const std::vector<int>& index, std::vector<double>& out) override {
+    const Ints at(index.begin(), index.end());
+    Doubles picked(index.size());
+    const thrust::counting_iterator<int> first(0);
+    thrust::for_each(Space::policy(), first, first + static_cast<int>(index.size()),
+                     GatherAt{raw<int>(at), raw<double>(array(x)), raw<double>(picked)});
+    out.resize(index.size());
+    thrust::copy(picked.begin(), picked.end(), out.begin());
+  }
+
+  // x[index[k]] += values[k]: the same slot addition as the matrix entries', on a vector.
+  void scatter_add(const std::vector<int>& index, const std::vector<double>& values, Vector& x) override {
+    const Ints at(index.begin(), index.end());
+    const Doubles add(values.begin(), values.end());
+    const thrust::counting_iterator<int> first(0);
+    thrust::for_each(Space::policy(), first, first + static_cast<int>(index.size()),
+                     AddAtSlots{raw<int>(at), raw<double>(add), raw<double>(array(x))});
+  }
+
   void combine_loads(const std::vector<double>& scales, Vector& g) override {
     Doubles& out = array(g);
     const int n = dof_count();

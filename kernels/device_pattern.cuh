@@ -21,6 +21,7 @@
 
 #include "catenary/core/errors.hpp"
 #include "catenary/model/model.hpp"
+#include "catenary/multibody/multibody_block.hpp"
 #include "memory_space.cuh"
 
 namespace catenary::cuda {
@@ -40,6 +41,7 @@ struct DevicePattern {
   Array<int> slot_source_ptr, slot_sources;  // slot s sums local matrix entries [ptr[s], ptr[s+1])
   Array<int> dof_source_ptr, dof_sources;    // dof d sums local force entries (original order)
   Array<int> constraint_lower_slot, constraint_upper_slot;
+  Array<int> block_slot;  // slot of each multibody block entry (multibody_layout(m).entries)
   Array<double> constraint_coefficient;
   Array<int> original_of;  // unknown at each position
   Array<int> position_of;  // position of each unknown
@@ -115,8 +117,12 @@ DevicePattern<Space> build_device_pattern(const Model& m, const ArrayOf<Space, i
       upper_query.push_back(slot_key(pd, pr));
       coefficients.push_back(it.value());
     }
+  std::vector<SlotKey> block_query;
+  for (const auto& [row, col] : multibody_layout(m).entries)
+    block_query.push_back(slot_key(position_of[row], position_of[col]));
   extra.insert(extra.end(), lower_query.begin(), lower_query.end());
   extra.insert(extra.end(), upper_query.begin(), upper_query.end());
+  extra.insert(extra.end(), block_query.begin(), block_query.end());
 
   const size_t total = static_cast<size_t>(element_entries) + extra.size();
   ArrayOf<Space, SlotKey> keys(total);
@@ -158,6 +164,9 @@ DevicePattern<Space> build_device_pattern(const Model& m, const ArrayOf<Space, i
   thrust::lower_bound(policy, slot_keys.begin(), slot_keys.end(), lower.begin(), lower.end(), p.constraint_lower_slot.begin());
   thrust::lower_bound(policy, slot_keys.begin(), slot_keys.end(), upper.begin(), upper.end(), p.constraint_upper_slot.begin());
   p.constraint_coefficient = ArrayOf<Space, double>(coefficients.begin(), coefficients.end());
+  const ArrayOf<Space, SlotKey> block(block_query.begin(), block_query.end());
+  p.block_slot = IntArray(block.size());
+  thrust::lower_bound(policy, slot_keys.begin(), slot_keys.end(), block.begin(), block.end(), p.block_slot.begin());
 
   // Force gather: local force entries sorted by global dof.
   const int force_entries = ne * nl;

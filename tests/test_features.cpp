@@ -137,8 +137,8 @@ TEST_CASE("initial positions and velocities are projected onto the constraints",
   const ConsistentState s = consistent_initial_state(sys, 0.0);
   Eigen::VectorXd phi, cv, bdot;
   sys.constraint_residual(s.q, 0.0, phi);
-  sys.constraint_product(s.v, cv);
-  sys.constraint_velocity_rhs(0.0, bdot);
+  sys.constraint_product(s.q, s.v, cv);
+  sys.constraint_velocity_rhs(s.q, 0.0, bdot);
   CHECK(phi.lpNorm<Eigen::Infinity>() < 1e-14);
   CHECK((cv - bdot).lpNorm<Eigen::Infinity>() < 1e-14);
   CHECK(s.position_change == Approx(0.01).epsilon(0.5));  // the gap is closed by moving the ends
@@ -147,8 +147,8 @@ TEST_CASE("initial positions and velocities are projected onto the constraints",
   backend.mass_product(s.a, Ma);
   backend.internal_force(s.q, s.v, f);
   sys.external_force(0.0, g);
-  sys.constraint_transpose_product(s.lambda, Cl);
-  sys.constraint_product(s.a, ca);
+  sys.constraint_transpose_product(s.q, s.lambda, Cl);
+  sys.constraint_product(s.q, s.a, ca);
   CHECK((Ma + f + Cl - g).lpNorm<Eigen::Infinity>() < 1e-8 * f.lpNorm<Eigen::Infinity>());
   CHECK(ca.lpNorm<Eigen::Infinity>() < 1e-10);
 }

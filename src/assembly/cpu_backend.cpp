@@ -200,4 +200,20 @@ void CpuBackend::combine_loads(const std::vector<double>& scales, Vector& g_) {
   for (size_t k = 0; k < scales.size(); ++k) g += scales[k] * loads_.vectors[k];
 }
 
+void CpuBackend::add_block_entries(const std::vector<double>& values) {
+  double* matrix = matrix_.valuePtr();
+  for (size_t k = 0; k < values.size(); ++k) matrix[pattern_.block_slot[k]] += values[k];
+}
+
+void CpuBackend::gather(const Vector& x_, const std::vector<int>& index, std::vector<double>& out) {
+  const Eigen::VectorXd& x = host(x_);
+  out.resize(index.size());
+  for (size_t k = 0; k < index.size(); ++k) out[k] = x[index[k]];
+}
+
+void CpuBackend::scatter_add(const std::vector<int>& index, const std::vector<double>& values, Vector& x_) {
+  Eigen::VectorXd& x = host(x_);
+  for (size_t k = 0; k < index.size(); ++k) x[index[k]] += values[k];
+}
+
 }  // namespace catenary

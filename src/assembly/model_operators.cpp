@@ -4,7 +4,7 @@ namespace catenary {
 
 Eigen::SparseMatrix<double, Eigen::RowMajor> constraint_matrix(const Model& m) {
   std::vector<Eigen::Triplet<double>> terms;
-  for (int r = 0; r < m.constraint_count(); ++r) {
+  for (int r = 0; r < m.linear_constraint_count(); ++r) {
     const ConstraintRow& row = m.constraint_rows[r];
     for (size_t k = 0; k < row.dofs.size(); ++k) terms.emplace_back(r, row.dofs[k], row.coefficients[k]);
   }
@@ -22,6 +22,8 @@ Eigen::VectorXd gravity_vector(const Model& m) {
     for (int k = 0; k < 4; ++k)
       for (int i = 0; i < D; ++i)
         g[element_global_dof(m, e, k * D + i)] += el.properties[e].rhoA * el.shape_integrals[4 * e + k] * m.gravity[i];
+  for (size_t b = 0; b < m.mechanism.bodies.size(); ++b)
+    for (int i = 0; i < 3; ++i) g[m.rigid_offset() + 7 * b + i] += m.mechanism.bodies[b].mass * m.gravity[i];
   return g;
 }
 
@@ -77,10 +79,23 @@ Eigen::VectorXd coordinate_scales(const Model& m) {
   Eigen::VectorXd s(m.dof_count());
   const int per_node = m.coordinates_per_node();
   for (int i = 0; i < m.dof_count(); ++i) {
-    const double length = m.node_length_scale.empty() ? m.characteristic_length : m.node_length_scale[i / per_node];
-    s[i] = m.is_slope(i) ? 1.0 : length;
+    const bool node = i < m.node_dof_count() && !m.node_length_scale.empty();
+    const double length = node ? m.node_length_scale[i / per_node] : m.characteristic_length;
+    s[i] = m.is_dimensionless(i) ? 1.0 : length;
   }
   return s;
+}
+
+Eigen::VectorXd initial_coordinates(const Model& m) {
+  Eigen::VectorXd q(m.dof_count());
+  q << Eigen::Map<const Eigen::VectorXd>(m.initial_positions.data(), m.node_dof_count()), m.mechanism.initial_positions();
+  return q;
+}
+
+Eigen::VectorXd initial_rates(const Model& m) {
+  Eigen::VectorXd v(m.dof_count());
+  v << Eigen::Map<const Eigen::VectorXd>(m.initial_velocities.data(), m.node_dof_count()), m.mechanism.initial_velocities();
+  return v;
 }
 
 }  // namespace catenary

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <numeric>
 
+#include "catenary/multibody/multibody_block.hpp"
+
 namespace catenary {
 
 namespace {
@@ -28,18 +30,20 @@ SystemPattern build_system_pattern(const Model& m) {
   std::vector<Entry> entries;
   size_t constraint_terms = 0;
   for (const auto& r : m.constraint_rows) constraint_terms += r.dofs.size();
-  entries.reserve(static_cast<size_t>(ne) * nl * nl + 2 * constraint_terms + p.dof_count);
+  const MultibodyLayout block = multibody_layout(m);
+  entries.reserve(static_cast<size_t>(ne) * nl * nl + 2 * constraint_terms + p.dof_count + block.entries.size());
   for (int e = 0; e < ne; ++e)
     for (int i = 0; i < nl; ++i)
       for (int j = 0; j < nl; ++j)
         entries.push_back({element_global_dof(m, e, j), element_global_dof(m, e, i), (e * nl + i) * nl + j});
   // Keep the dof diagonal structurally present even for nodes without elements.
   for (int d = 0; d < p.dof_count; ++d) entries.push_back({d, d, -1});
-  for (int r = 0; r < p.constraint_count; ++r)
+  for (int r = 0; r < m.linear_constraint_count(); ++r)
     for (int dof : m.constraint_rows[r].dofs) {
       entries.push_back({dof, p.dof_count + r, -1});
       entries.push_back({p.dof_count + r, dof, -1});
     }
+  for (const auto& [row, col] : block.entries) entries.push_back({col, row, -1});
   std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
     return a.col != b.col ? a.col < b.col : a.row < b.row;
   });
@@ -60,7 +64,8 @@ SystemPattern build_system_pattern(const Model& m) {
     const auto begin = p.row_index.begin() + p.col_ptr[col], end = p.row_index.begin() + p.col_ptr[col + 1];
     return static_cast<int>(std::lower_bound(begin, end, row) - p.row_index.begin());
   };
-  for (int r = 0; r < p.constraint_count; ++r) {
+  for (const auto& [row, col] : block.entries) p.block_slot.push_back(slot_of(row, col));
+  for (int r = 0; r < m.linear_constraint_count(); ++r) {
     const ConstraintRow& row = m.constraint_rows[r];
     for (size_t t = 0; t < row.dofs.size(); ++t) {
       p.constraint_lower_slot.push_back(slot_of(p.dof_count + r, row.dofs[t]));

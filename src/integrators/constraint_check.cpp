@@ -187,7 +187,7 @@ std::string join_labels(const std::vector<std::string>& labels) {
 }  // namespace
 
 void check_constraints(const Model& m, const std::string& file) {
-  const int nrows = m.constraint_count();
+  const int nrows = m.linear_constraint_count();
   if (nrows == 0) return;
 
   std::vector<int> group_of(nrows, -1);

@@ -12,7 +12,7 @@
 // Newton on (q1, mu): eliminate q1'' = ((1 - alpha_m) a1 + alpha_m a0 - alpha_f q0'') / (1 - alpha_f),
 // a1 = (q1 - qhat) / (beta h^2), and multiply the equations of motion by
 // s = beta h^2 (1 - alpha_f) / (1 - alpha_m):
-//   M (q1 - qhat) + s (f - g) + beta h^2 / (1 - alpha_m) M (alpha_m a0 - alpha_f q0'') + C^T mu = 0,
+//   M (q1 - qhat + beta h^2 / (1 - alpha_m) (alpha_m a0 - alpha_f q0'')) + s (f - g) + C^T mu = 0,
 // mu = s lambda1. Its Jacobian in q1 (dv1/dq1 = gamma / (beta h)) gives the Newton matrix
 //   [ M + s K + gamma h (1 - alpha_f) / (1 - alpha_m) D    C^T ]
 //   [ C                                                     0  ]
@@ -43,17 +43,16 @@ class GeneralizedAlphaStepper : public TimeStepper {
     alpha_f_ = rho / (rho + 1.0);
     gamma_ = 0.5 + alpha_f_ - alpha_m_;
     beta_ = 0.25 * (gamma_ + 0.5) * (gamma_ + 0.5);
-    for (Vector* x : {&lag_, &memory_}) *x = be_.make_vector(sys.dofs());
+    lag_ = be_.make_vector(sys.dofs());
   }
 
   void start(const ConsistentState&, StepState& state) override { be_.copy(state.a, state.history); }
 
   StepOutcome step(const StepState& from, double h, StepState& to) override {
     const double bh2 = beta_ * h * h;
-    // lag = alpha_m a0 - alpha_f q0'', the constant force term M lag
+    // lag = alpha_m a0 - alpha_f q0'', which enters as M(q1) lag
     be_.copy(from.a, lag_);
     be_.axpby(-alpha_f_, from.history, alpha_m_, lag_);
-    be_.mass_product(lag_, memory_);
     NewmarkParameters p;
     p.beta = beta_;
     p.gamma = gamma_;
@@ -62,8 +61,9 @@ class GeneralizedAlphaStepper : public TimeStepper {
     p.c.damping = gamma_ * h * (1.0 - alpha_f_) / (1.0 - alpha_m_);
     p.c.constraint = 1.0;
     p.memory_scale = bh2 / (1.0 - alpha_m_);
+    p.memory_in_coordinates = true;
     p.residual_unit = p.c.stiffness;
-    const StepOutcome out = newton_.solve(p, from, h, memory_, to);
+    const StepOutcome out = newton_.solve(p, from, h, lag_, to);
     if (!out.converged) return out;
     // q1'' = ((1 - alpha_m) a1 + lag) / (1 - alpha_f)
     be_.copy(to.a, to.history);
@@ -84,7 +84,7 @@ class GeneralizedAlphaStepper : public TimeStepper {
   const DynamicSettings& s_;
   NewmarkNewton newton_;
   double alpha_m_, alpha_f_, beta_, gamma_;
-  Vector lag_, memory_;  // work vectors
+  Vector lag_;  // work vector
 };
 
 }  // namespace

@@ -29,9 +29,9 @@ class HHTStepper : public TimeStepper {
 
   void start(const ConsistentState& init, StepState& state) override {
     Eigen::VectorXd f, g, Cl;
-    be_.internal_force(init.q, init.v, f);
+    sys_.internal_force(init.q, init.v, 0.0, f);
     sys_.external_force(0.0, g);
-    sys_.constraint_transpose_product(init.lambda, Cl);
+    sys_.constraint_transpose_product(init.q, init.lambda, Cl);
     be_.upload(f - g + Cl, state.history);
   }
 
@@ -50,7 +50,7 @@ class HHTStepper : public TimeStepper {
     if (!out.converged) return out;
     // F1 from the converged equilibrium M a1 + (1 + alpha) F1 - alpha F0 = 0, without another
     // element pass.
-    be_.mass_product(to.a, Mx_);
+    sys_.mass_product(to.q, to.a, Mx_);
     be_.copy(from.history, to.history);
     be_.axpby(-1.0 / (1.0 + alpha_), Mx_, alpha_ / (1.0 + alpha_), to.history);
     return out;

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <string>
 
 #include "catenary/core/errors.hpp"
 #include "catenary/integrators/analyses.hpp"
@@ -21,58 +22,69 @@ void solve_kkt(System& sys, const Eigen::VectorXd& top, const Eigen::VectorXd& b
 }  // namespace
 
 ConsistentState consistent_initial_state(System& sys, double t0) {
-  const Model& m = sys.model();
   const int n = sys.dofs();
   ConsistentState st;
-  st.q = Eigen::Map<const Eigen::VectorXd>(m.initial_positions.data(), n);
-  st.v = Eigen::Map<const Eigen::VectorXd>(m.initial_velocities.data(), n);
+  st.q = initial_coordinates(sys.model());
+  st.v = initial_rates(sys.model());
   const Eigen::VectorXd q0 = st.q;
 
   NewtonMatrixCoefficients mass_only;
   mass_only.mass = 1.0;
   Eigen::VectorXd f, phi, dq, mu, zero = Eigen::VectorXd::Zero(n);
-  sys.backend().assemble_newton_matrix(st.q, st.v, mass_only, f);
+  sys.assemble_newton_matrix(st.q, st.v, t0, mass_only, f);
 
   // Positions: the change that closes the constraint gaps with the least strain energy,
-  // min 1/2 dq^T (K + eps M) dq subject to C (q + dq) = b, so gaps are closed by moving or
+  // min 1/2 dq^T (K + eps M) dq subject to Phi(q + dq) = 0, so gaps are closed by moving or
   // deforming the bodies as springs would (a mass-norm projection instead bends slopes freely,
-  // their mass being small). eps M, six orders below K, only fixes the rigid-body motions.
-  // The constraints are linear: one projection is exact up to round-off, a second removes that.
+  // their mass being small). eps M, six orders below K, only fixes the rigid-body motions (and
+  // is the whole metric of rigid bodies, which have no K). Linear rows: one projection is exact
+  // up to round-off, a second removes that; the nonlinear rows of joints take Newton steps.
   sys.constraint_residual(st.q, t0, phi);
+  const bool nonlinear = !sys.multibody().empty();
+  const int max_passes = nonlinear ? 30 : 2;
+  const double tolerance = 1e-12 * sys.model().characteristic_length;
   if (sys.constraints() > 0 && phi.lpNorm<Eigen::Infinity>() > 0.0) {
-    const double mass_norm = sys.backend().newton_matrix_norm();
-    NewtonMatrixCoefficients stiffness_only;
-    stiffness_only.stiffness = 1.0;
-    sys.backend().assemble_newton_matrix(st.q, zero, stiffness_only, f);
-    NewtonMatrixCoefficients metric;
-    metric.stiffness = 1.0;
-    metric.mass = 1e-6 * std::max(sys.backend().newton_matrix_norm(), 1e-300) / mass_norm;
-    sys.backend().assemble_newton_matrix(st.q, zero, metric, f);
-    sys.backend().factorize();
-    for (int pass = 0; pass < 2; ++pass) {
-      sys.constraint_residual(st.q, t0, phi);
+    const double mass_norm = sys.newton_matrix_norm();
+    for (int pass = 0; pass < max_passes; ++pass) {
+      if (pass == 0 || nonlinear) {
+        NewtonMatrixCoefficients stiffness_only;
+        stiffness_only.stiffness = 1.0;
+        sys.assemble_newton_matrix(st.q, zero, t0, stiffness_only, f);
+        const double stiffness_norm = sys.newton_matrix_norm();
+        NewtonMatrixCoefficients metric;
+        metric.stiffness = 1.0;
+        metric.mass = stiffness_norm > 0.0 ? 1e-6 * stiffness_norm / mass_norm : 1.0;
+        sys.assemble_newton_matrix(st.q, zero, t0, metric, f);
+        sys.backend().factorize();
+      }
       solve_kkt(sys, zero, -phi, dq, mu);
       st.q += dq;
+      sys.constraint_residual(st.q, t0, phi);
+      if (nonlinear && phi.lpNorm<Eigen::Infinity>() <= tolerance) break;
     }
-    sys.backend().assemble_newton_matrix(st.q, st.v, mass_only, f);
+    if (nonlinear && !(phi.lpNorm<Eigen::Infinity>() <= 1e3 * tolerance))
+      throw SimulationError("the initial positions cannot be assembled: constraint residual " +
+                            std::to_string(phi.lpNorm<Eigen::Infinity>()) +
+                            " after 30 Newton steps (joints that cannot close from the given positions?)");
+    sys.assemble_newton_matrix(st.q, st.v, t0, mass_only, f);
   }
   sys.backend().factorize();
   if (sys.constraints() > 0) {
     sys.constraint_residual(st.q, t0, phi);
     st.constraint_violation = phi.lpNorm<Eigen::Infinity>();
-    Eigen::VectorXd cv, bdot, dv;
-    sys.constraint_product(st.v, cv);
-    sys.constraint_velocity_rhs(t0, bdot);
-    solve_kkt(sys, zero, bdot - cv, dv, mu);
+    Eigen::VectorXd cv, nu, dv;
+    sys.constraint_product(st.q, st.v, cv);
+    sys.constraint_velocity_rhs(st.q, t0, nu);
+    solve_kkt(sys, zero, nu - cv, dv, mu);
     st.v += dv;
   }
   st.position_change = (st.q - q0).lpNorm<Eigen::Infinity>();
 
-  Eigen::VectorXd g, bddot;
-  sys.backend().internal_force(st.q, st.v, f);
+  Eigen::VectorXd g, gamma;
+  sys.internal_force(st.q, st.v, t0, f);
   sys.external_force(t0, g);
-  sys.constraint_acceleration_rhs(t0, bddot);
-  solve_kkt(sys, g - f, bddot, st.a, st.lambda);
+  sys.constraint_acceleration_rhs(st.q, st.v, t0, gamma);
+  solve_kkt(sys, g - f, gamma, st.a, st.lambda);
   if (!st.a.allFinite()) throw SimulationError("initial accelerations are not finite");
   return st;
 }

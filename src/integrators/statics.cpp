@@ -23,8 +23,8 @@ struct StaticSolver {
   void residual(const Eigen::VectorXd& q, const Eigen::VectorXd& lambda, double load, Eigen::VectorXd& r) {
     const int n = sys.dofs(), m = sys.constraints();
     Eigen::VectorXd f, Cl, phi, zero = Eigen::VectorXd::Zero(n);
-    sys.backend().internal_force(q, zero, f);
-    sys.constraint_transpose_product(lambda, Cl);
+    sys.internal_force(q, zero, 0.0, f);
+    sys.constraint_transpose_product(q, lambda, Cl);
     sys.constraint_residual(q, 0.0, phi);
     r.resize(n + m);
     r.head(n) = f - load * g + Cl;
@@ -66,11 +66,11 @@ struct StaticSolver {
     residual(q, lambda, load, r);
     for (int it = 1; it <= s.max_iterations; ++it) {
       iterations = it;
-      sys.backend().assemble_newton_matrix(q, zero, c, f);
+      sys.assemble_newton_matrix(q, zero, 0.0, c, f, &lambda);
       // Converged when the residual is at its round-off floor, where the update test may be
       // out of reach for very stiff elements.
       summary.last_residual = r.lpNorm<Eigen::Infinity>();
-      if (it > 1 && summary.last_residual <= sys.residual_floor(sys.backend().newton_matrix_norm(), q.lpNorm<Eigen::Infinity>()))
+      if (it > 1 && summary.last_residual <= sys.residual_floor(sys.newton_matrix_norm(), q.lpNorm<Eigen::Infinity>()))
         return true;
       try {
         sys.backend().factorize();
@@ -82,12 +82,12 @@ struct StaticSolver {
       // Near unstable equilibria K is indefinite and the Newton step may climb the energy
       // (d^T R >= 0), which leads to saddle points such as an inverted catenary. Then shift the
       // matrix by mu M (a Levenberg-Marquardt step), raising mu until the step descends.
-      const double stiffness_norm = sys.backend().newton_matrix_norm();
+      const double stiffness_norm = sys.newton_matrix_norm();
       for (double mu = 1e-4 * stiffness_norm / mass_norm; delta.head(n).dot(r.head(n)) >= 0.0 && mu < 1e4 * stiffness_norm / mass_norm;
            mu *= 10.0) {
         NewtonMatrixCoefficients shifted = c;
         shifted.mass = mu;
-        sys.backend().assemble_newton_matrix(q, zero, shifted, f);
+        sys.assemble_newton_matrix(q, zero, 0.0, shifted, f, &lambda);
         sys.backend().factorize();
         sys.backend().solve(-r, delta);
       }
@@ -126,8 +126,8 @@ void run_static(System& sys, const StaticSettings& s, const FrameSink& sink, Run
     NewtonMatrixCoefficients mass_only;
     mass_only.mass = 1.0;
     Eigen::VectorXd f;
-    sys.backend().assemble_newton_matrix(q, zero_v, mass_only, f);
-    solver.mass_norm = std::max(sys.backend().newton_matrix_norm(), 1e-300);
+    sys.assemble_newton_matrix(q, zero_v, 0.0, mass_only, f);
+    solver.mass_norm = std::max(sys.newton_matrix_norm(), 1e-300);
   }
 
   // The load factor plays the role of time in static output.

@@ -1,5 +1,6 @@
 #include "catenary/integrators/system.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -8,9 +9,32 @@ namespace catenary {
 System::System(const Model& m, Backend& backend)
     : model_(m),
       backend_(backend),
+      block_(m),
       loads_(build_load_patterns(m)),
       coordinate_scales_(coordinate_scales(m)),
-      gravity_(gravity_vector(m)) {}
+      gravity_(gravity_vector(m)) {
+  for (int k = 0; k < block_.layout().rows; ++k) block_rows_.push_back(block_.layout().first_row + k);
+}
+
+Eigen::VectorXd System::pick(const Eigen::VectorXd& x, const std::vector<int>& index) const {
+  Eigen::VectorXd local(index.size());
+  for (size_t k = 0; k < index.size(); ++k) local[k] = x[index[k]];
+  return local;
+}
+
+void System::add_at(const std::vector<int>& index, const Eigen::VectorXd& local, Eigen::VectorXd& x) const {
+  for (size_t k = 0; k < index.size(); ++k) x[index[k]] += local[k];
+}
+
+Eigen::VectorXd System::pick(const Vector& x, const std::vector<int>& index) {
+  std::vector<double> local;
+  backend_.gather(x, index, local);
+  return Eigen::Map<const Eigen::VectorXd>(local.data(), static_cast<Eigen::Index>(local.size()));
+}
+
+void System::add_at(const std::vector<int>& index, const Eigen::VectorXd& local, Vector& x) {
+  backend_.scatter_add(index, std::vector<double>(local.data(), local.data() + local.size()), x);
+}
 
 void System::external_force(double t, Eigen::VectorXd& g) const {
   const std::vector<double> s = loads_.scales_at(t);
@@ -19,8 +43,8 @@ void System::external_force(double t, Eigen::VectorXd& g) const {
 }
 
 void System::constraint_rhs(double t, Eigen::VectorXd& b) const {
-  b.resize(constraints());
-  for (int r = 0; r < constraints(); ++r) {
+  b.setZero(constraints());
+  for (int r = 0; r < model_.linear_constraint_count(); ++r) {
     const ConstraintRow& row = model_.constraint_rows[r];
     b[r] = row.offset + (row.has_motion ? row.motion.value(t) : 0.0);
   }
@@ -29,25 +53,117 @@ void System::constraint_rhs(double t, Eigen::VectorXd& b) const {
 void System::constraint_residual(const Eigen::VectorXd& q, double t, Eigen::VectorXd& phi) {
   Eigen::VectorXd b;
   constraint_rhs(t, b);
-  constraint_product(q, phi);
+  backend_.constraint_product(q, phi);
   phi -= b;
+  if (block_.empty()) return;
+  const Eigen::VectorXd x = pick(q, block_.layout().dofs), zero = Eigen::VectorXd::Zero(x.size());
+  add_at(block_rows_, evaluate_constraints(block_.mechanism(), x, zero, t).phi, phi);
 }
 
-void System::constraint_velocity_rhs(double t, Eigen::VectorXd& bdot) const {
-  bdot.resize(constraints());
-  for (int r = 0; r < constraints(); ++r) {
+void System::constraint_velocity_rhs(const Eigen::VectorXd& q, double t, Eigen::VectorXd& nu) {
+  nu.setZero(constraints());
+  for (int r = 0; r < model_.linear_constraint_count(); ++r) {
     const ConstraintRow& row = model_.constraint_rows[r];
-    bdot[r] = row.has_motion ? row.motion.first_derivative(t) : 0.0;
+    nu[r] = row.has_motion ? row.motion.first_derivative(t) : 0.0;
   }
+  if (block_.empty()) return;
+  const Eigen::VectorXd x = pick(q, block_.layout().dofs), zero = Eigen::VectorXd::Zero(x.size());
+  add_at(block_rows_, evaluate_constraints(block_.mechanism(), x, zero, t).nu, nu);
 }
 
-void System::constraint_acceleration_rhs(double t, Eigen::VectorXd& bddot) const {
-  bddot.resize(constraints());
-  for (int r = 0; r < constraints(); ++r) {
+void System::constraint_acceleration_rhs(const Eigen::VectorXd& q, const Eigen::VectorXd& v, double t,
+                                         Eigen::VectorXd& gamma) {
+  gamma.setZero(constraints());
+  for (int r = 0; r < model_.linear_constraint_count(); ++r) {
     const ConstraintRow& row = model_.constraint_rows[r];
-    bddot[r] = row.has_motion ? row.motion.second_derivative(t) : 0.0;
+    gamma[r] = row.has_motion ? row.motion.second_derivative(t) : 0.0;
   }
+  if (block_.empty()) return;
+  const std::vector<int>& dofs = block_.layout().dofs;
+  add_at(block_rows_, evaluate_constraints(block_.mechanism(), pick(q, dofs), pick(v, dofs), t).gamma, gamma);
 }
+
+void System::constraint_product(const Eigen::VectorXd& q, const Eigen::VectorXd& x, Eigen::VectorXd& y) {
+  backend_.constraint_product(x, y);
+  if (block_.empty()) return;
+  const std::vector<int>& dofs = block_.layout().dofs;
+  const Eigen::VectorXd xq = pick(q, dofs), zero = Eigen::VectorXd::Zero(xq.size());
+  add_at(block_rows_, evaluate_constraints(block_.mechanism(), xq, zero, 0.0).jacobian * pick(x, dofs), y);
+}
+
+void System::constraint_transpose_product(const Eigen::VectorXd& q, const Eigen::VectorXd& mu, Eigen::VectorXd& y) {
+  backend_.constraint_transpose_product(mu, y);
+  if (block_.empty()) return;
+  const std::vector<int>& dofs = block_.layout().dofs;
+  const Eigen::VectorXd xq = pick(q, dofs), zero = Eigen::VectorXd::Zero(xq.size());
+  add_at(dofs, evaluate_constraints(block_.mechanism(), xq, zero, 0.0).jacobian.transpose() * pick(mu, block_rows_), y);
+}
+
+double System::internal_force(const Eigen::VectorXd& q, const Eigen::VectorXd& v, double t, Eigen::VectorXd& f) {
+  double energy = backend_.internal_force(q, v, f);
+  if (block_.empty()) return energy;
+  const std::vector<int>& dofs = block_.layout().dofs;
+  Eigen::VectorXd fb;
+  energy += block_.internal_force(pick(q, dofs), pick(v, dofs), t, fb);
+  add_at(dofs, fb, f);
+  return energy;
+}
+
+// On host or backend vectors alike.
+template <class V>
+void System::whole_mass_product(const V& q, const V& x, V& y) {
+  backend_.mass_product(x, y);
+  if (block_.empty()) return;
+  const std::vector<int>& dofs = block_.layout().dofs;
+  Eigen::VectorXd yb;
+  block_.mass_product(pick(q, dofs), pick(x, dofs), yb);
+  add_at(dofs, yb, y);
+}
+
+void System::mass_product(const Eigen::VectorXd& q, const Eigen::VectorXd& x, Eigen::VectorXd& y) {
+  whole_mass_product(q, x, y);
+}
+
+void System::assemble_newton_matrix(const Eigen::VectorXd& q, const Eigen::VectorXd& v, double t,
+                                    const NewtonMatrixCoefficients& c, Eigen::VectorXd& f, const Eigen::VectorXd* mu) {
+  backend_.assemble_newton_matrix(q, v, c, f);
+  matrix_norm_ = backend_.newton_matrix_norm();
+  if (block_.empty()) return;
+  const std::vector<int>& dofs = block_.layout().dofs;
+  const Eigen::VectorXd x = pick(q, dofs), xv = pick(v, dofs), zero = Eigen::VectorXd::Zero(x.size());
+  std::vector<double> values;
+  const Eigen::VectorXd xmu = mu ? pick(*mu, block_rows_) : Eigen::VectorXd::Zero(block_rows_.size());
+  matrix_norm_ = std::max(matrix_norm_, block_.newton_matrix(x, xv, t, zero, xmu, c, values));
+  backend_.add_block_entries(values);
+  Eigen::VectorXd fb;
+  block_.internal_force(x, xv, t, fb);
+  add_at(dofs, fb, f);
+}
+
+void System::newton_terms(const Vector& q, const Vector& v, double t, const Vector& w, const Vector& mu,
+                          const NewtonMatrixCoefficients& c, Vector& f, Vector& Mw, Vector& Ct_mu, Vector& phi) {
+  backend_.assemble_newton_matrix(q, v, c, f);
+  backend_.mass_product(w, Mw);
+  backend_.constraint_transpose_product(mu, Ct_mu);
+  backend_.constraint_product(q, phi);
+  matrix_norm_ = backend_.newton_matrix_norm();
+  if (block_.empty()) return;
+  const std::vector<int>& dofs = block_.layout().dofs;
+  const Eigen::VectorXd x = pick(q, dofs), xv = pick(v, dofs), xw = pick(w, dofs), xmu = pick(mu, block_rows_);
+  std::vector<double> values;
+  matrix_norm_ = std::max(matrix_norm_, block_.newton_matrix(x, xv, t, xw, xmu, c, values));
+  backend_.add_block_entries(values);
+  Eigen::VectorXd fb, Mwb;
+  block_.internal_force(x, xv, t, fb);
+  block_.mass_product(x, xw, Mwb);
+  const ConstraintState cs = evaluate_constraints(block_.mechanism(), x, xv, t);
+  add_at(dofs, fb, f);
+  add_at(dofs, Mwb, Mw);
+  add_at(dofs, cs.jacobian.transpose() * xmu, Ct_mu);
+  add_at(block_rows_, cs.phi, phi);
+}
+
+void System::mass_product(const Vector& q, const Vector& x, Vector& y) { whole_mass_product(q, x, y); }
 
 double System::weighted_norm(const Eigen::VectorXd& dx, const Eigen::VectorXd& x, double tol,
                              int* worst_dof) const {
@@ -68,6 +184,11 @@ double System::residual_floor(double matrix_norm, double q_max_abs) const {
 }
 
 std::string System::describe_dof(int dof) const {
+  if (dof >= model_.rigid_offset()) {
+    static const char* rigid_names[7] = {"x", "y", "z", "e0", "e1", "e2", "e3"};
+    const int b = (dof - model_.rigid_offset()) / 7;
+    return "rigid body '" + model_.mechanism.bodies[b].name + "', coordinate " + rigid_names[(dof - model_.rigid_offset()) % 7];
+  }
   const int n = model_.coordinates_per_node(), node = dof / n, k = dof % n;
   static const char* axes = "xyz";
   const std::string coord = k < model_.dimension ? std::string(1, axes[k])
@@ -80,12 +201,11 @@ std::string System::describe_dof(int dof) const {
 
 System::Energies System::energies(const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
   Energies E;
-  Eigen::VectorXd Mv, f, g;
-  backend_.mass_product(v, Mv);
+  Eigen::VectorXd Mv, f;
+  mass_product(q, v, Mv);
   E.kinetic = 0.5 * v.dot(Mv);
   E.gravitational = -q.dot(gravity_);
-  Eigen::VectorXd zero = Eigen::VectorXd::Zero(dofs());
-  E.elastic = backend_.internal_force(q, zero, f);
+  E.elastic = internal_force(q, Eigen::VectorXd::Zero(dofs()), 0.0, f);
   return E;
 }
 

@@ -48,18 +48,17 @@ StepOutcome NewmarkNewton::solve_affine(const NewmarkParameters& p, double t1, d
   for (int it = 1; it <= s_.max_iterations; ++it) {
     out.iterations = it;
     kinematics(q1, bh2, gamma_h, to);
-    be.assemble_newton_matrix(q1, to.v, p.c, f_);
-    // r = -(M (q1 - qhat) + s (f - g) + k m + C^T mu),  rc = -(C q1 - b)
+    // r = -(M (q1 - qhat + k m) + s (f - g) + C^T mu)   (memory in coordinates), or
+    // r = -(M (q1 - qhat) + s (f - g) + k m + C^T mu)   (memory as a force);  rc = -(Phi(q1, t1))
     be.copy(q1, dq_);
     be.axpby(-1.0, qhat_, 1.0, dq_);
-    be.mass_product(dq_, Mx_);
-    be.constraint_transpose_product(mu_, Cmu_);
+    if (memory && p.memory_in_coordinates) be.axpby(p.memory_scale, *memory, 1.0, dq_);
+    sys_.newton_terms(q1, to.v, t1, dq_, mu_, p.c, f_, Mx_, Cmu_, phi_);
     be.copy(Mx_, r_);
     be.axpby(s, f_, 1.0, r_);
     be.axpby(-s, g_, 1.0, r_);
-    if (memory) be.axpby(p.memory_scale, *memory, 1.0, r_);
+    if (memory && !p.memory_in_coordinates) be.axpby(p.memory_scale, *memory, 1.0, r_);
     be.axpby(-1.0, Cmu_, -1.0, r_);
-    be.constraint_product(q1, phi_);
     be.copy(b_, rc_);
     be.axpby(-1.0, phi_, 1.0, rc_);
     const double force_residual = be.max_abs(r_);
@@ -71,7 +70,7 @@ StepOutcome NewmarkNewton::solve_affine(const NewmarkParameters& p, double t1, d
     }
     // Converged when the residual is at its round-off floor (the update test below may not
     // be reachable for very stiff elements).
-    if (it > 1 && residual <= sys_.residual_floor(be.newton_matrix_norm(), be.max_abs(q1))) {
+    if (it > 1 && residual <= sys_.residual_floor(sys_.newton_matrix_norm(), be.max_abs(q1))) {
       out.converged = true;
       break;
     }

@@ -70,7 +70,7 @@ std::unique_ptr<TimeStepper> make_bdf_stepper(System& sys, const DynamicSettings
 //   q1 = qhat + beta h^2 a1,  v1 = vhat + gamma h a1,
 //   qhat = q0 + h v0 + h^2 (1/2 - beta) a0,  vhat = v0 + h (1 - gamma) a0,
 // with Newton on (q1, mu) for the scaled equations of motion and the constraints
-//   M (q1 - qhat) + s (f(q1, v1) - g(t1)) + k m + C^T mu = 0,   C q1 = b(t1),
+//   M (q1 - qhat) + s (f(q1, v1) - g(t1)) + k m + Phi_q^T mu = 0,   Phi(q1, t1) = 0,
 // s = c.stiffness, mu = s lambda1, and a constant force term m (scaled by k) given by the method.
 // Newton matrix [c.mass M + c.stiffness K + c.damping D, C^T; C, 0]. Converged when the weighted
 // update norm is <= 1 or the residual is at its round-off floor.
@@ -78,6 +78,9 @@ struct NewmarkParameters {
   double beta = 0.25, gamma = 0.5;
   NewtonMatrixCoefficients c;  // c.stiffness is s
   double memory_scale = 0.0;   // k
+  // m is a coordinate-sized vector that joins q1 - qhat in the mass product M(q1) (q1 - qhat + k m)
+  // (generalized-alpha), instead of a force k m (HHT): with rigid bodies M depends on q1.
+  bool memory_in_coordinates = false;
   double residual_unit = 1.0;  // the reported force residual is max |r| / residual_unit (N)
 };
 

@@ -29,6 +29,9 @@ Model merge_models(const std::vector<const Model*>& copies, std::vector<CopyRang
     if (m.dimension != out.dimension)
       throw ModelError("copy " + std::to_string(k) + " has dimension " + std::to_string(m.dimension) + ", copy 0 " +
                        std::to_string(out.dimension) + ": the copies of a sweep must share the dimension");
+    if (!m.mechanism.empty())
+      throw ModelError("copy " + std::to_string(k) + " has rigid bodies: sweeps of models with rigid bodies are not "
+                       "supported yet");
     if (!std::equal(m.gravity, m.gravity + 3, out.gravity))
       throw ModelError("copy " + std::to_string(k) + " has a different gravity: the copies of a sweep share it");
     CopyRange r;

@@ -36,6 +36,44 @@ rigid::ConstraintRows<1> driver_rows(const Mechanism& m, const Driver& d, const 
                                           : rigid::translation_driver(bi, j.marker_i, bj, j.marker_j, f, fd, fdd);
 }
 
+// The attached node as a pseudo-body: its position (or slope) as r, orientation fixed, so that
+// body points and directions of rigid/constraint_primitives.hpp apply to it.
+rigid::BodyState node_state(const Attachment&, int first, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
+  rigid::BodyState b = rigid::ground_state();
+  for (int k = 0; k < 3; ++k) b.r[k] = q[first + k], b.rd[k] = v[first + k];
+  return b;
+}
+
+// The rows of attachment k: r_node - (r + A s') = 0, then with align_slope r'_node . A b' and
+// r'_node . A c' = 0. Node columns: the pseudo-body's r columns at the node's position (or slope)
+// coordinates.
+void put_attachment_rows(const Mechanism& m, int k, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+                         ConstraintState& s, std::vector<Eigen::Triplet<double>>& jac) {
+  const Attachment& a = m.attachments[k];
+  const rigid::BodyState body = state_of(a.body, q, v);
+  const int node = m.node_coordinate(k), row = m.attachment_row(k);
+  auto put = [&](const auto& rows, int count, int first_row, int node_first) {
+    for (int r = 0; r < count; ++r) {
+      s.phi[first_row + r] = rows.phi[r];
+      s.nu[first_row + r] = rows.nu[r];
+      s.gamma[first_row + r] = rows.gamma[r];
+      for (int c = 0; c < 7; ++c) jac.emplace_back(first_row + r, 7 * a.body + c, rows.jac_i(r, c));
+      for (int c = 0; c < 3; ++c) jac.emplace_back(first_row + r, node_first + c, rows.jac_j(r, c));
+    }
+  };
+  const rigid::Marker at_point = rigid::marker_from_axis(a.point, rigid::vec3(0.0, 0.0, 1.0));
+  const rigid::Marker at_node = rigid::marker_from_axis(Vec<3>::zero(), rigid::vec3(0.0, 0.0, 1.0));
+  put(rigid::spherical_joint(body, at_point, node_state(a, node, q, v), at_node), 3, row, node);
+  if (!a.align_slope) return;
+  const rigid::Marker axis = rigid::marker_from_axis(Vec<3>::zero(), a.axis);
+  const rigid::BodyState slope = node_state(a, node + 3, q, v);
+  for (int r = 0; r < 2; ++r) {
+    const rigid::KinematicVector across = rigid::body_direction(body, r == 0 ? axis.f : axis.g, rigid::Side::I);
+    const rigid::KinematicVector node_slope = rigid::body_point(slope, Vec<3>::zero(), rigid::Side::J);
+    put(rigid::scalar_row(rigid::kv_dot(across, node_slope)), 1, row + 3 + r, node + 3);
+  }
+}
+
 }  // namespace
 
 int Mechanism::joint_row(int k) const {
@@ -44,7 +82,12 @@ int Mechanism::joint_row(int k) const {
   return row;
 }
 int Mechanism::driver_row(int k) const { return joint_row(static_cast<int>(joints.size())) + k; }
-int Mechanism::normalization_row(int b) const { return driver_row(static_cast<int>(drivers.size())) + b; }
+int Mechanism::attachment_row(int k) const {
+  int row = driver_row(static_cast<int>(drivers.size()));
+  for (int i = 0; i < k; ++i) row += attachments[i].row_count();
+  return row;
+}
+int Mechanism::normalization_row(int b) const { return attachment_row(static_cast<int>(attachments.size())) + b; }
 int Mechanism::row_count() const { return normalization_row(static_cast<int>(bodies.size())); }
 
 std::string Mechanism::describe_row(int r) const {
@@ -54,13 +97,18 @@ std::string Mechanism::describe_row(int r) const {
   }
   for (size_t k = 0; k < drivers.size(); ++k)
     if (r == driver_row(static_cast<int>(k))) return "driver '" + drivers[k].name + "'";
+  for (size_t k = 0; k < attachments.size(); ++k) {
+    const int first = attachment_row(static_cast<int>(k));
+    if (r >= first && r < first + attachments[k].row_count())
+      return "attachment '" + attachments[k].name + "' row " + std::to_string(r - first);
+  }
   for (size_t b = 0; b < bodies.size(); ++b)
     if (r == normalization_row(static_cast<int>(b))) return "Euler-parameter normalization of body '" + bodies[b].name + "'";
   return "row " + std::to_string(r);
 }
 
 Eigen::VectorXd Mechanism::initial_positions() const {
-  Eigen::VectorXd q(coordinate_count());
+  Eigen::VectorXd q(body_coordinate_count());
   for (size_t b = 0; b < bodies.size(); ++b) {
     for (int k = 0; k < 3; ++k) q[7 * b + k] = bodies[b].position[k];
     for (int k = 0; k < 4; ++k) q[7 * b + 3 + k] = bodies[b].orientation[k];
@@ -69,7 +117,7 @@ Eigen::VectorXd Mechanism::initial_positions() const {
 }
 
 Eigen::VectorXd Mechanism::initial_velocities() const {
-  Eigen::VectorXd v(coordinate_count());
+  Eigen::VectorXd v(body_coordinate_count());
   for (size_t b = 0; b < bodies.size(); ++b) {
     const Vec<4> pd = rigid::p_rate_from_angular_velocity(bodies[b].orientation, bodies[b].angular_velocity);
     for (int k = 0; k < 3; ++k) v[7 * b + k] = bodies[b].velocity[k];
@@ -96,6 +144,7 @@ ConstraintState evaluate_constraints(const Mechanism& m, const Eigen::VectorXd& 
     const Joint& j = m.joints[m.drivers[k].joint];
     put_rows(driver_rows(m, m.drivers[k], q, v, t), 1, m.driver_row(static_cast<int>(k)), j.body_i, j.body_j, s, jac);
   }
+  for (size_t k = 0; k < m.attachments.size(); ++k) put_attachment_rows(m, static_cast<int>(k), q, v, s, jac);
   for (size_t b = 0; b < m.bodies.size(); ++b) {
     const rigid::BodyState body = state_of(static_cast<int>(b), q, v);
     const rigid::NormalizationRow row = rigid::normalization_constraint(body.p, body.pd);
@@ -109,29 +158,42 @@ ConstraintState evaluate_constraints(const Mechanism& m, const Eigen::VectorXd& 
   return s;
 }
 
+void add_mass_product(const Mechanism& m, const double* q, const double* x, double* y) {
+  for (size_t b = 0; b < m.bodies.size(); ++b) {
+    const int o = 7 * static_cast<int>(b);
+    for (int k = 0; k < 3; ++k) y[o + k] += m.bodies[b].mass * x[o + k];
+    Vec<4> p, xp;
+    for (int k = 0; k < 4; ++k) p[k] = q[o + 3 + k], xp[k] = x[o + 3 + k];
+    const Vec<4> yp = rigid::mat_vec(rigid::euler_mass_matrix(p, m.bodies[b].inertia), xp);
+    for (int k = 0; k < 4; ++k) y[o + 3 + k] += yp[k];
+  }
+}
+
+void add_quadratic_velocity_forces(const Mechanism& m, const double* q, const double* v, double* Q) {
+  for (size_t b = 0; b < m.bodies.size(); ++b) {
+    const int o = 7 * static_cast<int>(b);
+    const rigid::BodyState s = rigid::body_state(q + o, v + o);
+    const Vec<4> qv = rigid::quadratic_velocity_force(s.p, s.pd, m.bodies[b].inertia);
+    for (int k = 0; k < 4; ++k) Q[o + 3 + k] += qv[k];
+  }
+}
+
 void mass_matrix(const Mechanism& m, const Eigen::VectorXd& q, Eigen::MatrixXd& M) {
   const int n = m.coordinate_count();
   M.setZero(n, n);
-  for (size_t b = 0; b < m.bodies.size(); ++b) {
-    const int o = 7 * static_cast<int>(b);
-    for (int k = 0; k < 3; ++k) M(o + k, o + k) = m.bodies[b].mass;
-    Vec<4> p;
-    for (int k = 0; k < 4; ++k) p[k] = q[o + 3 + k];
-    const Mat<4, 4> Mp = rigid::euler_mass_matrix(p, m.bodies[b].inertia);
-    for (int r = 0; r < 4; ++r)
-      for (int c = 0; c < 4; ++c) M(o + 3 + r, o + 3 + c) = Mp(r, c);
+  Eigen::VectorXd unit = Eigen::VectorXd::Zero(n);
+  for (int c = 0; c < m.body_coordinate_count(); ++c) {
+    unit[c] = 1.0;
+    add_mass_product(m, q.data(), unit.data(), M.col(c).data());
+    unit[c] = 0.0;
   }
 }
 
 void generalized_forces(const Mechanism& m, const Eigen::VectorXd& q, const Eigen::VectorXd& v, Eigen::VectorXd& Q) {
   Q.setZero(m.coordinate_count());
-  for (size_t b = 0; b < m.bodies.size(); ++b) {
-    const int o = 7 * static_cast<int>(b);
-    const rigid::BodyState s = state_of(static_cast<int>(b), q, v);
-    for (int k = 0; k < 3; ++k) Q[o + k] = m.bodies[b].mass * m.gravity[k];
-    const Vec<4> qv = rigid::quadratic_velocity_force(s.p, s.pd, m.bodies[b].inertia);
-    for (int k = 0; k < 4; ++k) Q[o + 3 + k] = qv[k];
-  }
+  for (size_t b = 0; b < m.bodies.size(); ++b)
+    for (int k = 0; k < 3; ++k) Q[7 * b + k] = m.bodies[b].mass * m.gravity[k];
+  add_quadratic_velocity_forces(m, q.data(), v.data(), Q.data());
 }
 
 JointReaction joint_reaction(const Mechanism& m, int joint, const Eigen::VectorXd& q, const Eigen::VectorXd& lambda) {

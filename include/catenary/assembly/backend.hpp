@@ -94,6 +94,14 @@ class Backend {
   // g = sum_k scales[k] G_k over the model's load patterns (build_load_patterns).
   virtual void combine_loads(const std::vector<double>& scales, Vector& g) = 0;
 
+  // --- the multibody block (multibody/multibody_block.hpp), evaluated on the host
+  // Adds the values of multibody_layout(model).entries to the matrix last assembled (call
+  // between assemble_newton_matrix and factorize).
+  virtual void add_block_entries(const std::vector<double>& values) = 0;
+  // out[k] = x[index[k]], and x[index[k]] += values[k] (index without repeats).
+  virtual void gather(const Vector& x, const std::vector<int>& index, std::vector<double>& out) = 0;
+  virtual void scatter_add(const std::vector<int>& index, const std::vector<double>& values, Vector& x) = 0;
+
   const StageTimings& timings() const { return timings_; }
 
   // --- host conveniences (copies through scratch vectors), for analyses run once per case

@@ -44,6 +44,9 @@ class CpuBackend : public Backend {
   void constraint_product(const Vector& x, Vector& y) override;
   void constraint_transpose_product(const Vector& mu, Vector& y) override;
   void combine_loads(const std::vector<double>& scales, Vector& g) override;
+  void add_block_entries(const std::vector<double>& values) override;
+  void gather(const Vector& x, const std::vector<int>& index, std::vector<double>& out) override;
+  void scatter_add(const std::vector<int>& index, const std::vector<double>& values, Vector& x) override;
 
   const SystemPattern& pattern() const { return pattern_; }
   const Eigen::SparseMatrix<double>& matrix() const { return matrix_; }

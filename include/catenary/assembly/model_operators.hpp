@@ -27,7 +27,12 @@ struct LoadPatterns {
 LoadPatterns build_load_patterns(const Model& m);
 
 // Scale of each coordinate in the convergence and error norms: the characteristic length for
-// positions, 1 for (dimensionless) slopes.
+// positions, 1 for (dimensionless) slopes and Euler parameters.
 Eigen::VectorXd coordinate_scales(const Model& m);
+
+// q0 and q0' of all coordinates: the nodes' (Model::initial_positions, initial_velocities), then
+// the rigid bodies' (r, p and r', p' from their initial velocity and angular velocity).
+Eigen::VectorXd initial_coordinates(const Model& m);
+Eigen::VectorXd initial_rates(const Model& m);
 
 }  // namespace catenary

@@ -25,6 +25,9 @@ struct SystemPattern {
   // and of (dof, dof_count + r), and the coefficient.
   std::vector<int> constraint_lower_slot, constraint_upper_slot;
   std::vector<double> constraint_coefficient;
+  // Slot of each entry of the multibody block (multibody_layout(m).entries), whose values the
+  // host writes each assembly.
+  std::vector<int> block_slot;
 
   int nonzeros() const { return static_cast<int>(row_index.size()); }
 };

@@ -1,13 +1,17 @@
 #pragma once
 // The equations of motion of a model over a backend:
-//   M q'' + f_int(q, q') + Phi_q^T lambda = g(t),   Phi(q, t) = C q - b(t) = 0,
-// with the constant constraint Jacobian C of the linear constraint rows. The integrators
-// (statics, HHT, initial conditions) are written once against this class.
+//   M(q) q'' + f(q, q', t) + Phi_q^T lambda = g(t),   Phi(q, t) = 0,
+// where the elements' part (constant mass, f_int, the linear rows Phi = C q - b(t) with their
+// constant Jacobian C) is the backend's and the multibody block's part (rigid bodies' M(q) and
+// forces, the nonlinear rows of joints, drivers, attachments, normalizations) is added by this
+// class on the host (multibody/multibody_block.hpp). The integrators (statics, initial
+// conditions, HHT, generalized-alpha, BDF) are written once against it.
 #include <Eigen/Core>
 
 #include "catenary/assembly/backend.hpp"
 #include "catenary/assembly/model_operators.hpp"
 #include "catenary/model/model.hpp"
+#include "catenary/multibody/multibody_block.hpp"
 
 namespace catenary {
 
@@ -22,16 +26,40 @@ class System {
   // g(t): gravity, distributed and point loads, as a combination of the load patterns.
   void external_force(double t, Eigen::VectorXd& g) const;
   const LoadPatterns& load_patterns() const { return loads_; }
-  // Phi(q, t) = C q - b(t); b(t) itself; and b'(t), b''(t).
+  const MultibodyBlock& multibody() const { return block_; }
+  // Phi(q, t); b(t) of the linear rows (0 on the nonlinear rows, whose Phi holds t itself).
   void constraint_residual(const Eigen::VectorXd& q, double t, Eigen::VectorXd& phi);
   void constraint_rhs(double t, Eigen::VectorXd& b) const;
-  void constraint_velocity_rhs(double t, Eigen::VectorXd& bdot) const;
-  void constraint_acceleration_rhs(double t, Eigen::VectorXd& bddot) const;
-  // y = C x and y = C^T mu.
-  void constraint_product(const Eigen::VectorXd& x, Eigen::VectorXd& y) { backend_.constraint_product(x, y); }
-  void constraint_transpose_product(const Eigen::VectorXd& mu, Eigen::VectorXd& y) {
-    backend_.constraint_transpose_product(mu, y);
-  }
+  // Right-hand sides of Phi_q q' = nu(q, t) and Phi_q q'' = gamma(q, q', t).
+  void constraint_velocity_rhs(const Eigen::VectorXd& q, double t, Eigen::VectorXd& nu);
+  void constraint_acceleration_rhs(const Eigen::VectorXd& q, const Eigen::VectorXd& v, double t,
+                                   Eigen::VectorXd& gamma);
+  // y = Phi_q(q) x and y = Phi_q(q)^T mu.
+  void constraint_product(const Eigen::VectorXd& q, const Eigen::VectorXd& x, Eigen::VectorXd& y);
+  void constraint_transpose_product(const Eigen::VectorXd& q, const Eigen::VectorXd& mu, Eigen::VectorXd& y);
+  // f(q, v, t): the elements' internal force and the block's forces; returns the potential
+  // energy of both (strain, springs).
+  double internal_force(const Eigen::VectorXd& q, const Eigen::VectorXd& v, double t, Eigen::VectorXd& f);
+  // y = M(q) x.
+  void mass_product(const Eigen::VectorXd& q, const Eigen::VectorXd& x, Eigen::VectorXd& y);
+  // The Newton matrix (see newton_terms) at w = 0 and the given multipliers (none: 0), with f;
+  // its factorization is the backend's next factorize().
+  void assemble_newton_matrix(const Eigen::VectorXd& q, const Eigen::VectorXd& v, double t,
+                              const NewtonMatrixCoefficients& c, Eigen::VectorXd& f,
+                              const Eigen::VectorXd* mu = nullptr);
+
+  // One Newton iteration's evaluation on backend vectors: the Newton matrix
+  //   [c.mass M + c.stiffness K + c.damping D + d(M w + Phi_q^T mu)/dq,  c.constraint Phi_q^T]
+  //   [c.constraint Phi_q,                                                0                  ]
+  // (assembled in the backend, ready to factorize) and, from the same evaluation,
+  // f = f(q, v, t), Mw = M(q) w, Ct_mu = Phi_q(q)^T mu and phi = C q on the linear rows, Phi(q, t)
+  // on the nonlinear ones (so phi - b(t) is the constraint residual).
+  void newton_terms(const Vector& q, const Vector& v, double t, const Vector& w, const Vector& mu,
+                    const NewtonMatrixCoefficients& c, Vector& f, Vector& Mw, Vector& Ct_mu, Vector& phi);
+  // Infinity norm of the coordinate rows of the Newton matrix last assembled.
+  double newton_matrix_norm() const { return matrix_norm_; }
+  // y = M(q) x on backend vectors.
+  void mass_product(const Vector& q, const Vector& x, Vector& y);
 
   // Per-coordinate scale for convergence and error tests (coordinate_scales: characteristic
   // length for positions, 1 for slopes). max_i |dx_i| / (tol * (scale_i + |x_i|)) <= 1 means
@@ -53,10 +81,21 @@ class System {
   Energies energies(const Eigen::VectorXd& q, const Eigen::VectorXd& v);
 
  private:
+  // The block's local vector of a model vector (coordinates or rows), and the way back.
+  Eigen::VectorXd pick(const Eigen::VectorXd& x, const std::vector<int>& index) const;
+  void add_at(const std::vector<int>& index, const Eigen::VectorXd& local, Eigen::VectorXd& x) const;
+  Eigen::VectorXd pick(const Vector& x, const std::vector<int>& index);
+  void add_at(const std::vector<int>& index, const Eigen::VectorXd& local, Vector& x);
+  template <class V>
+  void whole_mass_product(const V& q, const V& x, V& y);
+
   const Model& model_;
   Backend& backend_;
+  MultibodyBlock block_;
+  std::vector<int> block_rows_;
   LoadPatterns loads_;
   Eigen::VectorXd coordinate_scales_, gravity_;
+  double matrix_norm_ = 0.0;
 };
 
 }  // namespace catenary

@@ -3,13 +3,17 @@
 // (MuJoCo's mjModel / Pinocchio's Model style) so the same data can be mirrored on a device.
 //
 // One model has one spatial dimension D: 3 for spatial ANCF cables, 2 for planar ANCF beams.
-// Every node carries 2D coordinates [r, dr/ds]; global coordinate index = node * 2D + k.
+// Every node carries 2D coordinates [r, dr/ds]; global coordinate index = node * 2D + k. Rigid
+// bodies (3D models only) follow the nodes, 7 coordinates each (r, Euler parameters), from
+// rigid_offset(). Constraint rows: the linear rows of constraint_rows, then the mechanism's
+// nonlinear rows (joints, drivers, attachments, normalizations) from linear_constraint_count().
 #include <string>
 #include <vector>
 
 #include "catenary/core/host_device.hpp"
 #include "catenary/elements/gradient_deficient_math.hpp"
 #include "catenary/model/time_function.hpp"
+#include "catenary/multibody/mechanism.hpp"
 
 namespace catenary {
 
@@ -84,12 +88,20 @@ struct Model {
   // Per-node length scale for the norms where copies of different size share one model (a
   // sweep's batch); empty: characteristic_length everywhere.
   std::vector<double> node_length_scale;
+  // Rigid bodies, joints, drivers and node attachments (empty for a cable-only model); its
+  // gravity is the model's.
+  Mechanism mechanism;
 
   int coordinates_per_node() const { return 2 * dimension; }
-  int dof_count() const { return node_count * coordinates_per_node(); }
-  int constraint_count() const { return static_cast<int>(constraint_rows.size()); }
-  // true for slope coordinates (dimensionless), false for positions (metres)
-  bool is_slope(int dof) const { return (dof % coordinates_per_node()) >= dimension; }
+  int node_dof_count() const { return node_count * coordinates_per_node(); }
+  int rigid_offset() const { return node_dof_count(); }
+  int dof_count() const { return node_dof_count() + mechanism.body_coordinate_count(); }
+  int linear_constraint_count() const { return static_cast<int>(constraint_rows.size()); }
+  int constraint_count() const { return linear_constraint_count() + mechanism.row_count(); }
+  // true for slopes and Euler parameters (dimensionless), false for positions (metres)
+  bool is_dimensionless(int dof) const {
+    return dof < node_dof_count() ? (dof % coordinates_per_node()) >= dimension : (dof - rigid_offset()) % 7 >= 3;
+  }
 };
 
 // Global coordinate of local coordinate i of an element between nodes a and b (local order:

@@ -1,10 +1,15 @@
 #pragma once
 // A rigid multibody system in Cartesian coordinates (ADAMS / DADS style): bodies with centre-of-
 // mass position r and Euler parameters p (7 coordinates each, body b at 7 b), joints between
-// markers, drivers on joint coordinates, gravity. Constraint rows in order: the joints, the
-// drivers, then one normalization row p.p - 1 per body. The equations of motion are
+// markers, drivers on joint coordinates, attachments of cable nodes to body points, gravity.
+//
+// The mechanism's coordinate vector q: the bodies' 7 coordinates, then the 6 coordinates
+// (r, r') of each attached cable node (attachment k at node_coordinate(k)); without attachments
+// it is the bodies' coordinates alone. Constraint rows in order: the joints, the drivers, the
+// attachments, then one normalization row p.p - 1 per body. The equations of motion are
 //   M(q) q'' + Phi_q^T lambda = Q(q, q', t),   Phi(q, t) = 0,
-// with M = diag(m I, 4 G^T J' G) and Q = (m g, 8 G'^T J' G' p) (rigid/euler_parameters.hpp).
+// with M = diag(m I, 4 G^T J' G) and Q = (m g, 8 G'^T J' G' p) (rigid/euler_parameters.hpp) on
+// the bodies' coordinates (the cable nodes' mass and forces belong to the cable elements).
 #include <string>
 #include <vector>
 
@@ -43,17 +48,36 @@ struct Driver {
   TimeFunction motion;
 };
 
+// Rigid-flexible coupling: a cable node held at the body point s' (3 rows, r_node = r + A s');
+// with align_slope also its slope kept parallel to the body axis a' (2 rows, r'_node . A b' =
+// r'_node . A c' = 0 with b', c' completing a'), a clamp of the cable's end into the body.
+struct Attachment {
+  std::string name;
+  int body = 0;
+  int node = 0;  // the cable node (a Model node index)
+  Vec<3> point;
+  bool align_slope = false;
+  Vec<3> axis;
+  int row_count() const { return align_slope ? 5 : 3; }
+};
+
 struct Mechanism {
   std::vector<RigidBody> bodies;
   std::vector<Joint> joints;
   std::vector<Driver> drivers;
+  std::vector<Attachment> attachments;
   Vec<3> gravity = Vec<3>::zero();
 
-  int coordinate_count() const { return 7 * static_cast<int>(bodies.size()); }
+  bool empty() const { return bodies.empty(); }
+  int body_coordinate_count() const { return 7 * static_cast<int>(bodies.size()); }
+  // The bodies' coordinates plus the attached nodes' (the size of the mechanism's q).
+  int coordinate_count() const { return body_coordinate_count() + 6 * static_cast<int>(attachments.size()); }
+  int node_coordinate(int k) const { return body_coordinate_count() + 6 * k; }
   int row_count() const;
-  // First row of joint k, of driver k, of body b's normalization.
+  // First row of joint k, of driver k, of attachment k, of body b's normalization.
   int joint_row(int k) const;
   int driver_row(int k) const;
+  int attachment_row(int k) const;
   int normalization_row(int b) const;
   Eigen::VectorXd initial_positions() const;
   Eigen::VectorXd initial_velocities() const;
@@ -69,9 +93,13 @@ struct ConstraintState {
 };
 ConstraintState evaluate_constraints(const Mechanism& m, const Eigen::VectorXd& q, const Eigen::VectorXd& v, double t);
 
-// M(q) and Q(q, q'): gravity and the quadratic velocity force of the Euler parameters.
+// M(q) and Q(q, q') = gravity + quadratic_velocity_forces (zero on attached nodes' coordinates).
 void mass_matrix(const Mechanism& m, const Eigen::VectorXd& q, Eigen::MatrixXd& M);
 void generalized_forces(const Mechanism& m, const Eigen::VectorXd& q, const Eigen::VectorXd& v, Eigen::VectorXd& Q);
+// y += M(q) x over the bodies' coordinates (x, y of the mechanism's size).
+void add_mass_product(const Mechanism& m, const double* q, const double* x, double* y);
+// Q += 8 G'^T J' G' p of every body (the Euler parameters' quadratic velocity force).
+void add_quadratic_velocity_forces(const Mechanism& m, const double* q, const double* v, double* Q);
 
 // The reaction of a joint (or driver) on body j from its multipliers: force on j in the ground
 // frame, and torque on j about the marker point of j (ground frame); the driver's generalized

@@ -1,0 +1,66 @@
+#pragma once
+// The mechanism's part of a Model's equations (rigid bodies, joints, drivers, attachments of
+// cable nodes), evaluated on the host for either backend. Rigid parts are small, so per Newton
+// iteration the few coordinates they touch come to the host (Backend::gather), and their
+// residual terms and Newton-matrix entries go back (Backend::scatter_add, add_block_entries);
+// the element work stays in the backend. One implementation serves the CPU and CUDA backends.
+//
+// Mechanism coordinates x (Mechanism's order: bodies, then attached nodes) map to model
+// coordinates through layout().dofs; its rows are the model rows first_row .. first_row + rows.
+// Its equations, added to the elements':
+//   M(x) x'' + f(x, x', t) + Phi_x^T lambda = g,   Phi(x, t) = 0,
+// with f = -(quadratic velocity forces + force elements); gravity on the bodies is part of the
+// model's load patterns (gravity_vector), so it needs no per-iteration work.
+#include <utility>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "catenary/elements/element_assembly.hpp"
+#include "catenary/model/model.hpp"
+
+namespace catenary {
+
+struct MultibodyLayout {
+  std::vector<int> dofs;        // model coordinate of each mechanism coordinate
+  int first_row = 0, rows = 0;  // the mechanism's rows among the model's constraint rows
+  // Newton-matrix entries the block writes, in the matrix's numbering (coordinate d is d,
+  // constraint row r is dof_count + r), without repeats; local_entries holds the same entries
+  // in the block's numbering (mechanism coordinate i is i, its row k is coordinate_count + k).
+  std::vector<std::pair<int, int>> entries, local_entries;
+};
+
+// Throws ModelError for a mechanism that cannot join the model (2D model, a node attached
+// twice, a node index out of range).
+MultibodyLayout multibody_layout(const Model& m);
+
+class MultibodyBlock {
+ public:
+  explicit MultibodyBlock(const Model& m);
+  bool empty() const { return layout_.dofs.empty(); }
+  const MultibodyLayout& layout() const { return layout_; }
+  const Mechanism& mechanism() const { return mechanism_; }
+  int size() const { return static_cast<int>(layout_.dofs.size()); }
+
+  // f(x, x', t) on the mechanism's coordinates; returns the potential energy of its springs.
+  double internal_force(const Eigen::VectorXd& x, const Eigen::VectorXd& v, double t, Eigen::VectorXd& f) const;
+  // y = M(x) w (zero on the attached nodes' coordinates: their mass is the elements').
+  void mass_product(const Eigen::VectorXd& x, const Eigen::VectorXd& w, Eigen::VectorXd& y) const;
+  double kinetic_energy(const Eigen::VectorXd& x, const Eigen::VectorXd& v) const;
+  // Values of layout().entries: the Jacobian in x of
+  //   c.mass M(x) w + c.stiffness f(x, v(x), t) + Phi_x^T mu
+  // with dv/dx = c.damping / c.stiffness, and c.constraint Phi_x in both constraint blocks.
+  // The terms that differentiate M, f and Phi_x are central differences over x (second
+  // derivatives of the joint equations are not derived by hand). Returns the largest absolute
+  // row sum over the coordinate rows (for the residual's round-off floor).
+  double newton_matrix(const Eigen::VectorXd& x, const Eigen::VectorXd& v, double t, const Eigen::VectorXd& w,
+                       const Eigen::VectorXd& mu, const NewtonMatrixCoefficients& c, std::vector<double>& values) const;
+
+ private:
+  Eigen::VectorXd force_terms(const Eigen::VectorXd& x, const Eigen::VectorXd& v, double t, const Eigen::VectorXd& w,
+                              const Eigen::VectorXd& mu, double mass, double stiffness) const;
+  Mechanism mechanism_;
+  MultibodyLayout layout_;
+};
+
+}  // namespace catenary

@@ -1,0 +1,169 @@
+#include "catenary/multibody/multibody_block.hpp"
+
+#include <cmath>
+#include <set>
+#include <string>
+
+#include "catenary/core/errors.hpp"
+#include "catenary/rigid/joints.hpp"
+
+namespace catenary {
+
+namespace {
+
+// Groups of mechanism coordinates that one joint, driver, attachment or body couples, with the
+// rows it owns: each group's coordinates form a dense block of the Newton matrix.
+struct Coupling {
+  std::vector<int> slots;  // bodies b < body count; attachment k is slot body count + k
+  int first_row = 0, rows = 0;
+};
+
+std::vector<Coupling> couplings(const Mechanism& m) {
+  const int nb = static_cast<int>(m.bodies.size());
+  std::vector<Coupling> out;
+  auto bodies_of = [](int i, int j) {
+    std::vector<int> s;
+    if (i != kGround) s.push_back(i);
+    if (j != kGround && j != i) s.push_back(j);
+    return s;
+  };
+  for (size_t k = 0; k < m.joints.size(); ++k) {
+    const Joint& j = m.joints[k];
+    out.push_back({bodies_of(j.body_i, j.body_j), m.joint_row(static_cast<int>(k)), rigid::joint_equation_count(j.type)});
+  }
+  for (size_t k = 0; k < m.drivers.size(); ++k) {
+    const Joint& j = m.joints[m.drivers[k].joint];
+    out.push_back({bodies_of(j.body_i, j.body_j), m.driver_row(static_cast<int>(k)), 1});
+  }
+  for (size_t k = 0; k < m.attachments.size(); ++k)
+    out.push_back({{m.attachments[k].body, nb + static_cast<int>(k)}, m.attachment_row(static_cast<int>(k)),
+                   m.attachments[k].row_count()});
+  for (int b = 0; b < nb; ++b) out.push_back({{b}, m.normalization_row(b), 1});
+  return out;
+}
+
+}  // namespace
+
+MultibodyLayout multibody_layout(const Model& m) {
+  const Mechanism& mech = m.mechanism;
+  MultibodyLayout layout;
+  if (mech.empty()) return layout;
+  if (m.dimension != 3) throw ModelError("rigid bodies need a 3D model (the cables' dimension is 2)");
+  const int nb = static_cast<int>(mech.bodies.size()), per_node = m.coordinates_per_node();
+  for (int k = 0; k < mech.body_coordinate_count(); ++k) layout.dofs.push_back(m.rigid_offset() + k);
+  std::set<int> attached;
+  for (const Attachment& a : mech.attachments) {
+    if (a.node < 0 || a.node >= m.node_count)
+      throw ModelError("attachment '" + a.name + "': node " + std::to_string(a.node) + " is not in the model (" +
+                       std::to_string(m.node_count) + " nodes)");
+    if (a.body < 0 || a.body >= nb)
+      throw ModelError("attachment '" + a.name + "': body " + std::to_string(a.body) + " is not in the model");
+    if (!attached.insert(a.node).second)
+      throw ModelError("attachment '" + a.name + "': node " + std::to_string(a.node) + " is attached twice");
+    for (int c = 0; c < per_node; ++c) layout.dofs.push_back(a.node * per_node + c);
+  }
+  layout.first_row = m.linear_constraint_count();
+  layout.rows = mech.row_count();
+
+  const int n = mech.coordinate_count(), dofs = m.dof_count();
+  auto coordinates_of = [&](int slot) {
+    std::vector<int> c;
+    const int first = slot < nb ? 7 * slot : mech.node_coordinate(slot - nb), count = slot < nb ? 7 : 6;
+    for (int k = 0; k < count; ++k) c.push_back(first + k);
+    return c;
+  };
+  std::set<std::pair<int, int>> local;  // (row, column), block numbering
+  for (int b = 0; b < nb; ++b)
+    for (int i : coordinates_of(b))
+      for (int j : coordinates_of(b)) local.insert({i, j});
+  for (const Coupling& c : couplings(mech)) {
+    std::vector<int> coords;
+    for (int s : c.slots)
+      for (int i : coordinates_of(s)) coords.push_back(i);
+    for (int i : coords) {
+      for (int j : coords) local.insert({i, j});
+      for (int r = c.first_row; r < c.first_row + c.rows; ++r) {
+        local.insert({n + r, i});
+        local.insert({i, n + r});
+      }
+    }
+  }
+  auto global = [&](int i) { return i < n ? layout.dofs[i] : dofs + layout.first_row + (i - n); };
+  for (const auto& e : local) {
+    layout.local_entries.push_back(e);
+    layout.entries.push_back({global(e.first), global(e.second)});
+  }
+  return layout;
+}
+
+MultibodyBlock::MultibodyBlock(const Model& m) : mechanism_(m.mechanism), layout_(multibody_layout(m)) {
+  mechanism_.gravity = Vec<3>::zero();  // gravity is in the model's load patterns
+}
+
+double MultibodyBlock::internal_force(const Eigen::VectorXd& x, const Eigen::VectorXd& v, double, Eigen::VectorXd& f) const {
+  Eigen::VectorXd Q = Eigen::VectorXd::Zero(size());
+  add_quadratic_velocity_forces(mechanism_, x.data(), v.data(), Q.data());
+  f = -Q;
+  return 0.0;
+}
+
+void MultibodyBlock::mass_product(const Eigen::VectorXd& x, const Eigen::VectorXd& w, Eigen::VectorXd& y) const {
+  y.setZero(size());
+  add_mass_product(mechanism_, x.data(), w.data(), y.data());
+}
+
+double MultibodyBlock::kinetic_energy(const Eigen::VectorXd& x, const Eigen::VectorXd& v) const {
+  Eigen::VectorXd Mv;
+  mass_product(x, v, Mv);
+  return 0.5 * v.dot(Mv);
+}
+
+Eigen::VectorXd MultibodyBlock::force_terms(const Eigen::VectorXd& x, const Eigen::VectorXd& v, double t,
+                                            const Eigen::VectorXd& w, const Eigen::VectorXd& mu, double mass,
+                                            double stiffness) const {
+  Eigen::VectorXd out, f;
+  mass_product(x, w, out);
+  out *= mass;
+  internal_force(x, v, t, f);
+  out += stiffness * f;
+  out += evaluate_constraints(mechanism_, x, v, t).jacobian.transpose() * mu;
+  return out;
+}
+
+double MultibodyBlock::newton_matrix(const Eigen::VectorXd& x, const Eigen::VectorXd& v, double t,
+                                     const Eigen::VectorXd& w, const Eigen::VectorXd& mu,
+                                     const NewtonMatrixCoefficients& c, std::vector<double>& values) const {
+  const int n = size();
+  Eigen::MatrixXd J;
+  mass_matrix(mechanism_, x, J);
+  J *= c.mass;
+  // Central differences: relative step 1e-6 balances truncation (1e-12) against round-off.
+  Eigen::VectorXd xp = x, vp = v, fp, fm;
+  for (int k = 0; k < n; ++k) {
+    const double h = 1e-6 * (1.0 + std::fabs(x[k]));
+    xp[k] = x[k] + h;
+    Eigen::VectorXd plus = force_terms(xp, v, t, w, mu, c.mass, c.stiffness);
+    xp[k] = x[k] - h;
+    J.col(k) += (plus - force_terms(xp, v, t, w, mu, c.mass, c.stiffness)) / (2.0 * h);
+    xp[k] = x[k];
+    if (c.damping == 0.0) continue;
+    const double hv = 1e-6 * (1.0 + std::fabs(v[k]));
+    vp[k] = v[k] + hv;
+    internal_force(x, vp, t, fp);
+    vp[k] = v[k] - hv;
+    internal_force(x, vp, t, fm);
+    vp[k] = v[k];
+    J.col(k) += c.damping * (fp - fm) / (2.0 * hv);
+  }
+  const Eigen::MatrixXd jac = evaluate_constraints(mechanism_, x, v, t).jacobian;
+  values.resize(layout_.local_entries.size());
+  Eigen::VectorXd row_sum = Eigen::VectorXd::Zero(n);
+  for (size_t e = 0; e < values.size(); ++e) {
+    const auto [i, j] = layout_.local_entries[e];
+    values[e] = i < n && j < n ? J(i, j) : i >= n ? c.constraint * jac(i - n, j) : c.constraint * jac(j - n, i);
+    if (i < n) row_sum[i] += std::fabs(values[e]);
+  }
+  return n > 0 ? row_sum.maxCoeff() : 0.0;
+}
+
+}  // namespace catenary
