@@ -7,6 +7,7 @@
 
 #include "catenary/core/errors.hpp"
 #include "catenary/multibody/kinematic_analysis.hpp"
+#include "catenary/multibody/mechanism_builders.hpp"
 #include "catenary/rigid/euler_parameters.hpp"
 
 using namespace catenary;
@@ -15,11 +16,6 @@ namespace {
 
 const Vec<3> kZ = rigid::vec3(0, 0, 1);
 
-Mat<3, 3> triad(const Vec<3>& f, const Vec<3>& g, const Vec<3>& h) {
-  Mat<3, 3> m;
-  for (int k = 0; k < 3; ++k) m(k, 0) = f[k], m(k, 1) = g[k], m(k, 2) = h[k];
-  return m;
-}
 const Mat<3, 3> kPlane = triad(rigid::vec3(1, 0, 0), rigid::vec3(0, 1, 0), kZ);  // joint axis z
 
 // A slender bar of the given length along its body x axis, centre at `centre`, turned by
@@ -35,25 +31,6 @@ RigidBody bar(const std::string& name, double mass, double length, const Vec<3>&
   b.orientation = rigid::from_axis_angle(kZ, angle);
   b.velocity = b.angular_velocity = Vec<3>::zero();
   return b;
-}
-
-rigid::BodyState state(const Mechanism& m, int body) {
-  if (body == kGround) return rigid::ground_state();
-  const Eigen::VectorXd q = m.initial_positions(), v = Eigen::VectorXd::Zero(q.size());
-  return rigid::body_state(q.data() + 7 * body, v.data() + 7 * body);
-}
-
-// A joint assembled at a ground point with a ground triad (markers of both bodies from it).
-void add_joint(Mechanism& m, const std::string& name, rigid::JointType type, int i, int j, const Vec<3>& point,
-               const Mat<3, 3>& frame) {
-  Joint joint;
-  joint.name = name;
-  joint.type = type;
-  joint.body_i = i;
-  joint.body_j = j;
-  joint.marker_i = rigid::marker_from_ground(state(m, i), point, frame);
-  joint.marker_j = rigid::marker_from_ground(state(m, j), point, frame);
-  m.joints.push_back(joint);
 }
 
 // The triad of a universal joint at the end of a bar along u in the plane: crosses z (on the next

@@ -123,15 +123,20 @@ void finalize_model(Model& m) {
       for (int l = 0; l < 4; ++l) el.scalar_mass[16 * e + 4 * k + l] = M(k, l);
     }
   }
+  // Model size: the diagonal of the box around the nodes and rigid bodies, or the mean body length.
   double lo[3] = {1e300, 1e300, 1e300}, hi[3] = {-1e300, -1e300, -1e300};
-  for (int n = 0; n < m.node_count; ++n)
-    for (int i = 0; i < D; ++i) {
-      const double x = m.initial_positions[2 * D * n + i];
-      lo[i] = std::min(lo[i], x);
-      hi[i] = std::max(hi[i], x);
+  auto include = [&](const double* x, int dims) {
+    for (int i = 0; i < dims; ++i) {
+      lo[i] = std::min(lo[i], x[i]);
+      hi[i] = std::max(hi[i], x[i]);
     }
+  };
+  for (int n = 0; n < m.node_count; ++n) include(&m.initial_positions[2 * D * n], D);
+  for (const RigidBody& b : m.mechanism.bodies) include(&b.position[0], 3);
   double diag2 = 0.0;
-  for (int i = 0; i < D; ++i) diag2 += (hi[i] - lo[i]) * (hi[i] - lo[i]);
+  if (m.node_count > 0 || !m.mechanism.bodies.empty())
+    for (int i = 0; i < 3; ++i)
+      if (hi[i] >= lo[i]) diag2 += (hi[i] - lo[i]) * (hi[i] - lo[i]);
   double total_length = 0.0;
   for (const auto& p : el.properties) total_length += p.length;
   m.characteristic_length = std::max(std::sqrt(diag2), total_length / std::max(1, (int)m.bodies.size()));

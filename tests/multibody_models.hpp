@@ -1,0 +1,87 @@
+#pragma once
+// Models with rigid bodies for the multibody dynamics tests.
+#include <string>
+
+#include "catenary/model/builders.hpp"
+#include "catenary/multibody/mechanism_builders.hpp"
+#include "catenary/rigid/euler_parameters.hpp"
+
+namespace catenary::testing {
+
+inline RigidBody rigid_body(const std::string& name, double mass, const Vec<3>& principal_inertia,
+                            const Vec<3>& position, const Vec<4>& orientation) {
+  RigidBody b;
+  b.name = name;
+  b.mass = mass;
+  b.inertia = Mat<3, 3>::zero();
+  for (int k = 0; k < 3; ++k) b.inertia(k, k) = principal_inertia[k];
+  b.position = position;
+  b.orientation = orientation;
+  b.velocity = b.angular_velocity = Vec<3>::zero();
+  return b;
+}
+
+inline Model empty_3d_model(double gravity_y) {
+  Model m;
+  m.dimension = 3;
+  m.gravity[1] = gravity_y;
+  return m;
+}
+
+// A compact body of the given mass on a massless arm of length L, hinged at the origin about z,
+// released from rest at angle theta0 from the downward vertical (gravity -9.81 y).
+inline Model rigid_pendulum(double L, double mass, double theta0) {
+  Model m = empty_3d_model(-9.81);
+  const Vec<3> z = rigid::vec3(0, 0, 1);
+  m.mechanism.bodies.push_back(rigid_body("bob", mass, rigid::vec3(0.01, 0.01, 0.01),
+                                          rigid::vec3(L * std::sin(theta0), -L * std::cos(theta0), 0),
+                                          rigid::from_axis_angle(z, theta0)));
+  add_joint(m.mechanism, "pivot", rigid::JointType::Revolute, kGround, 0, Vec<3>::zero(), triad_from_axis(z));
+  finalize_model(m);
+  return m;
+}
+
+}  // namespace catenary::testing
+
+namespace catenary::testing {
+
+// Two bodies in a chain of spherical joints from the origin (gravity -9.81 y), started with
+// spatial angular velocities: a spatial double pendulum.
+inline Model spatial_double_pendulum() {
+  Model m = empty_3d_model(-9.81);
+  const Vec<4> identity = rigid::vec4(1, 0, 0, 0);
+  const Vec<3> p1 = rigid::vec3(0.4, -0.3, 0.1), p2 = rigid::vec3(0.7, -0.7, -0.2);
+  RigidBody upper = rigid_body("upper", 1.5, rigid::vec3(0.02, 0.03, 0.012), rigid::vec_scale(0.5, p1), identity);
+  RigidBody lower = rigid_body("lower", 1.0, rigid::vec3(0.015, 0.01, 0.02),
+                               rigid::vec_scale(0.5, rigid::vec_add(p1, p2)), identity);
+  upper.angular_velocity = rigid::vec3(0.5, 2.0, -1.0);
+  upper.velocity = rigid::cross3(upper.angular_velocity, upper.position);
+  lower.angular_velocity = rigid::vec3(-1.0, 1.0, 3.0);
+  lower.velocity = rigid::vec_add(rigid::cross3(upper.angular_velocity, p1),
+                                  rigid::cross3(lower.angular_velocity, rigid::vec_sub(lower.position, p1)));
+  m.mechanism.bodies = {upper, lower};
+  const Mat<3, 3> frame = triad_from_axis(rigid::vec3(0, 0, 1));
+  add_joint(m.mechanism, "shoulder", rigid::JointType::Spherical, kGround, 0, Vec<3>::zero(), frame);
+  add_joint(m.mechanism, "elbow", rigid::JointType::Spherical, 0, 1, p1, frame);
+  finalize_model(m);
+  return m;
+}
+
+// A symmetric top (I1 = I2 != I3 about its centre, symmetry axis body z) on a spherical joint at
+// its tip at the origin, axis tilted by `tilt` from the vertical y, spinning at `spin` about its
+// axis and precessing slowly about y.
+inline Model spinning_top(double tilt, double spin) {
+  Model m = empty_3d_model(-9.81);
+  const double l = 0.1;  // tip to centre of mass
+  const Vec<4> p = rigid::from_axis_angle(rigid::vec3(1, 0, 0), -(M_PI / 2 - tilt));  // body z toward the tilted axis
+  const Vec<3> axis = rigid::rotate(p, rigid::vec3(0, 0, 1));
+  RigidBody top = rigid_body("top", 0.5, rigid::vec3(2e-3, 2e-3, 3e-3), rigid::vec_scale(l, axis), p);
+  top.angular_velocity = rigid::vec_add(rigid::vec_scale(spin, axis), rigid::vec3(0, 1.0, 0));
+  top.velocity = rigid::cross3(top.angular_velocity, top.position);
+  m.mechanism.bodies = {top};
+  add_joint(m.mechanism, "tip", rigid::JointType::Spherical, kGround, 0, Vec<3>::zero(), triad_from_axis(axis));
+  finalize_model(m);
+  return m;
+}
+
+}  // namespace catenary::testing

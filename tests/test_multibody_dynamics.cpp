@@ -1,0 +1,105 @@
+// Forward dynamics of rigid bodies in the Model's DAE (multibody/multibody_block.hpp), each
+// checked against a closed form or a conservation law.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "catenary/rigid/euler_parameters.hpp"
+#include "multibody_models.hpp"
+#include "test_helpers.hpp"
+
+using namespace catenary;
+using namespace catenary::testing;
+
+TEST_CASE("rigid pendulum: joint reaction equals m g cos(theta) + m v^2 / L along the trajectory", "[multibody]") {
+  const double L = 0.8, mass = 2.0;
+  const Model m = rigid_pendulum(L, mass, 1.2);
+  AnalysisSettings a = dynamic_settings(1e-3, 1.5, -0.05);
+  const RunResult r = run_model(m, a);
+  REQUIRE(r.frames.size() > 100);
+  double worst = 0.0, worst_energy = 0.0;
+  const double e0 = r.frames.front().total();
+  for (const StoredFrame& f : r.frames) {
+    const Vec<3> pos = rigid::vec3(f.q[0], f.q[1], f.q[2]);
+    const Eigen::Vector3d u = Eigen::Vector3d(pos[0], pos[1], pos[2]) / L;  // pivot to centre of mass
+    const double cos_theta = -u[1], v2 = f.v.head<3>().squaredNorm();
+    const JointReaction jr = joint_reaction(m.mechanism, 0, f.q, f.lambda);
+    const double toward_pivot = -(jr.force[0] * u[0] + jr.force[1] * u[1] + jr.force[2] * u[2]);
+    const double expected = mass * 9.81 * cos_theta + mass * v2 / L;
+    worst = std::max(worst, std::fabs(toward_pivot - expected));
+    worst_energy = std::max(worst_energy, std::fabs(f.total() - e0));
+  }
+  INFO("largest reaction error " << worst << " N, energy drift " << worst_energy << " J");
+  CHECK(worst < 5e-5 * mass * 9.81);
+  CHECK(worst_energy < 5e-4 * mass * 9.81 * L);  // HHT alpha = -0.05 dissipates a little
+}
+
+namespace {
+
+// Angular momentum of the bodies about the origin, ground frame.
+Eigen::Vector3d angular_momentum(const Model& m, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
+  Eigen::Vector3d H = Eigen::Vector3d::Zero();
+  for (size_t b = 0; b < m.mechanism.bodies.size(); ++b) {
+    const int o = m.rigid_offset() + 7 * static_cast<int>(b);
+    const rigid::BodyState s = rigid::body_state(q.data() + o, v.data() + o);
+    const Vec<3> omega_body = rigid::body_angular_velocity(s.p, s.pd);
+    const Vec<3> spin = rigid::rotate(s.p, rigid::mat_vec(m.mechanism.bodies[b].inertia, omega_body));
+    const Vec<3> orbit = rigid::vec_scale(m.mechanism.bodies[b].mass, rigid::cross3(s.r, s.rd));
+    for (int k = 0; k < 3; ++k) H[k] += spin[k] + orbit[k];
+  }
+  return H;
+}
+
+struct Drift {
+  double energy = 0, momentum_y = 0;
+};
+
+// Largest drifts of the total energy and of the vertical angular momentum, relative to the
+// kinetic energy and the angular momentum's size at the start.
+Drift conservation_drift(const Model& m, const RunResult& r) {
+  const StoredFrame& f0 = r.frames.front();
+  const Eigen::Vector3d H0 = angular_momentum(m, f0.q, f0.v);
+  Drift d;
+  for (const StoredFrame& f : r.frames) {
+    d.energy = std::max(d.energy, std::fabs(f.total() - f0.total()) / f0.kinetic);
+    d.momentum_y = std::max(d.momentum_y, std::fabs(angular_momentum(m, f.q, f.v)[1] - H0[1]) / H0.norm());
+  }
+  return d;
+}
+
+AnalysisSettings conservative_settings(double h, double T) {
+  AnalysisSettings a = dynamic_settings(h, T, 0.0);
+  a.dynamics.integrator = DynamicSettings::Integrator::GeneralizedAlpha;
+  a.dynamics.rho_infinity = 1.0;
+  a.dynamics.newton_tolerance = 1e-12;
+  return a;
+}
+
+}  // namespace
+
+TEST_CASE("spatial double pendulum conserves energy and vertical angular momentum", "[multibody]") {
+  const Model m = spatial_double_pendulum();
+  const RunResult r = run_model(m, conservative_settings(2e-5, 0.3));
+  const Drift d = conservation_drift(m, r);
+  INFO("energy drift " << d.energy << ", angular momentum drift " << d.momentum_y << " over "
+                       << r.summary.steps << " steps");
+  CHECK(d.energy < 1e-6);
+  CHECK(d.momentum_y < 1e-6);
+}
+
+TEST_CASE("spinning symmetric top conserves energy, vertical angular momentum and spin", "[multibody]") {
+  const Model m = spinning_top(0.5, 15.0);
+  const RunResult r = run_model(m, conservative_settings(2e-5, 0.2));
+  const Drift d = conservation_drift(m, r);
+  double spin_drift = 0.0, spin0 = 0.0;
+  for (const StoredFrame& f : r.frames) {
+    const rigid::BodyState s = rigid::body_state(f.q.data(), f.v.data());
+    const double spin = rigid::body_angular_velocity(s.p, s.pd)[2];
+    if (&f == &r.frames.front()) spin0 = spin;
+    spin_drift = std::max(spin_drift, std::fabs(spin - spin0) / std::fabs(spin0));
+  }
+  INFO("energy drift " << d.energy << ", angular momentum drift " << d.momentum_y << ", spin drift " << spin_drift);
+  CHECK(d.energy < 1e-6);
+  CHECK(d.momentum_y < 1e-6);
+  CHECK(spin_drift < 1e-6);
+}
