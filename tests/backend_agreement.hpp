@@ -10,6 +10,7 @@
 
 #include "catenary/assembly/cpu_backend.hpp"
 #include "catenary/kernels/cuda_backend.hpp"
+#include "catenary/multibody/multibody_block.hpp"
 #include "test_helpers.hpp"
 
 namespace catenary::testing {
@@ -30,7 +31,7 @@ inline void check_operators_agree(const Model& m, Backend& other, unsigned seed)
     for (int i = 0; i < size; ++i) x[i] = amplitude * U(rng);
     return x;
   };
-  const Eigen::VectorXd q0 = Eigen::Map<const Eigen::VectorXd>(m.initial_positions.data(), n);
+  const Eigen::VectorXd q0 = initial_coordinates(m);
   const Eigen::VectorXd q = q0 + random_vector(n, 0.02), v = random_vector(n, 1.0);
 
   Eigen::VectorXd f_cpu, f_other;
@@ -66,6 +67,29 @@ inline void check_operators_agree(const Model& m, Backend& other, unsigned seed)
     CHECK(relative_difference(A_cpu, A_other) < 1e-12);
     CHECK(relative_difference(f_cpu, f_other) < 1e-12);
     CHECK(std::fabs(cpu.newton_matrix_norm() - other.newton_matrix_norm()) <= 1e-12 * cpu.newton_matrix_norm());
+  }
+  // The multibody block's entries land in the same places, and its gathers and scatters agree.
+  const MultibodyLayout block = multibody_layout(m);
+  if (!block.entries.empty()) {
+    const Eigen::VectorXd add = random_vector(static_cast<int>(block.entries.size()), 1.0);
+    const std::vector<double> values(add.data(), add.data() + add.size());
+    cpu.add_block_entries(values);
+    other.add_block_entries(values);
+    CHECK(relative_difference(Eigen::MatrixXd(cpu.matrix()), Eigen::MatrixXd(cuda::assembled_matrix(other))) < 1e-12);
+    std::vector<double> picked_cpu, picked_other;
+    Vector x_cpu = cpu.make_vector(n), x_other = other.make_vector(n);
+    cpu.upload(q, x_cpu);
+    other.upload(q, x_other);
+    cpu.gather(x_cpu, block.dofs, picked_cpu);
+    other.gather(x_other, block.dofs, picked_other);
+    CHECK(picked_cpu == picked_other);
+    cpu.scatter_add(block.dofs, picked_cpu, x_cpu);
+    other.scatter_add(block.dofs, picked_other, x_other);
+    Eigen::VectorXd back_cpu, back_other;
+    cpu.download(x_cpu, back_cpu);
+    other.download(x_other, back_other);
+    CHECK(back_cpu == back_other);
+    CHECK(back_cpu[block.dofs[0]] == 2.0 * q[block.dofs[0]]);
   }
   // The last (regular) matrix: same solution of a random system.
   const Eigen::VectorXd rhs = random_vector(n + rows, 1.0);

@@ -85,3 +85,33 @@ inline Model spinning_top(double tilt, double spin) {
 }
 
 }  // namespace catenary::testing
+
+namespace catenary::testing {
+
+// A crane boom (rigid bar, 1 m, hinged at the origin about y, released horizontal along x) with
+// a cable of `elements` elements hanging 1 m from its tip, its first node attached there with
+// its slope free (gravity -9.81 z).
+inline Model cable_hanging_from_boom(int elements) {
+  Model m;
+  m.dimension = 3;
+  m.gravity[2] = -9.81;
+  LineProperties rope;
+  rope.EA = 2e5;
+  rope.EI = 2.0;
+  rope.rhoA = 0.6;
+  add_straight_line(m, "rope", {1.0, 0.0, 0.0}, {1.0, 0.0, -1.0}, elements, rope);
+  const Vec<3> y = rigid::vec3(0, 1, 0);
+  m.mechanism.bodies.push_back(rigid_body("boom", 5.0, rigid::vec3(0.01, 5.0 / 12.0, 5.0 / 12.0),
+                                          rigid::vec3(0.5, 0, 0), rigid::vec4(1, 0, 0, 0)));
+  add_joint(m.mechanism, "boom pivot", rigid::JointType::Revolute, kGround, 0, Vec<3>::zero(), triad_from_axis(y));
+  Attachment hook;
+  hook.name = "hook";
+  hook.body = 0;
+  hook.node = body_node(m, 0, 0);
+  hook.point = rigid::vec3(0.5, 0, 0);
+  m.mechanism.attachments.push_back(hook);
+  finalize_model(m);
+  return m;
+}
+
+}  // namespace catenary::testing

@@ -9,6 +9,7 @@
 
 #ifdef CATENARY_WITH_CUDA
 #include "backend_agreement.hpp"
+#include "multibody_models.hpp"
 #endif
 
 using namespace catenary;
@@ -43,6 +44,11 @@ void check_all_operators(BackendMaker make) {
     auto backend = make(m);
     testing::check_operators_agree(m, *backend, 12);
   }
+  SECTION("cable attached to a hinged rigid boom (multibody block)") {
+    const Model m = testing::cable_hanging_from_boom(6);
+    auto backend = make(m);
+    testing::check_operators_agree(m, *backend, 13);
+  }
 }
 
 void check_whole_runs(BackendMaker make) {
@@ -50,6 +56,13 @@ void check_whole_runs(BackendMaker make) {
     const Model m = falling_cable_pendulum(10);
     auto backend = make(m);
     const double d = testing::dynamic_run_difference(m, testing::dynamic_settings(2e-3, 0.3, -0.1), *backend);
+    INFO("largest relative coordinate difference: " << d);
+    CHECK(d < 1e-9);
+  }
+  SECTION("cable hanging from a swinging rigid boom") {
+    const Model m = testing::cable_hanging_from_boom(8);
+    auto backend = make(m);
+    const double d = testing::dynamic_run_difference(m, testing::dynamic_settings(1e-3, 0.3, -0.1), *backend);
     INFO("largest relative coordinate difference: " << d);
     CHECK(d < 1e-9);
   }
