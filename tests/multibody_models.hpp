@@ -115,3 +115,33 @@ inline Model cable_hanging_from_boom(int elements) {
 }
 
 }  // namespace catenary::testing
+
+namespace catenary::testing {
+
+// ground - k1 - m1 - k2 - m2 along x: two bodies on translational joints to the ground, two
+// TSDAs of free length 1 m between the ground point 0, body 1 at x = 1 + x1 and body 2 at
+// x = 2 + x2; no gravity.
+inline Model two_mass_chain(double k1, double k2, double m1, double m2, double x1, double x2) {
+  Model m = empty_3d_model(0.0);
+  const Vec<4> identity = rigid::vec4(1, 0, 0, 0);
+  m.mechanism.bodies.push_back(rigid_body("m1", m1, rigid::vec3(0.01, 0.01, 0.01), rigid::vec3(1 + x1, 0, 0), identity));
+  m.mechanism.bodies.push_back(rigid_body("m2", m2, rigid::vec3(0.01, 0.01, 0.01), rigid::vec3(2 + x2, 0, 0), identity));
+  const Mat<3, 3> along_x = triad_from_axis(rigid::vec3(1, 0, 0));
+  add_joint(m.mechanism, "slide 1", rigid::JointType::Translational, kGround, 0, rigid::vec3(1 + x1, 0, 0), along_x);
+  add_joint(m.mechanism, "slide 2", rigid::JointType::Translational, kGround, 1, rigid::vec3(2 + x2, 0, 0), along_x);
+  Tsda s1;
+  s1.name = "k1";
+  s1.body_j = 0;
+  s1.stiffness = k1;
+  s1.free_length = 1.0;
+  Tsda s2 = s1;
+  s2.name = "k2";
+  s2.body_i = 0;
+  s2.body_j = 1;
+  s2.stiffness = k2;
+  m.mechanism.forces.tsda = {s1, s2};
+  finalize_model(m);
+  return m;
+}
+
+}  // namespace catenary::testing

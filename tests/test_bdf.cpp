@@ -14,26 +14,13 @@
 #endif
 
 using namespace catenary;
+using catenary::testing::adaptive_settings;
+using catenary::testing::bdf_settings;
 using catenary::testing::dynamic_settings;
 using catenary::testing::node_coordinate;
 using catenary::testing::run_model;
 
 namespace {
-
-AnalysisSettings bdf_settings(double h, double T, int max_order) {
-  AnalysisSettings a = dynamic_settings(h, T, 0.0);
-  a.dynamics.integrator = DynamicSettings::Integrator::BDF;
-  a.dynamics.max_order = max_order;
-  return a;
-}
-
-AnalysisSettings adaptive(AnalysisSettings a, double tolerance) {
-  a.dynamics.adaptive = true;
-  a.dynamics.min_step = 1e-8;
-  a.dynamics.max_step = 0.05;
-  a.dynamics.error_tolerance = tolerance;
-  return a;
-}
 
 double tip_distance(const Model& m, const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
   const int tip = m.node_count - 1;
@@ -69,7 +56,7 @@ TEST_CASE("variable-order BDF meets its tolerance, and on a damped cable higher 
   const auto fine = run_model(m, dynamic_settings(1e-5, T, 0.0), T);
   long steps_order2 = 0, steps_order5 = 0;
   for (int max_order : {2, 5}) {
-    const auto r = run_model(m, adaptive(bdf_settings(1e-4, T, max_order), 1e-6), T);
+    const auto r = run_model(m, adaptive_settings(bdf_settings(1e-4, T, max_order), 1e-6), T);
     REQUIRE(r.frames.back().time == Approx(T));
     const double d = tip_distance(m, r.frames.back().q, fine.frames.back().q);
     std::printf("BDF max order %d, tolerance 1e-6: %ld steps (%ld rejected), tip difference %.3e m\n", max_order,
@@ -92,11 +79,11 @@ TEST_CASE("BDF follows a stiff cable's swing with steps far longer than its axia
   add_spherical_to_ground(m, 0, {0, 0, 0}, "pin", "/constraints/0");
   const double T = 0.5, axial_period = 2.0 / std::sqrt(E / 7800.0);
   const auto reference = run_model(m, dynamic_settings(1e-5, T, -0.1), T);
-  const auto r = run_model(m, adaptive(bdf_settings(1e-4, T, 5), 1e-5), T);
+  const auto r = run_model(m, adaptive_settings(bdf_settings(1e-4, T, 5), 1e-5), T);
   REQUIRE(r.frames.back().time == Approx(T));
   const double diff = tip_distance(m, r.frames.back().q, reference.frames.back().q);
   // HHT with the same error control, for comparison in the printout.
-  const auto hht = run_model(m, adaptive(dynamic_settings(1e-4, T, -0.3), 1e-5), T);
+  const auto hht = run_model(m, adaptive_settings(dynamic_settings(1e-4, T, -0.3), 1e-5), T);
   const double mean_step = T / r.summary.steps;
   std::printf("stiff cable: BDF %ld steps (%ld rejected), mean step %.2e s = %.1f axial periods, tip difference "
               "%.3e m; HHT alpha -0.3: %ld steps (%ld rejected)\n",

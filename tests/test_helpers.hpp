@@ -78,6 +78,22 @@ inline AnalysisSettings dynamic_settings(double h, double T, double alpha) {
   return a;
 }
 
+inline AnalysisSettings bdf_settings(double h, double T, int max_order) {
+  AnalysisSettings a = dynamic_settings(h, T, 0.0);
+  a.dynamics.integrator = DynamicSettings::Integrator::BDF;
+  a.dynamics.max_order = max_order;
+  return a;
+}
+
+// The same settings with the adaptive step (first step: the given h).
+inline AnalysisSettings adaptive_settings(AnalysisSettings a, double tolerance) {
+  a.dynamics.adaptive = true;
+  a.dynamics.min_step = 1e-8;
+  a.dynamics.max_step = 0.05;
+  a.dynamics.error_tolerance = tolerance;
+  return a;
+}
+
 inline double node_coordinate(const Model& m, const Eigen::VectorXd& q, int node, int k) {
   return q[node * m.coordinates_per_node() + k];
 }

@@ -136,7 +136,7 @@ std::vector<KinematicFrame> run_kinematics(const Mechanism& m, double end_time, 
     Eigen::MatrixXd M;
     Eigen::VectorXd Q;
     mass_matrix(m, q, M);
-    generalized_forces(m, q, v, Q);
+    generalized_forces(m, q, v, t, Q);
     const Eigen::MatrixXd Ct = Eigen::MatrixXd(s.jacobian).transpose();
     KinematicFrame f;
     f.t = t;

@@ -189,11 +189,13 @@ void mass_matrix(const Mechanism& m, const Eigen::VectorXd& q, Eigen::MatrixXd& 
   }
 }
 
-void generalized_forces(const Mechanism& m, const Eigen::VectorXd& q, const Eigen::VectorXd& v, Eigen::VectorXd& Q) {
+void generalized_forces(const Mechanism& m, const Eigen::VectorXd& q, const Eigen::VectorXd& v, double t,
+                        Eigen::VectorXd& Q) {
   Q.setZero(m.coordinate_count());
   for (size_t b = 0; b < m.bodies.size(); ++b)
     for (int k = 0; k < 3; ++k) Q[7 * b + k] = m.bodies[b].mass * m.gravity[k];
   add_quadratic_velocity_forces(m, q.data(), v.data(), Q.data());
+  add_force_element_forces(m.forces, q.data(), v.data(), t, Q.data());
 }
 
 JointReaction joint_reaction(const Mechanism& m, int joint, const Eigen::VectorXd& q, const Eigen::VectorXd& lambda) {

@@ -11,8 +11,9 @@ namespace catenary {
 
 namespace {
 
-// Groups of mechanism coordinates that one joint, driver, attachment or body couples, with the
-// rows it owns: each group's coordinates form a dense block of the Newton matrix.
+// Groups of mechanism coordinates that one joint, driver, attachment, body or spring-damper
+// couples, with the rows it owns: each group's coordinates form a dense block of the Newton
+// matrix.
 struct Coupling {
   std::vector<int> slots;  // bodies b < body count; attachment k is slot body count + k
   int first_row = 0, rows = 0;
@@ -39,6 +40,8 @@ std::vector<Coupling> couplings(const Mechanism& m) {
     out.push_back({{m.attachments[k].body, nb + static_cast<int>(k)}, m.attachment_row(static_cast<int>(k)),
                    m.attachments[k].row_count()});
   for (int b = 0; b < nb; ++b) out.push_back({{b}, m.normalization_row(b), 1});
+  for (const Tsda& e : m.forces.tsda) out.push_back({bodies_of(e.body_i, e.body_j), 0, 0});
+  for (const Rsda& e : m.forces.rsda) out.push_back({bodies_of(e.body_i, e.body_j), 0, 0});
   return out;
 }
 
@@ -100,11 +103,12 @@ MultibodyBlock::MultibodyBlock(const Model& m) : mechanism_(m.mechanism), layout
   mechanism_.gravity = Vec<3>::zero();  // gravity is in the model's load patterns
 }
 
-double MultibodyBlock::internal_force(const Eigen::VectorXd& x, const Eigen::VectorXd& v, double, Eigen::VectorXd& f) const {
+double MultibodyBlock::internal_force(const Eigen::VectorXd& x, const Eigen::VectorXd& v, double t, Eigen::VectorXd& f) const {
   Eigen::VectorXd Q = Eigen::VectorXd::Zero(size());
   add_quadratic_velocity_forces(mechanism_, x.data(), v.data(), Q.data());
+  const double potential = add_force_element_forces(mechanism_.forces, x.data(), v.data(), t, Q.data());
   f = -Q;
-  return 0.0;
+  return potential;
 }
 
 void MultibodyBlock::mass_product(const Eigen::VectorXd& x, const Eigen::VectorXd& w, Eigen::VectorXd& y) const {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "catenary/model/time_function.hpp"
-#include "catenary/multibody/mechanism.hpp"
+#include "catenary/multibody/ground.hpp"
 #include "catenary/rigid/joints.hpp"
 
 namespace catenary {

@@ -17,11 +17,11 @@
 #include <Eigen/SparseCore>
 
 #include "catenary/model/time_function.hpp"
+#include "catenary/multibody/force_elements.hpp"
+#include "catenary/multibody/ground.hpp"
 #include "catenary/rigid/joints.hpp"
 
 namespace catenary {
-
-constexpr int kGround = -1;
 
 struct RigidBody {
   std::string name;
@@ -66,6 +66,7 @@ struct Mechanism {
   std::vector<Joint> joints;
   std::vector<Driver> drivers;
   std::vector<Attachment> attachments;
+  ForceElements forces;  // spring-damper-actuators and body loads
   Vec<3> gravity = Vec<3>::zero();
 
   bool empty() const { return bodies.empty(); }
@@ -93,9 +94,11 @@ struct ConstraintState {
 };
 ConstraintState evaluate_constraints(const Mechanism& m, const Eigen::VectorXd& q, const Eigen::VectorXd& v, double t);
 
-// M(q) and Q(q, q') = gravity + quadratic_velocity_forces (zero on attached nodes' coordinates).
+// M(q) and Q(q, q', t) = gravity + quadratic velocity forces + force elements (zero on the
+// attached nodes' coordinates).
 void mass_matrix(const Mechanism& m, const Eigen::VectorXd& q, Eigen::MatrixXd& M);
-void generalized_forces(const Mechanism& m, const Eigen::VectorXd& q, const Eigen::VectorXd& v, Eigen::VectorXd& Q);
+void generalized_forces(const Mechanism& m, const Eigen::VectorXd& q, const Eigen::VectorXd& v, double t,
+                        Eigen::VectorXd& Q);
 // y += M(q) x over the bodies' coordinates (x, y of the mechanism's size).
 void add_mass_product(const Mechanism& m, const double* q, const double* x, double* y);
 // Q += 8 G'^T J' G' p of every body (the Euler parameters' quadratic velocity force).
