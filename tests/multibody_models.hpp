@@ -145,3 +145,42 @@ inline Model two_mass_chain(double k1, double k2, double m1, double m2, double x
 }
 
 }  // namespace catenary::testing
+
+namespace catenary::testing {
+
+// A slender bar along its body x axis, centre at `centre`, turned by `angle` about z.
+inline RigidBody planar_bar(const std::string& name, double mass, double length, const Vec<3>& centre, double angle) {
+  return rigid_body(name, mass, rigid::vec3(0.5 * mass * 1e-4, mass * length * length / 12.0, mass * length * length / 12.0),
+                    centre, rigid::from_axis_angle(rigid::vec3(0, 0, 1), angle));
+}
+
+// Slider-crank in the x-y plane (crank r about the origin, rod L, slider on the x axis) with the
+// crank driven at omega from theta0, joints chosen without redundant rows: revolute, spherical,
+// universal, translational; no gravity.
+inline Model driven_slider_crank(double r, double L, double theta0, double omega) {
+  Model m = empty_3d_model(0.0);
+  Mechanism& mech = m.mechanism;
+  const Vec<3> z = rigid::vec3(0, 0, 1);
+  const Vec<3> A = rigid::vec3(r * std::cos(theta0), r * std::sin(theta0), 0);
+  const double xB = r * std::cos(theta0) + std::sqrt(L * L - r * r * std::sin(theta0) * std::sin(theta0));
+  const Vec<3> B = rigid::vec3(xB, 0, 0), u = rigid::vec_scale(1.0 / L, rigid::vec_sub(B, A));
+  mech.bodies.push_back(planar_bar("crank", 1.0, r, rigid::vec_scale(0.5, A), theta0));
+  mech.bodies.push_back(planar_bar("rod", 2.0, L, rigid::vec_scale(0.5, rigid::vec_add(A, B)), std::atan2(u[1], u[0])));
+  mech.bodies.push_back(planar_bar("slider", 1.5, 0.1, B, 0.0));
+  add_joint(mech, "crank pivot", rigid::JointType::Revolute, kGround, 0, Vec<3>::zero(), triad_from_axis(z));
+  add_joint(mech, "crank pin", rigid::JointType::Spherical, 0, 1, A, triad_from_axis(z));
+  add_joint(mech, "wrist pin", rigid::JointType::Universal, 1, 2, B, triad(rigid::cross3(z, u), z, u));
+  add_joint(mech, "slide", rigid::JointType::Translational, kGround, 2, B,
+            triad(rigid::vec3(0, 1, 0), z, rigid::vec3(1, 0, 0)));
+  TimeFunction drive;  // theta - theta0 = omega t (a ramp whose kinks lie outside the run)
+  drive.kind = TimeFunction::Kind::LinearRamp;
+  drive.t0 = -1.0;
+  drive.t1 = 100.0;
+  drive.v0 = -omega;
+  drive.v1 = omega * 100.0;
+  mech.drivers.push_back({"crank speed", Driver::Kind::Rotation, 0, drive});
+  finalize_model(m);
+  return m;
+}
+
+}  // namespace catenary::testing

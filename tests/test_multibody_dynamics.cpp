@@ -7,6 +7,8 @@
 
 #include <Eigen/Eigenvalues>
 
+#include "catenary/core/errors.hpp"
+#include "catenary/multibody/kinematic_analysis.hpp"
 #include "catenary/rigid/euler_parameters.hpp"
 #include "multibody_models.hpp"
 #include "test_helpers.hpp"
@@ -157,4 +159,34 @@ TEST_CASE("stiff two-mass chain: BDF follows the slow mode with steps far beyond
   // of test_bdf.cpp then needs 10^5 steps.
   CHECK(worst < 0.02 * std::fabs(eta0));
   CHECK(mean_step > 3 * fast_period);
+}
+
+TEST_CASE("a slider-crank driven past its limit position reports the singular joints and the time", "[multibody]") {
+  // Crank 0.3 m longer than the rod 0.2 m: the crank cannot turn past sin(theta) = 2/3
+  // (theta = 0.7297 rad, t = 0.4646 s at pi/2 rad/s), where the constraint Jacobian is singular.
+  const Model m = driven_slider_crank(0.3, 0.2, 0.0, M_PI / 2);
+  auto check_message = [](const std::string& what) {
+    INFO(what);
+    CHECK(what.find("singular (smallest singular value") != std::string::npos);
+    CHECK(what.find("joint 'slide'") != std::string::npos);
+  };
+  SECTION("kinematic analysis") {
+    try {
+      run_kinematics(m.mechanism, 1.0, 0.01);
+      FAIL("the kinematic analysis passed the limit position");
+    } catch (const SimulationError& e) {
+      check_message(e.what());
+      CHECK(std::string(e.what()).find("at t = 0.47 s") != std::string::npos);
+    }
+  }
+  SECTION("forward dynamics, adaptive HHT") {
+    try {
+      run_model(m, adaptive_settings(dynamic_settings(0.01, 1.0, -0.1), 1e-6));
+      FAIL("the dynamic analysis passed the limit position");
+    } catch (const SimulationError& e) {
+      check_message(e.what());
+      CHECK(std::string(e.what()).find("nearly singular") != std::string::npos);
+      CHECK(std::string(e.what()).find("failed at t = 0.464") != std::string::npos);
+    }
+  }
 }

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <string>
 
+#include "catenary/multibody/kinematic_analysis.hpp"
+
 namespace catenary {
 
 System::System(const Model& m, Backend& backend)
@@ -197,6 +199,11 @@ std::string System::describe_dof(int dof) const {
     if (node >= b.first_node && node < b.first_node + b.node_count)
       return "body '" + b.name + "' node " + std::to_string(node - b.first_node) + ", coordinate " + coord;
   return "node " + std::to_string(node) + ", coordinate " + coord;
+}
+
+std::string System::singularity_note(const Vector& q, double t) {
+  if (block_.empty()) return "";
+  return "at the last accepted step, " + describe_singularity(block_.mechanism(), pick(q, block_.layout().dofs), t);
 }
 
 System::Energies System::energies(const Eigen::VectorXd& q, const Eigen::VectorXd& v) {

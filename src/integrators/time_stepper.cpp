@@ -165,6 +165,8 @@ void run_time_steps(System& sys, const DynamicSettings& s, double output_interva
           << " N, last weighted correction " << r.last_update
           << " (1 = tolerance), largest at " << sys.describe_dof(r.worst_dof)
           << (s.adaptive ? "; the step is at its minimum" : "; try a smaller step or the adaptive step");
+      const std::string singular = sys.singularity_note(state.q, state.t);
+      if (!singular.empty()) msg << "; " << singular;
       summary.end_time = state.t;
       throw SimulationError(msg.str());
     }

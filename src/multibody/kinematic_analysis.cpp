@@ -13,19 +13,6 @@ namespace catenary {
 
 namespace {
 
-// Mechanisms have tens of coordinates: dense full-pivoting LU, which also tells the rank.
-Eigen::FullPivLU<Eigen::MatrixXd> factor_square_jacobian(const Mechanism& m, const ConstraintState& s, double t) {
-  Eigen::FullPivLU<Eigen::MatrixXd> lu(Eigen::MatrixXd(s.jacobian));
-  if (!lu.isInvertible()) {
-    std::ostringstream msg;
-    msg << "the constraint Jacobian is singular at t = " << t << " s (rank " << lu.rank() << " of "
-        << m.row_count() << "): the mechanism passes a singular configuration (e.g. a dead point), "
-        << "or rows are redundant";
-    throw SimulationError(msg.str());
-  }
-  return lu;
-}
-
 // The joint or driver a row belongs to, as describe_row names it without the row number.
 std::string owner_of_row(const Mechanism& m, int row) {
   const std::string d = m.describe_row(row);
@@ -33,7 +20,42 @@ std::string owner_of_row(const Mechanism& m, int row) {
   return cut == std::string::npos ? d : d.substr(0, cut + 1);
 }
 
+// Mechanisms have tens of coordinates: dense full-pivoting LU, which also tells the rank.
+Eigen::FullPivLU<Eigen::MatrixXd> factor_square_jacobian(const Mechanism& m, const Eigen::VectorXd& q,
+                                                         const ConstraintState& s, double t) {
+  Eigen::FullPivLU<Eigen::MatrixXd> lu(Eigen::MatrixXd(s.jacobian));
+  if (!lu.isInvertible()) throw SimulationError("kinematic analysis failed: " + describe_singularity(m, q, t));
+  return lu;
+}
+
 }  // namespace
+
+std::string describe_singularity(const Mechanism& m, const Eigen::VectorXd& q, double t, double* relative_smallest) {
+  const ConstraintState s = evaluate_constraints(m, q, Eigen::VectorXd::Zero(q.size()), t);
+  const Eigen::JacobiSVD<Eigen::MatrixXd> svd(Eigen::MatrixXd(s.jacobian), Eigen::ComputeFullU);
+  const Eigen::VectorXd& sigma = svd.singularValues();
+  const int rows = static_cast<int>(s.jacobian.rows());
+  // Rows beyond the coordinates' count have no singular value: they are dependent for sure.
+  const double smallest = sigma.size() < rows ? 0.0 : sigma[sigma.size() - 1];
+  if (relative_smallest) *relative_smallest = sigma[0] > 0.0 ? smallest / sigma[0] : 0.0;
+  const Eigen::VectorXd u = svd.matrixU().col(rows - 1).cwiseAbs();
+  std::vector<std::string> involved;
+  for (int r = 0; r < rows; ++r) {
+    const std::string owner = owner_of_row(m, r);
+    if (u[r] > 0.1 * u.maxCoeff() && std::find(involved.begin(), involved.end(), owner) == involved.end())
+      involved.push_back(owner);
+  }
+  std::ostringstream msg;
+  const double ratio = sigma[0] > 0.0 ? smallest / sigma[0] : 0.0;
+  msg << "at t = " << t << " s the constraint Jacobian is "
+      << (ratio <= 1e-9 ? "singular" : ratio <= 1e-3 ? "nearly singular" : "closest to singular")
+      << " (smallest singular value " << smallest << " of " << sigma[0] << ") in the rows of ";
+  for (size_t k = 0; k < involved.size(); ++k) msg << (k ? ", " : "") << involved[k];
+  msg << (ratio <= 1e-3 ? ": they lose rank together (a dead point, a limit or bifurcation of the mechanism, or "
+                          "redundant joints)"
+                        : "");
+  return msg.str();
+}
 
 void check_redundant_constraints(const Mechanism& m, const Eigen::VectorXd& q, double t) {
   const ConstraintState s = evaluate_constraints(m, q, Eigen::VectorXd::Zero(q.size()), t);
@@ -122,13 +144,15 @@ std::vector<KinematicFrame> run_kinematics(const Mechanism& m, double end_time, 
       if (it == 20) {
         std::ostringstream msg;
         msg << "kinematic analysis: positions did not converge at t = " << t << " s (largest violation "
-            << s.phi.lpNorm<Eigen::Infinity>() << ")";
+            << s.phi.lpNorm<Eigen::Infinity>() << "); at the last position found, "
+            << describe_singularity(m, frames.empty() ? m.initial_positions() : frames.back().q,
+                                    frames.empty() ? t : frames.back().t);
         throw SimulationError(msg.str());
       }
-      q -= factor_square_jacobian(m, s, t).solve(s.phi);
+      q -= factor_square_jacobian(m, q, s, t).solve(s.phi);
       s = evaluate_constraints(m, q, v, t);
     }
-    const Eigen::FullPivLU<Eigen::MatrixXd> lu = factor_square_jacobian(m, s, t);
+    const Eigen::FullPivLU<Eigen::MatrixXd> lu = factor_square_jacobian(m, q, s, t);
     v = lu.solve(s.nu);
     s = evaluate_constraints(m, q, v, t);  // gamma depends on the velocities
     a = lu.solve(s.gamma);

@@ -74,6 +74,9 @@ class System {
   double residual_floor(double matrix_norm, double q_max_abs) const;
   // The coordinate with the largest weighted entry, described as "body 'x' node n, coordinate c".
   std::string describe_dof(int dof) const;
+  // For a failed step of a model with a mechanism: how close its constraint Jacobian at q is to
+  // singular and in which joints (describe_singularity); empty without a mechanism.
+  std::string singularity_note(const Vector& q, double t);
 
   struct Energies {
     double kinetic = 0.0, gravitational = 0.0, elastic = 0.0;

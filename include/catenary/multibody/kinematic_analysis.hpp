@@ -3,6 +3,7 @@
 // positions and velocities closest to given ones), and kinematic analysis of fully driven
 // (zero-DOF) systems with inverse dynamics (the multipliers, hence the driver forces and joint
 // reactions, that the prescribed motion needs).
+#include <string>
 #include <vector>
 
 #include <Eigen/Core>
@@ -16,6 +17,13 @@ namespace catenary {
 // the joints and drivers involved. (A planar mechanism built only from revolute joints has such
 // rows: its joints repeat each other's out-of-plane conditions.)
 void check_redundant_constraints(const Mechanism& m, const Eigen::VectorXd& q, double t);
+
+// For a failure message: the smallest singular value of the constraint Jacobian at q and the
+// joints and drivers whose rows come closest to dependence (those with weight in its left
+// singular vector), called singular, nearly singular (below 1e-3 of the largest) or closest to
+// singular; relative_smallest (optional) gets the smallest singular value over the largest.
+std::string describe_singularity(const Mechanism& m, const Eigen::VectorXd& q, double t,
+                                 double* relative_smallest = nullptr);
 
 struct AssemblyResult {
   Eigen::VectorXd q;
