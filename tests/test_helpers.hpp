@@ -143,6 +143,23 @@ inline Model stretched_axial_bar(double stretch) {
   return m;
 }
 
+// Observed orders log2(e(h) / e(h / 2)) of the error e(h) = error_at(h) for h0, h0/2, h0/4.
+// Prints each value with `label`.
+template <class ErrorAt>
+std::vector<double> observed_orders_of(const std::string& label, double h0, ErrorAt error_at) {
+  std::vector<double> orders;
+  double previous = 0.0;
+  for (double h : {h0, h0 / 2, h0 / 4}) {
+    const double error = error_at(h);
+    if (previous > 0.0) {
+      orders.push_back(std::log2(previous / error));
+      std::printf("%s h = %g: error %.3e, observed order %.3f\n", label.c_str(), h, error, orders.back());
+    }
+    previous = error;
+  }
+  return orders;
+}
+
 // Observed convergence order between successive halvings of the step: log2(e(h) / e(h / 2)) of
 // the swinging cantilever's final tip error against `reference`, for the steps h0, h0/2, h0/4
 // run with settings(h). Prints each value with `label`.
@@ -150,17 +167,7 @@ template <class Settings>
 std::vector<double> observed_orders(const std::string& label, const Eigen::Vector2d& reference, double h0,
                                     Settings settings) {
   const Model m = swinging_cantilever();
-  std::vector<double> orders;
-  double previous = 0.0;
-  for (double h : {h0, h0 / 2, h0 / 4}) {
-    const double error = (final_tip_xy(m, settings(h)) - reference).norm();
-    if (previous > 0.0) {
-      orders.push_back(std::log2(previous / error));
-      std::printf("%s h = %g: tip error %.3e, observed order %.3f\n", label.c_str(), h, error, orders.back());
-    }
-    previous = error;
-  }
-  return orders;
+  return observed_orders_of(label, h0, [&](double h) { return (final_tip_xy(m, settings(h)) - reference).norm(); });
 }
 
 // A soft 1 m cable (E = 2e7 Pa, 8 elements) pinned at one end, released horizontally.

@@ -190,3 +190,38 @@ TEST_CASE("a slider-crank driven past its limit position reports the singular jo
     }
   }
 }
+
+TEST_CASE("rigid bodies keep the integrators' orders: generalized-alpha 2, BDF 1 and 2", "[multibody][bdf]") {
+  // Final positions of the spatial double pendulum against a run with a 32 times smaller step.
+  const Model m = spatial_double_pendulum();
+  const double T = 0.2, h0 = 4e-3;
+  auto final_q = [&](const AnalysisSettings& a) { return run_model(m, a).frames.back().q; };
+  auto ga = [&](double h) {
+    AnalysisSettings a = conservative_settings(h, T);
+    a.dynamics.rho_infinity = 0.8;
+    return a;
+  };
+  auto bdf = [&](int order) {
+    return [=](double h) {
+      AnalysisSettings a = bdf_settings(h, T, order);
+      a.dynamics.newton_tolerance = 1e-12;
+      return a;
+    };
+  };
+  SECTION("generalized-alpha, rho_infinity 0.8") {
+    const Eigen::VectorXd reference = final_q(ga(h0 / 32));
+    for (double order : observed_orders_of("rigid generalized-alpha", h0, [&](double h) {
+           return (final_q(ga(h)) - reference).lpNorm<Eigen::Infinity>();
+         }))
+      CHECK(order == Approx(2.0).margin(0.15));
+  }
+  for (int k : {1, 2}) {
+    DYNAMIC_SECTION("BDF of order " << k) {
+      const Eigen::VectorXd reference = final_q(bdf(k)(h0 / 32));
+      for (double order : observed_orders_of("rigid BDF" + std::to_string(k), h0, [&](double h) {
+             return (final_q(bdf(k)(h)) - reference).lpNorm<Eigen::Infinity>();
+           }))
+        CHECK(order == Approx(k).margin(0.15));
+    }
+  }
+}
