@@ -225,3 +225,32 @@ TEST_CASE("rigid bodies keep the integrators' orders: generalized-alpha 2, BDF 1
     }
   }
 }
+
+TEST_CASE("static equilibrium of a sprung boom carrying a hanging cable matches k phi = W cos(phi)",
+          "[multibody][statics]") {
+  // The boom (5 kg, 1 m) and the cable (0.6 kg/m, 1 m, its weight hanging from the tip) are held
+  // by a rotational spring k at the pivot: k phi = (m_boom g L / 2 + m_cable g L) cos(phi), phi the
+  // boom's angle below the horizontal.
+  Model m = cable_hanging_from_boom(8);
+  const double k = 300.0, g = 9.81, W = 5.0 * g * 0.5 + 0.6 * 1.0 * g * 1.0;
+  Rsda spring;
+  spring.name = "pivot spring";
+  spring.body_i = kGround;
+  spring.body_j = 0;
+  spring.marker_i = m.mechanism.joints[0].marker_i;
+  spring.marker_j = m.mechanism.joints[0].marker_j;
+  spring.stiffness = k;
+  m.mechanism.forces.rsda.push_back(spring);
+  double phi = 0.0;  // Newton on k phi - W cos(phi) = 0
+  for (int it = 0; it < 50; ++it) phi -= (k * phi - W * std::cos(phi)) / (k + W * std::sin(phi));
+  const RunResult r = run_model(m, static_settings(4));
+  const Eigen::VectorXd& q = r.frames.back().q;
+  const rigid::BodyState boom = rigid::body_state(q.data() + m.rigid_offset(), q.data() + m.rigid_offset());
+  const Vec<3> axis = rigid::rotate(boom.p, rigid::vec3(1, 0, 0));
+  const double phi_solver = std::atan2(-axis[2], axis[0]);
+  // The cable hangs straight down from the hook.
+  const int last = m.node_count - 1;
+  INFO("phi " << phi_solver << " rad, closed form " << phi);
+  CHECK(phi_solver == Approx(phi).epsilon(1e-8));
+  CHECK(q[6 * last + 0] == Approx(q[0]).margin(1e-9));
+}
