@@ -254,3 +254,17 @@ TEST_CASE("static equilibrium of a sprung boom carrying a hanging cable matches 
   CHECK(phi_solver == Approx(phi).epsilon(1e-8));
   CHECK(q[6 * last + 0] == Approx(q[0]).margin(1e-9));
 }
+
+TEST_CASE("statics brings a pendulum released at 1.2 rad to hang straight down, the pin carrying m g",
+          "[multibody][statics]") {
+  // At lambda = 0 nothing resists the free rotation: the static solver must regularize (mu M).
+  const double mass = 2.0;
+  const Model m = rigid_pendulum(0.8, mass, 1.2);
+  const RunResult r = run_model(m, static_settings(2));
+  const StoredFrame& f = r.frames.back();
+  const JointReaction jr = joint_reaction(m.mechanism, 0, f.q, f.lambda);
+  CHECK(std::fabs(f.q[0]) < 1e-9);          // centre of mass under the pivot
+  CHECK(f.q[1] == Approx(-0.8).epsilon(1e-12));
+  CHECK(jr.force[1] == Approx(mass * 9.81).epsilon(1e-9));
+  CHECK(std::fabs(jr.force[0]) < 1e-9);
+}

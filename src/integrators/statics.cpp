@@ -72,25 +72,30 @@ struct StaticSolver {
       summary.last_residual = r.lpNorm<Eigen::Infinity>();
       if (it > 1 && summary.last_residual <= sys.residual_floor(sys.newton_matrix_norm(), q.lpNorm<Eigen::Infinity>()))
         return true;
-      try {
-        sys.backend().factorize();
-      } catch (const SimulationError& e) {
-        why = e.what();
-        return false;
-      }
-      sys.backend().solve(-r, delta);
+      auto factorize_and_solve = [&]() {
+        try {
+          sys.backend().factorize();
+        } catch (const SimulationError& e) {
+          why = e.what();
+          return false;
+        }
+        sys.backend().solve(-r, delta);
+        return true;
+      };
+      bool regular = factorize_and_solve();
       // Near unstable equilibria K is indefinite and the Newton step may climb the energy
-      // (d^T R >= 0), which leads to saddle points such as an inverted catenary. Then shift the
-      // matrix by mu M (a Levenberg-Marquardt step), raising mu until the step descends.
+      // (d^T R >= 0), which leads to saddle points such as an inverted catenary; a mechanism's
+      // free motions (a pendulum at lambda = 0) make K singular. Then shift the matrix by mu M (a
+      // Levenberg-Marquardt step), raising mu until the matrix is regular and the step descends.
       const double stiffness_norm = sys.newton_matrix_norm();
-      for (double mu = 1e-4 * stiffness_norm / mass_norm; delta.head(n).dot(r.head(n)) >= 0.0 && mu < 1e4 * stiffness_norm / mass_norm;
-           mu *= 10.0) {
+      for (double mu = 1e-4 * stiffness_norm / mass_norm;
+           (!regular || delta.head(n).dot(r.head(n)) >= 0.0) && mu < 1e4 * stiffness_norm / mass_norm; mu *= 10.0) {
         NewtonMatrixCoefficients shifted = c;
         shifted.mass = mu;
         sys.assemble_newton_matrix(q, zero, 0.0, shifted, f, &lambda);
-        sys.backend().factorize();
-        sys.backend().solve(-r, delta);
+        regular = factorize_and_solve();
       }
+      if (!regular) return false;
       const double update = sys.weighted_norm(delta.head(n), q, s.tolerance);
       if (!std::isfinite(update)) {
         why = "the Newton update is not finite";

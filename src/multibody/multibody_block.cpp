@@ -101,6 +101,59 @@ MultibodyLayout multibody_layout(const Model& m) {
 
 MultibodyBlock::MultibodyBlock(const Model& m) : mechanism_(m.mechanism), layout_(multibody_layout(m)) {
   mechanism_.gravity = Vec<3>::zero();  // gravity is in the model's load patterns
+  const int nb = static_cast<int>(mechanism_.bodies.size()), slots = nb + static_cast<int>(mechanism_.attachments.size());
+  for (int s = 0; s < slots; ++s) {
+    slot_first_.push_back(s < nb ? 7 * s : mechanism_.node_coordinate(s - nb));
+    slot_count_.push_back(s < nb ? 7 : 6);
+  }
+  std::vector<std::set<int>> neighbours(slots);
+  for (int s = 0; s < slots; ++s) neighbours[s].insert(s);
+  for (const Coupling& c : couplings(mechanism_))
+    for (int a : c.slots)
+      for (int b : c.slots) neighbours[a].insert(b);
+  for (const auto& n : neighbours) slot_neighbours_.emplace_back(n.begin(), n.end());
+  // Greedy colouring: two slots share a colour only if no slot neighbours both.
+  std::vector<int> colour(slots, -1);
+  for (int s = 0; s < slots; ++s) {
+    std::set<int> taken;
+    for (int n : slot_neighbours_[s])
+      for (int nn : slot_neighbours_[n])
+        if (colour[nn] >= 0) taken.insert(colour[nn]);
+    int c = 0;
+    while (taken.count(c)) ++c;
+    colour[s] = c;
+    if (c == static_cast<int>(colours_.size())) colours_.emplace_back();
+    colours_[c].push_back(s);
+  }
+}
+
+template <class Terms>
+void MultibodyBlock::add_difference_columns(const Eigen::VectorXd& at, double scale, Terms terms,
+                                            Eigen::MatrixXd& J) const {
+  Eigen::VectorXd shifted = at, step = Eigen::VectorXd::Zero(at.size());
+  for (const std::vector<int>& group : colours_)
+    for (int offset = 0; offset < 7; ++offset) {
+      bool any = false;
+      for (int s : group)
+        if (offset < slot_count_[s]) {
+          const int k = slot_first_[s] + offset;
+          step[k] = 1e-6 * (1.0 + std::fabs(at[k]));  // central differences: truncation 1e-12, round-off 1e-10
+          any = true;
+        }
+      if (!any) continue;
+      shifted = at + step;
+      const Eigen::VectorXd plus = terms(shifted);
+      shifted = at - step;
+      const Eigen::VectorXd difference = plus - terms(shifted);
+      for (int s : group) {
+        if (offset >= slot_count_[s]) continue;
+        const int k = slot_first_[s] + offset;
+        for (int n : slot_neighbours_[s])
+          for (int i = slot_first_[n]; i < slot_first_[n] + slot_count_[n]; ++i)
+            J(i, k) += scale * difference[i] / (2.0 * step[k]);
+        step[k] = 0.0;
+      }
+    }
 }
 
 double MultibodyBlock::internal_force(const Eigen::VectorXd& x, const Eigen::VectorXd& v, double t, Eigen::VectorXd& f) const {
@@ -141,24 +194,15 @@ double MultibodyBlock::newton_matrix(const Eigen::VectorXd& x, const Eigen::Vect
   Eigen::MatrixXd J;
   mass_matrix(mechanism_, x, J);
   J *= c.mass;
-  // Central differences: relative step 1e-6 balances truncation (1e-12) against round-off.
-  Eigen::VectorXd xp = x, vp = v, fp, fm;
-  for (int k = 0; k < n; ++k) {
-    const double h = 1e-6 * (1.0 + std::fabs(x[k]));
-    xp[k] = x[k] + h;
-    Eigen::VectorXd plus = force_terms(xp, v, t, w, mu, c.mass, c.stiffness);
-    xp[k] = x[k] - h;
-    J.col(k) += (plus - force_terms(xp, v, t, w, mu, c.mass, c.stiffness)) / (2.0 * h);
-    xp[k] = x[k];
-    if (c.damping == 0.0) continue;
-    const double hv = 1e-6 * (1.0 + std::fabs(v[k]));
-    vp[k] = v[k] + hv;
-    internal_force(x, vp, t, fp);
-    vp[k] = v[k] - hv;
-    internal_force(x, vp, t, fm);
-    vp[k] = v[k];
-    J.col(k) += c.damping * (fp - fm) / (2.0 * hv);
-  }
+  add_difference_columns(x, 1.0, [&](const Eigen::VectorXd& xs) {
+    return force_terms(xs, v, t, w, mu, c.mass, c.stiffness);
+  }, J);
+  if (c.damping != 0.0)
+    add_difference_columns(v, c.damping, [&](const Eigen::VectorXd& vs) {
+      Eigen::VectorXd f;
+      internal_force(x, vs, t, f);
+      return f;
+    }, J);
   const Eigen::MatrixXd jac = evaluate_constraints(mechanism_, x, v, t).jacobian;
   values.resize(layout_.local_entries.size());
   Eigen::VectorXd row_sum = Eigen::VectorXd::Zero(n);
