@@ -28,11 +28,22 @@ struct DynamicSettings {
   double error_tolerance = 1e-4;  // local error target, relative to characteristic length
 };
 
+// Kinematic analysis of a zero-DOF rigid mechanism (run_kinematics): positions, velocities,
+// accelerations and, by inverse dynamics, the driver efforts and joint reactions every `step`.
+struct KinematicSettings {
+  double end_time = 1.0;
+  double step = 1e-2;
+};
+
+// Static: equilibrium. Dynamic: time integration. Assembly: the consistent initial state alone
+// (positions and velocities projected onto the constraints), reporting what moved. Kinematic:
+// see KinematicSettings.
 struct AnalysisSettings {
-  enum class Type { Static, Dynamic };
+  enum class Type { Static, Dynamic, Assembly, Kinematic };
   Type type = Type::Dynamic;
   StaticSettings statics;
   DynamicSettings dynamics;
+  KinematicSettings kinematics;
 };
 
 struct OutputNode {
