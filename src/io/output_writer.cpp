@@ -9,6 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include "catenary/io/vtu_writer.hpp"
+#include "catenary/multibody/multibody_block.hpp"
+#include "catenary/rigid/euler_parameters.hpp"
 
 namespace catenary {
 
@@ -91,11 +93,114 @@ OutputWriter::OutputWriter(const Case& c, const std::string& directory)
   csv_.open(csv_path, std::ios::trunc);
   if (!csv_) throw std::runtime_error("cannot open CSV file for writing: " + csv_path);
   write_csv_header();
+  if (!m.mechanism.empty()) write_mechanism_headers();
+}
+
+namespace {
+
+void open_csv(std::ofstream& f, const std::string& path) {
+  f.open(path, std::ios::trunc);
+  if (!f) throw std::runtime_error("cannot open CSV file for writing: " + path);
+}
+
+void finish_row(std::ofstream& f, const std::string& row, const std::string& path) {
+  f << row << '\n';
+  f.flush();
+  if (!f) throw std::runtime_error("error writing " + path);
+}
+
+Vec<4> sub4(const Eigen::VectorXd& x, int at) { return rigid::vec4(x[at], x[at + 1], x[at + 2], x[at + 3]); }
+
+}  // namespace
+
+void OutputWriter::write_mechanism_headers() {
+  const Model& m = case_.model;
+  const Mechanism& mech = m.mechanism;
+  const MultibodyLayout layout = multibody_layout(m);
+  mechanism_dofs_ = layout.dofs;
+  mechanism_first_row_ = layout.first_row;
+  const bool accelerations = case_.analysis.type == AnalysisSettings::Type::Kinematic;
+  open_csv(bodies_csv_, join(directory_, "rigid_bodies.csv"));
+  std::string h = "time,body,x,y,z,e0,e1,e2,e3,vx,vy,vz,wx,wy,wz";
+  if (accelerations) h += ",ax,ay,az,alpha_x,alpha_y,alpha_z";
+  finish_row(bodies_csv_, h, join(directory_, "rigid_bodies.csv"));
+
+  open_csv(reactions_csv_, join(directory_, "joint_reactions.csv"));
+  h = "time";
+  for (const Joint& j : mech.joints)
+    for (const char* c : {"force_f", "force_g", "force_h", "torque_f", "torque_g", "torque_h"})
+      h += ',' + csv_field(j.name + '.' + c);
+  for (const Driver& d : mech.drivers) h += ',' + csv_field(d.name + ".effort");
+  for (const Attachment& a : mech.attachments)
+    for (const char* c : {"fx", "fy", "fz"}) h += ',' + csv_field(a.name + '.' + c);
+  for (const Tsda& e : mech.forces.tsda)
+    for (const char* c : {"length", "rate", "force"}) h += ',' + csv_field(e.name + '.' + c);
+  for (const Rsda& e : mech.forces.rsda)
+    for (const char* c : {"angle", "rate", "torque"}) h += ',' + csv_field(e.name + '.' + c);
+  finish_row(reactions_csv_, h, join(directory_, "joint_reactions.csv"));
+}
+
+void OutputWriter::write_mechanism_rows(const Frame& f) {
+  const Mechanism& mech = case_.model.mechanism;
+  const int n = static_cast<int>(mechanism_dofs_.size());
+  Eigen::VectorXd x(n), v = Eigen::VectorXd::Zero(n), a = Eigen::VectorXd::Zero(n);
+  for (int k = 0; k < n; ++k) {
+    x[k] = (*f.q)[mechanism_dofs_[k]];
+    if (f.v) v[k] = (*f.v)[mechanism_dofs_[k]];
+    if (f.a) a[k] = (*f.a)[mechanism_dofs_[k]];
+  }
+  const bool accelerations = case_.analysis.type == AnalysisSettings::Type::Kinematic;
+  const std::string time = number(f.time);
+  for (size_t b = 0; b < mech.bodies.size(); ++b) {
+    const int at = 7 * static_cast<int>(b);
+    const Vec<4> p = sub4(x, at + 3), pd = sub4(v, at + 3);
+    const Vec<3> omega = rigid::angular_velocity(p, pd);
+    std::string row = time + ',' + csv_field(mech.bodies[b].name);
+    for (int k = 0; k < 7; ++k) row += ',' + number(x[at + k]);
+    for (int k = 0; k < 3; ++k) row += ',' + number(v[at + k]);
+    for (int k = 0; k < 3; ++k) row += ',' + number(omega[k]);
+    if (accelerations) {
+      // omega' = 2 E(p) p'' (E(p') p' = 0)
+      const Vec<3> alpha = rigid::angular_velocity(p, sub4(a, at + 3));
+      for (int k = 0; k < 3; ++k) row += ',' + number(a[at + k]);
+      for (int k = 0; k < 3; ++k) row += ',' + number(alpha[k]);
+    }
+    finish_row(bodies_csv_, row, join(directory_, "rigid_bodies.csv"));
+  }
+
+  const int rows = mech.row_count();
+  Eigen::VectorXd lambda = Eigen::VectorXd::Zero(rows);
+  if (f.lambda) lambda = f.lambda->segment(mechanism_first_row_, rows);
+  std::string row = time;
+  for (size_t j = 0; j < mech.joints.size(); ++j) {
+    const Joint& joint = mech.joints[j];
+    const JointReaction r = joint_reaction(mech, static_cast<int>(j), x, lambda);
+    // The joint frame: marker i's triad in the ground frame, A_i [f' g' h'].
+    const Vec<4> pi = joint.body_i == kGround ? rigid::vec4(1, 0, 0, 0) : sub4(x, 7 * joint.body_i + 3);
+    const Vec<3> axes[3] = {rigid::rotate(pi, joint.marker_i.f), rigid::rotate(pi, joint.marker_i.g),
+                            rigid::rotate(pi, joint.marker_i.h)};
+    for (const Vec<3>* w : {&r.force, &r.torque})
+      for (const Vec<3>& e : axes) row += ',' + number(rigid::vec_norm(e) > 0.0 ? dot(e, *w) / rigid::vec_norm(e) : 0.0);
+  }
+  for (size_t d = 0; d < mech.drivers.size(); ++d) row += ',' + number(-lambda[mech.driver_row(static_cast<int>(d))]);
+  for (size_t k = 0; k < mech.attachments.size(); ++k)
+    for (int c = 0; c < 3; ++c) row += ',' + number(-lambda[mech.attachment_row(static_cast<int>(k)) + c]);
+  for (const Tsda& e : mech.forces.tsda) {
+    const TsdaState s = tsda_state(e, x.data(), v.data(), f.time);
+    row += ',' + number(s.length) + ',' + number(s.rate) + ',' + number(s.force);
+  }
+  for (const Rsda& e : mech.forces.rsda) {
+    const RsdaState s = rsda_state(e, x.data(), v.data(), f.time);
+    row += ',' + number(s.angle) + ',' + number(s.rate) + ',' + number(s.torque);
+  }
+  finish_row(reactions_csv_, row, join(directory_, "joint_reactions.csv"));
 }
 
 OutputWriter::~OutputWriter() {
   // Rows were flushed as written; closing cannot lose anything and must not throw.
   csv_.close();
+  bodies_csv_.close();
+  reactions_csv_.close();
 }
 
 void OutputWriter::write_csv_header() {
@@ -142,6 +247,7 @@ void OutputWriter::write_frame(const Frame& f) {
   csv_ << row << '\n';
   csv_.flush();
   if (!csv_) throw std::runtime_error("error writing " + join(directory_, "results.csv"));
+  if (!m.mechanism.empty()) write_mechanism_rows(f);
 
   if (case_.output.vtu) {
     const std::string name = frame_name(vtu_frames_.size());
@@ -174,6 +280,10 @@ void OutputWriter::write_summary(const RunSummary& s) {
     files["vtu_frames"] = vtu_frames_.size();
   }
   files["summary"] = "summary.json";
+  if (!m.mechanism.empty()) {
+    files["rigid_bodies"] = "rigid_bodies.csv";
+    files["joint_reactions"] = "joint_reactions.csv";
+  }
   nlohmann::json j;
   j["analysis"] = s.analysis;
   j["status"] = s.status;
@@ -189,6 +299,19 @@ void OutputWriter::write_summary(const RunSummary& s) {
     j["largest_error_time"] = s.largest_error_time;
   }
   j["warnings"] = s.warnings;
+  if (s.analysis == "assembly") {
+    nlohmann::json moved = nlohmann::json::array();
+    for (const MovedPart& p : s.moved) {
+      nlohmann::json e;
+      e["kind"] = p.kind;
+      e["name"] = p.name;
+      e["translation"] = p.translation;
+      if (p.kind == "rigid_body") e["rotation"] = p.rotation;
+      moved.push_back(e);
+    }
+    j["moved"] = moved;
+    j["constraint_violation"] = s.constraint_violation;
+  }
   j["case"] = case_.name;
   j["source_file"] = case_.source_file;
   j["dof_count"] = m.dof_count();

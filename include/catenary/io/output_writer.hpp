@@ -22,6 +22,16 @@ struct Frame {
   const Eigen::VectorXd* v = nullptr;
   const Eigen::VectorXd* lambda = nullptr;
   double kinetic_energy = 0.0, gravitational_energy = 0.0, elastic_energy = 0.0;
+  // Accelerations (kinematic analysis only; then rigid_bodies.csv has acceleration columns).
+  const Eigen::VectorXd* a = nullptr;
+};
+
+// How far the assembly analysis moved a part (a rigid body or a cable) to satisfy the constraints.
+struct MovedPart {
+  std::string kind;  // "rigid_body" or "cable"
+  std::string name;
+  double translation = 0.0;  // rigid body: |change of the centre of mass|; cable: largest node displacement (m)
+  double rotation = 0.0;     // rigid body: angle of the change of orientation (rad); cable: 0
 };
 
 // What the run did, for the summary JSON and the command line.
@@ -35,12 +45,16 @@ struct RunSummary {
   // Largest local error estimate of an accepted step (1 = the error tolerance) and its time.
   double largest_error_estimate = 0.0, largest_error_time = 0.0;
   std::vector<std::string> warnings;
+  // Assembly analysis: what moved, and the constraint violation left.
+  std::vector<MovedPart> moved;
+  double constraint_violation = 0.0;
 };
 
 class OutputWriter {
  public:
   // Creates the directory; the files are results.csv, frames/frame_NNNNN.vtu, results.pvd,
-  // summary.json.
+  // summary.json, and for a model with rigid bodies rigid_bodies.csv and joint_reactions.csv
+  // (columns in docs/case-format.md).
   OutputWriter(const Case& c, const std::string& directory);
   ~OutputWriter();
   void write_frame(const Frame& f);
@@ -49,10 +63,15 @@ class OutputWriter {
 
  private:
   void write_csv_header();
+  void write_mechanism_headers();
+  void write_mechanism_rows(const Frame& f);
   void write_pvd();
   const Case& case_;
   std::string directory_;
   std::ofstream csv_;
+  std::ofstream bodies_csv_, reactions_csv_;  // open for models with rigid bodies
+  std::vector<int> mechanism_dofs_;           // model coordinate of each mechanism coordinate
+  int mechanism_first_row_ = 0;
   std::vector<std::pair<double, std::string>> vtu_frames_;
 };
 
