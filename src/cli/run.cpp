@@ -1,17 +1,25 @@
 // `catenary run` (a case, or a sweep's copies as one batch) and `catenary check`, and the run
 // of one case on one backend that `compare` uses too.
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
 
+#include <Eigen/Geometry>
+
 #include "catenary/assembly/backend_factory.hpp"
+#include "catenary/assembly/model_operators.hpp"
 #include "catenary/core/errors.hpp"
 #include "catenary/integrators/analyses.hpp"
 #include "catenary/io/output_writer.hpp"
 #include "catenary/io/sweep_writer.hpp"
 #include "catenary/model/case_loader.hpp"
 #include "catenary/model/model_merge.hpp"
+#include "catenary/multibody/kinematic_analysis.hpp"
+#include "catenary/multibody/multibody_block.hpp"
+#include "catenary/rigid/euler_parameters.hpp"
 #include "commands.hpp"
 
 namespace catenary::cli {
@@ -48,9 +56,113 @@ void print_case_summary(const Case& c) {
   std::printf("case '%s': dimension %d, %zu bodies, %d elements, %d nodes, %d coordinates, %d constraint rows\n",
               c.name.c_str(), m.dimension, m.bodies.size(), m.elements.size(), m.node_count, m.dof_count(),
               m.constraint_count());
+  const Mechanism& mech = m.mechanism;
+  if (!mech.empty())
+    std::printf("mechanism: %zu rigid bodies, %zu joints, %zu drivers, %zu attachments, %zu springs, %zu rotational "
+                "springs, %zu body loads\n",
+                mech.bodies.size(), mech.joints.size(), mech.drivers.size(), mech.attachments.size(),
+                mech.forces.tsda.size(), mech.forces.rsda.size(), mech.forces.loads.size());
 }
 
 namespace {
+
+// Angle of the rotation from Euler parameters a to b (of conj(a) b), robust near zero.
+double rotation_between(const Eigen::VectorXd& q, const Eigen::VectorXd& q0, int at) {
+  const Eigen::Vector4d a = q0.segment<4>(at).normalized(), b = q.segment<4>(at).normalized();
+  const Eigen::Vector3d av = a.tail<3>(), bv = b.tail<3>();
+  const double scalar = a[0] * b[0] + av.dot(bv);
+  const Eigen::Vector3d vector = a[0] * bv - b[0] * av - av.cross(bv);
+  return 2.0 * std::atan2(vector.norm(), std::fabs(scalar));
+}
+
+// What the assembly moved: per rigid body its centre of mass and orientation, per cable its
+// largest node displacement.
+std::vector<MovedPart> moved_parts(const Model& m, const Eigen::VectorXd& q0, const Eigen::VectorXd& q) {
+  std::vector<MovedPart> out;
+  for (size_t b = 0; b < m.mechanism.bodies.size(); ++b) {
+    const int at = m.rigid_offset() + 7 * static_cast<int>(b);
+    MovedPart p;
+    p.kind = "rigid_body";
+    p.name = m.mechanism.bodies[b].name;
+    p.translation = (q.segment<3>(at) - q0.segment<3>(at)).norm();
+    p.rotation = rotation_between(q, q0, at + 3);
+    out.push_back(p);
+  }
+  const int D = m.dimension, n = m.coordinates_per_node();
+  for (const Body& body : m.bodies) {
+    MovedPart p;
+    p.kind = "cable";
+    p.name = body.name;
+    for (int k = body.first_node; k < body.first_node + body.node_count; ++k)
+      p.translation = std::max(p.translation, (q.segment(k * n, D) - q0.segment(k * n, D)).norm());
+    out.push_back(p);
+  }
+  return out;
+}
+
+void run_assembly(System& sys, const FrameSink& sink, RunSummary& summary) {
+  const Model& m = sys.model();
+  const ConsistentState st = consistent_initial_state(sys, 0.0);
+  emit_frame(sys, 0.0, 0.0, 0, st.q, st.v, st.lambda, sink);
+  summary.moved = moved_parts(m, initial_coordinates(m), st.q);
+  summary.constraint_violation = st.constraint_violation;
+  for (const MovedPart& p : summary.moved) {
+    if (p.kind == "rigid_body")
+      std::fprintf(stderr, "assembly: rigid body '%s': centre of mass moved %.6g m, turned %.6g rad\n", p.name.c_str(),
+                   p.translation, p.rotation);
+    else
+      std::fprintf(stderr, "assembly: cable '%s': largest node displacement %.6g m\n", p.name.c_str(), p.translation);
+  }
+  std::fprintf(stderr, "assembly: constraint violation left %.3g\n", st.constraint_violation);
+}
+
+// Kinematic analysis of a zero-DOF rigid mechanism (the loader checked that the model is one):
+// frames every step (thinned to the output interval), with accelerations and the multipliers of
+// inverse dynamics.
+void run_kinematic(const Model& m, const KinematicSettings& s, double interval, const FrameSink& sink,
+                   RunSummary& summary) {
+  Mechanism mech = m.mechanism;
+  mech.gravity = rigid::vec3(m.gravity[0], m.gravity[1], m.gravity[2]);
+  std::vector<KinematicFrame> frames;
+  try {
+    frames = run_kinematics(mech, s.end_time, s.step);
+  } catch (const ModelError& e) {
+    throw SimulationError(e.what());
+  }
+  const MultibodyLayout layout = multibody_layout(m);
+  const int n = static_cast<int>(layout.dofs.size());
+  Eigen::VectorXd q = initial_coordinates(m), v = Eigen::VectorXd::Zero(m.dof_count()), a = v;
+  Eigen::VectorXd lambda = Eigen::VectorXd::Zero(m.constraint_count());
+  double next = 0.0;
+  for (const KinematicFrame& kf : frames) {
+    summary.end_time = kf.t;
+    const bool last = &kf == &frames.back();
+    if (interval > 0.0 && kf.t < next - 1e-9 * s.step && !last) continue;
+    while (interval > 0.0 && next <= kf.t + 1e-9 * s.step) next += interval;
+    for (int k = 0; k < n; ++k) {
+      q[layout.dofs[k]] = kf.q[k];
+      v[layout.dofs[k]] = kf.v[k];
+      a[layout.dofs[k]] = kf.a[k];
+    }
+    lambda.segment(layout.first_row, layout.rows) = kf.lambda;
+    Eigen::MatrixXd M;
+    mass_matrix(mech, kf.q, M);
+    Eigen::VectorXd Q = Eigen::VectorXd::Zero(n);
+    Frame fr;
+    fr.time = kf.t;
+    fr.step = &kf == &frames.front() ? 0.0 : s.step;
+    fr.q = &q;
+    fr.v = &v;
+    fr.a = &a;
+    fr.lambda = &lambda;
+    fr.kinetic_energy = 0.5 * kf.v.dot(M * kf.v);
+    for (size_t b = 0; b < mech.bodies.size(); ++b)
+      for (int k = 0; k < 3; ++k) fr.gravitational_energy -= mech.bodies[b].mass * m.gravity[k] * kf.q[7 * b + k];
+    fr.elastic_energy = add_force_element_forces(mech.forces, kf.q.data(), kf.v.data(), kf.t, Q.data());
+    sink(fr);
+  }
+  summary.steps = static_cast<long>(frames.size()) - 1;
+}
 
 // Runs the analysis of `settings` over `model` (the case's own, or a sweep's batch) on
 // `backend`, handing frames to `sink`; writes the summary with `finish` and reports on stdout.
@@ -65,10 +177,22 @@ int execute(const Case& settings, const Model& model, Backend& backend, Writer& 
   auto sink = [&](const Frame& f) { writer.write_frame(f); };
   int code = kExitOk;
   try {
-    if (settings.analysis.type == AnalysisSettings::Type::Static)
-      run_static(sys, settings.analysis.statics, sink, summary);
-    else
-      run_dynamic(sys, settings.analysis.dynamics, settings.output.interval, sink, summary);
+    switch (settings.analysis.type) {
+      case AnalysisSettings::Type::Static:
+        run_static(sys, settings.analysis.statics, sink, summary);
+        break;
+      case AnalysisSettings::Type::Dynamic:
+        run_dynamic(sys, settings.analysis.dynamics, settings.output.interval, sink, summary);
+        break;
+      case AnalysisSettings::Type::Assembly:
+        summary.analysis = "assembly";
+        run_assembly(sys, sink, summary);
+        break;
+      case AnalysisSettings::Type::Kinematic:
+        summary.analysis = "kinematic";
+        run_kinematic(model, settings.analysis.kinematics, settings.output.interval, sink, summary);
+        break;
+    }
     summary.status = "ok";
   } catch (const SimulationError& e) {
     summary.status = "failed";
@@ -111,7 +235,10 @@ int run_sweep(const std::vector<SweepCase>& cases, const std::string& case_path,
 
 int run_analysis(const Case& c, Backend& backend, const OutputDirectory& dir) {
   const std::unique_ptr<OutputWriter> writer = open_writer(c, dir);
-  return execute(c, c.model, backend, *writer, dir.path, "results.csv, results.pvd, summary.json");
+  const char* files = c.model.mechanism.empty()
+                          ? "results.csv, results.pvd, summary.json"
+                          : "results.csv, rigid_bodies.csv, joint_reactions.csv, results.pvd, summary.json";
+  return execute(c, c.model, backend, *writer, dir.path, files);
 }
 
 int check_command(const std::string& case_path) {
