@@ -79,6 +79,19 @@ const BadCase kBadCases[] = {
     {"unknown_load_type", "/model/loads/0/type", "unknown load type 'gravity'"},
     {"bad_output_node", "/output/nodes/0/index", "or \"start\" or \"end\" (got \"middle\")"},
     {"duplicate_constraint_name", "/model/constraints/1/name", "constraint name 'same' is already used"},
+    {"joint_unknown_rigid_body", "/model/joints/0/body_j", "unknown rigid body 'bobb' (did you mean 'bob'?"},
+    {"unknown_joint_type", "/model/joints/0/type", "unknown joint type 'revolut' (did you mean 'revolute'?"},
+    {"zero_euler_parameters", "/model/rigid_bodies/0/orientation/euler_parameters", "have zero norm"},
+    {"negative_rigid_mass", "/model/rigid_bodies/0/mass", "must be positive (got -2)"},
+    {"inertia_not_positive_definite", "/model/rigid_bodies/0/inertia", "the inertia tensor must be positive definite"},
+    {"rotation_driver_on_translational", "/model/drivers/0/rotation",
+     "a rotation driver needs a revolute or cylindrical joint; joint 'slide' is translational (drive it with \"translation\")"},
+    {"rigid_bodies_in_2d", "/model/rigid_bodies", "need a 3D model, but /model/dimension is 2"},
+    {"redundant_joints", "/model/joints/1", "joint 'pivot 2' row 0 is redundant"},
+    {"attachment_node_out_of_range", "/model/attachments/0/node/index", "node index 20 is out of range for body 'rope'"},
+    {"universal_not_perpendicular", "/model/joints/0/axis_j", "must be perpendicular to axis_i (the angle between them is 45"},
+    {"kinematic_not_zero_dof", "/analysis/type", "needs a zero-DOF mechanism"},
+    {"reflection_matrix", "/model/rigid_bodies/0/orientation/rotation_matrix", "is a reflection (determinant -1)"},
 };
 
 std::string bad_case_path(const char* name) {
