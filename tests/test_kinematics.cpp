@@ -48,6 +48,33 @@ TimeFunction ramp(double rate) {
   return f;
 }
 
+
+// B of a four-bar (ground pivots O2 = 0, O4 = (d, 0); crank a at theta2, coupler b, rocker c):
+// the upper intersection of the circles |B - A| = b and |B - O4| = c.
+Vec<3> four_bar_joint_b(double a, double b, double c, double d, double theta2) {
+  const Vec<3> A = rigid::vec3(a * std::cos(theta2), a * std::sin(theta2), 0), O4 = rigid::vec3(d, 0, 0);
+  const Vec<3> AO = rigid::vec_sub(O4, A);
+  const double e = rigid::vec_norm(AO), along = (b * b - c * c + e * e) / (2 * e), across = std::sqrt(b * b - along * along);
+  const Vec<3> ua = rigid::vec_scale(1.0 / e, AO), perp = rigid::cross3(kZ, ua);
+  return rigid::vec_add(A, rigid::vec_add(rigid::vec_scale(along, ua), rigid::vec_scale(across, perp)));
+}
+
+// That four-bar assembled at theta2: revolute, spherical, universal, revolute (no redundant rows).
+Mechanism four_bar(double a, double b, double c, double d, double theta2) {
+  const Vec<3> A = rigid::vec3(a * std::cos(theta2), a * std::sin(theta2), 0), O4 = rigid::vec3(d, 0, 0);
+  const Vec<3> B = four_bar_joint_b(a, b, c, d, theta2);
+  const Vec<3> uc = rigid::vec_scale(1.0 / b, rigid::vec_sub(B, A)), ur = rigid::vec_scale(1.0 / c, rigid::vec_sub(B, O4));
+  Mechanism m;
+  m.bodies.push_back(bar("crank", 1.0, a, rigid::vec_scale(0.5, A), theta2));
+  m.bodies.push_back(bar("coupler", 1.0, b, rigid::vec_scale(0.5, rigid::vec_add(A, B)), std::atan2(uc[1], uc[0])));
+  m.bodies.push_back(bar("rocker", 1.0, c, rigid::vec_scale(0.5, rigid::vec_add(O4, B)), std::atan2(ur[1], ur[0])));
+  add_joint(m, "crank pivot", rigid::JointType::Revolute, kGround, 0, Vec<3>::zero(), kPlane);
+  add_joint(m, "crank pin", rigid::JointType::Spherical, 0, 1, A, kPlane);
+  add_joint(m, "rocker pin", rigid::JointType::Universal, 1, 2, B, universal_triad(uc));
+  add_joint(m, "rocker pivot", rigid::JointType::Revolute, kGround, 2, O4, kPlane);
+  return m;
+}
+
 }  // namespace
 
 TEST_CASE("driven slider-crank follows the closed-form kinematics", "[multibody][kinematics]") {
@@ -122,23 +149,8 @@ TEST_CASE("inverse dynamics of a driven pendulum gives the closed-form torque an
 
 TEST_CASE("assembly brings an inconsistent four-bar onto its constraints, keeping the weighted crank",
           "[multibody][assembly]") {
-  // Ground pivots O2 = 0 and O4 = (d, 0); crank a at 60 degrees, coupler b, rocker c.
-  const double a = 0.3, b = 0.9, c = 0.8, d = 1.0, theta2 = M_PI / 3;
-  const Vec<3> A = rigid::vec3(a * std::cos(theta2), a * std::sin(theta2), 0), O4 = rigid::vec3(d, 0, 0);
-  // B: the upper intersection of the circles |B - A| = b and |B - O4| = c.
-  const Vec<3> AO = rigid::vec_sub(O4, A);
-  const double e = rigid::vec_norm(AO), along = (b * b - c * c + e * e) / (2 * e), across = std::sqrt(b * b - along * along);
-  const Vec<3> ua = rigid::vec_scale(1.0 / e, AO), perp = rigid::cross3(kZ, ua);
-  const Vec<3> B = rigid::vec_add(A, rigid::vec_add(rigid::vec_scale(along, ua), rigid::vec_scale(across, perp)));
-  const Vec<3> uc = rigid::vec_scale(1.0 / b, rigid::vec_sub(B, A)), ur = rigid::vec_scale(1.0 / c, rigid::vec_sub(B, O4));
-  Mechanism m;
-  m.bodies.push_back(bar("crank", 1.0, a, rigid::vec_scale(0.5, A), theta2));
-  m.bodies.push_back(bar("coupler", 1.0, b, rigid::vec_scale(0.5, rigid::vec_add(A, B)), std::atan2(uc[1], uc[0])));
-  m.bodies.push_back(bar("rocker", 1.0, c, rigid::vec_scale(0.5, rigid::vec_add(O4, B)), std::atan2(ur[1], ur[0])));
-  add_joint(m, "crank pivot", rigid::JointType::Revolute, kGround, 0, Vec<3>::zero(), kPlane);
-  add_joint(m, "crank pin", rigid::JointType::Spherical, 0, 1, A, kPlane);
-  add_joint(m, "rocker pin", rigid::JointType::Universal, 1, 2, B, universal_triad(uc));
-  add_joint(m, "rocker pivot", rigid::JointType::Revolute, kGround, 2, O4, kPlane);
+  const double a = 0.3, b = 0.9, c = 0.8, d = 1.0;
+  const Mechanism m = four_bar(a, b, c, d, M_PI / 3);
   const Eigen::VectorXd exact = m.initial_positions();
   REQUIRE(evaluate_constraints(m, exact, Eigen::VectorXd::Zero(21), 0.0).phi.lpNorm<Eigen::Infinity>() < 1e-14);
 
@@ -165,6 +177,7 @@ TEST_CASE("assembly brings an inconsistent four-bar onto its constraints, keepin
   Eigen::VectorXd v0 = Eigen::VectorXd::Zero(21);
   const Vec<4> pd = rigid::p_rate_from_angular_velocity(m.bodies[0].orientation, rigid::vec_scale(2.0, kZ));
   for (int k = 0; k < 4; ++k) v0[3 + k] = pd[k];
+  const Vec<3> A = rigid::vec3(a * std::cos(M_PI / 3), a * std::sin(M_PI / 3), 0);
   v0.segment(0, 3) = Eigen::Vector3d(-A[1], A[0], 0);  // the crank centre at 2 rad/s: omega x (A / 2)
   const Eigen::VectorXd v = assemble_velocities(m, r.q, v0, weights, 0.0);
   const ConstraintState s = evaluate_constraints(m, r.q, v, 0.0);
@@ -208,4 +221,39 @@ TEST_CASE("redundant joints are found before the run and named", "[multibody][ki
     CHECK(what.find("joint 'O4'") != std::string::npos);  // the loop closes at the last joint
     CHECK(what.find("joint 'O2'") != std::string::npos);
   }
+}
+
+TEST_CASE("driven four-bar follows the closed-form kinematics", "[multibody][kinematics]") {
+  const double a = 0.3, b = 0.9, c = 0.8, d = 1.0, theta0 = M_PI / 3, omega = 2.0;
+  Mechanism m = four_bar(a, b, c, d, theta0);
+  m.drivers.push_back({"crank speed", Driver::Kind::Rotation, 0, ramp(omega)});
+  REQUIRE(m.row_count() == m.coordinate_count());
+  // Closed form: the rocker angle from B; its rate and acceleration by central differences in time
+  // of that closed form (step 1e-4 s: truncation about 1e-8 rad/s and 1e-7 rad/s^2).
+  auto rocker_angle = [&](double t) {
+    const Vec<3> B = four_bar_joint_b(a, b, c, d, theta0 + omega * t);
+    return std::atan2(B[1], B[0] - d);
+  };
+  const std::vector<KinematicFrame> frames = run_kinematics(m, 1.0, 0.02);
+  REQUIRE(frames.size() == 51);
+  const double dt = 1e-4;
+  double worst_angle = 0, worst_rate = 0, worst_acceleration = 0;
+  for (const KinematicFrame& f : frames) {
+    const rigid::BodyState rocker = rigid::body_state(f.q.data() + 14, f.v.data() + 14);
+    const Vec<3> axis = rigid::rotate(rocker.p, rigid::vec3(1, 0, 0));
+    Vec<4> pdd;
+    for (int k = 0; k < 4; ++k) pdd[k] = f.a[14 + 3 + k];
+    const double angle = std::atan2(axis[1], axis[0]);
+    const double rate = rigid::angular_velocity(rocker.p, rocker.pd)[2];
+    const double acceleration = rigid::angular_velocity(rocker.p, pdd)[2];  // 2 E p'' (E' p' = 0)
+    const double t = f.t, th = rocker_angle(t), thp = rocker_angle(t + dt), thm = rocker_angle(t - dt);
+    worst_angle = std::max(worst_angle, std::fabs(angle - th));
+    worst_rate = std::max(worst_rate, std::fabs(rate - (thp - thm) / (2 * dt)));
+    worst_acceleration = std::max(worst_acceleration, std::fabs(acceleration - (thp - 2 * th + thm) / (dt * dt)));
+  }
+  INFO("rocker errors: angle " << worst_angle << " rad, rate " << worst_rate << " rad/s, acceleration "
+                               << worst_acceleration << " rad/s^2");
+  CHECK(worst_angle < 1e-12);
+  CHECK(worst_rate < 1e-7);
+  CHECK(worst_acceleration < 1e-4);
 }
