@@ -148,6 +148,17 @@ inline Model two_mass_chain(double k1, double k2, double m1, double m2, double x
 
 namespace catenary::testing {
 
+// f(t) = rate t: a linear ramp through t = 0 whose kinks lie outside any run.
+inline TimeFunction constant_rate(double rate) {
+  TimeFunction f;
+  f.kind = TimeFunction::Kind::LinearRamp;
+  f.t0 = -1.0;
+  f.t1 = 100.0;
+  f.v0 = -rate;
+  f.v1 = rate * 100.0;
+  return f;
+}
+
 // A slender bar along its body x axis, centre at `centre`, turned by `angle` about z.
 inline RigidBody planar_bar(const std::string& name, double mass, double length, const Vec<3>& centre, double angle) {
   return rigid_body(name, mass, rigid::vec3(0.5 * mass * 1e-4, mass * length * length / 12.0, mass * length * length / 12.0),
@@ -172,14 +183,40 @@ inline Model driven_slider_crank(double r, double L, double theta0, double omega
   add_joint(mech, "wrist pin", rigid::JointType::Universal, 1, 2, B, triad(rigid::cross3(z, u), z, u));
   add_joint(mech, "slide", rigid::JointType::Translational, kGround, 2, B,
             triad(rigid::vec3(0, 1, 0), z, rigid::vec3(1, 0, 0)));
-  TimeFunction drive;  // theta - theta0 = omega t (a ramp whose kinks lie outside the run)
-  drive.kind = TimeFunction::Kind::LinearRamp;
-  drive.t0 = -1.0;
-  drive.t1 = 100.0;
-  drive.v0 = -omega;
-  drive.v1 = omega * 100.0;
-  mech.drivers.push_back({"crank speed", Driver::Kind::Rotation, 0, drive});
+  mech.drivers.push_back({"crank speed", Driver::Kind::Rotation, 0, constant_rate(omega)});
   finalize_model(m);
+  return m;
+}
+
+}  // namespace catenary::testing
+
+namespace catenary::testing {
+
+// B of a four-bar (ground pivots O2 = 0, O4 = (d, 0); crank a at theta2, coupler b, rocker c):
+// the upper intersection of the circles |B - A| = b and |B - O4| = c.
+inline Vec<3> four_bar_joint_b(double a, double b, double c, double d, double theta2) {
+  const Vec<3> z = rigid::vec3(0, 0, 1);
+  const Vec<3> A = rigid::vec3(a * std::cos(theta2), a * std::sin(theta2), 0), O4 = rigid::vec3(d, 0, 0);
+  const Vec<3> AO = rigid::vec_sub(O4, A);
+  const double e = rigid::vec_norm(AO), along = (b * b - c * c + e * e) / (2 * e), across = std::sqrt(b * b - along * along);
+  const Vec<3> ua = rigid::vec_scale(1.0 / e, AO), perp = rigid::cross3(z, ua);
+  return rigid::vec_add(A, rigid::vec_add(rigid::vec_scale(along, ua), rigid::vec_scale(across, perp)));
+}
+
+// That four-bar assembled at theta2: revolute, spherical, universal, revolute (no redundant rows).
+inline Mechanism four_bar(double a, double b, double c, double d, double theta2) {
+  const Vec<3> z = rigid::vec3(0, 0, 1);
+  const Vec<3> A = rigid::vec3(a * std::cos(theta2), a * std::sin(theta2), 0), O4 = rigid::vec3(d, 0, 0);
+  const Vec<3> B = four_bar_joint_b(a, b, c, d, theta2);
+  const Vec<3> uc = rigid::vec_scale(1.0 / b, rigid::vec_sub(B, A)), ur = rigid::vec_scale(1.0 / c, rigid::vec_sub(B, O4));
+  Mechanism m;
+  m.bodies.push_back(planar_bar("crank", 1.0, a, rigid::vec_scale(0.5, A), theta2));
+  m.bodies.push_back(planar_bar("coupler", 1.0, b, rigid::vec_scale(0.5, rigid::vec_add(A, B)), std::atan2(uc[1], uc[0])));
+  m.bodies.push_back(planar_bar("rocker", 1.0, c, rigid::vec_scale(0.5, rigid::vec_add(O4, B)), std::atan2(ur[1], ur[0])));
+  add_joint(m, "crank pivot", rigid::JointType::Revolute, kGround, 0, Vec<3>::zero(), triad_from_axis(z));
+  add_joint(m, "crank pin", rigid::JointType::Spherical, 0, 1, A, triad_from_axis(z));
+  add_joint(m, "rocker pin", rigid::JointType::Universal, 1, 2, B, triad(rigid::cross3(z, uc), z, uc));
+  add_joint(m, "rocker pivot", rigid::JointType::Revolute, kGround, 2, O4, triad_from_axis(z));
   return m;
 }
 

@@ -9,8 +9,14 @@
 #include "catenary/multibody/kinematic_analysis.hpp"
 #include "catenary/multibody/mechanism_builders.hpp"
 #include "catenary/rigid/euler_parameters.hpp"
+#include "multibody_models.hpp"
 
 using namespace catenary;
+using catenary::testing::constant_rate;
+using catenary::testing::driven_slider_crank;
+using catenary::testing::four_bar;
+using catenary::testing::four_bar_joint_b;
+using catenary::testing::planar_bar;
 
 namespace {
 
@@ -18,62 +24,8 @@ const Vec<3> kZ = rigid::vec3(0, 0, 1);
 
 const Mat<3, 3> kPlane = triad(rigid::vec3(1, 0, 0), rigid::vec3(0, 1, 0), kZ);  // joint axis z
 
-// A slender bar of the given length along its body x axis, centre at `centre`, turned by
-// `angle` about z.
-RigidBody bar(const std::string& name, double mass, double length, const Vec<3>& centre, double angle) {
-  RigidBody b;
-  b.name = name;
-  b.mass = mass;
-  b.inertia = Mat<3, 3>::zero();
-  b.inertia(0, 0) = 0.5 * mass * 1e-4;
-  b.inertia(1, 1) = b.inertia(2, 2) = mass * length * length / 12.0;
-  b.position = centre;
-  b.orientation = rigid::from_axis_angle(kZ, angle);
-  b.velocity = b.angular_velocity = Vec<3>::zero();
-  return b;
-}
-
-// The triad of a universal joint at the end of a bar along u in the plane: crosses z (on the next
-// body) and z x u (on the bar), the bar's own axis locked.
-Mat<3, 3> universal_triad(const Vec<3>& u) { return triad(rigid::cross3(kZ, u), kZ, u); }
-
-// f(t) = rate t, linear through t = 0 (the ramp's kinks lie outside the run).
-TimeFunction ramp(double rate) {
-  TimeFunction f;
-  f.kind = TimeFunction::Kind::LinearRamp;
-  f.t0 = -1.0;
-  f.t1 = 100.0;
-  f.v0 = -rate;
-  f.v1 = rate * 100.0;
-  return f;
-}
 
 
-// B of a four-bar (ground pivots O2 = 0, O4 = (d, 0); crank a at theta2, coupler b, rocker c):
-// the upper intersection of the circles |B - A| = b and |B - O4| = c.
-Vec<3> four_bar_joint_b(double a, double b, double c, double d, double theta2) {
-  const Vec<3> A = rigid::vec3(a * std::cos(theta2), a * std::sin(theta2), 0), O4 = rigid::vec3(d, 0, 0);
-  const Vec<3> AO = rigid::vec_sub(O4, A);
-  const double e = rigid::vec_norm(AO), along = (b * b - c * c + e * e) / (2 * e), across = std::sqrt(b * b - along * along);
-  const Vec<3> ua = rigid::vec_scale(1.0 / e, AO), perp = rigid::cross3(kZ, ua);
-  return rigid::vec_add(A, rigid::vec_add(rigid::vec_scale(along, ua), rigid::vec_scale(across, perp)));
-}
-
-// That four-bar assembled at theta2: revolute, spherical, universal, revolute (no redundant rows).
-Mechanism four_bar(double a, double b, double c, double d, double theta2) {
-  const Vec<3> A = rigid::vec3(a * std::cos(theta2), a * std::sin(theta2), 0), O4 = rigid::vec3(d, 0, 0);
-  const Vec<3> B = four_bar_joint_b(a, b, c, d, theta2);
-  const Vec<3> uc = rigid::vec_scale(1.0 / b, rigid::vec_sub(B, A)), ur = rigid::vec_scale(1.0 / c, rigid::vec_sub(B, O4));
-  Mechanism m;
-  m.bodies.push_back(bar("crank", 1.0, a, rigid::vec_scale(0.5, A), theta2));
-  m.bodies.push_back(bar("coupler", 1.0, b, rigid::vec_scale(0.5, rigid::vec_add(A, B)), std::atan2(uc[1], uc[0])));
-  m.bodies.push_back(bar("rocker", 1.0, c, rigid::vec_scale(0.5, rigid::vec_add(O4, B)), std::atan2(ur[1], ur[0])));
-  add_joint(m, "crank pivot", rigid::JointType::Revolute, kGround, 0, Vec<3>::zero(), kPlane);
-  add_joint(m, "crank pin", rigid::JointType::Spherical, 0, 1, A, kPlane);
-  add_joint(m, "rocker pin", rigid::JointType::Universal, 1, 2, B, universal_triad(uc));
-  add_joint(m, "rocker pivot", rigid::JointType::Revolute, kGround, 2, O4, kPlane);
-  return m;
-}
 
 }  // namespace
 
@@ -81,19 +33,7 @@ TEST_CASE("driven slider-crank follows the closed-form kinematics", "[multibody]
   // Crank r about the origin, rod L, slider on the x axis; spatial joints chosen so that the
   // planar mechanism has no redundant rows: revolute, spherical, universal, translational.
   const double r = 0.2, L = 0.6, theta0 = M_PI / 6, omega = 2 * M_PI;
-  const Vec<3> A = rigid::vec3(r * std::cos(theta0), r * std::sin(theta0), 0);
-  const double xB = r * std::cos(theta0) + std::sqrt(L * L - r * r * std::sin(theta0) * std::sin(theta0));
-  const Vec<3> B = rigid::vec3(xB, 0, 0), u = rigid::vec_scale(1.0 / L, rigid::vec_sub(B, A));
-  Mechanism m;
-  m.bodies.push_back(bar("crank", 1.0, r, rigid::vec_scale(0.5, A), theta0));
-  m.bodies.push_back(bar("rod", 2.0, L, rigid::vec_scale(0.5, rigid::vec_add(A, B)), std::atan2(u[1], u[0])));
-  m.bodies.push_back(bar("slider", 1.5, 0.1, B, 0.0));
-  add_joint(m, "crank pivot", rigid::JointType::Revolute, kGround, 0, Vec<3>::zero(), kPlane);
-  add_joint(m, "crank pin", rigid::JointType::Spherical, 0, 1, A, kPlane);
-  add_joint(m, "wrist pin", rigid::JointType::Universal, 1, 2, B, universal_triad(u));
-  add_joint(m, "slide", rigid::JointType::Translational, kGround, 2, B,
-            triad(rigid::vec3(0, 1, 0), kZ, rigid::vec3(1, 0, 0)));
-  m.drivers.push_back({"crank speed", Driver::Kind::Rotation, 0, ramp(omega)});
+  const Mechanism m = driven_slider_crank(r, L, theta0, omega).mechanism;
   REQUIRE(m.row_count() == m.coordinate_count());
 
   const std::vector<KinematicFrame> frames = run_kinematics(m, 1.0, 0.01);
@@ -120,7 +60,7 @@ TEST_CASE("inverse dynamics of a driven pendulum gives the closed-form torque an
   const double l = 1.0, mass = 2.0, g = 9.81;
   Mechanism m;
   m.gravity = rigid::vec3(0, -g, 0);
-  m.bodies.push_back(bar("arm", mass, l, rigid::vec3(l / 2, 0, 0), 0.0));
+  m.bodies.push_back(planar_bar("arm", mass, l, rigid::vec3(l / 2, 0, 0), 0.0));
   add_joint(m, "pivot", rigid::JointType::Revolute, kGround, 0, Vec<3>::zero(), kPlane);
   TimeFunction swing;
   swing.kind = TimeFunction::Kind::Harmonic;
@@ -187,7 +127,7 @@ TEST_CASE("assembly brings an inconsistent four-bar onto its constraints, keepin
 
 TEST_CASE("kinematic analysis refuses a mechanism that is not fully driven", "[multibody][kinematics]") {
   Mechanism m;
-  m.bodies.push_back(bar("arm", 1.0, 1.0, rigid::vec3(0.5, 0, 0), 0.0));
+  m.bodies.push_back(planar_bar("arm", 1.0, 1.0, rigid::vec3(0.5, 0, 0), 0.0));
   add_joint(m, "pivot", rigid::JointType::Revolute, kGround, 0, Vec<3>::zero(), kPlane);
   CHECK_THROWS_AS(run_kinematics(m, 1.0, 0.1), ModelError);
 }
@@ -201,16 +141,16 @@ TEST_CASE("redundant joints are found before the run and named", "[multibody][ki
   const Vec<3> A = rigid::vec3(0, a, 0), O4 = rigid::vec3(d, 0, 0);
   const double h = std::sqrt(c * c - (d - b) * (d - b));
   const Vec<3> B = rigid::vec3(b, h, 0);
-  m.bodies.push_back(bar("crank", 1.0, a, rigid::vec_scale(0.5, A), M_PI / 2));
+  m.bodies.push_back(planar_bar("crank", 1.0, a, rigid::vec_scale(0.5, A), M_PI / 2));
   const Vec<3> AB = rigid::vec_sub(B, A), O4B = rigid::vec_sub(B, O4);
-  m.bodies.push_back(bar("coupler", 1.0, rigid::vec_norm(AB), rigid::vec_scale(0.5, rigid::vec_add(A, B)),
+  m.bodies.push_back(planar_bar("coupler", 1.0, rigid::vec_norm(AB), rigid::vec_scale(0.5, rigid::vec_add(A, B)),
                          std::atan2(AB[1], AB[0])));
-  m.bodies.push_back(bar("rocker", 1.0, c, rigid::vec_scale(0.5, rigid::vec_add(O4, B)), std::atan2(O4B[1], O4B[0])));
+  m.bodies.push_back(planar_bar("rocker", 1.0, c, rigid::vec_scale(0.5, rigid::vec_add(O4, B)), std::atan2(O4B[1], O4B[0])));
   add_joint(m, "O2", rigid::JointType::Revolute, kGround, 0, Vec<3>::zero(), kPlane);
   add_joint(m, "A", rigid::JointType::Revolute, 0, 1, A, kPlane);
   add_joint(m, "B", rigid::JointType::Revolute, 1, 2, B, kPlane);
   add_joint(m, "O4", rigid::JointType::Revolute, kGround, 2, O4, kPlane);
-  m.drivers.push_back({"crank", Driver::Kind::Rotation, 0, ramp(1.0)});
+  m.drivers.push_back({"crank", Driver::Kind::Rotation, 0, constant_rate(1.0)});
   try {
     run_kinematics(m, 0.1, 0.01);
     FAIL("the redundant four-bar was accepted");
@@ -226,7 +166,7 @@ TEST_CASE("redundant joints are found before the run and named", "[multibody][ki
 TEST_CASE("driven four-bar follows the closed-form kinematics", "[multibody][kinematics]") {
   const double a = 0.3, b = 0.9, c = 0.8, d = 1.0, theta0 = M_PI / 3, omega = 2.0;
   Mechanism m = four_bar(a, b, c, d, theta0);
-  m.drivers.push_back({"crank speed", Driver::Kind::Rotation, 0, ramp(omega)});
+  m.drivers.push_back({"crank speed", Driver::Kind::Rotation, 0, constant_rate(omega)});
   REQUIRE(m.row_count() == m.coordinate_count());
   // Closed form: the rocker angle from B; its rate and acceleration by central differences in time
   // of that closed form (step 1e-4 s: truncation about 1e-8 rad/s and 1e-7 rad/s^2).
