@@ -24,9 +24,6 @@ const Vec<3> kZ = rigid::vec3(0, 0, 1);
 
 const Mat<3, 3> kPlane = triad(rigid::vec3(1, 0, 0), rigid::vec3(0, 1, 0), kZ);  // joint axis z
 
-
-
-
 }  // namespace
 
 TEST_CASE("driven slider-crank follows the closed-form kinematics", "[multibody][kinematics]") {
