@@ -37,8 +37,9 @@ ConsistentState consistent_initial_state(System& sys, double t0) {
   // min 1/2 dq^T (K + eps M) dq subject to Phi(q + dq) = 0, so gaps are closed by moving or
   // deforming the bodies as springs would (a mass-norm projection instead bends slopes freely,
   // their mass being small). eps M, six orders below K, only fixes the rigid-body motions (and
-  // is the whole metric of rigid bodies, which have no K). Linear rows: one projection is exact
-  // up to round-off, a second removes that; the nonlinear rows of joints take Newton steps.
+  // is the whole metric of rigid bodies, which have no K, scaled by their assembly weights).
+  // Linear rows: one projection is exact up to round-off, a second removes that; the nonlinear
+  // rows of joints take Newton steps.
   sys.constraint_residual(st.q, t0, phi);
   const bool nonlinear = !sys.multibody().empty();
   const int max_passes = nonlinear ? 30 : 2;
@@ -54,7 +55,7 @@ ConsistentState consistent_initial_state(System& sys, double t0) {
         NewtonMatrixCoefficients metric;
         metric.stiffness = 1.0;
         metric.mass = stiffness_norm > 0.0 ? 1e-6 * stiffness_norm / mass_norm : 1.0;
-        sys.assemble_newton_matrix(st.q, zero, t0, metric, f);
+        sys.assemble_newton_matrix(st.q, zero, t0, metric, f, nullptr, true);
         sys.backend().factorize();
       }
       solve_kkt(sys, zero, -phi, dq, mu);
@@ -66,8 +67,10 @@ ConsistentState consistent_initial_state(System& sys, double t0) {
       throw SimulationError("the initial positions cannot be assembled: constraint residual " +
                             std::to_string(phi.lpNorm<Eigen::Infinity>()) +
                             " after 30 Newton steps (joints that cannot close from the given positions?)");
-    sys.assemble_newton_matrix(st.q, st.v, t0, mass_only, f);
   }
+  // Velocities: the least change in the (assembly-weighted) kinetic energy that meets the
+  // velocity constraints; then the plain mass matrix for the accelerations.
+  sys.assemble_newton_matrix(st.q, st.v, t0, mass_only, f, nullptr, nonlinear);
   sys.backend().factorize();
   if (sys.constraints() > 0) {
     sys.constraint_residual(st.q, t0, phi);
@@ -77,6 +80,10 @@ ConsistentState consistent_initial_state(System& sys, double t0) {
     sys.constraint_velocity_rhs(st.q, t0, nu);
     solve_kkt(sys, zero, nu - cv, dv, mu);
     st.v += dv;
+  }
+  if (nonlinear) {
+    sys.assemble_newton_matrix(st.q, st.v, t0, mass_only, f);
+    sys.backend().factorize();
   }
   st.position_change = (st.q - q0).lpNorm<Eigen::Infinity>();
 

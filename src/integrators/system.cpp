@@ -127,7 +127,8 @@ void System::mass_product(const Eigen::VectorXd& q, const Eigen::VectorXd& x, Ei
 }
 
 void System::assemble_newton_matrix(const Eigen::VectorXd& q, const Eigen::VectorXd& v, double t,
-                                    const NewtonMatrixCoefficients& c, Eigen::VectorXd& f, const Eigen::VectorXd* mu) {
+                                    const NewtonMatrixCoefficients& c, Eigen::VectorXd& f, const Eigen::VectorXd* mu,
+                                    bool assembly_weights) {
   backend_.assemble_newton_matrix(q, v, c, f);
   matrix_norm_ = backend_.newton_matrix_norm();
   if (block_.empty()) return;
@@ -135,7 +136,7 @@ void System::assemble_newton_matrix(const Eigen::VectorXd& q, const Eigen::Vecto
   const Eigen::VectorXd x = pick(q, dofs), xv = pick(v, dofs), zero = Eigen::VectorXd::Zero(x.size());
   std::vector<double> values;
   const Eigen::VectorXd xmu = mu ? pick(*mu, block_rows_) : Eigen::VectorXd::Zero(block_rows_.size());
-  matrix_norm_ = std::max(matrix_norm_, block_.newton_matrix(x, xv, t, zero, xmu, c, values));
+  matrix_norm_ = std::max(matrix_norm_, block_.newton_matrix(x, xv, t, zero, xmu, c, values, assembly_weights));
   backend_.add_block_entries(values);
   Eigen::VectorXd fb;
   block_.internal_force(x, xv, t, fb);

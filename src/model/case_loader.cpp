@@ -799,7 +799,8 @@ class Loader {
   }
 
   void read_rigid_body(const Node& n, Model& m) {
-    expect_object(n, {"name", "mass", "inertia", "position", "orientation", "velocity", "angular_velocity"});
+    expect_object(n, {"name", "mass", "inertia", "position", "orientation", "velocity", "angular_velocity",
+                      "assembly_weight"});
     const Node nn = n.required("name");
     RigidBody b;
     b.name = get_name(nn);
@@ -815,6 +816,7 @@ class Loader {
     b.orientation = n.has("orientation") ? read_orientation(n.child("orientation")) : rigid::vec4(1, 0, 0, 0);
     b.velocity = n.has("velocity") ? to_vec(get_vector(n.child("velocity"), 3)) : Vec<3>::zero();
     b.angular_velocity = n.has("angular_velocity") ? to_vec(get_vector(n.child("angular_velocity"), 3)) : Vec<3>::zero();
+    if (n.has("assembly_weight")) b.assembly_weight = get_positive(n.child("assembly_weight"));
     m.mechanism.bodies.push_back(b);
   }
 

@@ -189,11 +189,14 @@ Eigen::VectorXd MultibodyBlock::force_terms(const Eigen::VectorXd& x, const Eige
 
 double MultibodyBlock::newton_matrix(const Eigen::VectorXd& x, const Eigen::VectorXd& v, double t,
                                      const Eigen::VectorXd& w, const Eigen::VectorXd& mu,
-                                     const NewtonMatrixCoefficients& c, std::vector<double>& values) const {
+                                     const NewtonMatrixCoefficients& c, std::vector<double>& values,
+                                     bool assembly_weights) const {
   const int n = size();
   Eigen::MatrixXd J;
   mass_matrix(mechanism_, x, J);
   J *= c.mass;
+  if (assembly_weights)
+    for (size_t b = 0; b < mechanism_.bodies.size(); ++b) J.middleRows(7 * b, 7) *= mechanism_.bodies[b].assembly_weight;
   add_difference_columns(x, 1.0, [&](const Eigen::VectorXd& xs) {
     return force_terms(xs, v, t, w, mu, c.mass, c.stiffness);
   }, J);

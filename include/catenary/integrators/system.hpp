@@ -43,10 +43,11 @@ class System {
   // y = M(q) x.
   void mass_product(const Eigen::VectorXd& q, const Eigen::VectorXd& x, Eigen::VectorXd& y);
   // The Newton matrix (see newton_terms) at w = 0 and the given multipliers (none: 0), with f;
-  // its factorization is the backend's next factorize().
+  // its factorization is the backend's next factorize(). assembly_weights: the rigid bodies'
+  // mass terms scaled by their assembly weights (the metric of consistent_initial_state).
   void assemble_newton_matrix(const Eigen::VectorXd& q, const Eigen::VectorXd& v, double t,
                               const NewtonMatrixCoefficients& c, Eigen::VectorXd& f,
-                              const Eigen::VectorXd* mu = nullptr);
+                              const Eigen::VectorXd* mu = nullptr, bool assembly_weights = false);
 
   // One Newton iteration's evaluation on backend vectors: the Newton matrix
   //   [c.mass M + c.stiffness K + c.damping D + d(M w + Phi_q^T mu)/dq,  c.constraint Phi_q^T]

@@ -30,6 +30,9 @@ struct RigidBody {
   Vec<3> position;    // initial centre of mass
   Vec<4> orientation; // initial Euler parameters
   Vec<3> velocity, angular_velocity;  // initial, ground frame
+  // Weight of this body in the assembly of inconsistent initial positions and velocities (its
+  // share of the metric, times its mass matrix): a large weight keeps the given values.
+  double assembly_weight = 1.0;
 };
 
 struct Joint {

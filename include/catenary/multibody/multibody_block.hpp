@@ -53,8 +53,11 @@ class MultibodyBlock {
   // The terms that differentiate M, f and Phi_x are central differences over x (second
   // derivatives of the joint equations are not derived by hand). Returns the largest absolute
   // row sum over the coordinate rows (for the residual's round-off floor).
+  // With assembly_weights, each body's mass term c.mass M is scaled by its assembly_weight (the
+  // metric of the assembly of initial conditions).
   double newton_matrix(const Eigen::VectorXd& x, const Eigen::VectorXd& v, double t, const Eigen::VectorXd& w,
-                       const Eigen::VectorXd& mu, const NewtonMatrixCoefficients& c, std::vector<double>& values) const;
+                       const Eigen::VectorXd& mu, const NewtonMatrixCoefficients& c, std::vector<double>& values,
+                       bool assembly_weights = false) const;
 
  private:
   Eigen::VectorXd force_terms(const Eigen::VectorXd& x, const Eigen::VectorXd& v, double t, const Eigen::VectorXd& w,
