@@ -86,7 +86,10 @@ const BadCase kBadCases[] = {
     {"zero_assembly_weight", "/model/rigid_bodies/0/assembly_weight", "must be positive (got 0)"},
     {"inertia_not_positive_definite", "/model/rigid_bodies/0/inertia", "the inertia tensor must be positive definite"},
     {"rotation_driver_on_translational", "/model/drivers/0/rotation",
-     "a rotation driver needs a revolute or cylindrical joint; joint 'slide' is translational (drive it with \"translation\")"},
+     "a rotation driver needs a joint that leaves a rotation about its axis h free; joint 'slide' is translational "
+     "(drive it with \"translation\")"},
+    {"driver_axis_not_free", "/model/drivers/0/axis",
+     "a translational joint leaves no translation along its f axis free (free translation axes: h)"},
     {"rigid_bodies_in_2d", "/model/rigid_bodies", "need a 3D model, but /model/dimension is 2"},
     {"redundant_joints", "/model/joints/1", "joint 'pivot 2' row 0 is redundant"},
     {"attachment_node_out_of_range", "/model/attachments/0/node/index", "node index 20 is out of range for body 'rope'"},

@@ -194,3 +194,43 @@ TEST_CASE("driven four-bar follows the closed-form kinematics", "[multibody][kin
   CHECK(worst_rate < 1e-7);
   CHECK(worst_acceleration < 1e-4);
 }
+
+TEST_CASE("drivers on any joint-frame axis: a body on a planar joint driven along f and g and about h",
+          "[multibody][kinematics]") {
+  // Planar joint to the ground at the origin, plane normal z (f = x, g = y, h = z): drivers
+  // prescribe the in-plane position of the joint point (X along f, Y along g) and the rotation
+  // about h, so r(t) = (X, Y, 0) + R_z(theta) r0.
+  Mechanism m;
+  const Vec<3> r0 = rigid::vec3(0.3, 0.1, 0.0);
+  m.bodies.push_back(planar_bar("plate", 2.0, 0.5, r0, 0.0));
+  add_joint(m, "plane", rigid::JointType::Planar, kGround, 0, Vec<3>::zero(), kPlane);
+  auto harmonic = [](double amplitude, double frequency) {
+    TimeFunction f;
+    f.kind = TimeFunction::Kind::Harmonic;
+    f.amplitude = amplitude;
+    f.frequency = frequency;
+    return f;
+  };
+  const TimeFunction X = harmonic(0.2, 0.3), Y = constant_rate(0.1), theta = harmonic(0.5, 0.5);
+  m.drivers.push_back({"x", Driver::Kind::Translation, 0, X, 0});
+  m.drivers.push_back({"y", Driver::Kind::Translation, 0, Y, 1});
+  m.drivers.push_back({"turn", Driver::Kind::Rotation, 0, theta, 2});
+  REQUIRE(m.row_count() == m.coordinate_count());
+  double worst_position = 0, worst_angle = 0, worst_velocity = 0;
+  for (const KinematicFrame& f : run_kinematics(m, 2.0, 0.05)) {
+    const double th = theta.value(f.t), c = std::cos(th), s = std::sin(th);
+    const Eigen::Vector3d r(X.value(f.t) + c * r0[0] - s * r0[1], Y.value(f.t) + s * r0[0] + c * r0[1], 0.0);
+    const double thd = theta.first_derivative(f.t);
+    const Eigen::Vector3d rd(X.first_derivative(f.t) - thd * (s * r0[0] + c * r0[1]),
+                             Y.first_derivative(f.t) + thd * (c * r0[0] - s * r0[1]), 0.0);
+    const rigid::BodyState b = rigid::body_state(f.q.data(), f.v.data());
+    const Vec<3> x_axis = rigid::rotate(b.p, rigid::vec3(1, 0, 0));
+    worst_position = std::max(worst_position, (f.q.head<3>() - r).lpNorm<Eigen::Infinity>());
+    worst_velocity = std::max(worst_velocity, (f.v.head<3>() - rd).lpNorm<Eigen::Infinity>());
+    worst_angle = std::max(worst_angle, std::fabs(std::atan2(x_axis[1], x_axis[0]) - th));
+  }
+  INFO("errors: position " << worst_position << " m, velocity " << worst_velocity << " m/s, angle " << worst_angle);
+  CHECK(worst_position < 1e-12);
+  CHECK(worst_velocity < 1e-10);
+  CHECK(worst_angle < 1e-12);
+}

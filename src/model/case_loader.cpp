@@ -908,8 +908,27 @@ class Loader {
     joint_paths_.push_back(n.path);
   }
 
+  struct FreeAxes {
+    std::string rotations, translations;  // marker-frame axes among "fgh"
+  };
+  static FreeAxes free_axes(rigid::JointType t) {
+    switch (t) {
+      case rigid::JointType::Spherical: return {"fgh", ""};
+      case rigid::JointType::Revolute: return {"h", ""};
+      case rigid::JointType::Cylindrical: return {"h", "h"};
+      case rigid::JointType::Translational: return {"", "h"};
+      case rigid::JointType::Universal: return {"fg", ""};
+      case rigid::JointType::Fixed: return {"", ""};
+      case rigid::JointType::Planar: return {"h", "fg"};
+      case rigid::JointType::PointOnLine: return {"fgh", "h"};
+      case rigid::JointType::ParallelAxes: return {"h", "fgh"};
+      case rigid::JointType::PerpendicularAxes: return {"fg", "fgh"};
+    }
+    return {"", ""};
+  }
+
   void read_driver(const Node& n, Model& m) {
-    expect_object(n, {"name", "joint", "rotation", "translation"});
+    expect_object(n, {"name", "joint", "rotation", "translation", "axis"});
     Driver d;
     d.name = read_element_name(n, "driver");
     const Node jn = n.required("joint");
@@ -929,15 +948,23 @@ class Loader {
     const bool rotation = n.has("rotation");
     const Node fn = n.child(rotation ? "rotation" : "translation");
     const rigid::JointType t = m.mechanism.joints[d.joint].type;
-    const bool ok = rotation ? (t == rigid::JointType::Revolute || t == rigid::JointType::Cylindrical)
-                             : (t == rigid::JointType::Translational || t == rigid::JointType::Cylindrical);
-    if (!ok)
-      fn.fail(std::string("a ") + (rotation ? "rotation" : "translation") + " driver needs a " +
-              (rotation ? "revolute" : "translational") + " or cylindrical joint; joint '" + joint + "' is " +
+    // The joint coordinates each joint type leaves free, as marker-frame axes f, g, h.
+    const FreeAxes free = free_axes(t);
+    const std::string& axes = rotation ? free.rotations : free.translations;
+    if (n.has("axis")) {
+      const Node an = n.child("axis");
+      d.axis = static_cast<int>(std::string("fgh").find(get_choice(an, {"f", "g", "h"}, "joint frame axis")));
+      if (axes.find("fgh"[d.axis]) == std::string::npos)
+        an.fail(std::string("a ") + joint_type_name(t) + " joint leaves no " + (rotation ? "rotation about " : "translation along ") +
+                "its " + "fgh"[d.axis] + " axis free" +
+                (axes.empty() ? std::string() : " (free " + std::string(rotation ? "rotation" : "translation") + " axes: " + axes + ")"));
+    } else if (axes.find('h') == std::string::npos) {
+      fn.fail(std::string("a ") + (rotation ? "rotation" : "translation") + " driver needs a joint that leaves " +
+              (rotation ? "a rotation" : "a translation") + " about its axis h free; joint '" + joint + "' is " +
               joint_type_name(t) +
-              (rotation && t == rigid::JointType::Translational ? " (drive it with \"translation\")"
-               : !rotation && t == rigid::JointType::Revolute   ? " (drive it with \"rotation\")"
-                                                                : ""));
+              (axes.empty() ? (rotation ? " (drive it with \"translation\")" : " (drive it with \"rotation\")")
+                            : " (give \"axis\": one of " + axes + ")"));
+    }
     d.kind = rotation ? Driver::Kind::Rotation : Driver::Kind::Translation;
     d.motion = read_time_function(fn);
     m.mechanism.drivers.push_back(d);

@@ -27,13 +27,23 @@ void put_rows(const rigid::ConstraintRows<N>& rows, int count, int row, int body
   }
 }
 
+// The marker with its axes turned cyclically so that axis k becomes h (k = 2: unchanged); the
+// triad stays right-handed, so the drivers of rigid/joints.hpp (about and along h) apply.
+rigid::Marker with_axis(const rigid::Marker& m, int k) {
+  rigid::Marker out = m;
+  if (k == 0) out.f = m.g, out.g = m.h, out.h = m.f;
+  if (k == 1) out.f = m.h, out.g = m.f, out.h = m.g;
+  return out;
+}
+
 rigid::ConstraintRows<1> driver_rows(const Mechanism& m, const Driver& d, const Eigen::VectorXd& q,
                                      const Eigen::VectorXd& v, double t) {
   const Joint& j = m.joints[d.joint];
   const rigid::BodyState bi = state_of(j.body_i, q, v), bj = state_of(j.body_j, q, v);
+  const rigid::Marker mi = with_axis(j.marker_i, d.axis), mj = with_axis(j.marker_j, d.axis);
   const double f = d.motion.value(t), fd = d.motion.first_derivative(t), fdd = d.motion.second_derivative(t);
-  return d.kind == Driver::Kind::Rotation ? rigid::rotation_driver(bi, j.marker_i, bj, j.marker_j, f, fd, fdd)
-                                          : rigid::translation_driver(bi, j.marker_i, bj, j.marker_j, f, fd, fdd);
+  return d.kind == Driver::Kind::Rotation ? rigid::rotation_driver(bi, mi, bj, mj, f, fd, fdd)
+                                          : rigid::translation_driver(bi, mi, bj, mj, f, fd, fdd);
 }
 
 // The attached node as a pseudo-body: its position (or slope) as r, orientation fixed, so that

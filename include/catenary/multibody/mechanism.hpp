@@ -42,13 +42,18 @@ struct Joint {
   rigid::Marker marker_i, marker_j;
 };
 
-// A joint coordinate driven as f(t): the rotation about a revolute or cylindrical joint's axis,
-// or the displacement along a translational or cylindrical joint's axis.
+// A joint coordinate driven as f(t): the rotation about, or the displacement along, one axis of
+// the joint's marker frame (axis 2, h, the joint axis, by default; 0 and 1 are f and g). The
+// rotation about axis k is the angle of marker j's next axis from marker i's in the plane normal
+// to marker i's axis k (revolute and cylindrical joints: their rotation; planar: the rotation in
+// the plane); the displacement is along marker i's axis k (translational, cylindrical: the
+// sliding; planar: the in-plane position along f or g).
 struct Driver {
   std::string name;
   enum class Kind { Rotation, Translation } kind = Kind::Rotation;
   int joint = 0;  // index into Mechanism::joints
   TimeFunction motion;
+  int axis = 2;   // marker frame axis: 0 f, 1 g, 2 h
 };
 
 // Rigid-flexible coupling: a cable node held at the body point s' (3 rows, r_node = r + A s');
