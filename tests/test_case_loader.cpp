@@ -6,6 +6,8 @@
 #include <sstream>
 #include <string>
 
+#include <unistd.h>
+
 #include "catenary/core/errors.hpp"
 #include "catenary/integrators/constraint_check.hpp"
 #include "catenary/model/builders.hpp"
@@ -17,10 +19,12 @@ namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 
-// Writes `text` to a temporary file that is removed when the object goes out of scope.
+// Writes `text` to a temporary file that is removed when the object goes out of scope; the name
+// carries the process id, as ctest -j runs test cases of this file side by side.
 struct TempCase {
   std::string path;
-  explicit TempCase(const std::string& text, const std::string& name = "catenary_loader_test.json") : path(name) {
+  explicit TempCase(const std::string& text, const std::string& name = "catenary_loader_test.json")
+      : path(std::to_string(::getpid()) + "_" + name) {
     std::ofstream(path) << text;
   }
   ~TempCase() { std::remove(path.c_str()); }

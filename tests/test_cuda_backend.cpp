@@ -59,6 +59,15 @@ void check_whole_runs(BackendMaker make) {
     INFO("largest relative coordinate difference: " << d);
     CHECK(d < 1e-9);
   }
+  SECTION("cable hanging from a swinging rigid boom, stabilized index 2") {
+    const Model m = testing::cable_hanging_from_boom(8);
+    auto backend = make(m);
+    AnalysisSettings a = testing::dynamic_settings(1e-3, 0.3, -0.1);
+    a.dynamics.formulation = DynamicSettings::Formulation::StabilizedIndex2;
+    const double d = testing::dynamic_run_difference(m, a, *backend);
+    INFO("largest relative coordinate difference: " << d);
+    CHECK(d < 1e-9);
+  }
   SECTION("cable hanging from a swinging rigid boom") {
     const Model m = testing::cable_hanging_from_boom(8);
     auto backend = make(m);

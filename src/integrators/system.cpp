@@ -44,11 +44,13 @@ void System::external_force(double t, Eigen::VectorXd& g) const {
   for (size_t k = 0; k < s.size(); ++k) g += s[k] * loads_.vectors[k];
 }
 
-void System::constraint_rhs(double t, Eigen::VectorXd& b) const {
+void System::constraint_rhs(double t, Eigen::VectorXd& b, int derivative) const {
   b.setZero(constraints());
   for (int r = 0; r < model_.linear_constraint_count(); ++r) {
     const ConstraintRow& row = model_.constraint_rows[r];
-    b[r] = row.offset + (row.has_motion ? row.motion.value(t) : 0.0);
+    if (derivative == 0) b[r] = row.offset + (row.has_motion ? row.motion.value(t) : 0.0);
+    if (derivative == 1) b[r] = row.has_motion ? row.motion.first_derivative(t) : 0.0;
+    if (derivative == 2) b[r] = row.has_motion ? row.motion.second_derivative(t) : 0.0;
   }
 }
 
@@ -63,11 +65,7 @@ void System::constraint_residual(const Eigen::VectorXd& q, double t, Eigen::Vect
 }
 
 void System::constraint_velocity_rhs(const Eigen::VectorXd& q, double t, Eigen::VectorXd& nu) {
-  nu.setZero(constraints());
-  for (int r = 0; r < model_.linear_constraint_count(); ++r) {
-    const ConstraintRow& row = model_.constraint_rows[r];
-    nu[r] = row.has_motion ? row.motion.first_derivative(t) : 0.0;
-  }
+  constraint_rhs(t, nu, 1);
   if (block_.empty()) return;
   const Eigen::VectorXd x = pick(q, block_.layout().dofs), zero = Eigen::VectorXd::Zero(x.size());
   add_at(block_rows_, evaluate_constraints(block_.mechanism(), x, zero, t).nu, nu);
@@ -75,11 +73,7 @@ void System::constraint_velocity_rhs(const Eigen::VectorXd& q, double t, Eigen::
 
 void System::constraint_acceleration_rhs(const Eigen::VectorXd& q, const Eigen::VectorXd& v, double t,
                                          Eigen::VectorXd& gamma) {
-  gamma.setZero(constraints());
-  for (int r = 0; r < model_.linear_constraint_count(); ++r) {
-    const ConstraintRow& row = model_.constraint_rows[r];
-    gamma[r] = row.has_motion ? row.motion.second_derivative(t) : 0.0;
-  }
+  constraint_rhs(t, gamma, 2);
   if (block_.empty()) return;
   const std::vector<int>& dofs = block_.layout().dofs;
   add_at(block_rows_, evaluate_constraints(block_.mechanism(), pick(q, dofs), pick(v, dofs), t).gamma, gamma);
@@ -144,11 +138,12 @@ void System::assemble_newton_matrix(const Eigen::VectorXd& q, const Eigen::Vecto
 }
 
 void System::newton_terms(const Vector& q, const Vector& v, double t, const Vector& w, const Vector& mu,
-                          const NewtonMatrixCoefficients& c, Vector& f, Vector& Mw, Vector& Ct_mu, Vector& phi) {
+                          const NewtonMatrixCoefficients& c, Vector& f, Vector& Mw, Vector& Ct_mu, Vector& phi,
+                          bool velocity_level) {
   backend_.assemble_newton_matrix(q, v, c, f);
   backend_.mass_product(w, Mw);
   backend_.constraint_transpose_product(mu, Ct_mu);
-  backend_.constraint_product(q, phi);
+  backend_.constraint_product(velocity_level ? v : q, phi);
   matrix_norm_ = backend_.newton_matrix_norm();
   if (block_.empty()) return;
   const std::vector<int>& dofs = block_.layout().dofs;
@@ -163,7 +158,17 @@ void System::newton_terms(const Vector& q, const Vector& v, double t, const Vect
   add_at(dofs, fb, f);
   add_at(dofs, Mwb, Mw);
   add_at(dofs, cs.jacobian.transpose() * xmu, Ct_mu);
-  add_at(block_rows_, cs.phi, phi);
+  add_at(block_rows_, velocity_level ? Eigen::VectorXd(cs.jacobian * xv - cs.nu) : cs.phi, phi);
+}
+
+void System::constraint_residual(const Vector& q, const Vector& v, const Vector& b, double t, bool velocity_level,
+                                 Vector& phi) {
+  backend_.constraint_product(velocity_level ? v : q, phi);
+  backend_.axpby(-1.0, b, 1.0, phi);
+  if (block_.empty()) return;
+  const Eigen::VectorXd x = pick(q, block_.layout().dofs), xv = pick(v, block_.layout().dofs);
+  const ConstraintState cs = evaluate_constraints(block_.mechanism(), x, xv, t);
+  add_at(block_rows_, velocity_level ? Eigen::VectorXd(cs.jacobian * xv - cs.nu) : cs.phi, phi);
 }
 
 void System::mass_product(const Vector& q, const Vector& x, Vector& y) { whole_mass_product(q, x, y); }

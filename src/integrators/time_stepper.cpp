@@ -38,8 +38,12 @@ StepOutcome NewmarkNewton::solve_affine(const NewmarkParameters& p, double t1, d
   be.copy(lambda0, mu_);
   be.axpby(0.0, mu_, s, mu_);
   be.combine_loads(sys_.load_patterns().scales_at(t1), g_);
+  // Index 3: rc = -(Phi(q1, t1)). Stabilized index 2: rc = -(Phi_q v1 - nu) bh2 / gamma_h, the
+  // velocity constraints scaled by dq1/dv1 so that the matrix's constraint blocks stay Phi_q.
+  const bool index2 = s_.formulation == DynamicSettings::Formulation::StabilizedIndex2;
+  const double rc_scale = index2 ? bh2 / gamma_h : 1.0;
   Eigen::VectorXd b;
-  sys_.constraint_rhs(t1, b);
+  sys_.constraint_rhs(t1, b, index2 ? 1 : 0);
   be.upload(b, b_);
 
   StepOutcome out;
@@ -53,14 +57,14 @@ StepOutcome NewmarkNewton::solve_affine(const NewmarkParameters& p, double t1, d
     be.copy(q1, dq_);
     be.axpby(-1.0, qhat_, 1.0, dq_);
     if (memory && p.memory_in_coordinates) be.axpby(p.memory_scale, *memory, 1.0, dq_);
-    sys_.newton_terms(q1, to.v, t1, dq_, mu_, p.c, f_, Mx_, Cmu_, phi_);
+    sys_.newton_terms(q1, to.v, t1, dq_, mu_, p.c, f_, Mx_, Cmu_, phi_, index2);
     be.copy(Mx_, r_);
     be.axpby(s, f_, 1.0, r_);
     be.axpby(-s, g_, 1.0, r_);
     if (memory && !p.memory_in_coordinates) be.axpby(p.memory_scale, *memory, 1.0, r_);
     be.axpby(-1.0, Cmu_, -1.0, r_);
     be.copy(b_, rc_);
-    be.axpby(-1.0, phi_, 1.0, rc_);
+    be.axpby(-rc_scale, phi_, rc_scale, rc_);
     const double force_residual = be.max_abs(r_);
     const double residual = std::max(force_residual, be.max_abs(rc_));
     out.last_residual = force_residual / p.residual_unit;
@@ -105,9 +109,37 @@ StepOutcome NewmarkNewton::solve_affine(const NewmarkParameters& p, double t1, d
   }
   to.t = t1;
   kinematics(q1, bh2, gamma_h, to);
+  if (index2) project_positions(t1, to);
   be.copy(mu_, to.lambda);
   be.axpby(0.0, mu_, 1.0 / s, to.lambda);
   return out;
+}
+
+// The positions of a stabilized index-2 step, back onto Phi(q, t1) = 0: q1 += dq with
+// [H Phi_q^T; Phi_q 0] [dq; eta] = [0; -Phi], the last Newton factorization (the H^-1 Phi_q^T
+// direction of Gear-Gupta-Leimkuhler's multiplier eta, with the step's own metric). The step's
+// velocities and accelerations are kept, as in GGL's q' = v + (...) eta; where the joints'
+// Jacobian changed with the positions, the velocities are then put back on Phi_q v = nu the same
+// way (a correction of the size of the position drift).
+void NewmarkNewton::project_positions(double t1, StepState& to) {
+  Backend& be = be_;
+  Eigen::VectorXd b;
+  be.axpby(0.0, r_, 0.0, r_);  // no force on the right-hand side
+  auto project = [&](bool velocity_level, Vector& x) {
+    sys_.constraint_rhs(t1, b, velocity_level ? 1 : 0);
+    be.upload(b, b_);
+    sys_.constraint_residual(to.q, to.v, b_, t1, velocity_level, phi_);
+    be.copy(phi_, rc_);
+    be.axpby(0.0, rc_, -1.0, rc_);
+    be.solve(r_, rc_, dq_, dmu_);
+    be.axpby(1.0, dq_, 1.0, x);
+  };
+  // Linear rows: one pass is exact; the joints' nonlinear rows take up to three.
+  for (int pass = 0; pass < 3; ++pass) {
+    project(false, to.q);
+    if (sys_.multibody().empty() || be.weighted_norm(dq_, to.q, s_.newton_tolerance, nullptr) <= 1e-3) break;
+  }
+  if (!sys_.multibody().empty()) project(true, to.v);
 }
 
 void NewmarkNewton::kinematics(const Vector& q1, double bh2, double gamma_h, StepState& to) {

@@ -72,6 +72,8 @@ std::unique_ptr<TimeStepper> make_bdf_stepper(System& sys, const DynamicSettings
 // with Newton on (q1, mu) for the scaled equations of motion and the constraints
 //   M (q1 - qhat) + s (f(q1, v1) - g(t1)) + k m + Phi_q^T mu = 0,   Phi(q1, t1) = 0,
 // s = c.stiffness, mu = s lambda1, and a constant force term m (scaled by k) given by the method.
+// With the stabilized index-2 formulation the Newton iteration meets the velocity constraints
+// Phi_q v1 = nu instead of Phi(q1) = 0, and the positions are then projected onto Phi = 0.
 // Newton matrix [c.mass M + c.stiffness K + c.damping D, C^T; C, 0]. Converged when the weighted
 // update norm is <= 1 or the residual is at its round-off floor.
 struct NewmarkParameters {
@@ -105,6 +107,9 @@ class NewmarkNewton {
  private:
   // a1 = (q1 - qhat) / bh2,  v1 = vhat + gamma_h a1
   void kinematics(const Vector& q1, double bh2, double gamma_h, StepState& to);
+  // Stabilized index 2: after the Newton iteration on the velocity constraints, to.q back onto
+  // Phi(q, t1) = 0 (see time_stepper.cpp).
+  void project_positions(double t1, StepState& to);
 
   System& sys_;
   Backend& be_;

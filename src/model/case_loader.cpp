@@ -1157,7 +1157,7 @@ class Loader {
       return;
     }
     expect_object(n, {"type", "end_time", "step", "integrator", "alpha", "rho_infinity", "max_order",
-                      "max_iterations", "tolerance", "adaptive"});
+                      "max_iterations", "tolerance", "adaptive", "formulation"});
     a.type = AnalysisSettings::Type::Dynamic;
     DynamicSettings& d = a.dynamics;
     d.end_time = get_positive(n.required("end_time"));
@@ -1203,6 +1203,11 @@ class Loader {
     }
     if (n.has("max_iterations")) d.max_iterations = get_positive_int(n.child("max_iterations"));
     if (n.has("tolerance")) d.newton_tolerance = get_positive(n.child("tolerance"));
+    if (n.has("formulation"))
+      d.formulation = get_choice(n.child("formulation"), {"index3", "stabilized_index2"}, "constraint formulation") ==
+                              "index3"
+                          ? DynamicSettings::Formulation::Index3
+                          : DynamicSettings::Formulation::StabilizedIndex2;
     if (n.has("adaptive")) {
       const Node ad = n.child("adaptive");
       expect_object(ad, {"min_step", "max_step", "error_tolerance"});

@@ -27,9 +27,10 @@ class System {
   void external_force(double t, Eigen::VectorXd& g) const;
   const LoadPatterns& load_patterns() const { return loads_; }
   const MultibodyBlock& multibody() const { return block_; }
-  // Phi(q, t); b(t) of the linear rows (0 on the nonlinear rows, whose Phi holds t itself).
+  // Phi(q, t); b(t) of the linear rows, or its derivative of the given order (0 on the
+  // nonlinear rows, whose Phi and nu hold t themselves).
   void constraint_residual(const Eigen::VectorXd& q, double t, Eigen::VectorXd& phi);
-  void constraint_rhs(double t, Eigen::VectorXd& b) const;
+  void constraint_rhs(double t, Eigen::VectorXd& b, int derivative = 0) const;
   // Right-hand sides of Phi_q q' = nu(q, t) and Phi_q q'' = gamma(q, q', t).
   void constraint_velocity_rhs(const Eigen::VectorXd& q, double t, Eigen::VectorXd& nu);
   void constraint_acceleration_rhs(const Eigen::VectorXd& q, const Eigen::VectorXd& v, double t,
@@ -54,9 +55,16 @@ class System {
   //   [c.constraint Phi_q,                                                0                  ]
   // (assembled in the backend, ready to factorize) and, from the same evaluation,
   // f = f(q, v, t), Mw = M(q) w, Ct_mu = Phi_q(q)^T mu and phi = C q on the linear rows, Phi(q, t)
-  // on the nonlinear ones (so phi - b(t) is the constraint residual).
+  // on the nonlinear ones (so phi - b(t) is the constraint residual). With velocity_level, phi is
+  // instead C v on the linear rows and Phi_q v - nu(q, t) on the nonlinear ones (phi - b'(t) is
+  // the velocity constraints' residual).
   void newton_terms(const Vector& q, const Vector& v, double t, const Vector& w, const Vector& mu,
-                    const NewtonMatrixCoefficients& c, Vector& f, Vector& Mw, Vector& Ct_mu, Vector& phi);
+                    const NewtonMatrixCoefficients& c, Vector& f, Vector& Mw, Vector& Ct_mu, Vector& phi,
+                    bool velocity_level = false);
+  // phi = Phi(q, t) on backend vectors (b: b(t) of the linear rows, uploaded by the caller); with
+  // velocity_level, phi = Phi_q(q) v - nu(q, t) (b: b'(t)).
+  void constraint_residual(const Vector& q, const Vector& v, const Vector& b, double t, bool velocity_level,
+                           Vector& phi);
   // Infinity norm of the coordinate rows of the Newton matrix last assembled.
   double newton_matrix_norm() const { return matrix_norm_; }
   // y = M(q) x on backend vectors.

@@ -26,6 +26,11 @@ struct DynamicSettings {
   bool adaptive = false;
   double min_step = 1e-8, max_step = 1e-2;
   double error_tolerance = 1e-4;  // local error target, relative to characteristic length
+  // Index3: the position constraints in the Newton step (Negrut et al. scaling). StabilizedIndex2:
+  // the velocity constraints in the Newton step, then the positions projected back onto
+  // Phi = 0 along H^-1 Phi_q^T (time_stepper.hpp).
+  enum class Formulation { Index3, StabilizedIndex2 };
+  Formulation formulation = Formulation::Index3;
 };
 
 // Kinematic analysis of a zero-DOF rigid mechanism (run_kinematics): positions, velocities,
