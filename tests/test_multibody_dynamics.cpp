@@ -72,6 +72,22 @@ Drift conservation_drift(const Model& m, const RunResult& r) {
   return d;
 }
 
+// Largest |Phi(q, t)| and |Phi_q v - nu| over the frames of a run.
+std::pair<double, double> constraint_violations(const Model& m, const RunResult& r) {
+  CpuBackend backend(m);
+  System sys(m, backend);
+  double position = 0, velocity = 0;
+  for (const StoredFrame& f : r.frames) {
+    Eigen::VectorXd phi, cv, nu;
+    sys.constraint_residual(f.q, f.time, phi);
+    sys.constraint_product(f.q, f.v, cv);
+    sys.constraint_velocity_rhs(f.q, f.time, nu);
+    position = std::max(position, phi.lpNorm<Eigen::Infinity>());
+    velocity = std::max(velocity, (cv - nu).lpNorm<Eigen::Infinity>());
+  }
+  return {position, velocity};
+}
+
 AnalysisSettings conservative_settings(double h, double T) {
   AnalysisSettings a = dynamic_settings(h, T, 0.0);
   a.dynamics.integrator = DynamicSettings::Integrator::GeneralizedAlpha;
@@ -368,20 +384,7 @@ TEST_CASE("stabilized index-2 formulation: positions and velocities both on thei
     a.dynamics.formulation = formulation;
     return run_model(m, a);
   };
-  CpuBackend backend(m);
-  System sys(m, backend);
-  auto violations = [&](const RunResult& r) {
-    double position = 0, velocity = 0;
-    for (const StoredFrame& f : r.frames) {
-      Eigen::VectorXd phi, cv, nu;
-      sys.constraint_residual(f.q, f.time, phi);
-      sys.constraint_product(f.q, f.v, cv);
-      sys.constraint_velocity_rhs(f.q, f.time, nu);
-      position = std::max(position, phi.lpNorm<Eigen::Infinity>());
-      velocity = std::max(velocity, (cv - nu).lpNorm<Eigen::Infinity>());
-    }
-    return std::make_pair(position, velocity);
-  };
+  auto violations = [&](const RunResult& r) { return constraint_violations(m, r); };
   for (auto integrator : {DynamicSettings::Integrator::GeneralizedAlpha, DynamicSettings::Integrator::BDF}) {
     const RunResult index3 = run(DynamicSettings::Formulation::Index3, integrator);
     const RunResult index2 = run(DynamicSettings::Formulation::StabilizedIndex2, integrator);
@@ -427,26 +430,11 @@ TEST_CASE("stabilized index 2 on a cable with a prescribed end motion: same moti
   a.dynamics.formulation = DynamicSettings::Formulation::StabilizedIndex2;
   const RunResult index2 = run_model(m, a);
   REQUIRE(index2.frames.size() == index3.frames.size());
-  CpuBackend backend(m);
-  System sys(m, backend);
-  double velocity = 0, position = 0, apart = 0;
-  for (size_t k = 0; k < index2.frames.size(); ++k) {
-    const StoredFrame& f = index2.frames[k];
-    Eigen::VectorXd phi, cv, nu;
-    sys.constraint_residual(f.q, f.time, phi);
-    sys.constraint_product(f.q, f.v, cv);
-    sys.constraint_velocity_rhs(f.q, f.time, nu);
-    position = std::max(position, phi.lpNorm<Eigen::Infinity>());
-    velocity = std::max(velocity, (cv - nu).lpNorm<Eigen::Infinity>());
-    apart = std::max(apart, (f.q - index3.frames[k].q).lpNorm<Eigen::Infinity>());
-  }
-  double velocity3 = 0;
-  for (const StoredFrame& f : index3.frames) {
-    Eigen::VectorXd cv, nu;
-    sys.constraint_product(f.q, f.v, cv);
-    sys.constraint_velocity_rhs(f.q, f.time, nu);
-    velocity3 = std::max(velocity3, (cv - nu).lpNorm<Eigen::Infinity>());
-  }
+  const auto [position, velocity] = constraint_violations(m, index2);
+  const double velocity3 = constraint_violations(m, index3).second;
+  double apart = 0;
+  for (size_t k = 0; k < index2.frames.size(); ++k)
+    apart = std::max(apart, (index2.frames[k].q - index3.frames[k].q).lpNorm<Eigen::Infinity>());
   INFO("index 2: violations " << position << " m, " << velocity << " m/s; index 3: " << velocity3
                               << " m/s; positions apart " << apart << " m");
   CHECK(position < 1e-12);
