@@ -1,5 +1,5 @@
 // The CUDA backend: element kernels over the shared element math, assembly into a CSR matrix
-// by the gather maps of device_pattern.cuh, cuSOLVER sparse QR, and the vector operations of
+// by the gather maps of device_pattern.cuh, a block-tridiagonal or sparse QR solve, and the vector operations of
 // the HHT step, all on device-resident arrays. Written once over a MemorySpace: DeviceSpace is
 // the GPU backend, HostSpace runs the same code on the CPU for the tests.
 #include <cuda_runtime.h>
@@ -7,10 +7,12 @@
 #include <thrust/transform_reduce.h>
 
 #include <new>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
 #include "backend_functors.cuh"
+#include "catenary/assembly/block_chain_ordering.hpp"
 #include "catenary/assembly/model_operators.hpp"
 #include "catenary/assembly/unknown_ordering.hpp"
 #include "catenary/core/errors.hpp"
@@ -35,7 +37,7 @@ class CudaBackend : public Backend {
   using Ints = ArrayOf<Space, int>;
 
  public:
-  explicit CudaBackend(const Model& m)
+  CudaBackend(const Model& m, LinearSolver solver)
       : Backend(m.dof_count(), m.constraint_count()),
         dimension_(m.dimension),
         elements_(m.elements.size()),
@@ -56,18 +58,31 @@ class CudaBackend : public Backend {
     const Eigen::VectorXd scales = coordinate_scales(m);
     coordinate_scales_ = Doubles(scales.data(), scales.data() + scales.size());
 
-    pattern_ = build_device_pattern<Space>(m, node_a_, node_b_, C, newton_unknown_order(m));
+    std::string why;
+    const std::optional<BlockChainOrdering> chain =
+        solver == LinearSolver::SparseQr ? std::nullopt : block_chain_ordering(m, &why);
+    if (solver == LinearSolver::BlockTridiagonal && !chain)
+      throw BackendUnavailable("the block-tridiagonal solver needs a chain model: " + why);
+    pattern_ = build_device_pattern<Space>(m, node_a_, node_b_, C, chain ? chain->original_of : newton_unknown_order(m));
     values_ = Doubles(pattern_.nonzeros, 0.0);
     local_forces_ = Doubles(static_cast<size_t>(elements_) * local_dofs_, 0.0);
     local_matrices_ = Doubles(static_cast<size_t>(elements_) * local_dofs_ * local_dofs_, 0.0);
     energy_ = Doubles(elements_, 0.0);
     permuted_rhs_ = Doubles(pattern_.size, 0.0);
     permuted_solution_ = Doubles(pattern_.size, 0.0);
-    solver_ = Space::on_device ? make_cusolver_qr_solver() : make_host_csr_solver();
+    if (chain) {
+      solver_ = make_block_tridiagonal_solver(chain->block_ptr, Space::on_device);
+      solver_name_ = "block-tridiagonal";
+    } else {
+      solver_ = Space::on_device ? make_cusolver_qr_solver() : make_host_csr_solver();
+      solver_name_ = Space::on_device ? "sparse QR" : "UMFPACK";
+      factorizes_in_solve_ = Space::on_device;
+    }
     solver_->analyze(pattern_.size, pattern_.nonzeros, raw<int>(pattern_.row_ptr), raw<int>(pattern_.col_index));
   }
 
   std::string name() const override { return Space::on_device ? "cuda" : "cuda-code-on-host"; }
+  const std::string& solver_name() const { return solver_name_; }
 
   // The matrix last assembled, in the original unknown order (for tests).
   Eigen::SparseMatrix<double> assembled_matrix() const {
@@ -182,7 +197,7 @@ class CudaBackend : public Backend {
                                     raw<double>(array(rhs_constraints)), raw<double>(permuted_rhs_), dof_count()});
     Stopwatch w;
     solver_->solve(raw<double>(permuted_rhs_), raw<double>(permuted_solution_));
-    (Space::on_device ? timings_.factorization : timings_.solve) += finish_stage(w);
+    (factorizes_in_solve_ ? timings_.factorization : timings_.solve) += finish_stage(w);
     thrust::for_each(Space::policy(), first, first + pattern_.size,
                      ScatterPermuted{raw<int>(pattern_.original_of), raw<double>(permuted_solution_),
                                      raw<double>(array(x)), raw<double>(array(y)), dof_count()});
@@ -299,6 +314,8 @@ class CudaBackend : public Backend {
   DevicePattern<Space> pattern_;
   Doubles values_, local_forces_, local_matrices_, energy_, permuted_rhs_, permuted_solution_;
   std::unique_ptr<CsrSolver> solver_;
+  std::string solver_name_;
+  bool factorizes_in_solve_ = false;
   double matrix_norm_ = 0.0;
 };
 
@@ -330,7 +347,7 @@ size_t estimated_device_bytes(const Model& m) {
   return resident + pattern_build;
 }
 
-std::unique_ptr<Backend> make_cuda_backend(const Model& m) {
+std::unique_ptr<Backend> make_cuda_backend(const Model& m, LinearSolver solver) {
   size_t free_bytes = 0, total_bytes = 0;
   cudaMemGetInfo(&free_bytes, &total_bytes);
   const size_t needed = estimated_device_bytes(m);
@@ -338,7 +355,7 @@ std::unique_ptr<Backend> make_cuda_backend(const Model& m) {
     throw BackendUnavailable("the model needs about " + std::to_string(needed >> 20) + " MiB of device memory before the "
                              "sparse QR factor, " + std::to_string(free_bytes >> 20) + " MiB are free");
   try {
-    return std::make_unique<CudaBackend<DeviceSpace>>(m);
+    return std::make_unique<CudaBackend<DeviceSpace>>(m, solver);
   } catch (const std::bad_alloc&) {  // thrust::system::detail::bad_alloc derives from it
     cudaMemGetInfo(&free_bytes, &total_bytes);
     throw BackendUnavailable("the model does not fit in device memory (" + std::to_string(free_bytes >> 20) + " of " +
@@ -346,7 +363,15 @@ std::unique_ptr<Backend> make_cuda_backend(const Model& m) {
   }
 }
 
-std::unique_ptr<Backend> make_cuda_backend_on_host(const Model& m) { return std::make_unique<CudaBackend<HostSpace>>(m); }
+std::unique_ptr<Backend> make_cuda_backend_on_host(const Model& m, LinearSolver solver) {
+  return std::make_unique<CudaBackend<HostSpace>>(m, solver);
+}
+
+std::string linear_solver_name(const Backend& backend) {
+  if (const auto* device = dynamic_cast<const CudaBackend<DeviceSpace>*>(&backend)) return device->solver_name();
+  if (const auto* host = dynamic_cast<const CudaBackend<HostSpace>*>(&backend)) return host->solver_name();
+  throw std::invalid_argument("linear_solver_name: not a CUDA backend");
+}
 
 Eigen::SparseMatrix<double> assembled_matrix(const Backend& backend) {
   if (const auto* device = dynamic_cast<const CudaBackend<DeviceSpace>*>(&backend)) return device->assembled_matrix();

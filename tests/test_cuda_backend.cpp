@@ -5,6 +5,7 @@
 
 #include "catenary/assembly/backend_factory.hpp"
 #include "catenary/core/errors.hpp"
+#include "catenary/model/model_merge.hpp"
 #include "catenary/model/reference_models.hpp"
 
 #ifdef CATENARY_WITH_CUDA
@@ -31,22 +32,43 @@ bool device_usable() {
   return false;
 }
 
-using BackendMaker = std::unique_ptr<Backend> (*)(const Model&);
+using BackendMaker = std::unique_ptr<Backend> (*)(const Model&, cuda::LinearSolver);
 
 void check_all_operators(BackendMaker make) {
-  SECTION("spatial cable (cable3d), damped") {
+  SECTION("spatial cable (cable3d), damped: block-tridiagonal solver (chosen by default)") {
     const Model m = damped_cable(7);
-    auto backend = make(m);
+    auto backend = make(m, cuda::LinearSolver::Auto);
+    CHECK(cuda::linear_solver_name(*backend) == "block-tridiagonal");
     testing::check_operators_agree(m, *backend, 11);
   }
-  SECTION("planar beams with revolute joints (beam2d)") {
+  SECTION("spatial cable (cable3d), damped: sparse QR forced") {
+    const Model m = damped_cable(7);
+    auto backend = make(m, cuda::LinearSolver::SparseQr);
+    CHECK(cuda::linear_solver_name(*backend) != "block-tridiagonal");
+    testing::check_operators_agree(m, *backend, 11);
+  }
+  SECTION("a long cable: 301 blocks, 9 levels of cyclic reduction") {
+    const Model m = damped_cable(300);
+    auto backend = make(m, cuda::LinearSolver::BlockTridiagonal);
+    testing::check_operators_agree(m, *backend, 15);
+  }
+  SECTION("a sweep's batch of three cables is one block-tridiagonal chain") {
+    const Model one = damped_cable(5);
+    std::vector<CopyRange> ranges;
+    const Model m = merge_models({&one, &one, &one}, ranges);
+    auto backend = make(m, cuda::LinearSolver::BlockTridiagonal);
+    testing::check_operators_agree(m, *backend, 14);
+  }
+  SECTION("planar beams with revolute joints (beam2d): not a chain, sparse QR") {
     const Model m = rancf_pendulum(21e6);
-    auto backend = make(m);
+    auto backend = make(m, cuda::LinearSolver::Auto);
+    CHECK(cuda::linear_solver_name(*backend) != "block-tridiagonal");
+    CHECK_THROWS_AS(make(m, cuda::LinearSolver::BlockTridiagonal), BackendUnavailable);
     testing::check_operators_agree(m, *backend, 12);
   }
   SECTION("cable attached to a hinged rigid boom (multibody block)") {
     const Model m = testing::cable_hanging_from_boom(6);
-    auto backend = make(m);
+    auto backend = make(m, cuda::LinearSolver::Auto);
     testing::check_operators_agree(m, *backend, 13);
   }
 }
@@ -54,14 +76,14 @@ void check_all_operators(BackendMaker make) {
 void check_whole_runs(BackendMaker make) {
   SECTION("falling cable pendulum") {
     const Model m = falling_cable_pendulum(10);
-    auto backend = make(m);
+    auto backend = make(m, cuda::LinearSolver::Auto);
     const double d = testing::dynamic_run_difference(m, testing::dynamic_settings(2e-3, 0.3, -0.1), *backend);
     INFO("largest relative coordinate difference: " << d);
     CHECK(d < 1e-9);
   }
   SECTION("cable hanging from a swinging rigid boom, stabilized index 2") {
     const Model m = testing::cable_hanging_from_boom(8);
-    auto backend = make(m);
+    auto backend = make(m, cuda::LinearSolver::Auto);
     AnalysisSettings a = testing::dynamic_settings(1e-3, 0.3, -0.1);
     a.dynamics.formulation = DynamicSettings::Formulation::StabilizedIndex2;
     const double d = testing::dynamic_run_difference(m, a, *backend);
@@ -70,14 +92,14 @@ void check_whole_runs(BackendMaker make) {
   }
   SECTION("cable hanging from a swinging rigid boom") {
     const Model m = testing::cable_hanging_from_boom(8);
-    auto backend = make(m);
+    auto backend = make(m, cuda::LinearSolver::Auto);
     const double d = testing::dynamic_run_difference(m, testing::dynamic_settings(1e-3, 0.3, -0.1), *backend);
     INFO("largest relative coordinate difference: " << d);
     CHECK(d < 1e-9);
   }
   SECTION("RANCF pendulum (flexible)") {
     const Model m = rancf_pendulum(21e6);
-    auto backend = make(m);
+    auto backend = make(m, cuda::LinearSolver::Auto);
     const double d = testing::dynamic_run_difference(m, testing::dynamic_settings(1e-3, 0.2, -0.1), *backend);
     INFO("largest relative coordinate difference: " << d);
     CHECK(d < 1e-9);

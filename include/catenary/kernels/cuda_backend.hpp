@@ -21,15 +21,25 @@ bool device_available(std::string& why);
 // pattern is built (the sort keys and their second buffer).
 size_t estimated_device_bytes(const Model& m);
 
-// The CUDA backend of a model: element kernels, device assembly, cuSOLVER sparse QR. Throws
-// BackendUnavailable when the model does not fit in the free device memory (checked with the
-// estimate before anything is allocated, and against cuSOLVER's factor size after analysis).
-std::unique_ptr<Backend> make_cuda_backend(const Model& m);
+// The linear solver of the CUDA backend. BlockTridiagonal (block cyclic reduction,
+// kernels/block_tridiagonal_solver.cu) needs a chain model (assembly/block_chain_ordering.hpp);
+// SparseQr is cuSOLVER's sparse QR in AMD order (UMFPACK in the host build), for any model;
+// Auto takes the first that fits the model.
+enum class LinearSolver { Auto, BlockTridiagonal, SparseQr };
 
-// The same backend code run on the host (Thrust's host system, UMFPACK for the solve in place
-// of cuSOLVER): lets the tests check the CUDA backend's indexing, assembly and vector logic
+// The CUDA backend of a model: element kernels, device assembly, the chosen solver. Throws
+// BackendUnavailable when the model does not fit in the free device memory (checked with the
+// estimate before anything is allocated, and against the solver's workspace after analysis), or
+// when BlockTridiagonal is asked for a model that is not a chain.
+std::unique_ptr<Backend> make_cuda_backend(const Model& m, LinearSolver solver = LinearSolver::Auto);
+
+// The same backend code run on the host (Thrust's host system; UMFPACK in place of cuSOLVER's
+// QR): lets the tests check the CUDA backend's indexing, assembly, solvers and vector logic
 // against the CPU backend on machines without a GPU.
-std::unique_ptr<Backend> make_cuda_backend_on_host(const Model& m);
+std::unique_ptr<Backend> make_cuda_backend_on_host(const Model& m, LinearSolver solver = LinearSolver::Auto);
+
+// The solver a CUDA backend (either space) chose: "block-tridiagonal", "sparse QR" or "UMFPACK".
+std::string linear_solver_name(const Backend& cuda_backend);
 
 // The Newton matrix a CUDA backend (either space) last assembled, in the original unknown order
 // (coordinates, then multipliers), copied to the host: for tests against the CPU backend.

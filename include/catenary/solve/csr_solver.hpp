@@ -3,6 +3,7 @@
 // of the CUDA backend's linear solve. Pointers are in the memory of the solver's side (device
 // pointers for cuSOLVER, host pointers for the host reference).
 #include <memory>
+#include <vector>
 
 namespace catenary {
 
@@ -31,5 +32,9 @@ namespace catenary {
 // (the batched QR has no separate numeric factorization). No pivoting or reordering is done, so
 // the caller orders the unknowns (newton_unknown_order).
 std::unique_ptr<CsrSolver> make_cusolver_qr_solver();
+// Block cyclic reduction for a block-tridiagonal matrix whose block k holds the unknowns
+// block_ptr[k] .. block_ptr[k + 1] - 1 (kernels/block_tridiagonal_solver.cu); on the device, or
+// the same code on the host.
+std::unique_ptr<CsrSolver> make_block_tridiagonal_solver(std::vector<int> block_ptr, bool on_device);
 }  // namespace catenary
 #endif

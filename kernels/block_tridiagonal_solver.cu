@@ -1,0 +1,375 @@
+// Block cyclic reduction for the block-tridiagonal Newton matrix of chain models (the order of
+// assembly/block_chain_ordering.hpp) behind the CsrSolver interface, written once over a
+// MemorySpace like the backend. Written by hand because the CUDA libraries have no
+// block-tridiagonal solver: cuSPARSE's gtsv2 is for scalar tridiagonal systems, cuSOLVER's sparse
+// QR does not exploit the band, and cuDSS is not part of the toolkit.
+//
+// Blocks are padded to the largest block size B (identity on the padded diagonal) and stored
+// row-major, B x B each: D_k (diagonal), L_k (coupling to block k - 1), U_k (to k + 1). Level l
+// works on the chain of blocks k 2^l; its odd members are eliminated in parallel (one thread per
+// block), which couples their even neighbours:
+//   D_k -= L_k D_{k-1}^-1 U_{k-1} + U_k D_{k+1}^-1 L_{k+1},
+//   L_k  = -L_k D_{k-1}^-1 L_{k-1},   U_k = -U_k D_{k+1}^-1 U_{k+1},
+// until one block is left: log2(N) levels of O(N / 2^l) independent small dense operations. An
+// eliminated block's D (as its LU), L and U are never touched again, and the even blocks' L and
+// U of each level are saved, which is all the solve's forward and backward sweeps need. Each
+// block is factorized with partial pivoting inside the block (the diagonal blocks of a saddle-point
+// matrix carry constraint rows with zero diagonal).
+#include <thrust/copy.h>
+#include <thrust/fill.h>
+#include <thrust/for_each.h>
+#include <thrust/iterator/counting_iterator.h>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "catenary/assembly/block_chain_ordering.hpp"
+#include "catenary/core/errors.hpp"
+#include "catenary/core/host_device.hpp"
+#include "catenary/solve/csr_solver.hpp"
+#include "backend_functors.cuh"
+#include "memory_space.cuh"
+
+namespace catenary::cuda {
+
+namespace {
+
+constexpr int kMaxBlock = kMaxChainBlock;
+
+// In-place LU with partial pivoting of the n x n row-major block A (whole rows swapped, as
+// LAPACK's getrf); false at a zero pivot.
+CATENARY_HD bool lu_factor(double* A, int* piv, int n) {
+  for (int k = 0; k < n; ++k) {
+    int p = k;
+    for (int i = k + 1; i < n; ++i)
+      if (fabs(A[i * n + k]) > fabs(A[p * n + k])) p = i;
+    piv[k] = p;
+    if (A[p * n + k] == 0.0) return false;
+    if (p != k)
+      for (int j = 0; j < n; ++j) {
+        const double t = A[k * n + j];
+        A[k * n + j] = A[p * n + j];
+        A[p * n + j] = t;
+      }
+    for (int i = k + 1; i < n; ++i) {
+      const double l = A[i * n + k] / A[k * n + k];
+      A[i * n + k] = l;
+      for (int j = k + 1; j < n; ++j) A[i * n + j] -= l * A[k * n + j];
+    }
+  }
+  return true;
+}
+
+// x = A^-1 x with the LU of A; x holds n values `stride` apart (a vector, or a block's column).
+CATENARY_HD void lu_solve(const double* LU, const int* piv, double* x, int n, int stride) {
+  for (int k = 0; k < n; ++k)
+    if (piv[k] != k) {
+      const double t = x[k * stride];
+      x[k * stride] = x[piv[k] * stride];
+      x[piv[k] * stride] = t;
+    }
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < i; ++j) x[i * stride] -= LU[i * n + j] * x[j * stride];
+  for (int i = n - 1; i >= 0; --i) {
+    for (int j = i + 1; j < n; ++j) x[i * stride] -= LU[i * n + j] * x[j * stride];
+    x[i * stride] /= LU[i * n + i];
+  }
+}
+
+// C += s A B (n x n row-major).
+CATENARY_HD void add_product(double s, const double* A, const double* B, double* C, int n) {
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) {
+      double sum = 0.0;
+      for (int k = 0; k < n; ++k) sum += A[i * n + k] * B[k * n + j];
+      C[i * n + j] += s * sum;
+    }
+}
+
+// y += s A x (n x n row-major, vectors of n).
+CATENARY_HD void add_product_vector(double s, const double* A, const double* x, double* y, int n) {
+  for (int i = 0; i < n; ++i) {
+    double sum = 0.0;
+    for (int k = 0; k < n; ++k) sum += A[i * n + k] * x[k];
+    y[i] += s * sum;
+  }
+}
+
+// The blocks of one level: member k of the level's chain is block k * stride, for k < count.
+struct Level {
+  int stride, count;
+  int save_offset;  // first saved (L, U) pair of this level's even members
+};
+
+struct Blocks {
+  double *D, *L, *U, *saved_L, *saved_U;
+  int* piv;
+  int B;
+  CATENARY_HD double* at(double* base, int block) const { return base + static_cast<size_t>(block) * B * B; }
+};
+
+// Factor the odd members' diagonal blocks.
+struct FactorOdd {
+  Blocks b;
+  Level level;
+  int* singular;
+  CATENARY_HD void operator()(int j) const {
+    const int block = (2 * j + 1) * level.stride;
+    if (!lu_factor(b.at(b.D, block), b.piv + block * b.B, b.B)) *singular = block + 1;
+  }
+};
+
+// Eliminates the odd neighbour `nb` from an even member with coupling C to it (the member's saved
+// L for the left neighbour, U for the right): D -= C D_nb^-1 (nb's coupling back toward the
+// member), and the member's coupling past nb, out, -= C D_nb^-1 (nb's coupling away from it).
+CATENARY_HD void fold_neighbour(const Blocks& b, int nb, double* toward, double* away, const double* C, double* D,
+                                double* out, double* T) {
+  const int n = b.B, nn = n * n;
+  for (int i = 0; i < nn; ++i) T[i] = b.at(toward, nb)[i];
+  for (int c = 0; c < n; ++c) lu_solve(b.at(b.D, nb), b.piv + nb * n, T + c, n, n);
+  add_product(-1.0, C, T, D, n);
+  for (int i = 0; i < nn; ++i) T[i] = b.at(away, nb)[i];
+  for (int c = 0; c < n; ++c) lu_solve(b.at(b.D, nb), b.piv + nb * n, T + c, n, n);
+  add_product(-1.0, C, T, out, n);
+}
+
+// Fold the eliminated odd neighbours into the even members (see the file header).
+struct UpdateEven {
+  Blocks b;
+  Level level;
+  CATENARY_HD void operator()(int j) const {
+    const int k = 2 * j, n = b.B, nn = n * n, block = k * level.stride;
+    double* D = b.at(b.D, block);
+    double* L = b.at(b.L, block);
+    double* U = b.at(b.U, block);
+    double* sL = b.at(b.saved_L, level.save_offset + j);
+    double* sU = b.at(b.saved_U, level.save_offset + j);
+    for (int i = 0; i < nn; ++i) sL[i] = L[i], sU[i] = U[i];
+    double T[kMaxBlock * kMaxBlock];
+    for (int i = 0; i < nn; ++i) L[i] = U[i] = 0.0;
+    if (k > 0) fold_neighbour(b, (k - 1) * level.stride, b.U, b.L, sL, D, L, T);
+    if (k + 1 < level.count) fold_neighbour(b, (k + 1) * level.stride, b.L, b.U, sU, D, U, T);
+  }
+};
+
+// Forward sweep, odd members: y_k = D_k^-1 r_k.
+struct SolveOdd {
+  Blocks b;
+  Level level;
+  const double* r;
+  double* y;
+  CATENARY_HD void operator()(int j) const {
+    const int n = b.B, block = (2 * j + 1) * level.stride;
+    for (int i = 0; i < n; ++i) y[block * n + i] = r[block * n + i];
+    lu_solve(b.at(b.D, block), b.piv + block * n, y + block * n, n, 1);
+  }
+};
+
+// Forward sweep, even members: r_k -= L_k y_{k-1} + U_k y_{k+1} with this level's saved L, U.
+struct ReduceEven {
+  Blocks b;
+  Level level;
+  double* r;
+  const double* y;
+  CATENARY_HD void operator()(int j) const {
+    const int k = 2 * j, n = b.B, block = k * level.stride;
+    if (k > 0) add_product_vector(-1.0, b.at(b.saved_L, level.save_offset + j), y + (k - 1) * level.stride * n,
+                                  r + block * n, n);
+    if (k + 1 < level.count)
+      add_product_vector(-1.0, b.at(b.saved_U, level.save_offset + j), y + (k + 1) * level.stride * n,
+                         r + block * n, n);
+  }
+};
+
+// Backward sweep, odd members: x_k = D_k^-1 (r_k - L_k x_{k-1} - U_k x_{k+1}).
+struct BackSubstituteOdd {
+  Blocks b;
+  Level level;
+  const double* r;
+  double* x;
+  CATENARY_HD void operator()(int j) const {
+    const int k = 2 * j + 1, n = b.B, block = k * level.stride;
+    double* xb = x + block * n;
+    for (int i = 0; i < n; ++i) xb[i] = r[block * n + i];
+    add_product_vector(-1.0, b.at(b.L, block), x + (k - 1) * level.stride * n, xb, n);
+    if (k + 1 < level.count) add_product_vector(-1.0, b.at(b.U, block), x + (k + 1) * level.stride * n, xb, n);
+    lu_solve(b.at(b.D, block), b.piv + block * n, xb, n, 1);
+  }
+};
+
+// The last block left (block 0).
+struct FactorTop {
+  Blocks b;
+  int* singular;
+  CATENARY_HD void operator()(int) const {
+    if (!lu_factor(b.D, b.piv, b.B)) *singular = 1;
+  }
+};
+struct SetOne {
+  double* blocks;
+  CATENARY_HD void operator()(int index) const { blocks[index] = 1.0; }
+};
+struct SolveTop {
+  Blocks b;
+  const double* r;
+  double* x;
+  CATENARY_HD void operator()(int) const {
+    for (int i = 0; i < b.B; ++i) x[i] = r[i];
+    lu_solve(b.D, b.piv, x, b.B, 1);
+  }
+};
+
+
+struct ScatterValues {
+  const int* destination;
+  const double* values;
+  double* blocks;
+  CATENARY_HD void operator()(int s) const { blocks[destination[s]] = values[s]; }
+};
+
+struct ScatterAt {
+  const int* index;
+  const double* from;
+  double* to;
+  CATENARY_HD void operator()(int p) const { to[index[p]] = from[p]; }
+};
+
+template <class Space>
+class BlockTridiagonalSolver : public CsrSolver {
+  using Doubles = ArrayOf<Space, double>;
+  using Ints = ArrayOf<Space, int>;
+
+ public:
+  explicit BlockTridiagonalSolver(std::vector<int> block_ptr) : block_ptr_(std::move(block_ptr)) {
+    blocks_ = static_cast<int>(block_ptr_.size()) - 1;
+    for (int k = 0; k < blocks_; ++k) B_ = std::max(B_, block_ptr_[k + 1] - block_ptr_[k]);
+    if (blocks_ < 1 || B_ > kMaxBlock)
+      throw std::invalid_argument("block-tridiagonal solver: " + std::to_string(blocks_) + " blocks of up to " +
+                                  std::to_string(B_) + " unknowns (at most " + std::to_string(kMaxBlock) + ")");
+    int save = 0;
+    for (int stride = 1, count = blocks_; count > 1; stride *= 2, count = (count + 1) / 2) {
+      levels_.push_back({stride, count, save});
+      save += (count + 1) / 2;
+    }
+    saved_ = save;
+  }
+
+  void analyze(int size, int nonzeros, const int* row_ptr, const int* col_index) override {
+    const std::vector<int> rows = to_host(row_ptr, size + 1), cols = to_host(col_index, nonzeros);
+    std::vector<int> block_of(size), local(size);
+    for (int k = 0; k < blocks_; ++k)
+      for (int p = block_ptr_[k]; p < block_ptr_[k + 1]; ++p) block_of[p] = k, local[p] = p - block_ptr_[k];
+    const size_t bb = static_cast<size_t>(B_) * B_, per_array = bb * blocks_;
+    std::vector<int> destination(nonzeros);
+    for (int row = 0; row < size; ++row)
+      for (int s = rows[row]; s < rows[row + 1]; ++s) {
+        const int col = cols[s], br = block_of[row], bc = block_of[col];
+        const int part = bc == br ? 0 : bc == br - 1 ? 1 : bc == br + 1 ? 2 : -1;
+        if (part < 0)
+          throw std::invalid_argument("block-tridiagonal solver: entry (" + std::to_string(row) + ", " +
+                                      std::to_string(col) + ") couples blocks " + std::to_string(br) + " and " +
+                                      std::to_string(bc));
+        destination[s] = static_cast<int>(part * per_array + br * bb + local[row] * B_ + local[col]);
+      }
+    std::vector<int> rhs_index(size), padding;
+    for (int p = 0; p < size; ++p) rhs_index[p] = block_of[p] * B_ + local[p];
+    for (int k = 0; k < blocks_; ++k)
+      for (int i = block_ptr_[k + 1] - block_ptr_[k]; i < B_; ++i) padding.push_back(static_cast<int>(k * bb + i * B_ + i));
+    size_ = size;
+    nonzeros_ = nonzeros;
+    destination_ = Ints(destination.begin(), destination.end());
+    rhs_index_ = Ints(rhs_index.begin(), rhs_index.end());
+    padding_ = Ints(padding.begin(), padding.end());
+    blocks_data_ = Doubles(3 * per_array, 0.0);
+    saved_data_ = Doubles(2 * bb * std::max(saved_, 1), 0.0);
+    pivots_ = Ints(static_cast<size_t>(blocks_) * B_, 0);
+    r_ = Doubles(static_cast<size_t>(blocks_) * B_, 0.0);
+    x_ = Doubles(r_.size(), 0.0);
+    y_ = Doubles(r_.size(), 0.0);
+    singular_ = Ints(1, 0);
+  }
+
+  size_t workspace_bytes() const override {
+    const size_t bb = static_cast<size_t>(B_) * B_;
+    return sizeof(double) * (3 * bb * blocks_ + 2 * bb * saved_ + 3 * static_cast<size_t>(B_) * blocks_) +
+           sizeof(int) * (static_cast<size_t>(nonzeros_) + size_ + static_cast<size_t>(B_) * blocks_);
+  }
+
+  void factorize(const double* values) override {
+    const auto policy = Space::policy();
+    const thrust::counting_iterator<int> first(0);
+    thrust::fill(policy, blocks_data_.begin(), blocks_data_.end(), 0.0);
+    thrust::for_each(policy, first, first + nonzeros_,
+                     ScatterValues{raw<int>(destination_), values, raw<double>(blocks_data_)});
+    thrust::for_each(policy, padding_.begin(), padding_.end(), SetOne{raw<double>(blocks_data_)});
+    thrust::fill(policy, singular_.begin(), singular_.end(), 0);
+    const Blocks b = blocks();
+    for (const Level& level : levels_) {
+      thrust::for_each(policy, first, first + level.count / 2, FactorOdd{b, level, raw<int>(singular_)});
+      thrust::for_each(policy, first, first + (level.count + 1) / 2, UpdateEven{b, level});
+    }
+    thrust::for_each(policy, first, first + 1, FactorTop{b, raw<int>(singular_)});
+    const int singular = singular_[0];
+    if (singular != 0)
+      throw SimulationError("block-tridiagonal solver: block " + std::to_string(singular - 1) +
+                            " is singular (a constraint row without a coordinate to hold, or a mechanism)");
+  }
+
+  void solve(const double* rhs, double* x) override {
+    const auto policy = Space::policy();
+    const thrust::counting_iterator<int> first(0);
+    thrust::fill(policy, r_.begin(), r_.end(), 0.0);
+    thrust::for_each(policy, first, first + size_, ScatterAt{raw<int>(rhs_index_), rhs, raw<double>(r_)});
+    const Blocks b = blocks();
+    for (const Level& level : levels_) {
+      thrust::for_each(policy, first, first + level.count / 2, SolveOdd{b, level, raw<double>(r_), raw<double>(y_)});
+      thrust::for_each(policy, first, first + (level.count + 1) / 2,
+                       ReduceEven{b, level, raw<double>(r_), raw<double>(y_)});
+    }
+    thrust::for_each(policy, first, first + 1, SolveTop{b, raw<double>(r_), raw<double>(x_)});
+    for (auto level = levels_.rbegin(); level != levels_.rend(); ++level)
+      thrust::for_each(policy, first, first + level->count / 2,
+                       BackSubstituteOdd{b, *level, raw<double>(r_), raw<double>(x_)});
+    thrust::for_each(policy, first, first + size_, GatherAt{raw<int>(rhs_index_), raw<double>(x_), x});
+  }
+
+ private:
+  Blocks blocks() {
+    const size_t per_array = static_cast<size_t>(B_) * B_ * blocks_;
+    double* base = raw<double>(blocks_data_);
+    double* saved = raw<double>(saved_data_);
+    return Blocks{base, base + per_array, base + 2 * per_array, saved,
+                  saved + static_cast<size_t>(B_) * B_ * std::max(saved_, 1), raw<int>(pivots_), B_};
+  }
+
+  static std::vector<int> to_host(const int* p, int n) {
+    std::vector<int> out(n);
+    if constexpr (Space::on_device)
+      thrust::copy(thrust::device_pointer_cast(p), thrust::device_pointer_cast(p) + n, out.begin());
+    else
+      std::copy(p, p + n, out.begin());
+    return out;
+  }
+
+  std::vector<int> block_ptr_;
+  int blocks_ = 0, B_ = 0, saved_ = 0, size_ = 0, nonzeros_ = 0;
+  std::vector<Level> levels_;
+  Ints destination_, rhs_index_, padding_, pivots_, singular_;
+  Doubles blocks_data_, saved_data_, r_, x_, y_;
+};
+
+}  // namespace
+
+}  // namespace catenary::cuda
+
+namespace catenary {
+
+std::unique_ptr<CsrSolver> make_block_tridiagonal_solver(std::vector<int> block_ptr, bool on_device) {
+  if (on_device) return std::make_unique<cuda::BlockTridiagonalSolver<cuda::DeviceSpace>>(std::move(block_ptr));
+  return std::make_unique<cuda::BlockTridiagonalSolver<cuda::HostSpace>>(std::move(block_ptr));
+}
+
+}  // namespace catenary
