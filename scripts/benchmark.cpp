@@ -1,11 +1,12 @@
 // Solver benchmark: the falling cable pendulum (the model of tests/test_dynamics.cpp) for a range
 // of element counts, fixed HHT step, timing run_dynamic and the backend's stages.
 //
-//   catenary_benchmark [--backend cpu|cuda] [--steps S] [--large-steps S2] [--large-from N]
+//   catenary_benchmark [--backend cpu|cuda] [--solver auto|block_tridiagonal|sparse_qr] [--steps S]
+//                      [--large-steps S2] [--large-from N]
 //                      [--csv FILE] [n ...]
 //
 // On the CUDA backend, cuSOLVER's batched QR factorizes and solves in one call: its time is
-// reported as factorization and the solve column holds only the CPU backend's solves.
+// reported as factorization. Block cyclic reduction (the default for these chains) reports both.
 //
 // With --sweep E, each n is instead a number of copies of an E-element cable run as one batch
 // (merge_models, as a case file's "sweep" runs): the sweep benchmark; steps per second of the
@@ -66,12 +67,12 @@ Model benchmark_model(int n, int sweep_elements) {
   return merge_models(copies, ranges);
 }
 
-Row run_one(BackendChoice choice, int n, int steps, int sweep_elements) {
+Row run_one(BackendChoice choice, LinearSolverChoice solver, int n, int steps, int sweep_elements) {
   Row r;
   r.n = n;
   const auto t_setup = Clock::now();
   const Model m = benchmark_model(n, sweep_elements);
-  const std::unique_ptr<Backend> backend_holder = make_backend(choice, m).backend;
+  const std::unique_ptr<Backend> backend_holder = make_backend(choice, m, solver).backend;
   Backend& backend = *backend_holder;
   System sys(m, backend);
   r.setup_ms = 1e3 * seconds_since(t_setup);
@@ -114,6 +115,7 @@ void usage() {
                "usage: catenary_benchmark [--backend cpu|cuda] [--steps S] [--large-steps S2] [--large-from N] "
                "[--csv FILE] [n ...]\n"
                "  --backend: cpu (default) or cuda\n"
+               "  --solver: the CUDA backend's linear solver: auto (default), block_tridiagonal or sparse_qr\n"
                "  n: element counts (default 8 16 32 ... 16384)\n"
                "  --steps S: HHT steps per run (default 50)\n"
                "  --large-steps S2: steps for n >= --large-from (default: S)\n"
@@ -126,7 +128,7 @@ void usage() {
 
 int main(int argc, char** argv) {
   int steps = 50, large_steps = -1, large_from = 4096, sweep_elements = 0;
-  std::string csv_path, backend_name = "cpu";
+  std::string csv_path, backend_name = "cpu", solver_name = "auto";
   std::vector<int> sizes;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -138,6 +140,7 @@ int main(int argc, char** argv) {
       return argv[++i];
     };
     if (a == "--backend") backend_name = value();
+    else if (a == "--solver") solver_name = value();
     else if (a == "--steps") steps = std::atoi(value());
     else if (a == "--large-steps") large_steps = std::atoi(value());
     else if (a == "--large-from") large_from = std::atoi(value());
@@ -158,6 +161,13 @@ int main(int argc, char** argv) {
   }
   if (large_steps <= 0) large_steps = steps;
   BackendChoice choice;
+  const LinearSolverChoice solver = solver_name == "block_tridiagonal" ? LinearSolverChoice::BlockTridiagonal
+                                    : solver_name == "sparse_qr"       ? LinearSolverChoice::SparseQr
+                                                                       : LinearSolverChoice::Auto;
+  if (solver_name != "auto" && solver == LinearSolverChoice::Auto) {
+    usage();
+    return 2;
+  }
   try {
     choice = parse_backend_choice(backend_name);
     make_backend(choice, falling_cable_pendulum(2));  // fails early, with the reason, if unusable
@@ -192,7 +202,7 @@ int main(int argc, char** argv) {
   int failures = 0;
   for (int n : sizes) {
     const int s = n >= large_from ? large_steps : steps;
-    const Row r = run_one(choice, n, s, sweep_elements);
+    const Row r = run_one(choice, solver, n, s, sweep_elements);
     const double k = r.steps > 0 ? 1.0 / r.steps : 0.0;
     const double it = r.iterations * k, wall = r.wall_ms * k;
     const double per_newton = r.iterations > 0 ? r.wall_ms / r.iterations : 0.0;

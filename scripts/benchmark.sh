@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Builds the solver benchmark (Release) and runs it R times; prints the median of every column per n.
 #
-#   scripts/benchmark.sh [-B cpu|cuda] [-r REPS] [-t THREADS] [-s STEPS] [-b BUILD_DIR] [-o OUT_DIR]
+#   scripts/benchmark.sh [-B cpu|cuda] [-L SOLVER] [-r REPS] [-t THREADS] [-s STEPS] [-b BUILD_DIR] [-o OUT_DIR]
 #                        [--no-build] [-- n ...]
 #
 #   -B BACKEND    cpu (default) or cuda (builds with CUDA for sm_90, the H100/H200)
+#   -L SOLVER     the CUDA backend's linear solver: auto (default), block_tridiagonal or sparse_qr
 #   -S ELEMENTS   sweep benchmark: each n is a number of copies of an ELEMENTS-element cable run
 #                 as one batch
 #   -r REPS       repetitions (default 3)
@@ -21,6 +22,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 backend=cpu
 sweep=()
+solver=()
 reps=3
 threads=$(nproc)
 steps=50
@@ -32,6 +34,7 @@ while [[ $# -gt 0 ]]; do
   case "$1" in
     -B) backend=$2; shift 2 ;;
     -S) sweep=(--sweep "$2"); shift 2 ;;
+    -L) solver=(--solver "$2"); shift 2 ;;
     -r) reps=$2; shift 2 ;;
     -t) threads=$2; shift 2 ;;
     -s) steps=$2; shift 2 ;;
@@ -63,7 +66,7 @@ csvs=()
 for ((r = 1; r <= reps; ++r)); do
   csv="$out_dir/run_t${threads}_${r}.csv"
   echo "## repetition $r"
-  "$exe" --backend "$backend" "${sweep[@]}" --steps "$steps" --csv "$csv" "${sizes[@]}" 2>/dev/null
+  "$exe" --backend "$backend" "${sweep[@]}" "${solver[@]}" --steps "$steps" --csv "$csv" "${sizes[@]}" 2>/dev/null
   csvs+=("$csv")
 done
 

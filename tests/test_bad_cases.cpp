@@ -83,6 +83,7 @@ const BadCase kBadCases[] = {
     {"unknown_joint_type", "/model/joints/0/type", "unknown joint type 'revolut' (did you mean 'revolute'?"},
     {"zero_euler_parameters", "/model/rigid_bodies/0/orientation/euler_parameters", "have zero norm"},
     {"negative_rigid_mass", "/model/rigid_bodies/0/mass", "must be positive (got -2)"},
+    {"unknown_linear_solver", "/analysis/linear_solver", "unknown linear solver 'cholesky'"},
     {"zero_assembly_weight", "/model/rigid_bodies/0/assembly_weight", "must be positive (got 0)"},
     {"inertia_not_positive_definite", "/model/rigid_bodies/0/inertia", "the inertia tensor must be positive definite"},
     {"rotation_driver_on_translational", "/model/drivers/0/rotation",

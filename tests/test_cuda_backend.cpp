@@ -135,6 +135,9 @@ TEST_CASE("Backend choice: cuda without a usable device is refused, auto falls b
   CHECK(parse_backend_choice("auto") == BackendChoice::Auto);
   CHECK_THROWS_AS(parse_backend_choice("gpu"), std::invalid_argument);
   CHECK(make_backend(BackendChoice::Cpu, m).backend->name() == "cpu");
+  CHECK(make_backend(BackendChoice::Cpu, m).notice.empty());
+  CHECK(make_backend(BackendChoice::Cpu, m, LinearSolverChoice::BlockTridiagonal).notice.find(
+            "applies to the CUDA backend") != std::string::npos);
   bool usable = false;
 #ifdef CATENARY_WITH_CUDA
   std::string why;

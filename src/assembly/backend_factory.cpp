@@ -19,33 +19,39 @@ BackendChoice parse_backend_choice(const std::string& text) {
 
 namespace {
 
-std::unique_ptr<Backend> make_cuda(const Model& m) {
+std::unique_ptr<Backend> make_cuda(const Model& m, LinearSolverChoice solver) {
 #ifdef CATENARY_WITH_CUDA
   std::string why;
   if (!cuda::device_available(why)) throw BackendUnavailable("the CUDA backend cannot run: " + why);
-  return cuda::make_cuda_backend(m);
+  return cuda::make_cuda_backend(m, solver == LinearSolverChoice::BlockTridiagonal ? cuda::LinearSolver::BlockTridiagonal
+                                    : solver == LinearSolverChoice::SparseQr      ? cuda::LinearSolver::SparseQr
+                                                                                  : cuda::LinearSolver::Auto);
 #else
   (void)m;
+  (void)solver;
   throw BackendUnavailable("the CUDA backend cannot run: this build has no CUDA support (configure with CATENARY_CUDA=ON)");
 #endif
 }
 
 }  // namespace
 
-SelectedBackend make_backend(BackendChoice choice, const Model& m) {
+SelectedBackend make_backend(BackendChoice choice, const Model& m, LinearSolverChoice solver) {
   SelectedBackend s;
   if (choice == BackendChoice::Cpu) {
     s.backend = std::make_unique<CpuBackend>(m);
   } else if (choice == BackendChoice::Cuda) {
-    s.backend = make_cuda(m);
+    s.backend = make_cuda(m, solver);
   } else {
     try {
-      s.backend = make_cuda(m);
+      s.backend = make_cuda(m, solver);
     } catch (const BackendUnavailable& e) {
       s.notice = std::string(e.what()) + "; running on the CPU";
       s.backend = std::make_unique<CpuBackend>(m);
     }
   }
+  if (s.backend->name() == "cpu" && solver != LinearSolverChoice::Auto)
+    s.notice += std::string(s.notice.empty() ? "" : "; ") +
+                "analysis.linear_solver applies to the CUDA backend: the CPU backend factorizes with UMFPACK";
   return s;
 }
 

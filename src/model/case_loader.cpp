@@ -1147,8 +1147,15 @@ class Loader {
       a.kinematics.step = get_positive(n.required("step"));
       return;
     }
+    if (n.has("linear_solver")) {
+      const std::string solver = get_choice(n.child("linear_solver"), {"auto", "block_tridiagonal", "sparse_qr"},
+                                            "linear solver");
+      a.linear_solver = solver == "auto"                ? LinearSolverChoice::Auto
+                        : solver == "block_tridiagonal" ? LinearSolverChoice::BlockTridiagonal
+                                                        : LinearSolverChoice::SparseQr;
+    }
     if (type == "static") {
-      expect_object(n, {"type", "load_steps", "max_iterations", "tolerance"});
+      expect_object(n, {"type", "load_steps", "max_iterations", "tolerance", "linear_solver"});
       a.type = AnalysisSettings::Type::Static;
       StaticSettings& s = a.statics;
       if (n.has("load_steps")) s.load_steps = get_positive_int(n.child("load_steps"));
@@ -1157,7 +1164,7 @@ class Loader {
       return;
     }
     expect_object(n, {"type", "end_time", "step", "integrator", "alpha", "rho_infinity", "max_order",
-                      "max_iterations", "tolerance", "adaptive", "formulation"});
+                      "max_iterations", "tolerance", "adaptive", "formulation", "linear_solver"});
     a.type = AnalysisSettings::Type::Dynamic;
     DynamicSettings& d = a.dynamics;
     d.end_time = get_positive(n.required("end_time"));

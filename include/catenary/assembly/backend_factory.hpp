@@ -4,6 +4,7 @@
 #include <string>
 
 #include "catenary/assembly/backend.hpp"
+#include "catenary/model/case.hpp"
 #include "catenary/model/model.hpp"
 
 namespace catenary {
@@ -15,12 +16,13 @@ BackendChoice parse_backend_choice(const std::string& text);
 
 struct SelectedBackend {
   std::unique_ptr<Backend> backend;
-  std::string notice;  // non-empty when auto fell back to the CPU: says why
+  std::string notice;  // non-empty when auto fell back to the CPU, or a solver choice does not apply: says why
 };
 
 // Cpu: the CPU backend. Cuda: the CUDA backend, or BackendUnavailable (no driver, no device,
 // not enough device memory, a build without CUDA). Auto: the CUDA backend when it can be used,
-// else the CPU backend with a notice.
-SelectedBackend make_backend(BackendChoice choice, const Model& m);
+// else the CPU backend with a notice. The linear solver applies to the CUDA backend (a notice
+// says so when another than auto meets the CPU backend).
+SelectedBackend make_backend(BackendChoice choice, const Model& m, LinearSolverChoice solver = LinearSolverChoice::Auto);
 
 }  // namespace catenary

@@ -43,11 +43,16 @@ struct KinematicSettings {
 // Static: equilibrium. Dynamic: time integration. Assembly: the consistent initial state alone
 // (positions and velocities projected onto the constraints), reporting what moved. Kinematic:
 // see KinematicSettings.
+// The CUDA backend's linear solver (the CPU backend always factorizes with UMFPACK): Auto takes
+// block cyclic reduction for chain models and sparse QR otherwise.
+enum class LinearSolverChoice { Auto, BlockTridiagonal, SparseQr };
+
 struct AnalysisSettings {
   enum class Type { Static, Dynamic, Assembly, Kinematic };
   Type type = Type::Dynamic;
   StaticSettings statics;
   DynamicSettings dynamics;
+  LinearSolverChoice linear_solver = LinearSolverChoice::Auto;
   KinematicSettings kinematics;
 };
 
