@@ -18,7 +18,9 @@ bool device_available(std::string& why);
 // Device memory the CUDA backend needs for a model, without the sparse QR factor (whose size
 // cuSOLVER reports after its analysis): about 9 kB per element of the 3D cable, 4 kB of it
 // resident (mostly the 12 x 12 local matrices and their CSR slots) and 5 kB more while the
-// pattern is built (the sort keys and their second buffer).
+// pattern is built (the sort keys and their second buffer); for chain models plus the block
+// cyclic reduction's 5 B^2 doubles per node (1.4 kB per node at B = 6, 3.2 kB at B = 9: a
+// pinned end's three rows widen every block, as blocks are padded to the largest).
 size_t estimated_device_bytes(const Model& m);
 
 // The linear solver of the CUDA backend. BlockTridiagonal (block cyclic reduction,
