@@ -31,6 +31,7 @@
 #include "catenary/core/host_device.hpp"
 #include "catenary/solve/csr_solver.hpp"
 #include "backend_functors.cuh"
+#include "dense_block.cuh"
 #include "memory_space.cuh"
 
 namespace catenary::cuda {
@@ -38,46 +39,6 @@ namespace catenary::cuda {
 namespace {
 
 constexpr int kMaxBlock = kMaxChainBlock;
-
-// In-place LU with partial pivoting of the n x n row-major block A (whole rows swapped, as
-// LAPACK's getrf); false at a zero pivot.
-CATENARY_HD bool lu_factor(double* A, int* piv, int n) {
-  for (int k = 0; k < n; ++k) {
-    int p = k;
-    for (int i = k + 1; i < n; ++i)
-      if (fabs(A[i * n + k]) > fabs(A[p * n + k])) p = i;
-    piv[k] = p;
-    if (A[p * n + k] == 0.0) return false;
-    if (p != k)
-      for (int j = 0; j < n; ++j) {
-        const double t = A[k * n + j];
-        A[k * n + j] = A[p * n + j];
-        A[p * n + j] = t;
-      }
-    for (int i = k + 1; i < n; ++i) {
-      const double l = A[i * n + k] / A[k * n + k];
-      A[i * n + k] = l;
-      for (int j = k + 1; j < n; ++j) A[i * n + j] -= l * A[k * n + j];
-    }
-  }
-  return true;
-}
-
-// x = A^-1 x with the LU of A; x holds n values `stride` apart (a vector, or a block's column).
-CATENARY_HD void lu_solve(const double* LU, const int* piv, double* x, int n, int stride) {
-  for (int k = 0; k < n; ++k)
-    if (piv[k] != k) {
-      const double t = x[k * stride];
-      x[k * stride] = x[piv[k] * stride];
-      x[piv[k] * stride] = t;
-    }
-  for (int i = 0; i < n; ++i)
-    for (int j = 0; j < i; ++j) x[i * stride] -= LU[i * n + j] * x[j * stride];
-  for (int i = n - 1; i >= 0; --i) {
-    for (int j = i + 1; j < n; ++j) x[i * stride] -= LU[i * n + j] * x[j * stride];
-    x[i * stride] /= LU[i * n + i];
-  }
-}
 
 // C += s A B (n x n row-major).
 CATENARY_HD void add_product(double s, const double* A, const double* B, double* C, int n) {
