@@ -31,6 +31,7 @@
 #include "catenary/core/host_device.hpp"
 #include "catenary/solve/csr_solver.hpp"
 #include "backend_functors.cuh"
+#include "block_layout.cuh"
 #include "dense_block.cuh"
 #include "memory_space.cuh"
 
@@ -169,10 +170,7 @@ struct FactorTop {
     if (!lu_factor(b.D, b.piv, b.B)) *singular = 1;
   }
 };
-struct SetOne {
-  double* blocks;
-  CATENARY_HD void operator()(int index) const { blocks[index] = 1.0; }
-};
+
 struct SolveTop {
   Blocks b;
   const double* r;
@@ -181,21 +179,6 @@ struct SolveTop {
     for (int i = 0; i < b.B; ++i) x[i] = r[i];
     lu_solve(b.D, b.piv, x, b.B, 1);
   }
-};
-
-
-struct ScatterValues {
-  const int* destination;
-  const double* values;
-  double* blocks;
-  CATENARY_HD void operator()(int s) const { blocks[destination[s]] = values[s]; }
-};
-
-struct ScatterAt {
-  const int* index;
-  const double* from;
-  double* to;
-  CATENARY_HD void operator()(int p) const { to[index[p]] = from[p]; }
 };
 
 template <class Space>
@@ -220,25 +203,22 @@ class BlockTridiagonalSolver : public CsrSolver {
 
   void analyze(int size, int nonzeros, const int* row_ptr, const int* col_index) override {
     const std::vector<int> rows = to_host(row_ptr, size + 1), cols = to_host(col_index, nonzeros);
-    std::vector<int> block_of(size), local(size);
-    for (int k = 0; k < blocks_; ++k)
-      for (int p = block_ptr_[k]; p < block_ptr_[k + 1]; ++p) block_of[p] = k, local[p] = p - block_ptr_[k];
-    const size_t bb = static_cast<size_t>(B_) * B_, per_array = bb * blocks_;
+    const BlockLayout layout(block_ptr_);
+    const size_t per_array = static_cast<size_t>(B_) * B_ * blocks_;
     std::vector<int> destination(nonzeros);
     for (int row = 0; row < size; ++row)
       for (int s = rows[row]; s < rows[row + 1]; ++s) {
-        const int col = cols[s], br = block_of[row], bc = block_of[col];
+        const int col = cols[s], br = layout.block_of[row], bc = layout.block_of[col];
         const int part = bc == br ? 0 : bc == br - 1 ? 1 : bc == br + 1 ? 2 : -1;
         if (part < 0)
           throw std::invalid_argument("block-tridiagonal solver: entry (" + std::to_string(row) + ", " +
                                       std::to_string(col) + ") couples blocks " + std::to_string(br) + " and " +
                                       std::to_string(bc));
-        destination[s] = static_cast<int>(part * per_array + br * bb + local[row] * B_ + local[col]);
+        destination[s] = static_cast<int>(part * per_array + layout.entry(br, row, col));
       }
-    std::vector<int> rhs_index(size), padding;
-    for (int p = 0; p < size; ++p) rhs_index[p] = block_of[p] * B_ + local[p];
-    for (int k = 0; k < blocks_; ++k)
-      for (int i = block_ptr_[k + 1] - block_ptr_[k]; i < B_; ++i) padding.push_back(static_cast<int>(k * bb + i * B_ + i));
+    const std::vector<int>& rhs_index = layout.vector_index;
+    const std::vector<int>& padding = layout.padding;
+    const size_t bb = static_cast<size_t>(B_) * B_;
     size_ = size;
     nonzeros_ = nonzeros;
     destination_ = Ints(destination.begin(), destination.end());

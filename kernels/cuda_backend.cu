@@ -60,10 +60,13 @@ class CudaBackend : public Backend {
     coordinate_scales_ = Doubles(scales.data(), scales.data() + scales.size());
 
     std::string why;
-    const std::optional<BlockChainOrdering> chain =
-        solver == LinearSolver::SparseQr ? std::nullopt : block_chain_ordering(m, &why);
-    if (solver == LinearSolver::BlockTridiagonal && !chain)
-      throw BackendUnavailable("the block-tridiagonal solver needs a chain model: " + why);
+    const bool krylov = solver == LinearSolver::Krylov;
+    const std::optional<BlockChainOrdering> chain = krylov ? node_block_ordering(m, &why)
+                                                    : solver == LinearSolver::SparseQr ? std::nullopt
+                                                                                       : block_chain_ordering(m, &why);
+    if ((solver == LinearSolver::BlockTridiagonal || krylov) && !chain)
+      throw BackendUnavailable(std::string(krylov ? "GMRES" : "the block-tridiagonal solver") +
+                               " needs node blocks: " + why);
     pattern_ = build_device_pattern<Space>(m, node_a_, node_b_, C, chain ? chain->original_of : newton_unknown_order(m));
     values_ = Doubles(pattern_.nonzeros, 0.0);
     local_forces_ = Doubles(static_cast<size_t>(elements_) * local_dofs_, 0.0);
@@ -71,7 +74,10 @@ class CudaBackend : public Backend {
     energy_ = Doubles(elements_, 0.0);
     permuted_rhs_ = Doubles(pattern_.size, 0.0);
     permuted_solution_ = Doubles(pattern_.size, 0.0);
-    if (chain) {
+    if (krylov) {
+      solver_ = make_gmres_solver(chain->block_ptr, Space::on_device);
+      solver_name_ = "GMRES";
+    } else if (chain) {
       solver_ = make_block_tridiagonal_solver(chain->block_ptr, Space::on_device);
       solver_name_ = "block-tridiagonal";
     } else {

@@ -1,7 +1,7 @@
 // Solver benchmark: the falling cable pendulum (the model of tests/test_dynamics.cpp) for a range
 // of element counts, fixed HHT step, timing run_dynamic and the backend's stages.
 //
-//   catenary_benchmark [--backend cpu|cuda] [--solver auto|block_tridiagonal|sparse_qr] [--steps S]
+//   catenary_benchmark [--backend cpu|cuda] [--solver auto|block_tridiagonal|sparse_qr|krylov] [--steps S]
 //                      [--large-steps S2] [--large-from N]
 //                      [--csv FILE] [n ...]
 //
@@ -115,7 +115,7 @@ void usage() {
                "usage: catenary_benchmark [--backend cpu|cuda] [--steps S] [--large-steps S2] [--large-from N] "
                "[--csv FILE] [n ...]\n"
                "  --backend: cpu (default) or cuda\n"
-               "  --solver: the CUDA backend's linear solver: auto (default), block_tridiagonal or sparse_qr\n"
+               "  --solver: the CUDA backend's linear solver: auto (default), block_tridiagonal, sparse_qr or krylov\n"
                "  n: element counts (default 8 16 32 ... 16384)\n"
                "  --steps S: HHT steps per run (default 50)\n"
                "  --large-steps S2: steps for n >= --large-from (default: S)\n"
@@ -163,6 +163,7 @@ int main(int argc, char** argv) {
   BackendChoice choice;
   const LinearSolverChoice solver = solver_name == "block_tridiagonal" ? LinearSolverChoice::BlockTridiagonal
                                     : solver_name == "sparse_qr"       ? LinearSolverChoice::SparseQr
+                                    : solver_name == "krylov"          ? LinearSolverChoice::Krylov
                                                                        : LinearSolverChoice::Auto;
   if (solver_name != "auto" && solver == LinearSolverChoice::Auto) {
     usage();

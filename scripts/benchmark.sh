@@ -5,7 +5,7 @@
 #                        [--no-build] [-- n ...]
 #
 #   -B BACKEND    cpu (default) or cuda (builds with CUDA for sm_90, the H100/H200)
-#   -L SOLVER     the CUDA backend's linear solver: auto (default), block_tridiagonal or sparse_qr
+#   -L SOLVER     the CUDA backend's linear solver: auto (default), block_tridiagonal, sparse_qr or krylov
 #   -S ELEMENTS   sweep benchmark: each n is a number of copies of an ELEMENTS-element cable run
 #                 as one batch
 #   -r REPS       repetitions (default 3)

@@ -47,6 +47,17 @@ void check_all_operators(BackendMaker make) {
     CHECK(cuda::linear_solver_name(*backend) != "block-tridiagonal");
     testing::check_operators_agree(m, *backend, 11);
   }
+  SECTION("spatial cable (cable3d), damped: GMRES with block-Jacobi") {
+    const Model m = damped_cable(7);
+    auto backend = make(m, cuda::LinearSolver::Krylov);
+    CHECK(cuda::linear_solver_name(*backend) == "GMRES");
+    testing::check_operators_agree(m, *backend, 16);
+  }
+  SECTION("planar beams with joints between nodes: GMRES with block-Jacobi") {
+    const Model m = rancf_pendulum(21e6);
+    auto backend = make(m, cuda::LinearSolver::Krylov);
+    testing::check_operators_agree(m, *backend, 17);
+  }
   SECTION("a long cable: 301 blocks, 9 levels of cyclic reduction") {
     const Model m = damped_cable(300);
     auto backend = make(m, cuda::LinearSolver::BlockTridiagonal);
@@ -77,6 +88,13 @@ void check_whole_runs(BackendMaker make) {
   SECTION("falling cable pendulum") {
     const Model m = falling_cable_pendulum(10);
     auto backend = make(m, cuda::LinearSolver::Auto);
+    const double d = testing::dynamic_run_difference(m, testing::dynamic_settings(2e-3, 0.3, -0.1), *backend);
+    INFO("largest relative coordinate difference: " << d);
+    CHECK(d < 1e-9);
+  }
+  SECTION("falling cable pendulum, GMRES") {
+    const Model m = falling_cable_pendulum(10);
+    auto backend = make(m, cuda::LinearSolver::Krylov);
     const double d = testing::dynamic_run_difference(m, testing::dynamic_settings(2e-3, 0.3, -0.1), *backend);
     INFO("largest relative coordinate difference: " << d);
     CHECK(d < 1e-9);

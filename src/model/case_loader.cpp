@@ -1148,11 +1148,12 @@ class Loader {
       return;
     }
     if (n.has("linear_solver")) {
-      const std::string solver = get_choice(n.child("linear_solver"), {"auto", "block_tridiagonal", "sparse_qr"},
-                                            "linear solver");
+      const std::string solver = get_choice(n.child("linear_solver"),
+                                            {"auto", "block_tridiagonal", "sparse_qr", "krylov"}, "linear solver");
       a.linear_solver = solver == "auto"                ? LinearSolverChoice::Auto
                         : solver == "block_tridiagonal" ? LinearSolverChoice::BlockTridiagonal
-                                                        : LinearSolverChoice::SparseQr;
+                        : solver == "sparse_qr"         ? LinearSolverChoice::SparseQr
+                                                        : LinearSolverChoice::Krylov;
     }
     if (type == "static") {
       expect_object(n, {"type", "load_steps", "max_iterations", "tolerance", "linear_solver"});

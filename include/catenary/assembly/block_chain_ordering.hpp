@@ -26,4 +26,9 @@ struct BlockChainOrdering {
 // rigid bodies.
 std::optional<BlockChainOrdering> block_chain_ordering(const Model& m, std::string* why = nullptr);
 
+// The same node blocks for any model without rigid bodies, a row over several nodes joining
+// the block of its lowest node: the blocks of a block-Jacobi preconditioner (the matrix is then
+// block-sparse rather than block-tridiagonal).
+std::optional<BlockChainOrdering> node_block_ordering(const Model& m, std::string* why = nullptr);
+
 }  // namespace catenary

@@ -26,8 +26,9 @@ size_t estimated_device_bytes(const Model& m);
 // The linear solver of the CUDA backend. BlockTridiagonal (block cyclic reduction,
 // kernels/block_tridiagonal_solver.cu) needs a chain model (assembly/block_chain_ordering.hpp);
 // SparseQr is cuSOLVER's sparse QR in AMD order (UMFPACK in the host build), for any model;
-// Auto takes the first that fits the model.
-enum class LinearSolver { Auto, BlockTridiagonal, SparseQr };
+// Auto takes the first that fits the model. Krylov (GMRES with block-Jacobi over the node
+// blocks, kernels/krylov_solver.cu) is chosen only when asked: it suits small time steps.
+enum class LinearSolver { Auto, BlockTridiagonal, SparseQr, Krylov };
 
 // The CUDA backend of a model: element kernels, device assembly, the chosen solver. Throws
 // BackendUnavailable when the model does not fit in the free device memory (checked with the
@@ -40,7 +41,8 @@ std::unique_ptr<Backend> make_cuda_backend(const Model& m, LinearSolver solver =
 // against the CPU backend on machines without a GPU.
 std::unique_ptr<Backend> make_cuda_backend_on_host(const Model& m, LinearSolver solver = LinearSolver::Auto);
 
-// The solver a CUDA backend (either space) chose: "block-tridiagonal", "sparse QR" or "UMFPACK".
+// The solver a CUDA backend (either space) chose: "block-tridiagonal", "GMRES", "sparse QR" or
+// "UMFPACK".
 std::string linear_solver_name(const Backend& cuda_backend);
 
 // The Newton matrix a CUDA backend (either space) last assembled, in the original unknown order

@@ -44,8 +44,9 @@ struct KinematicSettings {
 // (positions and velocities projected onto the constraints), reporting what moved. Kinematic:
 // see KinematicSettings.
 // The CUDA backend's linear solver (the CPU backend always factorizes with UMFPACK): Auto takes
-// block cyclic reduction for chain models and sparse QR otherwise.
-enum class LinearSolverChoice { Auto, BlockTridiagonal, SparseQr };
+// block cyclic reduction for chain models and sparse QR otherwise; Krylov (GMRES, block-Jacobi)
+// only when asked.
+enum class LinearSolverChoice { Auto, BlockTridiagonal, SparseQr, Krylov };
 
 struct AnalysisSettings {
   enum class Type { Static, Dynamic, Assembly, Kinematic };

@@ -36,5 +36,9 @@ std::unique_ptr<CsrSolver> make_cusolver_qr_solver();
 // block_ptr[k] .. block_ptr[k + 1] - 1 (kernels/block_tridiagonal_solver.cu); on the device, or
 // the same code on the host.
 std::unique_ptr<CsrSolver> make_block_tridiagonal_solver(std::vector<int> block_ptr, bool on_device);
+// Restarted GMRES with a block-Jacobi preconditioner over the same node blocks
+// (kernels/krylov_solver.cu), for mass-dominated matrices; throws SimulationError when it does
+// not converge to 1e-12 relative residual.
+std::unique_ptr<CsrSolver> make_gmres_solver(std::vector<int> block_ptr, bool on_device);
 }  // namespace catenary
 #endif

@@ -1,0 +1,246 @@
+// Restarted GMRES with a block-Jacobi preconditioner behind the CsrSolver interface, written once
+// over a MemorySpace: for the mass-dominated Newton matrices of small time steps, where the node
+// blocks (each node's coordinates with the constraint rows of assembly/block_chain_ordering's
+// node_block_ordering) nearly decouple. GMRES rather than CG: the Newton matrix is symmetric
+// indefinite (saddle point). The matrix-vector product is the CSR row product used elsewhere
+// in the backend (cuSPARSE's SpMV would do the same; the hand-written gather keeps one code path
+// for the host build), the preconditioner one small LU per block (dense_block.cuh), and the
+// Arnoldi vectors' dot products Thrust reductions; only the small Hessenberg least-squares
+// problem lives on the host.
+#include <thrust/fill.h>
+#include <thrust/for_each.h>
+#include <thrust/inner_product.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/transform.h>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "backend_functors.cuh"
+#include "block_layout.cuh"
+#include "catenary/assembly/block_chain_ordering.hpp"
+#include "catenary/core/errors.hpp"
+#include "catenary/solve/csr_solver.hpp"
+#include "dense_block.cuh"
+#include "memory_space.cuh"
+
+namespace catenary::cuda {
+
+namespace {
+
+constexpr int kRestart = 30;       // Krylov vectors per cycle
+constexpr int kMaxCycles = 20;     // restarts before giving up
+constexpr double kTolerance = 1e-12;  // on |b - A x| / |b|
+
+struct FactorBlock {
+  double* blocks;
+  int* piv;
+  int B;
+  int* singular;
+  CATENARY_HD void operator()(int k) const {
+    if (!lu_factor(blocks + static_cast<size_t>(k) * B * B, piv + k * B, B)) *singular = k + 1;
+  }
+};
+
+// z = M^-1 v block by block (vectors in block layout, B per block).
+struct ApplyBlock {
+  const double* blocks;
+  const int* piv;
+  int B;
+  double* z;
+  CATENARY_HD void operator()(int k) const { lu_solve(blocks + static_cast<size_t>(k) * B * B, piv + k * B, z + k * B, B, 1); }
+};
+
+struct LinearCombination {
+  double s, t;
+  CATENARY_HD double operator()(double a, double b) const { return s * a + t * b; }
+};
+
+template <class Space>
+class GmresSolver : public CsrSolver {
+  using Doubles = ArrayOf<Space, double>;
+  using Ints = ArrayOf<Space, int>;
+
+ public:
+  explicit GmresSolver(std::vector<int> block_ptr) : block_ptr_(std::move(block_ptr)) {
+    blocks_ = static_cast<int>(block_ptr_.size()) - 1;
+    for (int k = 0; k < blocks_; ++k) B_ = std::max(B_, block_ptr_[k + 1] - block_ptr_[k]);
+  }
+
+  void analyze(int size, int nonzeros, const int* row_ptr, const int* col_index) override {
+    size_ = size;
+    row_ptr_ = row_ptr;
+    col_index_ = col_index;
+    std::vector<int> rows(size + 1), cols(nonzeros);
+    copy_to_host(row_ptr, size + 1, rows.data());
+    copy_to_host(col_index, nonzeros, cols.data());
+    const BlockLayout layout(block_ptr_);
+    std::vector<int> destination(nonzeros, -1);
+    for (int row = 0; row < size; ++row)
+      for (int s = rows[row]; s < rows[row + 1]; ++s)
+        if (layout.block_of[cols[s]] == layout.block_of[row])
+          destination[s] = static_cast<int>(layout.entry(layout.block_of[row], row, cols[s]));
+    const std::vector<int>& to_block = layout.vector_index;
+    const std::vector<int>& padding = layout.padding;
+    const size_t bb = static_cast<size_t>(B_) * B_;
+    nonzeros_ = nonzeros;
+    destination_ = Ints(destination.begin(), destination.end());
+    to_block_ = Ints(to_block.begin(), to_block.end());
+    padding_ = Ints(padding.begin(), padding.end());
+    blocks_data_ = Doubles(bb * blocks_, 0.0);
+    pivots_ = Ints(static_cast<size_t>(blocks_) * B_, 0);
+    singular_ = Ints(1, 0);
+    basis_ = Doubles(static_cast<size_t>(kRestart + 1) * size, 0.0);
+    w_ = Doubles(size, 0.0);
+    z_ = Doubles(size, 0.0);
+    block_work_ = Doubles(static_cast<size_t>(blocks_) * B_, 0.0);
+  }
+
+  size_t workspace_bytes() const override {
+    return sizeof(double) * (static_cast<size_t>(B_) * B_ * blocks_ + static_cast<size_t>(kRestart + 3) * size_ +
+                             static_cast<size_t>(B_) * blocks_) +
+           sizeof(int) * (static_cast<size_t>(nonzeros_) + 2 * static_cast<size_t>(size_));
+  }
+
+  void factorize(const double* values) override {
+    const auto policy = Space::policy();
+    const thrust::counting_iterator<int> first(0);
+    values_ = values;
+    thrust::fill(policy, blocks_data_.begin(), blocks_data_.end(), 0.0);
+    thrust::for_each(policy, first, first + nonzeros_, ScatterValues{raw<int>(destination_), values, raw<double>(blocks_data_)});
+    thrust::for_each(policy, padding_.begin(), padding_.end(), SetOne{raw<double>(blocks_data_)});
+    thrust::fill(policy, singular_.begin(), singular_.end(), 0);
+    thrust::for_each(policy, first, first + blocks_,
+                     FactorBlock{raw<double>(blocks_data_), raw<int>(pivots_), B_, raw<int>(singular_)});
+    const int singular = singular_[0];
+    if (singular != 0)
+      throw SimulationError("GMRES: the preconditioner's block " + std::to_string(singular - 1) + " is singular");
+  }
+
+  // Right-preconditioned GMRES(kRestart) from x = 0: A M^-1 u = b, x = M^-1 u.
+  void solve(const double* rhs, double* x) override {
+    const auto policy = Space::policy();
+    const int n = size_;
+    double* V = raw<double>(basis_);
+    thrust::fill(policy, ptr(x), ptr(x) + n, 0.0);
+    const double b_norm = norm(rhs);
+    if (b_norm == 0.0) return;
+    for (int cycle = 0; cycle < kMaxCycles; ++cycle) {
+      // r = b - A x into V_0
+      product(x, raw<double>(w_));
+      combine(1.0, rhs, -1.0, raw<double>(w_), V);
+      const double beta = norm(V);
+      if (beta <= kTolerance * b_norm) return;
+      scale(1.0 / beta, V);
+      std::vector<double> H(static_cast<size_t>(kRestart + 1) * kRestart, 0.0), g(kRestart + 1, 0.0),
+          cs(kRestart, 0.0), sn(kRestart, 0.0);
+      g[0] = beta;
+      int used = 0;
+      for (int j = 0; j < kRestart; ++j) {
+        precondition(V + static_cast<size_t>(j) * n, raw<double>(z_));
+        double* w = V + static_cast<size_t>(j + 1) * n;
+        product(raw<double>(z_), w);
+        for (int i = 0; i <= j; ++i) {  // modified Gram-Schmidt
+          const double h = dot(w, V + static_cast<size_t>(i) * n);
+          H[i * kRestart + j] = h;
+          combine(-h, V + static_cast<size_t>(i) * n, 1.0, w, w);
+        }
+        const double h_next = norm(w);
+        H[(j + 1) * kRestart + j] = h_next;
+        if (h_next > 0.0) scale(1.0 / h_next, w);
+        for (int i = 0; i < j; ++i) {  // earlier Givens rotations on the new column
+          const double a = H[i * kRestart + j], c = H[(i + 1) * kRestart + j];
+          H[i * kRestart + j] = cs[i] * a + sn[i] * c;
+          H[(i + 1) * kRestart + j] = -sn[i] * a + cs[i] * c;
+        }
+        const double a = H[j * kRestart + j], c = H[(j + 1) * kRestart + j], r = std::hypot(a, c);
+        cs[j] = r > 0.0 ? a / r : 1.0;
+        sn[j] = r > 0.0 ? c / r : 0.0;
+        H[j * kRestart + j] = r;
+        H[(j + 1) * kRestart + j] = 0.0;
+        g[j + 1] = -sn[j] * g[j];
+        g[j] = cs[j] * g[j];
+        used = j + 1;
+        if (std::fabs(g[j + 1]) <= kTolerance * b_norm || h_next == 0.0) break;
+      }
+      // y = H^-1 g (upper triangular), x += M^-1 (V y)
+      std::vector<double> y(used, 0.0);
+      for (int i = used - 1; i >= 0; --i) {
+        double s = g[i];
+        for (int k = i + 1; k < used; ++k) s -= H[i * kRestart + k] * y[k];
+        y[i] = s / H[i * kRestart + i];
+      }
+      thrust::fill(policy, w_.begin(), w_.end(), 0.0);
+      for (int i = 0; i < used; ++i) combine(y[i], V + static_cast<size_t>(i) * n, 1.0, raw<double>(w_), raw<double>(w_));
+      precondition(raw<double>(w_), raw<double>(z_));
+      combine(1.0, raw<double>(z_), 1.0, x, x);
+    }
+    product(x, raw<double>(w_));
+    combine(1.0, rhs, -1.0, raw<double>(w_), raw<double>(w_));
+    throw SimulationError("GMRES did not converge in " + std::to_string(kMaxCycles * kRestart) +
+                          " iterations (relative residual " + std::to_string(norm(raw<double>(w_)) / b_norm) +
+                          "); the block-Jacobi preconditioner suits small time steps");
+  }
+
+ private:
+  static void copy_to_host(const int* p, int n, int* out) {
+    if constexpr (Space::on_device)
+      thrust::copy(thrust::device_pointer_cast(p), thrust::device_pointer_cast(p) + n, out);
+    else
+      std::copy(p, p + n, out);
+  }
+  static auto ptr(const double* p) {
+    if constexpr (Space::on_device) return thrust::device_pointer_cast(p);
+    else return p;
+  }
+  static auto ptr(double* p) {
+    if constexpr (Space::on_device) return thrust::device_pointer_cast(p);
+    else return p;
+  }
+
+  double dot(const double* a, const double* b) const {
+    return thrust::inner_product(Space::policy(), ptr(a), ptr(a) + size_, ptr(b), 0.0);
+  }
+  double norm(const double* a) const { return std::sqrt(dot(a, a)); }
+  // y = s a + t b (y may be a or b)
+  void combine(double s, const double* a, double t, const double* b, double* y) const {
+    thrust::transform(Space::policy(), ptr(a), ptr(a) + size_, ptr(b), ptr(y), LinearCombination{s, t});
+  }
+  void scale(double s, double* a) const { combine(s, a, 0.0, a, a); }
+  void product(const double* x, double* y) const {
+    const thrust::counting_iterator<int> first(0);
+    thrust::for_each(Space::policy(), first, first + size_, CsrRowProduct{row_ptr_, col_index_, values_, x, y});
+  }
+  void precondition(const double* v, double* z) {
+    const thrust::counting_iterator<int> first(0);
+    thrust::fill(Space::policy(), block_work_.begin(), block_work_.end(), 0.0);
+    thrust::for_each(Space::policy(), first, first + size_, ScatterAt{raw<int>(to_block_), v, raw<double>(block_work_)});
+    thrust::for_each(Space::policy(), first, first + blocks_,
+                     ApplyBlock{raw<double>(blocks_data_), raw<int>(pivots_), B_, raw<double>(block_work_)});
+    thrust::for_each(Space::policy(), first, first + size_, GatherAt{raw<int>(to_block_), raw<double>(block_work_), z});
+  }
+
+
+  std::vector<int> block_ptr_;
+  int blocks_ = 0, B_ = 0, size_ = 0, nonzeros_ = 0;
+  const int *row_ptr_ = nullptr, *col_index_ = nullptr;
+  const double* values_ = nullptr;
+  Ints destination_, to_block_, padding_, pivots_, singular_;
+  Doubles blocks_data_, basis_, w_, z_, block_work_;
+};
+
+}  // namespace
+
+}  // namespace catenary::cuda
+
+namespace catenary {
+
+std::unique_ptr<CsrSolver> make_gmres_solver(std::vector<int> block_ptr, bool on_device) {
+  if (on_device) return std::make_unique<cuda::GmresSolver<cuda::DeviceSpace>>(std::move(block_ptr));
+  return std::make_unique<cuda::GmresSolver<cuda::HostSpace>>(std::move(block_ptr));
+}
+
+}  // namespace catenary
