@@ -12,6 +12,8 @@
 #include <cstdlib>
 #include <fstream>
 
+#include <unistd.h>
+
 #include <Eigen/Dense>
 
 #include "catenary/core/errors.hpp"
@@ -225,18 +227,20 @@ std::string case_with_analysis(const std::string& analysis) {
   "analysis": )" + analysis + "}";
 }
 
-DynamicSettings load_dynamics(const std::string& analysis) {
-  const std::string path = "catenary_generalized_alpha_test.json";
+AnalysisSettings load_analysis(const std::string& analysis) {
+  const std::string path = std::to_string(::getpid()) + "_catenary_generalized_alpha_test.json";
   std::ofstream(path) << case_with_analysis(analysis);
   try {
     const Case c = load_case(path);
     std::remove(path.c_str());
-    return c.analysis.dynamics;
+    return c.analysis;
   } catch (...) {
     std::remove(path.c_str());
     throw;
   }
 }
+
+DynamicSettings load_dynamics(const std::string& analysis) { return load_analysis(analysis).dynamics; }
 
 }  // namespace
 
@@ -275,3 +279,19 @@ TEST_CASE("the case loader reads the integrator and rho_infinity", "[dynamics][l
                   InputError);
 }
 
+
+TEST_CASE("the case loader reads the constraint formulation and the linear solver", "[dynamics][loader]") {
+  const AnalysisSettings defaults = load_analysis(R"({"type": "dynamic", "end_time": 1, "step": 1e-3})");
+  CHECK(defaults.dynamics.formulation == DynamicSettings::Formulation::Index3);
+  CHECK(defaults.linear_solver == LinearSolverChoice::Auto);
+  const AnalysisSettings index2 = load_analysis(R"({"type": "dynamic", "end_time": 1, "step": 1e-3,
+                                                     "formulation": "stabilized_index2", "linear_solver": "krylov"})");
+  CHECK(index2.dynamics.formulation == DynamicSettings::Formulation::StabilizedIndex2);
+  CHECK(index2.linear_solver == LinearSolverChoice::Krylov);
+  CHECK(load_analysis(R"({"type": "static", "linear_solver": "block_tridiagonal"})").linear_solver ==
+        LinearSolverChoice::BlockTridiagonal);
+  CHECK(load_analysis(R"({"type": "static", "linear_solver": "sparse_qr"})").linear_solver == LinearSolverChoice::SparseQr);
+  CHECK_THROWS_AS(load_analysis(R"({"type": "dynamic", "end_time": 1, "step": 1e-3, "formulation": "index2"})"),
+                  InputError);
+  CHECK_THROWS_AS(load_analysis(R"({"type": "static", "formulation": "index3"})"), InputError);
+}
