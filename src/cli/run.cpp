@@ -136,6 +136,7 @@ void run_kinematic(const Model& m, const KinematicSettings& s, double interval, 
   double next = 0.0;
   for (const KinematicFrame& kf : frames) {
     summary.end_time = kf.t;
+    summary.newton_iterations += kf.iterations;
     const bool last = &kf == &frames.back();
     if (interval > 0.0 && kf.t < next - 1e-9 * s.step && !last) continue;
     while (interval > 0.0 && next <= kf.t + 1e-9 * s.step) next += interval;
@@ -151,6 +152,7 @@ void run_kinematic(const Model& m, const KinematicSettings& s, double interval, 
     Frame fr;
     fr.time = kf.t;
     fr.step = &kf == &frames.front() ? 0.0 : s.step;
+    fr.newton_iterations = kf.iterations;
     fr.q = &q;
     fr.v = &v;
     fr.a = &a;

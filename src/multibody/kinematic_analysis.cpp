@@ -140,7 +140,8 @@ std::vector<KinematicFrame> run_kinematics(const Mechanism& m, double end_time, 
     q += h * v + 0.5 * h * h * a;  // predictor from the last frame
     // Positions: Newton on Phi(q, t) = 0 (square).
     ConstraintState s = evaluate_constraints(m, q, v, t);
-    for (int it = 0; s.phi.lpNorm<Eigen::Infinity>() > 1e-13 * (1.0 + q.lpNorm<Eigen::Infinity>()); ++it) {
+    int it = 0;
+    for (; s.phi.lpNorm<Eigen::Infinity>() > 1e-13 * (1.0 + q.lpNorm<Eigen::Infinity>()); ++it) {
       if (it == 20) {
         std::ostringstream msg;
         msg << "kinematic analysis: positions did not converge at t = " << t << " s (largest violation "
@@ -168,6 +169,7 @@ std::vector<KinematicFrame> run_kinematics(const Mechanism& m, double end_time, 
     f.v = v;
     f.a = a;
     f.lambda = Eigen::FullPivLU<Eigen::MatrixXd>(Ct).solve(Q - M * a);
+    f.iterations = it;
     frames.push_back(std::move(f));
   }
   return frames;

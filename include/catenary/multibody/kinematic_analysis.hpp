@@ -45,6 +45,7 @@ struct KinematicFrame {
   double t = 0.0;
   Eigen::VectorXd q, v, a;  // from the constraints alone
   Eigen::VectorXd lambda;   // inverse dynamics: M a + Phi_q^T lambda = Q
+  int iterations = 0;       // Newton iterations of the position solve
 };
 
 // Kinematic analysis of a zero-DOF mechanism (as many independent constraint rows, drivers
