@@ -84,6 +84,8 @@ const BadCase kBadCases[] = {
     {"zero_euler_parameters", "/model/rigid_bodies/0/orientation/euler_parameters", "have zero norm"},
     {"negative_rigid_mass", "/model/rigid_bodies/0/mass", "must be positive (got -2)"},
     {"unknown_linear_solver", "/analysis/linear_solver", "unknown linear solver 'cholesky'"},
+    {"pinned_and_attached", "/model/attachments/0",
+     "attachment 'hook' row 1 is redundant: at t = 0 s it repeats a combination of earlier rows of constraint 'tip pin', joint"},
     {"zero_assembly_weight", "/model/rigid_bodies/0/assembly_weight", "must be positive (got 0)"},
     {"inertia_not_positive_definite", "/model/rigid_bodies/0/inertia", "the inertia tensor must be positive definite"},
     {"rotation_driver_on_translational", "/model/drivers/0/rotation",

@@ -442,3 +442,26 @@ TEST_CASE("stabilized index 2 on a cable with a prescribed end motion: same moti
   CHECK(velocity3 > 1e3 * velocity);
   CHECK(apart < 1e-3);  // 1 m cable: the two formulations differ by the methods' O(h^2) error
 }
+
+TEST_CASE("a cable end both pinned and attached to a hinged boom is refused, naming the pin and the joint",
+          "[multibody]") {
+  Model m = cable_hanging_from_boom(4);
+  add_spherical_to_ground(m, 0, {1.0, 0.0, 0.0}, "tip pin", "/constraints/0");
+  finalize_model(m);
+  const MultibodyLayout layout = multibody_layout(m);
+  const Eigen::VectorXd q = initial_coordinates(m);
+  Eigen::VectorXd x(layout.dofs.size());
+  for (size_t k = 0; k < layout.dofs.size(); ++k) x[k] = q[layout.dofs[k]];
+  REQUIRE(attached_node_rows(m, layout).size() == 3);
+  CHECK_NOTHROW(check_redundant_constraints(m.mechanism, x, 0.0));  // the mechanism alone is fine
+  try {
+    check_redundant_constraints(m.mechanism, x, 0.0, attached_node_rows(m, layout));
+    FAIL("the over-constrained boom was accepted");
+  } catch (const ModelError& e) {
+    const std::string what = e.what();
+    INFO(what);
+    CHECK(what.find("attachment 'hook'") != std::string::npos);
+    CHECK(what.find("constraint 'tip pin'") != std::string::npos);
+    CHECK(what.find("joint 'boom pivot'") != std::string::npos);
+  }
+}

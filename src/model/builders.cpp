@@ -73,7 +73,7 @@ int add_constraint_group(Model& m, const std::string& type, const std::string& n
   g.type = type;
   g.name = name;
   g.json_path = json_path;
-  g.first_row = m.constraint_count();
+  g.first_row = m.linear_constraint_count();
   m.constraint_groups.push_back(g);
   return static_cast<int>(m.constraint_groups.size()) - 1;
 }

@@ -1120,13 +1120,15 @@ class Loader {
     Eigen::VectorXd x(layout.dofs.size());
     for (size_t k = 0; k < layout.dofs.size(); ++k) x[k] = q[layout.dofs[k]];
     try {
-      check_redundant_constraints(m.mechanism, x, 0.0);
+      check_redundant_constraints(m.mechanism, x, 0.0, attached_node_rows(m, layout));
     } catch (const ModelError& e) {
       const std::string what = e.what();
       std::string path = "/model/joints";
       for (const auto& kv : element_paths_)
         for (const char* kind : {"joint '", "driver '", "attachment '"})
           if (what.rfind(kind + kv.first + "'", 0) == 0) path = kv.second;
+      for (const ConstraintGroup& g : m.constraint_groups)
+        if (what.rfind("constraint '" + g.name + "'", 0) == 0) path = g.json_path;
       throw InputError(file_, path, what);
     }
   }

@@ -57,9 +57,17 @@ std::string describe_singularity(const Mechanism& m, const Eigen::VectorXd& q, d
   return msg.str();
 }
 
-void check_redundant_constraints(const Mechanism& m, const Eigen::VectorXd& q, double t) {
+void check_redundant_constraints(const Mechanism& m, const Eigen::VectorXd& q, double t,
+                                 const std::vector<FixedRow>& cable_rows) {
   const ConstraintState s = evaluate_constraints(m, q, Eigen::VectorXd::Zero(q.size()), t);
-  const Eigen::MatrixXd J(s.jacobian);
+  // The cables' rows first, then the mechanism's.
+  const int extra = static_cast<int>(cable_rows.size());
+  Eigen::MatrixXd J = Eigen::MatrixXd::Zero(extra + s.jacobian.rows(), q.size());
+  for (int r = 0; r < extra; ++r)
+    for (const auto& [column, coefficient] : cable_rows[r].terms) J(r, column) = coefficient;
+  J.bottomRows(s.jacobian.rows()) = Eigen::MatrixXd(s.jacobian);
+  auto owner = [&](int r) { return r < extra ? cable_rows[r].owner : owner_of_row(m, r - extra); };
+  auto describe = [&](int r) { return r < extra ? cable_rows[r].name : m.describe_row(r - extra); };
   const double scale = std::max(1.0, J.cwiseAbs().maxCoeff());
   for (int r = 1; r < J.rows(); ++r) {
     // Row r against the span of rows 0 .. r-1: the least-squares combination and its residual.
@@ -67,15 +75,13 @@ void check_redundant_constraints(const Mechanism& m, const Eigen::VectorXd& q, d
     const Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(earlier);
     const Eigen::VectorXd c = qr.solve(Eigen::VectorXd(J.row(r).transpose()));
     if ((earlier * c - J.row(r).transpose()).norm() > 1e-9 * scale) continue;
-    std::vector<std::string> involved = {owner_of_row(m, r)};
+    std::vector<std::string> involved = {owner(r)};
     const double largest = c.cwiseAbs().maxCoeff();
-    for (int k = 0; k < r; ++k) {
-      const std::string owner = owner_of_row(m, k);
-      if (std::fabs(c[k]) > 1e-8 * largest && std::find(involved.begin(), involved.end(), owner) == involved.end())
-        involved.push_back(owner);
-    }
+    for (int k = 0; k < r; ++k)
+      if (std::fabs(c[k]) > 1e-8 * largest && std::find(involved.begin(), involved.end(), owner(k)) == involved.end())
+        involved.push_back(owner(k));
     std::ostringstream msg;
-    msg << m.describe_row(r) << " is redundant: at t = " << t << " s it repeats a combination of earlier rows of ";
+    msg << describe(r) << " is redundant: at t = " << t << " s it repeats a combination of earlier rows of ";
     for (size_t k = 1; k < involved.size(); ++k) msg << (k > 1 ? ", " : "") << involved[k];
     msg << ". Replace a joint by one with fewer equations (in a planar loop of revolute joints, use "
            "spherical and universal joints for two of them) or remove it";

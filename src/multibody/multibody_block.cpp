@@ -1,6 +1,7 @@
 #include "catenary/multibody/multibody_block.hpp"
 
 #include <cmath>
+#include <map>
 #include <set>
 #include <string>
 
@@ -97,6 +98,28 @@ MultibodyLayout multibody_layout(const Model& m) {
     layout.entries.push_back({global(e.first), global(e.second)});
   }
   return layout;
+}
+
+std::vector<FixedRow> attached_node_rows(const Model& m, const MultibodyLayout& layout) {
+  std::map<int, int> column_of;  // model coordinate -> block column, for the attached nodes
+  for (size_t k = m.mechanism.body_coordinate_count(); k < layout.dofs.size(); ++k)
+    column_of[layout.dofs[k]] = static_cast<int>(k);
+  std::vector<FixedRow> rows;
+  for (const ConstraintGroup& g : m.constraint_groups)
+    for (int k = 0; k < g.row_count; ++k) {
+      const ConstraintRow& row = m.constraint_rows[g.first_row + k];
+      FixedRow out;
+      for (size_t t = 0; t < row.dofs.size(); ++t) {
+        const auto it = column_of.find(row.dofs[t]);
+        if (it == column_of.end()) break;
+        out.terms.emplace_back(it->second, row.coefficients[t]);
+      }
+      if (out.terms.size() != row.dofs.size()) continue;  // also on coordinates outside the block
+      out.owner = "constraint '" + g.name + "'";
+      out.name = out.owner + " row " + (k < static_cast<int>(g.row_labels.size()) ? g.row_labels[k] : std::to_string(k));
+      rows.push_back(std::move(out));
+    }
+  return rows;
 }
 
 MultibodyBlock::MultibodyBlock(const Model& m) : mechanism_(m.mechanism), layout_(multibody_layout(m)) {

@@ -4,6 +4,7 @@
 // (zero-DOF) systems with inverse dynamics (the multipliers, hence the driver forces and joint
 // reactions, that the prescribed motion needs).
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <Eigen/Core>
@@ -12,11 +13,20 @@
 
 namespace catenary {
 
-// Redundant constraints, found before a run: the first row (joints, drivers, normalization, in
-// that order) that is a combination of earlier rows at configuration q throws ModelError naming
-// the joints and drivers involved. (A planar mechanism built only from revolute joints has such
-// rows: its joints repeat each other's out-of-plane conditions.)
-void check_redundant_constraints(const Mechanism& m, const Eigen::VectorXd& q, double t);
+// A cable's linear constraint row on the coordinates of attached nodes, in the mechanism's
+// columns, for the redundancy check: name ("constraint 'pin' row x") and owner ("constraint 'pin'").
+struct FixedRow {
+  std::string name, owner;
+  std::vector<std::pair<int, double>> terms;  // (mechanism coordinate, coefficient)
+};
+
+// Redundant constraints, found before a run: the first row (the cable rows given, then joints,
+// drivers, attachments, normalization) that is a combination of earlier rows at configuration q
+// throws ModelError naming the constraints, joints and drivers involved. (A planar mechanism
+// built only from revolute joints has such rows: its joints repeat each other's out-of-plane
+// conditions; a cable node both pinned and attached to a hinged body over-constrains the body.)
+void check_redundant_constraints(const Mechanism& m, const Eigen::VectorXd& q, double t,
+                                 const std::vector<FixedRow>& cable_rows = {});
 
 // For a failure message: the smallest singular value of the constraint Jacobian at q and the
 // joints and drivers whose rows come closest to dependence (those with weight in its left

@@ -18,6 +18,7 @@
 
 #include "catenary/elements/element_assembly.hpp"
 #include "catenary/model/model.hpp"
+#include "catenary/multibody/kinematic_analysis.hpp"
 
 namespace catenary {
 
@@ -33,6 +34,10 @@ struct MultibodyLayout {
 // Throws ModelError for a mechanism that cannot join the model (2D model, a node attached
 // twice, a node index out of range).
 MultibodyLayout multibody_layout(const Model& m);
+
+// The cables' linear rows that lie wholly on attached nodes' coordinates, in the block's columns:
+// with the mechanism's rows they can repeat each other (check_redundant_constraints).
+std::vector<FixedRow> attached_node_rows(const Model& m, const MultibodyLayout& layout);
 
 class MultibodyBlock {
  public:
