@@ -3,6 +3,8 @@
 // (node positions, the circle an arc body was built on).
 #include <catch2/catch.hpp>
 
+#include <Eigen/Geometry>
+
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -16,7 +18,9 @@
 #include <nlohmann/json.hpp>
 
 #include "catenary/io/output_writer.hpp"
+#include "catenary/assembly/model_operators.hpp"
 #include "catenary/io/vtu_writer.hpp"
+#include "multibody_models.hpp"
 #include "catenary/model/builders.hpp"
 
 using namespace catenary;
@@ -471,4 +475,35 @@ TEST_CASE("CSV header quotes names that contain commas or quotes", "[output]") {
   const std::string header = split(read_text(dir.str("results.csv")), '\n').front();
   CHECK(header == "time,step,newton_iterations,kinetic_energy,gravitational_energy,elastic_energy,total_energy,"
                   "\"a,b.x\",\"a,b.y\",\"a,b.vx\",\"a,b.vy\",\"reaction.pin, \"\"left\"\".x\"");
+}
+
+TEST_CASE("VTU draws each rigid body as its three body axes, with the velocities of their ends",
+          "[output][multibody]") {
+  TempDir dir;
+  fs::create_directories(dir.path);
+  const Model m = testing::spinning_top(0.5, 15.0);  // one body, no cables
+  const Eigen::VectorXd q = initial_coordinates(m), v = initial_rates(m);
+  const std::string path = dir.str("top.vtu");
+  write_vtu(path, m, q, v, 4);
+  const std::string text = read_text(path);
+  CHECK(vtu_attribute(text, "NumberOfPoints") == 4);
+  CHECK(vtu_attribute(text, "NumberOfCells") == 3);
+  CHECK(vtu_array(text, "types") == std::vector<double>{3, 3, 3});
+  CHECK(vtu_array(text, "connectivity") == std::vector<double>{0, 1, 0, 2, 0, 3});
+  const auto points = vtu_array(text, "points"), velocity = vtu_array(text, "velocity");
+  REQUIRE(points.size() == 12);
+  // Independently: A from Eigen's quaternion, omega from the body's initial angular velocity.
+  const Eigen::Quaterniond p(q[3], q[4], q[5], q[6]);
+  const Eigen::Matrix3d A = p.normalized().toRotationMatrix();
+  const RigidBody& body = m.mechanism.bodies[0];
+  const Eigen::Vector3d omega(body.angular_velocity[0], body.angular_velocity[1], body.angular_velocity[2]);
+  const double a = 0.1 * m.characteristic_length;
+  for (int k = 0; k < 3; ++k) {
+    const Eigen::Vector3d arm = a * A.col(k);
+    const Eigen::Vector3d end = q.head<3>() + arm, end_velocity = v.head<3>() + omega.cross(arm);
+    for (int i = 0; i < 3; ++i) {
+      CHECK(points[3 * (k + 1) + i] == Approx(end[i]).margin(1e-14));
+      CHECK(velocity[3 * (k + 1) + i] == Approx(end_velocity[i]).margin(1e-12));
+    }
+  }
 }

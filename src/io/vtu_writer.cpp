@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "catenary/elements/hermite_shape.hpp"
+#include "catenary/rigid/euler_parameters.hpp"
 
 namespace catenary {
 
@@ -26,10 +27,20 @@ void interpolate(const double w[4], const double* e, int D, double out[3]) {
     for (int i = 0; i < D; ++i) out[i] += w[k] * e[k * D + i];
 }
 
+// Points with their data, and cells: a poly-line per cable, three lines per rigid body (its
+// body-frame axes from the centre of mass).
 struct Samples {
   std::vector<double> points, velocities, strains;  // 3, 3, 1 per point
-  std::vector<int> body_offsets;                    // end of each body's points
+  std::vector<int> connectivity, offsets, types;    // VTK cells
+  void add_cell(std::vector<int> point_ids, int type) {
+    connectivity.insert(connectivity.end(), point_ids.begin(), point_ids.end());
+    offsets.push_back(static_cast<int>(connectivity.size()));
+    types.push_back(type);
+  }
+  int point_count() const { return static_cast<int>(strains.size()); }
 };
+
+constexpr int kVtkLine = 3, kVtkPolyLine = 4;
 
 Samples sample_centrelines(const Model& m, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
                            int samples) {
@@ -38,6 +49,7 @@ Samples sample_centrelines(const Model& m, const Eigen::VectorXd& q, const Eigen
   Samples out;
   std::vector<double> eq(4 * D), ev(4 * D);
   for (const Body& b : m.bodies) {
+    const int first_point = out.point_count();
     for (int e = b.first_element; e < b.first_element + b.element_count; ++e) {
       const int a = el.node_a[e], c = el.node_b[e];
       for (int i = 0; i < n; ++i) {
@@ -67,9 +79,35 @@ Samples sample_centrelines(const Model& m, const Eigen::VectorXd& q, const Eigen
         out.strains.push_back(t0t0 > 0.0 ? (tt - t0t0) / (2.0 * t0t0) : 0.0);
       }
     }
-    out.body_offsets.push_back(static_cast<int>(out.strains.size()));
+    std::vector<int> line(out.point_count() - first_point);
+    for (size_t k = 0; k < line.size(); ++k) line[k] = first_point + static_cast<int>(k);
+    out.add_cell(line, kVtkPolyLine);
   }
   return out;
+}
+
+// Each rigid body as its three body axes of length `axis_length` from the centre of mass, with
+// the velocities of those points (r' + omega x A e_k) and zero strain.
+void add_rigid_bodies(const Model& m, const Eigen::VectorXd& q, const Eigen::VectorXd& v, double axis_length,
+                      Samples& out) {
+  for (size_t b = 0; b < m.mechanism.bodies.size(); ++b) {
+    const int o = m.rigid_offset() + 7 * static_cast<int>(b);
+    const rigid::BodyState s = rigid::body_state(q.data() + o, v.data() + o);
+    const Vec<3> omega = rigid::angular_velocity(s.p, s.pd);
+    const int centre = out.point_count();
+    for (int k = -1; k < 3; ++k) {
+      Vec<3> arm = Vec<3>::zero();
+      if (k >= 0) {
+        Vec<3> axis = Vec<3>::zero();
+        axis[k] = axis_length;
+        arm = rigid::rotate(rigid::normalized(s.p), axis);
+      }
+      const Vec<3> point = rigid::vec_add(s.r, arm), velocity = rigid::vec_add(s.rd, rigid::cross3(omega, arm));
+      for (int i = 0; i < 3; ++i) out.points.push_back(point[i]), out.velocities.push_back(velocity[i]);
+      out.strains.push_back(0.0);
+    }
+    for (int k = 1; k <= 3; ++k) out.add_cell({centre, centre + k}, kVtkLine);
+  }
 }
 
 void write_array(std::ofstream& f, const char* type, const char* name, int components,
@@ -95,9 +133,10 @@ void write_vtu(const std::string& path, const Model& m, const Eigen::VectorXd& q
     throw std::invalid_argument("write_vtu: coordinate vectors have " + std::to_string(q.size()) +
                                 " and " + std::to_string(v.size()) + " entries, the model has " +
                                 std::to_string(m.dof_count()) + " coordinates");
-  const Samples s = sample_centrelines(m, q, v, samples_per_element);
-  const int points = static_cast<int>(s.strains.size());
-  const int cells = static_cast<int>(s.body_offsets.size());
+  Samples s = sample_centrelines(m, q, v, samples_per_element);
+  add_rigid_bodies(m, q, v, 0.1 * m.characteristic_length, s);
+  const int points = s.point_count(), cells = static_cast<int>(s.types.size());
+  const int cable_cells = static_cast<int>(m.bodies.size());
 
   std::ofstream f(path);
   if (!f) throw std::runtime_error("cannot open VTU file for writing: " + path);
@@ -108,10 +147,11 @@ void write_vtu(const std::string& path, const Model& m, const Eigen::VectorXd& q
     << "      <PointData Vectors=\"velocity\" Scalars=\"axial_strain\">\n";
   write_array(f, "Float64", "velocity", 3, s.velocities);
   write_array(f, "Float64", "axial_strain", 1, s.strains);
+  // body_id: cables 0, 1, ... in model order, then the rigid bodies (three axis cells each).
   f << "      </PointData>\n"
     << "      <CellData Scalars=\"body_id\">\n"
     << "        <DataArray type=\"Int32\" Name=\"body_id\" format=\"ascii\">\n";
-  for (int b = 0; b < cells; ++b) f << "          " << b << '\n';
+  for (int c = 0; c < cells; ++c) f << "          " << (c < cable_cells ? c : cable_cells + (c - cable_cells) / 3) << '\n';
   f << "        </DataArray>\n"
     << "      </CellData>\n"
     << "      <Points>\n";
@@ -120,18 +160,18 @@ void write_vtu(const std::string& path, const Model& m, const Eigen::VectorXd& q
     << "      <Cells>\n"
     << "        <DataArray type=\"Int32\" Name=\"connectivity\" format=\"ascii\">\n";
   int begin = 0;
-  for (int end : s.body_offsets) {
+  for (int end : s.offsets) {
     f << "         ";
-    for (int p = begin; p < end; ++p) f << ' ' << p;
+    for (int k = begin; k < end; ++k) f << ' ' << s.connectivity[k];
     f << '\n';
     begin = end;
   }
   f << "        </DataArray>\n"
     << "        <DataArray type=\"Int32\" Name=\"offsets\" format=\"ascii\">\n";
-  for (int end : s.body_offsets) f << "          " << end << '\n';
+  for (int end : s.offsets) f << "          " << end << '\n';
   f << "        </DataArray>\n"
     << "        <DataArray type=\"UInt8\" Name=\"types\" format=\"ascii\">\n";
-  for (int b = 0; b < cells; ++b) f << "          4\n";  // VTK_POLY_LINE
+  for (int type : s.types) f << "          " << type << '\n';
   f << "        </DataArray>\n"
     << "      </Cells>\n"
     << "    </Piece>\n"
