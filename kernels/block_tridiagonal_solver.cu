@@ -187,9 +187,8 @@ class BlockTridiagonalSolver : public CsrSolver {
   using Ints = ArrayOf<Space, int>;
 
  public:
-  explicit BlockTridiagonalSolver(std::vector<int> block_ptr) : block_ptr_(std::move(block_ptr)) {
-    blocks_ = static_cast<int>(block_ptr_.size()) - 1;
-    for (int k = 0; k < blocks_; ++k) B_ = std::max(B_, block_ptr_[k + 1] - block_ptr_[k]);
+  explicit BlockTridiagonalSolver(const std::vector<int>& block_ptr)
+      : layout_(block_ptr), blocks_(layout_.blocks), B_(layout_.B) {
     if (blocks_ < 1 || B_ > kMaxBlock)
       throw std::invalid_argument("block-tridiagonal solver: " + std::to_string(blocks_) + " blocks of up to " +
                                   std::to_string(B_) + " unknowns (at most " + std::to_string(kMaxBlock) + ")");
@@ -202,8 +201,8 @@ class BlockTridiagonalSolver : public CsrSolver {
   }
 
   void analyze(int size, int nonzeros, const int* row_ptr, const int* col_index) override {
-    const std::vector<int> rows = to_host(row_ptr, size + 1), cols = to_host(col_index, nonzeros);
-    const BlockLayout layout(block_ptr_);
+    const std::vector<int> rows = to_host<Space>(row_ptr, size + 1), cols = to_host<Space>(col_index, nonzeros);
+    const BlockLayout& layout = layout_;
     const size_t per_array = static_cast<size_t>(B_) * B_ * blocks_;
     std::vector<int> destination(nonzeros);
     for (int row = 0; row < size; ++row)
@@ -286,17 +285,8 @@ class BlockTridiagonalSolver : public CsrSolver {
                   saved + static_cast<size_t>(B_) * B_ * std::max(saved_, 1), raw<int>(pivots_), B_};
   }
 
-  static std::vector<int> to_host(const int* p, int n) {
-    std::vector<int> out(n);
-    if constexpr (Space::on_device)
-      thrust::copy(thrust::device_pointer_cast(p), thrust::device_pointer_cast(p) + n, out.begin());
-    else
-      std::copy(p, p + n, out.begin());
-    return out;
-  }
-
-  std::vector<int> block_ptr_;
-  int blocks_ = 0, B_ = 0, saved_ = 0, size_ = 0, nonzeros_ = 0;
+  const BlockLayout layout_;
+  int blocks_, B_, saved_ = 0, size_ = 0, nonzeros_ = 0;
   std::vector<Level> levels_;
   Ints destination_, rhs_index_, padding_, pivots_, singular_;
   Doubles blocks_data_, saved_data_, r_, x_, y_;

@@ -65,19 +65,14 @@ class GmresSolver : public CsrSolver {
   using Ints = ArrayOf<Space, int>;
 
  public:
-  explicit GmresSolver(std::vector<int> block_ptr) : block_ptr_(std::move(block_ptr)) {
-    blocks_ = static_cast<int>(block_ptr_.size()) - 1;
-    for (int k = 0; k < blocks_; ++k) B_ = std::max(B_, block_ptr_[k + 1] - block_ptr_[k]);
-  }
+  explicit GmresSolver(const std::vector<int>& block_ptr) : layout_(block_ptr), blocks_(layout_.blocks), B_(layout_.B) {}
 
   void analyze(int size, int nonzeros, const int* row_ptr, const int* col_index) override {
     size_ = size;
     row_ptr_ = row_ptr;
     col_index_ = col_index;
-    std::vector<int> rows(size + 1), cols(nonzeros);
-    copy_to_host(row_ptr, size + 1, rows.data());
-    copy_to_host(col_index, nonzeros, cols.data());
-    const BlockLayout layout(block_ptr_);
+    const std::vector<int> rows = to_host<Space>(row_ptr, size + 1), cols = to_host<Space>(col_index, nonzeros);
+    const BlockLayout& layout = layout_;
     std::vector<int> destination(nonzeros, -1);
     for (int row = 0; row < size; ++row)
       for (int s = rows[row]; s < rows[row + 1]; ++s)
@@ -186,12 +181,6 @@ class GmresSolver : public CsrSolver {
   }
 
  private:
-  static void copy_to_host(const int* p, int n, int* out) {
-    if constexpr (Space::on_device)
-      thrust::copy(thrust::device_pointer_cast(p), thrust::device_pointer_cast(p) + n, out);
-    else
-      std::copy(p, p + n, out);
-  }
   static auto ptr(const double* p) {
     if constexpr (Space::on_device) return thrust::device_pointer_cast(p);
     else return p;
@@ -224,8 +213,8 @@ class GmresSolver : public CsrSolver {
   }
 
 
-  std::vector<int> block_ptr_;
-  int blocks_ = 0, B_ = 0, size_ = 0, nonzeros_ = 0;
+  const BlockLayout layout_;
+  int blocks_, B_, size_ = 0, nonzeros_ = 0;
   const int *row_ptr_ = nullptr, *col_index_ = nullptr;
   const double* values_ = nullptr;
   Ints destination_, to_block_, padding_, pivots_, singular_;

@@ -6,6 +6,9 @@
 #include <thrust/execution_policy.h>
 #include <thrust/host_vector.h>
 
+#include <algorithm>
+#include <vector>
+
 namespace catenary::cuda {
 
 struct DeviceSpace {
@@ -24,6 +27,17 @@ struct HostSpace {
 
 template <class Space, class T>
 using ArrayOf = typename Space::template Array<T>;
+
+// n values at p (memory of Space) copied to the host.
+template <class Space, class T>
+std::vector<T> to_host(const T* p, int n) {
+  std::vector<T> out(n);
+  if constexpr (Space::on_device)
+    thrust::copy(thrust::device_pointer_cast(p), thrust::device_pointer_cast(p) + n, out.begin());
+  else
+    std::copy(p, p + n, out.begin());
+  return out;
+}
 
 template <class T, class A>
 T* raw(A& array) {

@@ -69,8 +69,10 @@ ConsistentState consistent_initial_state(System& sys, double t0) {
                             " after 30 Newton steps (joints that cannot close from the given positions?)");
   }
   // Velocities: the least change in the (assembly-weighted) kinetic energy that meets the
-  // velocity constraints; then the plain mass matrix for the accelerations.
-  sys.assemble_newton_matrix(st.q, st.v, t0, mass_only, f, nullptr, nonlinear);
+  // velocity constraints; then the plain mass matrix for the accelerations. The first assembly
+  // serves unless the positions moved or the weights apply.
+  const bool projected = st.q != q0;
+  if (projected || nonlinear) sys.assemble_newton_matrix(st.q, st.v, t0, mass_only, f, nullptr, nonlinear);
   sys.backend().factorize();
   if (sys.constraints() > 0) {
     sys.constraint_residual(st.q, t0, phi);

@@ -149,12 +149,12 @@ void System::newton_terms(const Vector& q, const Vector& v, double t, const Vect
   const std::vector<int>& dofs = block_.layout().dofs;
   const Eigen::VectorXd x = pick(q, dofs), xv = pick(v, dofs), xw = pick(w, dofs), xmu = pick(mu, block_rows_);
   std::vector<double> values;
-  matrix_norm_ = std::max(matrix_norm_, block_.newton_matrix(x, xv, t, xw, xmu, c, values));
+  ConstraintState cs;
+  matrix_norm_ = std::max(matrix_norm_, block_.newton_matrix(x, xv, t, xw, xmu, c, values, false, &cs));
   backend_.add_block_entries(values);
   Eigen::VectorXd fb, Mwb;
   block_.internal_force(x, xv, t, fb);
   block_.mass_product(x, xw, Mwb);
-  const ConstraintState cs = evaluate_constraints(block_.mechanism(), x, xv, t);
   add_at(dofs, fb, f);
   add_at(dofs, Mwb, Mw);
   add_at(dofs, cs.jacobian.transpose() * xmu, Ct_mu);

@@ -213,7 +213,7 @@ Eigen::VectorXd MultibodyBlock::force_terms(const Eigen::VectorXd& x, const Eige
 double MultibodyBlock::newton_matrix(const Eigen::VectorXd& x, const Eigen::VectorXd& v, double t,
                                      const Eigen::VectorXd& w, const Eigen::VectorXd& mu,
                                      const NewtonMatrixCoefficients& c, std::vector<double>& values,
-                                     bool assembly_weights) const {
+                                     bool assembly_weights, ConstraintState* constraints) const {
   const int n = size();
   Eigen::MatrixXd J;
   mass_matrix(mechanism_, x, J);
@@ -229,7 +229,9 @@ double MultibodyBlock::newton_matrix(const Eigen::VectorXd& x, const Eigen::Vect
       internal_force(x, vs, t, f);
       return f;
     }, J);
-  const Eigen::MatrixXd jac = evaluate_constraints(mechanism_, x, v, t).jacobian;
+  ConstraintState state = evaluate_constraints(mechanism_, x, v, t);
+  const Eigen::MatrixXd jac(state.jacobian);
+  if (constraints) *constraints = std::move(state);
   values.resize(layout_.local_entries.size());
   Eigen::VectorXd row_sum = Eigen::VectorXd::Zero(n);
   for (size_t e = 0; e < values.size(); ++e) {

@@ -59,10 +59,11 @@ class MultibodyBlock {
   // derivatives of the joint equations are not derived by hand). Returns the largest absolute
   // row sum over the coordinate rows (for the residual's round-off floor).
   // With assembly_weights, each body's mass term c.mass M is scaled by its assembly_weight (the
-  // metric of the assembly of initial conditions).
+  // metric of the assembly of initial conditions). constraints (optional) receives Phi, nu, gamma
+  // and Phi_x at (x, v, t), evaluated for the matrix anyway.
   double newton_matrix(const Eigen::VectorXd& x, const Eigen::VectorXd& v, double t, const Eigen::VectorXd& w,
                        const Eigen::VectorXd& mu, const NewtonMatrixCoefficients& c, std::vector<double>& values,
-                       bool assembly_weights = false) const;
+                       bool assembly_weights = false, ConstraintState* constraints = nullptr) const;
 
  private:
   Eigen::VectorXd force_terms(const Eigen::VectorXd& x, const Eigen::VectorXd& v, double t, const Eigen::VectorXd& w,
