@@ -192,12 +192,6 @@ void MultibodyBlock::mass_product(const Eigen::VectorXd& x, const Eigen::VectorX
   add_mass_product(mechanism_, x.data(), w.data(), y.data());
 }
 
-double MultibodyBlock::kinetic_energy(const Eigen::VectorXd& x, const Eigen::VectorXd& v) const {
-  Eigen::VectorXd Mv;
-  mass_product(x, v, Mv);
-  return 0.5 * v.dot(Mv);
-}
-
 Eigen::VectorXd MultibodyBlock::force_terms(const Eigen::VectorXd& x, const Eigen::VectorXd& v, double t,
                                             const Eigen::VectorXd& w, const Eigen::VectorXd& mu, double mass,
                                             double stiffness) const {

@@ -51,7 +51,6 @@ class MultibodyBlock {
   double internal_force(const Eigen::VectorXd& x, const Eigen::VectorXd& v, double t, Eigen::VectorXd& f) const;
   // y = M(x) w (zero on the attached nodes' coordinates: their mass is the elements').
   void mass_product(const Eigen::VectorXd& x, const Eigen::VectorXd& w, Eigen::VectorXd& y) const;
-  double kinetic_energy(const Eigen::VectorXd& x, const Eigen::VectorXd& v) const;
   // Values of layout().entries: the Jacobian in x of
   //   c.mass M(x) w + c.stiffness f(x, v(x), t) + Phi_x^T mu
   // with dv/dx = c.damping / c.stiffness, and c.constraint Phi_x in both constraint blocks.
