@@ -13,7 +13,7 @@ struct BlockLayout {
   int blocks = 0, B = 0;                 // block count, largest block
   std::vector<int> block_of, local;      // per unknown: its block and its place in it
   std::vector<int> vector_index;         // per unknown: block_of * B + local (padded vectors)
-  std::vector<int> padding;              // diagonal entries past each block's own size, in a block array
+  std::vector<int> size;                 // per block: its own unknowns (the rest of its B x B slot is unused)
 
   explicit BlockLayout(const std::vector<int>& block_ptr) {
     blocks = static_cast<int>(block_ptr.size()) - 1;
@@ -21,10 +21,11 @@ struct BlockLayout {
     block_of.resize(block_ptr.back());
     local.resize(block_ptr.back());
     vector_index.resize(block_ptr.back());
+    size.resize(blocks);
     for (int k = 0; k < blocks; ++k) {
+      size[k] = block_ptr[k + 1] - block_ptr[k];
       for (int p = block_ptr[k]; p < block_ptr[k + 1]; ++p)
         block_of[p] = k, local[p] = p - block_ptr[k], vector_index[p] = k * B + local[p];
-      for (int i = block_ptr[k + 1] - block_ptr[k]; i < B; ++i) padding.push_back(k * B * B + i * B + i);
     }
   }
   // Index of entry (row, col) in block `block`'s B x B array, counted from the array's start.
@@ -49,12 +50,6 @@ struct ScatterValues {
   CATENARY_HD void operator()(int s) const {
     if (destination[s] >= 0) blocks[destination[s]] = values[s];
   }
-};
-
-// Identity on the padded diagonal.
-struct SetOne {
-  double* blocks;
-  CATENARY_HD void operator()(int index) const { blocks[index] = 1.0; }
 };
 
 }  // namespace catenary::cuda

@@ -4,8 +4,8 @@
 // block-tridiagonal solver: cuSPARSE's gtsv2 is for scalar tridiagonal systems, cuSOLVER's sparse
 // QR does not exploit the band, and cuDSS is not part of the toolkit.
 //
-// Blocks are padded to the largest block size B (identity on the padded diagonal) and stored
-// row-major, B x B each: D_k (diagonal), L_k (coupling to block k - 1), U_k (to k + 1). Level l
+// Blocks are stored row-major in B x B slots (B: the largest block), each using only its own
+// size (a pinned end's constraint rows make one block 9 x 9 and leave the others 6 x 6): D_k (diagonal), L_k (coupling to block k - 1), U_k (to k + 1). Level l
 // works on the chain of blocks k 2^l; its odd members are eliminated in parallel (one thread per
 // block), which couples their even neighbours:
 //   D_k -= L_k D_{k-1}^-1 U_{k-1} + U_k D_{k+1}^-1 L_{k+1},
@@ -41,21 +41,22 @@ namespace {
 
 constexpr int kMaxBlock = kMaxChainBlock;
 
-// C += s A B (n x n row-major).
-CATENARY_HD void add_product(double s, const double* A, const double* B, double* C, int n) {
-  for (int i = 0; i < n; ++i)
-    for (int j = 0; j < n; ++j) {
+// C += s A B for row-major blocks of leading dimension ld: A is rows x inner, B inner x cols.
+CATENARY_HD void add_product(double s, const double* A, const double* B, double* C, int rows, int inner, int cols,
+                             int ld) {
+  for (int i = 0; i < rows; ++i)
+    for (int j = 0; j < cols; ++j) {
       double sum = 0.0;
-      for (int k = 0; k < n; ++k) sum += A[i * n + k] * B[k * n + j];
-      C[i * n + j] += s * sum;
+      for (int k = 0; k < inner; ++k) sum += A[i * ld + k] * B[k * ld + j];
+      C[i * ld + j] += s * sum;
     }
 }
 
-// y += s A x (n x n row-major, vectors of n).
-CATENARY_HD void add_product_vector(double s, const double* A, const double* x, double* y, int n) {
-  for (int i = 0; i < n; ++i) {
+// y += s A x (A rows x cols, leading dimension ld).
+CATENARY_HD void add_product_vector(double s, const double* A, const double* x, double* y, int rows, int cols, int ld) {
+  for (int i = 0; i < rows; ++i) {
     double sum = 0.0;
-    for (int k = 0; k < n; ++k) sum += A[i * n + k] * x[k];
+    for (int k = 0; k < cols; ++k) sum += A[i * ld + k] * x[k];
     y[i] += s * sum;
   }
 }
@@ -66,9 +67,13 @@ struct Level {
   int save_offset;  // first saved (L, U) pair of this level's even members
 };
 
+// Block k's D, L, U occupy B x B slots but only its own size[k] rows: L_k is size[k] x size[left
+// neighbour], U_k size[k] x size[right neighbour], at every level (a block's size never changes,
+// only who its neighbours are), so no work is spent on padding.
 struct Blocks {
   double *D, *L, *U, *saved_L, *saved_U;
   int* piv;
+  const int* size;
   int B;
   CATENARY_HD double* at(double* base, int block) const { return base + static_cast<size_t>(block) * B * B; }
 };
@@ -80,22 +85,29 @@ struct FactorOdd {
   int* singular;
   CATENARY_HD void operator()(int j) const {
     const int block = (2 * j + 1) * level.stride;
-    if (!lu_factor(b.at(b.D, block), b.piv + block * b.B, b.B)) *singular = block + 1;
+    if (!lu_factor(b.at(b.D, block), b.piv + block * b.B, b.size[block], b.B)) *singular = block + 1;
   }
 };
 
-// Eliminates the odd neighbour `nb` from an even member with coupling C to it (the member's saved
-// L for the left neighbour, U for the right): D -= C D_nb^-1 (nb's coupling back toward the
-// member), and the member's coupling past nb, out, -= C D_nb^-1 (nb's coupling away from it).
-CATENARY_HD void fold_neighbour(const Blocks& b, int nb, double* toward, double* away, const double* C, double* D,
-                                double* out, double* T) {
-  const int n = b.B, nn = n * n;
-  for (int i = 0; i < nn; ++i) T[i] = b.at(toward, nb)[i];
-  for (int c = 0; c < n; ++c) lu_solve(b.at(b.D, nb), b.piv + nb * n, T + c, n, n);
-  add_product(-1.0, C, T, D, n);
-  for (int i = 0; i < nn; ++i) T[i] = b.at(away, nb)[i];
-  for (int c = 0; c < n; ++c) lu_solve(b.at(b.D, nb), b.piv + nb * n, T + c, n, n);
-  add_product(-1.0, C, T, out, n);
+// Eliminates the odd neighbour `nb` from an even member (`member`) with coupling C to it (the
+// member's saved L for the left neighbour, U for the right): D -= C D_nb^-1 (nb's coupling back
+// toward the member), and the member's coupling past nb to `far` (-1: none), out, -= C D_nb^-1
+// (nb's coupling away from it).
+CATENARY_HD void fold_neighbour(const Blocks& b, int member, int nb, int far, double* toward, double* away,
+                                const double* C, double* D, double* out, double* T) {
+  const int ld = b.B, m = b.size[member], n = b.size[nb];
+  const double* LU = b.at(b.D, nb);
+  const int* piv = b.piv + nb * ld;
+  for (int i = 0; i < n; ++i)
+    for (int c = 0; c < m; ++c) T[i * ld + c] = b.at(toward, nb)[i * ld + c];
+  for (int c = 0; c < m; ++c) lu_solve(LU, piv, T + c, n, ld, ld);
+  add_product(-1.0, C, T, D, m, n, m, ld);
+  if (far < 0) return;
+  const int f = b.size[far];
+  for (int i = 0; i < n; ++i)
+    for (int c = 0; c < f; ++c) T[i * ld + c] = b.at(away, nb)[i * ld + c];
+  for (int c = 0; c < f; ++c) lu_solve(LU, piv, T + c, n, ld, ld);
+  add_product(-1.0, C, T, out, m, n, f, ld);
 }
 
 // Fold the eliminated odd neighbours into the even members (see the file header).
@@ -103,7 +115,7 @@ struct UpdateEven {
   Blocks b;
   Level level;
   CATENARY_HD void operator()(int j) const {
-    const int k = 2 * j, n = b.B, nn = n * n, block = k * level.stride;
+    const int k = 2 * j, nn = b.B * b.B, stride = level.stride, block = k * stride;
     double* D = b.at(b.D, block);
     double* L = b.at(b.L, block);
     double* U = b.at(b.U, block);
@@ -112,8 +124,9 @@ struct UpdateEven {
     for (int i = 0; i < nn; ++i) sL[i] = L[i], sU[i] = U[i];
     double T[kMaxBlock * kMaxBlock];
     for (int i = 0; i < nn; ++i) L[i] = U[i] = 0.0;
-    if (k > 0) fold_neighbour(b, (k - 1) * level.stride, b.U, b.L, sL, D, L, T);
-    if (k + 1 < level.count) fold_neighbour(b, (k + 1) * level.stride, b.L, b.U, sU, D, U, T);
+    if (k > 0) fold_neighbour(b, block, (k - 1) * stride, k >= 2 ? (k - 2) * stride : -1, b.U, b.L, sL, D, L, T);
+    if (k + 1 < level.count)
+      fold_neighbour(b, block, (k + 1) * stride, k + 2 < level.count ? (k + 2) * stride : -1, b.L, b.U, sU, D, U, T);
   }
 };
 
@@ -124,9 +137,9 @@ struct SolveOdd {
   const double* r;
   double* y;
   CATENARY_HD void operator()(int j) const {
-    const int n = b.B, block = (2 * j + 1) * level.stride;
-    for (int i = 0; i < n; ++i) y[block * n + i] = r[block * n + i];
-    lu_solve(b.at(b.D, block), b.piv + block * n, y + block * n, n, 1);
+    const int ld = b.B, block = (2 * j + 1) * level.stride, n = b.size[block];
+    for (int i = 0; i < n; ++i) y[block * ld + i] = r[block * ld + i];
+    lu_solve(b.at(b.D, block), b.piv + block * ld, y + block * ld, n, ld, 1);
   }
 };
 
@@ -137,12 +150,17 @@ struct ReduceEven {
   double* r;
   const double* y;
   CATENARY_HD void operator()(int j) const {
-    const int k = 2 * j, n = b.B, block = k * level.stride;
-    if (k > 0) add_product_vector(-1.0, b.at(b.saved_L, level.save_offset + j), y + (k - 1) * level.stride * n,
-                                  r + block * n, n);
-    if (k + 1 < level.count)
-      add_product_vector(-1.0, b.at(b.saved_U, level.save_offset + j), y + (k + 1) * level.stride * n,
-                         r + block * n, n);
+    const int k = 2 * j, ld = b.B, stride = level.stride, block = k * stride, n = b.size[block];
+    if (k > 0) {
+      const int left = (k - 1) * stride;
+      add_product_vector(-1.0, b.at(b.saved_L, level.save_offset + j), y + left * ld, r + block * ld, n,
+                         b.size[left], ld);
+    }
+    if (k + 1 < level.count) {
+      const int right = (k + 1) * stride;
+      add_product_vector(-1.0, b.at(b.saved_U, level.save_offset + j), y + right * ld, r + block * ld, n,
+                         b.size[right], ld);
+    }
   }
 };
 
@@ -153,12 +171,16 @@ struct BackSubstituteOdd {
   const double* r;
   double* x;
   CATENARY_HD void operator()(int j) const {
-    const int k = 2 * j + 1, n = b.B, block = k * level.stride;
-    double* xb = x + block * n;
-    for (int i = 0; i < n; ++i) xb[i] = r[block * n + i];
-    add_product_vector(-1.0, b.at(b.L, block), x + (k - 1) * level.stride * n, xb, n);
-    if (k + 1 < level.count) add_product_vector(-1.0, b.at(b.U, block), x + (k + 1) * level.stride * n, xb, n);
-    lu_solve(b.at(b.D, block), b.piv + block * n, xb, n, 1);
+    const int k = 2 * j + 1, ld = b.B, stride = level.stride, block = k * stride, n = b.size[block];
+    const int left = (k - 1) * stride;
+    double* xb = x + block * ld;
+    for (int i = 0; i < n; ++i) xb[i] = r[block * ld + i];
+    add_product_vector(-1.0, b.at(b.L, block), x + left * ld, xb, n, b.size[left], ld);
+    if (k + 1 < level.count) {
+      const int right = (k + 1) * stride;
+      add_product_vector(-1.0, b.at(b.U, block), x + right * ld, xb, n, b.size[right], ld);
+    }
+    lu_solve(b.at(b.D, block), b.piv + block * ld, xb, n, ld, 1);
   }
 };
 
@@ -167,7 +189,7 @@ struct FactorTop {
   Blocks b;
   int* singular;
   CATENARY_HD void operator()(int) const {
-    if (!lu_factor(b.D, b.piv, b.B)) *singular = 1;
+    if (!lu_factor(b.D, b.piv, b.size[0], b.B)) *singular = 1;
   }
 };
 
@@ -176,8 +198,8 @@ struct SolveTop {
   const double* r;
   double* x;
   CATENARY_HD void operator()(int) const {
-    for (int i = 0; i < b.B; ++i) x[i] = r[i];
-    lu_solve(b.D, b.piv, x, b.B, 1);
+    for (int i = 0; i < b.size[0]; ++i) x[i] = r[i];
+    lu_solve(b.D, b.piv, x, b.size[0], b.B, 1);
   }
 };
 
@@ -216,13 +238,12 @@ class BlockTridiagonalSolver : public CsrSolver {
         destination[s] = static_cast<int>(part * per_array + layout.entry(br, row, col));
       }
     const std::vector<int>& rhs_index = layout.vector_index;
-    const std::vector<int>& padding = layout.padding;
     const size_t bb = static_cast<size_t>(B_) * B_;
     size_ = size;
     nonzeros_ = nonzeros;
     destination_ = Ints(destination.begin(), destination.end());
     rhs_index_ = Ints(rhs_index.begin(), rhs_index.end());
-    padding_ = Ints(padding.begin(), padding.end());
+    block_size_ = Ints(layout.size.begin(), layout.size.end());
     blocks_data_ = Doubles(3 * per_array, 0.0);
     saved_data_ = Doubles(2 * bb * std::max(saved_, 1), 0.0);
     pivots_ = Ints(static_cast<size_t>(blocks_) * B_, 0);
@@ -235,7 +256,7 @@ class BlockTridiagonalSolver : public CsrSolver {
   size_t workspace_bytes() const override {
     const size_t bb = static_cast<size_t>(B_) * B_;
     return sizeof(double) * (3 * bb * blocks_ + 2 * bb * saved_ + 3 * static_cast<size_t>(B_) * blocks_) +
-           sizeof(int) * (static_cast<size_t>(nonzeros_) + size_ + static_cast<size_t>(B_) * blocks_);
+           sizeof(int) * (static_cast<size_t>(nonzeros_) + size_ + static_cast<size_t>(B_ + 1) * blocks_);
   }
 
   void factorize(const double* values) override {
@@ -244,7 +265,6 @@ class BlockTridiagonalSolver : public CsrSolver {
     thrust::fill(policy, blocks_data_.begin(), blocks_data_.end(), 0.0);
     thrust::for_each(policy, first, first + nonzeros_,
                      ScatterValues{raw<int>(destination_), values, raw<double>(blocks_data_)});
-    thrust::for_each(policy, padding_.begin(), padding_.end(), SetOne{raw<double>(blocks_data_)});
     thrust::fill(policy, singular_.begin(), singular_.end(), 0);
     const Blocks b = blocks();
     for (const Level& level : levels_) {
@@ -282,13 +302,13 @@ class BlockTridiagonalSolver : public CsrSolver {
     double* base = raw<double>(blocks_data_);
     double* saved = raw<double>(saved_data_);
     return Blocks{base, base + per_array, base + 2 * per_array, saved,
-                  saved + static_cast<size_t>(B_) * B_ * std::max(saved_, 1), raw<int>(pivots_), B_};
+                  saved + static_cast<size_t>(B_) * B_ * std::max(saved_, 1), raw<int>(pivots_), raw<int>(block_size_), B_};
   }
 
   const BlockLayout layout_;
   int blocks_, B_, saved_ = 0, size_ = 0, nonzeros_ = 0;
   std::vector<Level> levels_;
-  Ints destination_, rhs_index_, padding_, pivots_, singular_;
+  Ints destination_, rhs_index_, block_size_, pivots_, singular_;
   Doubles blocks_data_, saved_data_, r_, x_, y_;
 };
 

@@ -40,6 +40,7 @@ class CudaBackend : public Backend {
  public:
   CudaBackend(const Model& m, LinearSolver solver)
       : Backend(m.dof_count(), m.constraint_count()),
+        baseline_device_bytes_(device_bytes_in_use()),
         dimension_(m.dimension),
         elements_(m.elements.size()),
         local_dofs_(2 * m.coordinates_per_node()) {
@@ -86,6 +87,7 @@ class CudaBackend : public Backend {
       factorizes_in_solve_ = Space::on_device;
     }
     solver_->analyze(pattern_.size, pattern_.nonzeros, raw<int>(pattern_.row_ptr), raw<int>(pattern_.col_index));
+    note_device_memory();
   }
 
   std::string name() const override { return Space::on_device ? "cuda" : "cuda-code-on-host"; }
@@ -205,6 +207,7 @@ class CudaBackend : public Backend {
     Stopwatch w;
     solver_->solve(raw<double>(permuted_rhs_), raw<double>(permuted_solution_));
     (factorizes_in_solve_ ? timings_.factorization : timings_.solve) += finish_stage(w);
+    timings_.linear_iterations = solver_->iterations();
     thrust::for_each(Space::policy(), first, first + pattern_.size,
                      ScatterPermuted{raw<int>(pattern_.original_of), raw<double>(permuted_solution_),
                                      raw<double>(array(x)), raw<double>(array(y)), dof_count()});
@@ -264,10 +267,28 @@ class CudaBackend : public Backend {
   static Doubles& array(Vector& v) { return v.storage<ArrayVector<Space>>().x; }
   static const Doubles& array(const Vector& v) { return v.storage<ArrayVector<Space>>().x; }
 
-  // Stage time, with the device's queued work finished first.
-  static double finish_stage(Stopwatch& w) {
-    if (Space::on_device) cudaDeviceSynchronize();
+  // Stage time, with the device's queued work finished first; samples the device memory in use.
+  double finish_stage(Stopwatch& w) {
+    if (Space::on_device) {
+      cudaDeviceSynchronize();
+      note_device_memory();
+    }
     return w.lap();
+  }
+
+  // Device memory in use (all of the device's, as cudaMemGetInfo reports it); 0 on the host.
+  static size_t device_bytes_in_use() {
+    if (!Space::on_device) return 0;
+    size_t free_bytes = 0, total_bytes = 0;
+    cudaMemGetInfo(&free_bytes, &total_bytes);
+    return total_bytes - free_bytes;
+  }
+  // The backend's share: in use now less what was in use before it allocated anything. Sampled
+  // at stage ends, so the peak misses allocations that live only inside one library call.
+  void note_device_memory() {
+    const size_t in_use = device_bytes_in_use();
+    if (in_use > baseline_device_bytes_)
+      timings_.peak_device_bytes = std::max(timings_.peak_device_bytes, in_use - baseline_device_bytes_);
   }
 
   static void copy_csr(const Eigen::SparseMatrix<double, Eigen::RowMajor>& A, Ints& ptr, Ints& col, Doubles& val) {
@@ -298,6 +319,7 @@ class CudaBackend : public Backend {
                                     raw<int>(node_a_), raw<int>(node_b_), raw<double>(array(q)), raw<double>(array(v)),
                                     c, jacobian, raw<double>(local_forces_), raw<double>(local_matrices_),
                                     raw<double>(energy_)});
+    timings_.element_bytes += element_pass_bytes<D>(elements_, dof_count(), jacobian);
   }
   void element_pass(const Vector& q, const Vector& v, bool jacobian, const NewtonMatrixCoefficients& c) {
     dimension_ == 3 ? element_pass_of<3>(q, v, jacobian, c) : element_pass_of<2>(q, v, jacobian, c);
@@ -310,6 +332,7 @@ class CudaBackend : public Backend {
                                raw<double>(local_forces_), raw<double>(array(f))});
   }
 
+  size_t baseline_device_bytes_;
   int dimension_, elements_, local_dofs_;
   Ints node_a_, node_b_;
   ArrayOf<Space, ElementProperties> properties_;
@@ -340,6 +363,22 @@ bool device_available(std::string& why) {
     return false;
   }
   return true;
+}
+
+double peak_memory_bandwidth() {
+  int device = 0, clock_khz = 0, bus_bits = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device) != cudaSuccess)
+    return 0.0;
+  return 2.0 * 1e3 * clock_khz * (bus_bits / 8.0);  // double data rate
+}
+
+std::string device_name() {
+  int device = 0;
+  cudaDeviceProp properties{};
+  if (cudaGetDevice(&device) != cudaSuccess || cudaGetDeviceProperties(&properties, device) != cudaSuccess) return "";
+  return properties.name;
 }
 
 size_t estimated_device_bytes(const Model& m) {

@@ -1,38 +1,39 @@
 #pragma once
-// Small dense blocks (n x n row-major, n <= 16) for the block solvers of the CUDA backend, host
-// and device: LU with partial pivoting inside the block, and its solve.
+// Small dense blocks for the block solvers of the CUDA backend, host and device: LU with partial
+// pivoting inside the block, and its solve. A block is n x n row-major with leading dimension ld
+// (the n <= ld <= 16 unknowns of a node block, stored in slots padded to the largest block).
 #include <math.h>
 
 #include "catenary/core/host_device.hpp"
 
 namespace catenary::cuda {
 
-// In-place LU with partial pivoting of the n x n row-major block A (whole rows swapped, as
-// LAPACK's getrf); false at a zero pivot.
-CATENARY_HD bool lu_factor(double* A, int* piv, int n) {
+// In-place LU with partial pivoting of the n x n block A (whole rows swapped, as LAPACK's getrf);
+// false at a zero pivot.
+CATENARY_HD bool lu_factor(double* A, int* piv, int n, int ld) {
   for (int k = 0; k < n; ++k) {
     int p = k;
     for (int i = k + 1; i < n; ++i)
-      if (fabs(A[i * n + k]) > fabs(A[p * n + k])) p = i;
+      if (fabs(A[i * ld + k]) > fabs(A[p * ld + k])) p = i;
     piv[k] = p;
-    if (A[p * n + k] == 0.0) return false;
+    if (A[p * ld + k] == 0.0) return false;
     if (p != k)
       for (int j = 0; j < n; ++j) {
-        const double t = A[k * n + j];
-        A[k * n + j] = A[p * n + j];
-        A[p * n + j] = t;
+        const double t = A[k * ld + j];
+        A[k * ld + j] = A[p * ld + j];
+        A[p * ld + j] = t;
       }
     for (int i = k + 1; i < n; ++i) {
-      const double l = A[i * n + k] / A[k * n + k];
-      A[i * n + k] = l;
-      for (int j = k + 1; j < n; ++j) A[i * n + j] -= l * A[k * n + j];
+      const double l = A[i * ld + k] / A[k * ld + k];
+      A[i * ld + k] = l;
+      for (int j = k + 1; j < n; ++j) A[i * ld + j] -= l * A[k * ld + j];
     }
   }
   return true;
 }
 
 // x = A^-1 x with the LU of A; x holds n values `stride` apart (a vector, or a block's column).
-CATENARY_HD void lu_solve(const double* LU, const int* piv, double* x, int n, int stride) {
+CATENARY_HD void lu_solve(const double* LU, const int* piv, double* x, int n, int ld, int stride) {
   for (int k = 0; k < n; ++k)
     if (piv[k] != k) {
       const double t = x[k * stride];
@@ -40,10 +41,10 @@ CATENARY_HD void lu_solve(const double* LU, const int* piv, double* x, int n, in
       x[piv[k] * stride] = t;
     }
   for (int i = 0; i < n; ++i)
-    for (int j = 0; j < i; ++j) x[i * stride] -= LU[i * n + j] * x[j * stride];
+    for (int j = 0; j < i; ++j) x[i * stride] -= LU[i * ld + j] * x[j * stride];
   for (int i = n - 1; i >= 0; --i) {
-    for (int j = i + 1; j < n; ++j) x[i * stride] -= LU[i * n + j] * x[j * stride];
-    x[i * stride] /= LU[i * n + i];
+    for (int j = i + 1; j < n; ++j) x[i * stride] -= LU[i * ld + j] * x[j * stride];
+    x[i * stride] /= LU[i * ld + i];
   }
 }
 

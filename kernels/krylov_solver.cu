@@ -38,10 +38,11 @@ constexpr double kTolerance = 1e-12;  // on |b - A x| / |b|
 struct FactorBlock {
   double* blocks;
   int* piv;
+  const int* size;
   int B;
   int* singular;
   CATENARY_HD void operator()(int k) const {
-    if (!lu_factor(blocks + static_cast<size_t>(k) * B * B, piv + k * B, B)) *singular = k + 1;
+    if (!lu_factor(blocks + static_cast<size_t>(k) * B * B, piv + k * B, size[k], B)) *singular = k + 1;
   }
 };
 
@@ -49,9 +50,12 @@ struct FactorBlock {
 struct ApplyBlock {
   const double* blocks;
   const int* piv;
+  const int* size;
   int B;
   double* z;
-  CATENARY_HD void operator()(int k) const { lu_solve(blocks + static_cast<size_t>(k) * B * B, piv + k * B, z + k * B, B, 1); }
+  CATENARY_HD void operator()(int k) const {
+    lu_solve(blocks + static_cast<size_t>(k) * B * B, piv + k * B, z + k * B, size[k], B, 1);
+  }
 };
 
 struct LinearCombination {
@@ -79,12 +83,11 @@ class GmresSolver : public CsrSolver {
         if (layout.block_of[cols[s]] == layout.block_of[row])
           destination[s] = static_cast<int>(layout.entry(layout.block_of[row], row, cols[s]));
     const std::vector<int>& to_block = layout.vector_index;
-    const std::vector<int>& padding = layout.padding;
     const size_t bb = static_cast<size_t>(B_) * B_;
     nonzeros_ = nonzeros;
     destination_ = Ints(destination.begin(), destination.end());
     to_block_ = Ints(to_block.begin(), to_block.end());
-    padding_ = Ints(padding.begin(), padding.end());
+    block_size_ = Ints(layout.size.begin(), layout.size.end());
     blocks_data_ = Doubles(bb * blocks_, 0.0);
     pivots_ = Ints(static_cast<size_t>(blocks_) * B_, 0);
     singular_ = Ints(1, 0);
@@ -94,10 +97,12 @@ class GmresSolver : public CsrSolver {
     block_work_ = Doubles(static_cast<size_t>(blocks_) * B_, 0.0);
   }
 
+  long iterations() const override { return iterations_; }
+
   size_t workspace_bytes() const override {
     return sizeof(double) * (static_cast<size_t>(B_) * B_ * blocks_ + static_cast<size_t>(kRestart + 3) * size_ +
                              static_cast<size_t>(B_) * blocks_) +
-           sizeof(int) * (static_cast<size_t>(nonzeros_) + 2 * static_cast<size_t>(size_));
+           sizeof(int) * (static_cast<size_t>(nonzeros_) + size_ + static_cast<size_t>(B_ + 1) * blocks_);
   }
 
   void factorize(const double* values) override {
@@ -106,10 +111,9 @@ class GmresSolver : public CsrSolver {
     values_ = values;
     thrust::fill(policy, blocks_data_.begin(), blocks_data_.end(), 0.0);
     thrust::for_each(policy, first, first + nonzeros_, ScatterValues{raw<int>(destination_), values, raw<double>(blocks_data_)});
-    thrust::for_each(policy, padding_.begin(), padding_.end(), SetOne{raw<double>(blocks_data_)});
     thrust::fill(policy, singular_.begin(), singular_.end(), 0);
     thrust::for_each(policy, first, first + blocks_,
-                     FactorBlock{raw<double>(blocks_data_), raw<int>(pivots_), B_, raw<int>(singular_)});
+                     FactorBlock{raw<double>(blocks_data_), raw<int>(pivots_), raw<int>(block_size_), B_, raw<int>(singular_)});
     const int singular = singular_[0];
     if (singular != 0)
       throw SimulationError("GMRES: the preconditioner's block " + std::to_string(singular - 1) + " is singular");
@@ -159,6 +163,7 @@ class GmresSolver : public CsrSolver {
         g[j + 1] = -sn[j] * g[j];
         g[j] = cs[j] * g[j];
         used = j + 1;
+        ++iterations_;
         if (std::fabs(g[j + 1]) <= kTolerance * b_norm || h_next == 0.0) break;
       }
       // y = H^-1 g (upper triangular), x += M^-1 (V y)
@@ -208,16 +213,18 @@ class GmresSolver : public CsrSolver {
     thrust::fill(Space::policy(), block_work_.begin(), block_work_.end(), 0.0);
     thrust::for_each(Space::policy(), first, first + size_, ScatterAt{raw<int>(to_block_), v, raw<double>(block_work_)});
     thrust::for_each(Space::policy(), first, first + blocks_,
-                     ApplyBlock{raw<double>(blocks_data_), raw<int>(pivots_), B_, raw<double>(block_work_)});
+                     ApplyBlock{raw<double>(blocks_data_), raw<int>(pivots_), raw<int>(block_size_), B_,
+                                raw<double>(block_work_)});
     thrust::for_each(Space::policy(), first, first + size_, GatherAt{raw<int>(to_block_), raw<double>(block_work_), z});
   }
 
 
   const BlockLayout layout_;
   int blocks_, B_, size_ = 0, nonzeros_ = 0;
+  long iterations_ = 0;
   const int *row_ptr_ = nullptr, *col_index_ = nullptr;
   const double* values_ = nullptr;
-  Ints destination_, to_block_, padding_, pivots_, singular_;
+  Ints destination_, to_block_, block_size_, pivots_, singular_;
   Doubles blocks_data_, basis_, w_, z_, block_work_;
 };
 

@@ -5,16 +5,21 @@
 #include <thrust/device_vector.h>
 #include <thrust/execution_policy.h>
 #include <thrust/host_vector.h>
+#include <thrust/system/cuda/execution_policy.h>
 
 #include <algorithm>
 #include <vector>
 
 namespace catenary::cuda {
 
+// Device loops are queued without a host wait after each (par_nosync): the backend's kernels all
+// run in order on the default stream, and every host read (a copy back, a reduction's value, a
+// stage's timing) synchronizes. A block solver's level loop thus costs one launch per kernel,
+// not one launch and one wait.
 struct DeviceSpace {
   template <class T>
   using Array = thrust::device_vector<T>;
-  static auto policy() { return thrust::device; }
+  static auto policy() { return thrust::cuda::par_nosync; }
   static constexpr bool on_device = true;
 };
 

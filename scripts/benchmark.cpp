@@ -1,12 +1,20 @@
 // Solver benchmark: the falling cable pendulum (the model of tests/test_dynamics.cpp) for a range
 // of element counts, fixed HHT step, timing run_dynamic and the backend's stages.
 //
-//   catenary_benchmark [--backend cpu|cuda] [--solver auto|block_tridiagonal|sparse_qr|krylov] [--steps S]
+//   catenary_benchmark [--backend cpu|cuda|cuda-host] [--solver auto|block_tridiagonal|sparse_qr|krylov] [--steps S]
 //                      [--large-steps S2] [--large-from N]
 //                      [--csv FILE] [n ...]
 //
 // On the CUDA backend, cuSOLVER's batched QR factorizes and solves in one call: its time is
 // reported as factorization. Block cyclic reduction (the default for these chains) reports both.
+// cuda-host runs the CUDA backend's code on the host (Thrust's host system, UMFPACK for the QR):
+// not a speed figure for the GPU, but the same algorithms, e.g. GMRES's iteration counts.
+//
+// Besides times it prints: Krylov iterations per Newton iteration (GMRES only); the element
+// stage's achieved bandwidth, element_pass_bytes over the element time, and on the device its
+// fraction of the peak (memory clock x bus width); the peak memory: on the device the backend's
+// largest use sampled at stage ends (Backend::timings), on the host the process's peak resident
+// set so far (getrusage; sizes run in the order given, so ascending sizes give each its own).
 //
 // With --sweep E, each n is instead a number of copies of an E-element cable run as one batch
 // (merge_models, as a case file's "sweep" runs): the sweep benchmark; steps per second of the
@@ -24,6 +32,7 @@
 // run_dynamic includes the consistent initial state (one assembly, one factorization, solves),
 // which is amortised over the steps in every per-step figure.
 #include <omp.h>
+#include <sys/resource.h>
 
 #include <chrono>
 #include <cmath>
@@ -39,6 +48,9 @@
 #include "catenary/model/builders.hpp"
 #include "catenary/model/model_merge.hpp"
 #include "catenary/model/reference_models.hpp"
+#ifdef CATENARY_WITH_CUDA
+#include "catenary/kernels/cuda_backend.hpp"
+#endif
 
 using namespace catenary;
 
@@ -55,8 +67,29 @@ struct Row {
   long steps = 0, iterations = 0, factorizations = 0;
   double setup_ms = 0, wall_ms = 0;  // totals
   double element_ms = 0, assembly_ms = 0, factorization_ms = 0, solve_ms = 0;  // totals
+  double element_bytes = 0;
+  long linear_iterations = 0;
+  double peak_mib = 0;
   std::string status;
 };
+
+double peak_resident_mib() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_maxrss / 1024.0;  // kilobytes on Linux
+}
+
+// "cpu", "cuda" (the device) or "cuda-host" (the CUDA backend's code on the host).
+std::unique_ptr<Backend> make_benchmark_backend(const std::string& name, const Model& m, LinearSolverChoice solver) {
+  if (name == "cuda-host") {
+#ifdef CATENARY_WITH_CUDA
+    return cuda::make_cuda_backend_on_host(m, solver);
+#else
+    throw BackendUnavailable("cuda-host needs a build with CATENARY_CUDA=ON");
+#endif
+  }
+  return make_backend(parse_backend_choice(name), m, solver).backend;
+}
 
 // n elements, or with sweep_elements > 0 n copies of a sweep_elements-element cable.
 Model benchmark_model(int n, int sweep_elements) {
@@ -67,12 +100,12 @@ Model benchmark_model(int n, int sweep_elements) {
   return merge_models(copies, ranges);
 }
 
-Row run_one(BackendChoice choice, LinearSolverChoice solver, int n, int steps, int sweep_elements) {
+Row run_one(const std::string& backend_name, LinearSolverChoice solver, int n, int steps, int sweep_elements) {
   Row r;
   r.n = n;
   const auto t_setup = Clock::now();
   const Model m = benchmark_model(n, sweep_elements);
-  const std::unique_ptr<Backend> backend_holder = make_backend(choice, m, solver).backend;
+  const std::unique_ptr<Backend> backend_holder = make_benchmark_backend(backend_name, m, solver);
   Backend& backend = *backend_holder;
   System sys(m, backend);
   r.setup_ms = 1e3 * seconds_since(t_setup);
@@ -107,14 +140,17 @@ Row run_one(BackendChoice choice, LinearSolverChoice solver, int n, int steps, i
   r.factorization_ms = 1e3 * (after.factorization - before.factorization);
   r.solve_ms = 1e3 * (after.solve - before.solve);
   r.factorizations = after.factorizations - before.factorizations;
+  r.element_bytes = after.element_bytes - before.element_bytes;
+  r.linear_iterations = after.linear_iterations - before.linear_iterations;
+  r.peak_mib = backend_name == "cuda" ? after.peak_device_bytes / 1048576.0 : peak_resident_mib();
   return r;
 }
 
 void usage() {
   std::fprintf(stderr,
-               "usage: catenary_benchmark [--backend cpu|cuda] [--steps S] [--large-steps S2] [--large-from N] "
+               "usage: catenary_benchmark [--backend cpu|cuda|cuda-host] [--steps S] [--large-steps S2] [--large-from N] "
                "[--csv FILE] [n ...]\n"
-               "  --backend: cpu (default) or cuda\n"
+               "  --backend: cpu (default), cuda, or cuda-host (the CUDA backend's code run on the host)\n"
                "  --solver: the CUDA backend's linear solver: auto (default), block_tridiagonal, sparse_qr or krylov\n"
                "  n: element counts (default 8 16 32 ... 16384)\n"
                "  --steps S: HHT steps per run (default 50)\n"
@@ -160,7 +196,6 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (large_steps <= 0) large_steps = steps;
-  BackendChoice choice;
   const LinearSolverChoice solver = solver_name == "block_tridiagonal" ? LinearSolverChoice::BlockTridiagonal
                                     : solver_name == "sparse_qr"       ? LinearSolverChoice::SparseQr
                                     : solver_name == "krylov"          ? LinearSolverChoice::Krylov
@@ -170,8 +205,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    choice = parse_backend_choice(backend_name);
-    make_backend(choice, falling_cable_pendulum(2));  // fails early, with the reason, if unusable
+    make_benchmark_backend(backend_name, falling_cable_pendulum(2), solver);  // fails early, with the reason
   } catch (const std::exception& e) {
     std::fprintf(stderr, "catenary_benchmark: %s\n", e.what());
     return 2;
@@ -189,37 +223,53 @@ int main(int argc, char** argv) {
     std::fprintf(csv,
                  "n,dofs,constraints,steps,newton_per_step,factorizations,wall_ms_per_step,ms_per_newton,"
                  "element_ms_per_step,assembly_ms_per_step,factorization_ms_per_step,solve_ms_per_step,"
-                 "other_ms_per_step,setup_ms,threads,backend,status\n");
+                 "other_ms_per_step,setup_ms,krylov_per_newton,element_gb_s,element_peak_fraction,peak_mib,threads,"
+                 "backend,status\n");
   }
 
   const int threads = omp_get_max_threads();
   std::printf("# falling cable pendulum, h = 1e-3 s, HHT alpha = -0.2, backend %s, OpenMP threads = %d\n",
               backend_name.c_str(), threads);
+  double peak_bandwidth = 0.0;  // bytes per second, known on the device only
+#ifdef CATENARY_WITH_CUDA
+  if (backend_name == "cuda") {
+    peak_bandwidth = cuda::peak_memory_bandwidth();
+    std::printf("# device %s, peak memory bandwidth %.0f GB/s\n", cuda::device_name().c_str(), peak_bandwidth / 1e9);
+  }
+#endif
+  std::printf("# kry/newton: GMRES iterations per Newton iteration; el GB/s: element stage bandwidth%s; peak MiB: %s\n",
+              peak_bandwidth > 0 ? " (and % of peak)" : "",
+              backend_name == "cuda" ? "device memory of the backend" : "process peak resident set");
   if (sweep_elements > 0)
     std::printf("# sweep: n = copies of a %d-element cable run as one batch\n", sweep_elements);
   std::printf("# per-step times in ms; other = wall - (element + assembly + factorization + solve)\n");
-  std::printf("%7s %8s %6s %7s %10s %10s %9s %9s %9s %9s %9s %10s\n", "n", "dofs", "steps", "it/step",
-              "wall/step", "ms/newton", "element", "assembly", "factor", "solve", "other", "setup_ms");
+  std::printf("%7s %8s %6s %7s %10s %10s %9s %9s %9s %9s %9s %10s %10s %9s %6s %9s\n", "n", "dofs", "steps",
+              "it/step", "wall/step", "ms/newton", "element", "assembly", "factor", "solve", "other", "setup_ms",
+              "kry/newton", "el GB/s", "%peak", "peak MiB");
   int failures = 0;
   for (int n : sizes) {
     const int s = n >= large_from ? large_steps : steps;
-    const Row r = run_one(choice, solver, n, s, sweep_elements);
+    const Row r = run_one(backend_name, solver, n, s, sweep_elements);
     const double k = r.steps > 0 ? 1.0 / r.steps : 0.0;
     const double it = r.iterations * k, wall = r.wall_ms * k;
     const double per_newton = r.iterations > 0 ? r.wall_ms / r.iterations : 0.0;
     const double el = r.element_ms * k, as = r.assembly_ms * k, fa = r.factorization_ms * k, so = r.solve_ms * k;
     const double other = wall - (el + as + fa + so);
-    std::printf("%7d %8d %6ld %7.3f %10.3f %10.3f %9.3f %9.3f %9.3f %9.3f %9.3f %10.2f%s\n", r.n, r.dofs,
-                r.steps, it, wall, per_newton, el, as, fa, so, other, r.setup_ms,
-                r.status == "ok" ? "" : ("  " + r.status).c_str());
+    const double krylov = r.iterations > 0 ? static_cast<double>(r.linear_iterations) / r.iterations : 0.0;
+    const double gb_s = r.element_ms > 0 ? r.element_bytes / (1e-3 * r.element_ms) / 1e9 : 0.0;
+    const double fraction = peak_bandwidth > 0 ? 1e9 * gb_s / peak_bandwidth : 0.0;
+    std::printf("%7d %8d %6ld %7.3f %10.3f %10.3f %9.3f %9.3f %9.3f %9.3f %9.3f %10.2f %10.2f %9.2f %6.1f %9.1f%s\n",
+                r.n, r.dofs, r.steps, it, wall, per_newton, el, as, fa, so, other, r.setup_ms, krylov, gb_s,
+                100 * fraction, r.peak_mib, r.status == "ok" ? "" : ("  " + r.status).c_str());
     std::fflush(stdout);
     if (csv) {
       std::string status = r.status;
       for (char& c : status)
         if (c == ',' || c == '\n') c = ';';
-      std::fprintf(csv, "%d,%d,%d,%ld,%.6f,%ld,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%d,%s,%s\n", r.n, r.dofs,
-                   r.constraints, r.steps, it, r.factorizations, wall, per_newton, el, as, fa, so, other,
-                   r.setup_ms, threads, backend_name.c_str(), status.c_str());
+      std::fprintf(csv, "%d,%d,%d,%ld,%.6f,%ld,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.3f,%d,%s,%s\n",
+                   r.n, r.dofs, r.constraints, r.steps, it, r.factorizations, wall, per_newton, el, as, fa, so,
+                   other, r.setup_ms, krylov, gb_s, fraction, r.peak_mib, threads, backend_name.c_str(),
+                   status.c_str());
       std::fflush(csv);
     }
     if (r.status != "ok") ++failures;

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Builds the solver benchmark (Release) and runs it R times; prints the median of every column per n.
 #
-#   scripts/benchmark.sh [-B cpu|cuda] [-L SOLVER] [-r REPS] [-t THREADS] [-s STEPS] [-b BUILD_DIR] [-o OUT_DIR]
+#   scripts/benchmark.sh [-B cpu|cuda|cuda-host] [-L SOLVER] [-r REPS] [-t THREADS] [-s STEPS] [-b BUILD_DIR] [-o OUT_DIR]
 #                        [--no-build] [-- n ...]
 #
-#   -B BACKEND    cpu (default) or cuda (builds with CUDA for sm_90, the H100/H200)
+#   -B BACKEND    cpu (default) or cuda (builds with CUDA for sm_90, the H100/H200); cuda-host
+#                 runs the CUDA backend's code on the host (same build as cuda; algorithms, not speed)
 #   -L SOLVER     the CUDA backend's linear solver: auto (default), block_tridiagonal, sparse_qr or krylov
 #   -S ELEMENTS   sweep benchmark: each n is a number of copies of an ELEMENTS-element cable run
 #                 as one batch
@@ -49,8 +50,8 @@ done
 
 case "$backend" in
   cpu) cuda_flags=(-DCATENARY_CUDA=OFF); : "${build_dir:=build-bench}" ;;
-  cuda) cuda_flags=(-DCATENARY_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90); : "${build_dir:=build-bench-cuda}" ;;
-  *) echo "unknown backend '$backend' (cpu or cuda)" >&2; exit 2 ;;
+  cuda|cuda-host) cuda_flags=(-DCATENARY_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90); : "${build_dir:=build-bench-cuda}" ;;
+  *) echo "unknown backend '$backend' (cpu, cuda or cuda-host)" >&2; exit 2 ;;
 esac
 : "${out_dir:=results/${backend}_benchmark}"
 if [[ $build -eq 1 ]]; then
@@ -85,8 +86,9 @@ for f in files:
             rows[n].append(r)
 cols = ["newton_per_step", "wall_ms_per_step", "ms_per_newton", "element_ms_per_step",
         "assembly_ms_per_step", "factorization_ms_per_step", "solve_ms_per_step",
-        "other_ms_per_step", "setup_ms"]
-short = ["it/step", "wall/step", "ms/newton", "element", "assembly", "factor", "solve", "other", "setup_ms"]
+        "other_ms_per_step", "setup_ms", "krylov_per_newton", "element_gb_s", "element_peak_fraction", "peak_mib"]
+short = ["it/step", "wall/step", "ms/newton", "element", "assembly", "factor", "solve", "other", "setup_ms",
+         "kry/newton", "el GB/s", "peak frac", "peak MiB"]
 print(f"# medians of {len(files)} repetitions, per-step times in ms")
 print(f"{'n':>7} {'dofs':>8} {'steps':>6} " + " ".join(f"{s:>10}" for s in short) + "  status")
 with open(out, "w") as fh:

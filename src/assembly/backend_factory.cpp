@@ -23,10 +23,7 @@ std::unique_ptr<Backend> make_cuda(const Model& m, LinearSolverChoice solver) {
 #ifdef CATENARY_WITH_CUDA
   std::string why;
   if (!cuda::device_available(why)) throw BackendUnavailable("the CUDA backend cannot run: " + why);
-  return cuda::make_cuda_backend(m, solver == LinearSolverChoice::BlockTridiagonal ? cuda::LinearSolver::BlockTridiagonal
-                                    : solver == LinearSolverChoice::SparseQr      ? cuda::LinearSolver::SparseQr
-                                    : solver == LinearSolverChoice::Krylov        ? cuda::LinearSolver::Krylov
-                                                                                  : cuda::LinearSolver::Auto);
+  return cuda::make_cuda_backend(m, solver);
 #else
   (void)m;
   (void)solver;

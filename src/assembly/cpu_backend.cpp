@@ -97,6 +97,7 @@ double CpuBackend::evaluate_elements(const Eigen::VectorXd& q, const Eigen::Vect
     element_newton_matrix<D>(out, &el.scalar_mass[16 * static_cast<size_t>(e)], c,
                              &local_matrices_[static_cast<size_t>(nl) * nl * e]);
   }
+  timings_.element_bytes += element_pass_bytes<D>(ne, q.size(), jacobian);
   return energy;
 }
 

@@ -44,9 +44,14 @@ class Vector {
 
 // Time spent in each stage since a backend was made (seconds), for the benchmarks. The CUDA
 // backend's stages end with the device synchronized, so these are device times too.
+// Alongside, the counters the benchmark turns into rates: element-pass traffic, Krylov
+// iterations, and (CUDA) the backend's device memory.
 struct StageTimings {
   double element = 0.0, assembly = 0.0, factorization = 0.0, solve = 0.0;
   long factorizations = 0;
+  double element_bytes = 0.0;    // bytes the element passes read and wrote (element_pass_bytes)
+  long linear_iterations = 0;    // iterations of an iterative linear solver (0 for direct ones)
+  size_t peak_device_bytes = 0;  // CUDA: device memory the backend held, largest seen at a stage's end
 };
 
 class Backend {

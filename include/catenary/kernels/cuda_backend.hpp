@@ -8,12 +8,18 @@
 #include <Eigen/SparseCore>
 
 #include "catenary/assembly/backend.hpp"
+#include "catenary/model/case.hpp"
 #include "catenary/model/model.hpp"
 
 namespace catenary::cuda {
 
 // True if a CUDA device can be used; otherwise `why` says what is missing (no driver, no device).
 bool device_available(std::string& why);
+
+// The current device's peak memory bandwidth in bytes per second (memory clock x bus width,
+// double data rate), and its name; 0 and "" when no device can be asked.
+double peak_memory_bandwidth();
+std::string device_name();
 
 // Device memory the CUDA backend needs for a model, without the sparse QR factor (whose size
 // cuSOLVER reports after its analysis): about 9 kB per element of the 3D cable, 4 kB of it
@@ -23,12 +29,13 @@ bool device_available(std::string& why);
 // pinned end's three rows widen every block, as blocks are padded to the largest).
 size_t estimated_device_bytes(const Model& m);
 
-// The linear solver of the CUDA backend. BlockTridiagonal (block cyclic reduction,
-// kernels/block_tridiagonal_solver.cu) needs a chain model (assembly/block_chain_ordering.hpp);
-// SparseQr is cuSOLVER's sparse QR in AMD order (UMFPACK in the host build), for any model;
-// Auto takes the first that fits the model. Krylov (GMRES with block-Jacobi over the node
-// blocks, kernels/krylov_solver.cu) is chosen only when asked: it suits small time steps.
-enum class LinearSolver { Auto, BlockTridiagonal, SparseQr, Krylov };
+// The linear solver of the CUDA backend (the case file's analysis.linear_solver). BlockTridiagonal
+// (block cyclic reduction, kernels/block_tridiagonal_solver.cu) needs a chain model
+// (assembly/block_chain_ordering.hpp); SparseQr is cuSOLVER's sparse QR in AMD order (UMFPACK in
+// the host build), for any model; Auto takes the first that fits the model. Krylov (GMRES with
+// block-Jacobi over the node blocks, kernels/krylov_solver.cu) is chosen only when asked: it suits
+// small time steps.
+using LinearSolver = LinearSolverChoice;
 
 // The CUDA backend of a model: element kernels, device assembly, the chosen solver. Throws
 // BackendUnavailable when the model does not fit in the free device memory (checked with the

@@ -18,6 +18,8 @@ class CsrSolver {
   virtual void factorize(const double* values) = 0;
   // x = A^-1 rhs with the last factorization.
   virtual void solve(const double* rhs, double* x) = 0;
+  // Iterations of all solves so far (iterative solvers; a direct solver has none).
+  virtual long iterations() const { return 0; }
 };
 
 // UMFPACK on host CSR arrays: stands in for cuSOLVER when the CUDA backend's code runs on the host.
