@@ -5,16 +5,18 @@
 // QR does not exploit the band, and cuDSS is not part of the toolkit.
 //
 // Blocks are stored row-major in B x B slots (B: the largest block), each using only its own
-// size (a pinned end's constraint rows make one block 9 x 9 and leave the others 6 x 6): D_k (diagonal), L_k (coupling to block k - 1), U_k (to k + 1). Level l
-// works on the chain of blocks k 2^l; its odd members are eliminated in parallel (one thread per
-// block), which couples their even neighbours:
-//   D_k -= L_k D_{k-1}^-1 U_{k-1} + U_k D_{k+1}^-1 L_{k+1},
-//   L_k  = -L_k D_{k-1}^-1 L_{k-1},   U_k = -U_k D_{k+1}^-1 U_{k+1},
+// size (a pinned end's constraint rows make one block 9 x 9 and leave the others 6 x 6): D_k
+// (diagonal), L_k (coupling to block k - 1), U_k (to k + 1). Level l works on the chain of blocks
+// k 2^l. Its odd members are eliminated in parallel (one thread per block): each factorizes its D
+// and replaces its couplings by L'_k = D_k^-1 L_k and U'_k = D_k^-1 U_k; then each even member
+// folds in its odd neighbours:
+//   D_k -= L_k U'_{k-1} + U_k L'_{k+1},   L_k = -L_k L'_{k-1},   U_k = -U_k U'_{k+1},
 // until one block is left: log2(N) levels of O(N / 2^l) independent small dense operations. An
-// eliminated block's D (as its LU), L and U are never touched again, and the even blocks' L and
-// U of each level are saved, which is all the solve's forward and backward sweeps need. Each
-// block is factorized with partial pivoting inside the block (the diagonal blocks of a saddle-point
-// matrix carry constraint rows with zero diagonal).
+// eliminated block's D (as its LU), L' and U' are never touched again, and the even members' L
+// and U of each level are saved: all the solve's sweeps need. Forward: y_k = D_k^-1 r_k for the
+// odd members, r_k -= L_k y_{k-1} + U_k y_{k+1} for the even ones, level by level; backward:
+// x_k = y_k - L'_k x_{k-1} - U'_k x_{k+1}. Each block is factorized with partial pivoting inside
+// the block (the diagonal blocks of a saddle-point matrix carry constraint rows with zero diagonal).
 #include <thrust/copy.h>
 #include <thrust/fill.h>
 #include <thrust/for_each.h>
@@ -78,36 +80,37 @@ struct Blocks {
   CATENARY_HD double* at(double* base, int block) const { return base + static_cast<size_t>(block) * B * B; }
 };
 
-// Factor the odd members' diagonal blocks.
+// Factor the odd members' diagonal blocks and premultiply their couplings: L' = D^-1 L, U' = D^-1 U.
 struct FactorOdd {
   Blocks b;
   Level level;
   int* singular;
   CATENARY_HD void operator()(int j) const {
-    const int block = (2 * j + 1) * level.stride;
-    if (!lu_factor(b.at(b.D, block), b.piv + block * b.B, b.size[block], b.B)) *singular = block + 1;
+    const int k = 2 * j + 1, ld = b.B, block = k * level.stride, n = b.size[block];
+    double* LU = b.at(b.D, block);
+    int* piv = b.piv + block * ld;
+    if (!lu_factor(LU, piv, n, ld)) {
+      *singular = block + 1;
+      return;
+    }
+    const int left = b.size[(k - 1) * level.stride];
+    for (int c = 0; c < left; ++c) lu_solve(LU, piv, b.at(b.L, block) + c, n, ld, ld);
+    if (k + 1 < level.count) {
+      const int right = b.size[(k + 1) * level.stride];
+      for (int c = 0; c < right; ++c) lu_solve(LU, piv, b.at(b.U, block) + c, n, ld, ld);
+    }
   }
 };
 
-// Eliminates the odd neighbour `nb` from an even member (`member`) with coupling C to it (the
-// member's saved L for the left neighbour, U for the right): D -= C D_nb^-1 (nb's coupling back
-// toward the member), and the member's coupling past nb to `far` (-1: none), out, -= C D_nb^-1
-// (nb's coupling away from it).
+// Folds the eliminated odd neighbour `nb` into an even member `member` whose coupling to it is C
+// (the member's saved L for the left neighbour, U for the right): D -= C (nb's premultiplied
+// coupling back toward the member), and the member's coupling past nb to `far` (-1: none),
+// out, -= C (nb's premultiplied coupling away from it).
 CATENARY_HD void fold_neighbour(const Blocks& b, int member, int nb, int far, double* toward, double* away,
-                                const double* C, double* D, double* out, double* T) {
+                                const double* C, double* D, double* out) {
   const int ld = b.B, m = b.size[member], n = b.size[nb];
-  const double* LU = b.at(b.D, nb);
-  const int* piv = b.piv + nb * ld;
-  for (int i = 0; i < n; ++i)
-    for (int c = 0; c < m; ++c) T[i * ld + c] = b.at(toward, nb)[i * ld + c];
-  for (int c = 0; c < m; ++c) lu_solve(LU, piv, T + c, n, ld, ld);
-  add_product(-1.0, C, T, D, m, n, m, ld);
-  if (far < 0) return;
-  const int f = b.size[far];
-  for (int i = 0; i < n; ++i)
-    for (int c = 0; c < f; ++c) T[i * ld + c] = b.at(away, nb)[i * ld + c];
-  for (int c = 0; c < f; ++c) lu_solve(LU, piv, T + c, n, ld, ld);
-  add_product(-1.0, C, T, out, m, n, f, ld);
+  add_product(-1.0, C, b.at(toward, nb), D, m, n, m, ld);
+  if (far >= 0) add_product(-1.0, C, b.at(away, nb), out, m, n, b.size[far], ld);
 }
 
 // Fold the eliminated odd neighbours into the even members (see the file header).
@@ -121,12 +124,10 @@ struct UpdateEven {
     double* U = b.at(b.U, block);
     double* sL = b.at(b.saved_L, level.save_offset + j);
     double* sU = b.at(b.saved_U, level.save_offset + j);
-    for (int i = 0; i < nn; ++i) sL[i] = L[i], sU[i] = U[i];
-    double T[kMaxBlock * kMaxBlock];
-    for (int i = 0; i < nn; ++i) L[i] = U[i] = 0.0;
-    if (k > 0) fold_neighbour(b, block, (k - 1) * stride, k >= 2 ? (k - 2) * stride : -1, b.U, b.L, sL, D, L, T);
+    for (int i = 0; i < nn; ++i) sL[i] = L[i], sU[i] = U[i], L[i] = U[i] = 0.0;
+    if (k > 0) fold_neighbour(b, block, (k - 1) * stride, k >= 2 ? (k - 2) * stride : -1, b.U, b.L, sL, D, L);
     if (k + 1 < level.count)
-      fold_neighbour(b, block, (k + 1) * stride, k + 2 < level.count ? (k + 2) * stride : -1, b.L, b.U, sU, D, U, T);
+      fold_neighbour(b, block, (k + 1) * stride, k + 2 < level.count ? (k + 2) * stride : -1, b.L, b.U, sU, D, U);
   }
 };
 
@@ -164,23 +165,23 @@ struct ReduceEven {
   }
 };
 
-// Backward sweep, odd members: x_k = D_k^-1 (r_k - L_k x_{k-1} - U_k x_{k+1}).
+// Backward sweep, odd members: x_k = y_k - L'_k x_{k-1} - U'_k x_{k+1} (y_k = D_k^-1 r_k of the
+// forward sweep).
 struct BackSubstituteOdd {
   Blocks b;
   Level level;
-  const double* r;
+  const double* y;
   double* x;
   CATENARY_HD void operator()(int j) const {
     const int k = 2 * j + 1, ld = b.B, stride = level.stride, block = k * stride, n = b.size[block];
     const int left = (k - 1) * stride;
     double* xb = x + block * ld;
-    for (int i = 0; i < n; ++i) xb[i] = r[block * ld + i];
+    for (int i = 0; i < n; ++i) xb[i] = y[block * ld + i];
     add_product_vector(-1.0, b.at(b.L, block), x + left * ld, xb, n, b.size[left], ld);
     if (k + 1 < level.count) {
       const int right = (k + 1) * stride;
       add_product_vector(-1.0, b.at(b.U, block), x + right * ld, xb, n, b.size[right], ld);
     }
-    lu_solve(b.at(b.D, block), b.piv + block * ld, xb, n, ld, 1);
   }
 };
 
@@ -292,7 +293,7 @@ class BlockTridiagonalSolver : public CsrSolver {
     thrust::for_each(policy, first, first + 1, SolveTop{b, raw<double>(r_), raw<double>(x_)});
     for (auto level = levels_.rbegin(); level != levels_.rend(); ++level)
       thrust::for_each(policy, first, first + level->count / 2,
-                       BackSubstituteOdd{b, *level, raw<double>(r_), raw<double>(x_)});
+                       BackSubstituteOdd{b, *level, raw<double>(y_), raw<double>(x_)});
     thrust::for_each(policy, first, first + size_, GatherAt{raw<int>(rhs_index_), raw<double>(x_), x});
   }
 
