@@ -9,8 +9,12 @@
 
 namespace catenary::cuda {
 
-// One element: gathers its coordinates and velocities, evaluates forces (and the local Newton
-// matrix c_m M + c_k K + c_d D when asked) and writes them to its local slots.
+// One shape function of one element per thread (t = 4 e + k): gathers the element's coordinates
+// and velocities, evaluates the force rows of shape function k (and those rows of the local Newton
+// matrix c_m M + c_k K + c_d D when asked) and writes them to the element's local slots; the
+// k = 0 thread writes the energy. Four threads per element repeat the quadrature-point geometry,
+// but each holds 3 + 36 results rather than a whole element's 12 + 144, and together they write
+// the element's slots as four adjacent runs.
 template <int D>
 struct ElementPass {
   static constexpr int kLocal = 4 * D;
@@ -22,19 +26,21 @@ struct ElementPass {
   bool jacobian;
   double *local_forces, *local_matrices, *energy;
 
-  CATENARY_HD void operator()(int e) const {
+  CATENARY_HD void operator()(int t) const {
+    const int e = t / 4, shape = t % 4;
     double qe[kLocal], ve[kLocal];
     for (int i = 0; i < kLocal; ++i) {
       const int g = local_to_global_dof(node_a[e], node_b[e], 2 * D, i);
       qe[i] = q[g];
       ve[i] = v[g];
     }
-    ElementEvaluation<D> out;
-    evaluate_element<D>(properties[e], reference + kLocal * e, qe, ve, jacobian, out);
-    for (int i = 0; i < kLocal; ++i) local_forces[kLocal * e + i] = out.force[i];
-    energy[e] = out.energy;
+    ElementEvaluation<D, 1> out;
+    evaluate_element<D>(properties[e], reference + kLocal * e, qe, ve, jacobian, out, newton_jacobian_weights(c), shape);
+    for (int i = 0; i < D; ++i) local_forces[kLocal * e + shape * D + i] = out.force[i];
+    if (shape == 0) energy[e] = out.energy;
     if (jacobian)
-      element_newton_matrix<D>(out, scalar_mass + 16 * e, c, local_matrices + static_cast<size_t>(kLocal) * kLocal * e);
+      element_newton_matrix<D>(out, scalar_mass + 16 * e, c,
+                               local_matrices + static_cast<size_t>(kLocal) * (kLocal * e + shape * D));
   }
 };
 

@@ -314,7 +314,7 @@ class CudaBackend : public Backend {
   template <int D>
   void element_pass_of(const Vector& q, const Vector& v, bool jacobian, const NewtonMatrixCoefficients& c) {
     const thrust::counting_iterator<int> first(0);
-    thrust::for_each(Space::policy(), first, first + elements_,
+    thrust::for_each(Space::policy(), first, first + 4 * elements_,  // a thread per shape function
                      ElementPass<D>{raw<ElementProperties>(properties_), raw<double>(reference_), raw<double>(scalar_mass_),
                                     raw<int>(node_a_), raw<int>(node_b_), raw<double>(array(q)), raw<double>(array(v)),
                                     c, jacobian, raw<double>(local_forces_), raw<double>(local_matrices_),

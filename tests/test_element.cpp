@@ -60,8 +60,9 @@ void check_jacobian(bool curved, double eta) {
       e[i] = ref[i] + 0.2 * U(rng);
       ed[i] = U(rng);
     }
-    ElementEvaluation<D> base;
+    ElementEvaluation<D> base, damping;  // K, and D alone
     evaluate_element<D>(p, ref, e, ed, true, base);
+    evaluate_element<D>(p, ref, e, ed, true, damping, JacobianWeights{0.0, 1.0});
     double max_err = 0.0, max_K = 0.0, max_derr = 0.0, max_D = 0.0, gerr = 0.0, gmax = 0.0;
     for (int j = 0; j < n; ++j) {
       Vec<n> df;
@@ -71,16 +72,16 @@ void check_jacobian(bool curved, double eta) {
       // with eta = 0.
       central_difference<D>(p, ref, e, ed, j, false, df, dU);
       for (int i = 0; i < n; ++i) {
-        max_err = std::max(max_err, std::fabs(df[i] - base.stiffness(i, j)));
-        max_K = std::max(max_K, std::fabs(base.stiffness(i, j)));
+        max_err = std::max(max_err, std::fabs(df[i] - base.jacobian(i, j)));
+        max_K = std::max(max_K, std::fabs(base.jacobian(i, j)));
       }
       gerr = std::max(gerr, std::fabs(dU - base.force[j]));
       gmax = std::max(gmax, std::fabs(base.force[j]));
       // The damping matrix is the exact derivative of the force with respect to velocities.
       central_difference<D>(p, ref, e, ed, j, true, df, dU);
       for (int i = 0; i < n; ++i) {
-        max_derr = std::max(max_derr, std::fabs(df[i] - base.damping(i, j)));
-        max_D = std::max(max_D, std::fabs(base.damping(i, j)));
+        max_derr = std::max(max_derr, std::fabs(df[i] - damping.jacobian(i, j)));
+        max_D = std::max(max_D, std::fabs(damping.jacobian(i, j)));
       }
     }
     INFO("D = " << D << " curved = " << curved << " trial " << trial);
@@ -182,4 +183,46 @@ TEST_CASE("unstressed element has no force under rigid motion", "[element]") {
   SECTION("planar, curved") { check_rigid_motion<2>(true); }
   SECTION("spatial, straight") { check_rigid_motion<3>(false); }
   SECTION("spatial, curved") { check_rigid_motion<3>(true); }
+}
+
+// The CUDA kernel evaluates one shape function's rows per thread, with the Newton matrix's
+// weights folded into one Jacobian: both must equal the whole element's K and D (checked above
+// against finite differences) combined.
+template <int D>
+void check_rows_and_weights() {
+  constexpr int n = 4 * D;
+  std::mt19937 rng(3 + D);
+  std::uniform_real_distribution<double> U(-1.0, 1.0);
+  const ElementProperties p{0.7, 3.0e3, 2.0, 1.5, 0.02};
+  double ref[n], e[n], ed[n];
+  straight_reference<D>(p.length, ref);
+  for (int i = 0; i < n; ++i) ref[i] += 0.05 * U(rng);  // curved reference
+  for (int i = 0; i < n; ++i) e[i] = ref[i] + 0.2 * U(rng), ed[i] = U(rng);
+  const JacobianWeights w{0.7, 130.0};
+  ElementEvaluation<D> K, Dm, whole;
+  evaluate_element<D>(p, ref, e, ed, true, K, JacobianWeights{1.0, 0.0});
+  evaluate_element<D>(p, ref, e, ed, true, Dm, JacobianWeights{0.0, 1.0});
+  evaluate_element<D>(p, ref, e, ed, true, whole, w);
+  double scale = 0.0;
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) scale = std::max(scale, std::fabs(whole.jacobian(i, j)));
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j)
+      CHECK(std::fabs(whole.jacobian(i, j) - (w.stiffness * K.jacobian(i, j) + w.damping * Dm.jacobian(i, j))) <
+            1e-13 * scale);
+  for (int shape = 0; shape < 4; ++shape) {
+    ElementEvaluation<D, 1> rows;
+    evaluate_element<D>(p, ref, e, ed, true, rows, w, shape);
+    CHECK(rows.energy == Approx(whole.energy).epsilon(1e-14));
+    for (int r = 0; r < D; ++r) {
+      CHECK(rows.force[r] == Approx(whole.force[shape * D + r]).epsilon(1e-13));
+      for (int j = 0; j < n; ++j)
+        CHECK(std::fabs(rows.jacobian(r, j) - whole.jacobian(shape * D + r, j)) < 1e-13 * scale);
+    }
+  }
+}
+
+TEST_CASE("one shape function's rows and the weighted Jacobian equal the whole element's", "[element]") {
+  SECTION("planar") { check_rows_and_weights<2>(); }
+  SECTION("spatial") { check_rows_and_weights<3>(); }
 }

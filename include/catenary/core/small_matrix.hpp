@@ -38,17 +38,4 @@ CATENARY_HD double dot(const Vec<N>& a, const Vec<N>& b) {
   return s;
 }
 
-// out += s * a b^T
-template <int N>
-CATENARY_HD void add_outer(Mat<N, N>& out, double s, const Vec<N>& a, const Vec<N>& b) {
-  for (int i = 0; i < N; ++i)
-    for (int j = 0; j < N; ++j) out(i, j) += s * a[i] * b[j];
-}
-
-// out += s * I
-template <int N>
-CATENARY_HD void add_identity(Mat<N, N>& out, double s) {
-  for (int i = 0; i < N; ++i) out(i, i) += s;
-}
-
 }  // namespace catenary

@@ -28,18 +28,27 @@ constexpr double element_pass_bytes(long elements, long dofs, bool jacobian) {
   return static_cast<double>(elements) * per_element + 2.0 * sizeof(double) * dofs;
 }
 
-// Ke (row-major (4D)^2) = c.mass M + c.stiffness K + c.damping D of one evaluated element;
-// scalar_mass is the element's 4x4 scalar mass (M = scalar_mass (x) I_D).
-template <int D>
-CATENARY_HD void element_newton_matrix(const ElementEvaluation<D>& out, const double* scalar_mass,
+// The Jacobian weights of the Newton matrix c.mass M + c.stiffness K + c.damping D.
+CATENARY_HD JacobianWeights newton_jacobian_weights(const NewtonMatrixCoefficients& c) {
+  return {c.stiffness, c.damping};
+}
+
+// The evaluated rows of Ke (row-major (4D)^2) = c.mass M + c.stiffness K + c.damping D of one
+// element, whose Jacobian was evaluated with newton_jacobian_weights(c); Ke points at the
+// element's first evaluated row (row out.first D). scalar_mass is the element's 4x4 scalar mass
+// (M = scalar_mass (x) I_D).
+template <int D, int S>
+CATENARY_HD void element_newton_matrix(const ElementEvaluation<D, S>& out, const double* scalar_mass,
                                        const NewtonMatrixCoefficients& c, double* Ke) {
   constexpr int n = 4 * D;
-  for (int i = 0; i < n; ++i)
+  for (int r = 0; r < S * D; ++r) {
+    const int i = out.first * D + r;
     for (int j = 0; j < n; ++j) {
       // Nonzero mass only between equal components of the node blocks.
       const double mass = (i % D == j % D) ? scalar_mass[(i / D) * 4 + (j / D)] : 0.0;
-      Ke[i * n + j] = c.mass * mass + c.stiffness * out.stiffness(i, j) + c.damping * out.damping(i, j);
+      Ke[r * n + j] = c.mass * mass + out.jacobian(r, j);
     }
+  }
 }
 
 // ye = M_e xe for one element (xe, ye: 4D local values).

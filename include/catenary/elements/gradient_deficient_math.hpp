@@ -28,12 +28,23 @@ struct ElementProperties {
   double eta;     // Kelvin-Voigt damping time (s); 0 for none
 };
 
-template <int D>
+// What an evaluation's Jacobian holds: stiffness K = d2U/de2 (exact) and damping D(e) = d f /
+// d edot, weighted (the Newton matrix's c_k and c_d). One weighted sum rather than two matrices
+// halves the Jacobian's storage and its accumulation.
+struct JacobianWeights {
+  double stiffness = 1.0, damping = 0.0;
+};
+
+// One element's strain energy and the rows of its force and Jacobian that belong to S of its four
+// shape functions, first .. first + S - 1 (rows k D + i for those k). S = 4 is the whole element;
+// the CUDA kernel gives each shape function its own thread (S = 1), so that a thread's results
+// (3 + 36 values in 3D, not 12 + 144) can stay in registers.
+template <int D, int S = 4>
 struct ElementEvaluation {
-  static constexpr int kDofs = 4 * D;
-  Vec<kDofs> force;               // internal force dU/de + D(e) edot
-  Mat<kDofs, kDofs> stiffness;    // d2U/de2 (exact); filled only when asked for
-  Mat<kDofs, kDofs> damping;      // D(e), the derivative of the force w.r.t. edot
+  static constexpr int kDofs = 4 * D, kRows = S * D;
+  int first = 0;                  // first shape function of the rows
+  Vec<kRows> force;               // internal force dU/de + D(e) edot
+  Mat<kRows, kDofs> jacobian;     // w_k K + w_d D (JacobianWeights); filled only when asked for
   double energy;                  // strain energy U
 };
 
@@ -209,23 +220,44 @@ CATENARY_HD CurvatureVectorJacobian<D> curvature_vector_jacobian(const Vec<D>& a
   return J;
 }
 
-// Scatter the (a, b) gradient and Hessian at one point into element arrays: a = sum sx_k e_k,
-// b = sum sxx_k e_k.
-template <int D>
+// Scatter the (a, b) gradient and Hessian at one point into the evaluation's rows: a = sum sx_k
+// e_k, b = sum sxx_k e_k.
+template <int D, int S>
 CATENARY_HD void scatter_point(const HermiteShape& h, double w, const PointDerivatives<D>& p,
-                               Vec<4 * D>& force, Mat<4 * D, 4 * D>* K) {
-  for (int k = 0; k < 4; ++k)
-    for (int i = 0; i < D; ++i) force[k * D + i] += w * (h.sx[k] * p.ga[i] + h.sxx[k] * p.gb[i]);
-  if (!K) return;
-  for (int k = 0; k < 4; ++k)
+                               ElementEvaluation<D, S>& out, const JacobianWeights* jacobian) {
+  for (int r = 0; r < S; ++r) {
+    const int k = out.first + r;
+    for (int i = 0; i < D; ++i) out.force[r * D + i] += w * (h.sx[k] * p.ga[i] + h.sxx[k] * p.gb[i]);
+  }
+  if (!jacobian || jacobian->stiffness == 0.0) return;
+  const double wk = w * jacobian->stiffness;
+  for (int r = 0; r < S; ++r)
     for (int l = 0; l < 4; ++l) {
-      const double caa = w * h.sx[k] * h.sx[l], cab = w * h.sx[k] * h.sxx[l];
-      const double cba = w * h.sxx[k] * h.sx[l], cbb = w * h.sxx[k] * h.sxx[l];
+      const int k = out.first + r;
+      const double caa = wk * h.sx[k] * h.sx[l], cab = wk * h.sx[k] * h.sxx[l];
+      const double cba = wk * h.sxx[k] * h.sx[l], cbb = wk * h.sxx[k] * h.sxx[l];
       for (int i = 0; i < D; ++i)
         for (int j = 0; j < D; ++j)
-          (*K)(k * D + i, l * D + j) += caa * p.haa(i, j) + cab * p.hab(i, j) +
-                                        cba * p.hab(j, i) + cbb * p.hbb(i, j);
+          out.jacobian(r * D + i, l * D + j) += caa * p.haa(i, j) + cab * p.hab(i, j) +
+                                                cba * p.hab(j, i) + cbb * p.hbb(i, j);
     }
+}
+
+// A Kelvin-Voigt term c (g . edot) g of the force, and c g g^T of the damping matrix, in the
+// evaluation's rows (g: the full gradient of one strain measure).
+template <int D, int S>
+CATENARY_HD void add_damping_term(double c, const Vec<4 * D>& g, const double* edot, ElementEvaluation<D, S>& out,
+                                  const JacobianWeights* jacobian) {
+  constexpr int n = 4 * D;
+  double rate = 0.0;
+  for (int m = 0; m < n; ++m) rate += g[m] * edot[m];
+  const int first_row = out.first * D;
+  const double cd = jacobian ? c * jacobian->damping : 0.0;
+  for (int r = 0; r < S * D; ++r) {
+    out.force[r] += c * rate * g[first_row + r];
+    if (cd != 0.0)
+      for (int m = 0; m < n; ++m) out.jacobian(r, m) += cd * g[first_row + r] * g[m];
+  }
 }
 
 }  // namespace detail
@@ -269,9 +301,10 @@ CATENARY_HD void scale(PointDerivatives<D>& d, double c) {
 }
 
 // Axial energy 1/2 EA eps^2 at one point, and the Kelvin-Voigt axial damping.
-template <int D>
+template <int D, int S>
 CATENARY_HD void add_axial_point(const ElementProperties& p, const ReferencePoint<D>& r,
-                                 const double* edot, ElementEvaluation<D>& out, bool jacobian) {
+                                 const double* edot, ElementEvaluation<D, S>& out,
+                                 const JacobianWeights* jacobian) {
   constexpr int n = 4 * D;
   const double g0 = r.g0;
   const double eps = (dot(r.a, r.a) - g0) / (2.0 * g0);
@@ -281,29 +314,25 @@ CATENARY_HD void add_axial_point(const ElementProperties& p, const ReferencePoin
     for (int i = 0; i < D; ++i)
       for (int j = 0; j < D; ++j)
         axial.haa(i, j) = p.EA * (r.a[i] * r.a[j] / (g0 * g0) + ((i == j) ? eps / g0 : 0.0));
-  scatter_point<D>(r.h, r.w, axial, out.force, jacobian ? &out.stiffness : nullptr);
+  scatter_point(r.h, r.w, axial, out, jacobian);
   out.energy += r.w * 0.5 * p.EA * eps * eps;
   if (!(p.eta > 0.0)) return;
   Vec<n> g_eps;  // d(eps)/de
   for (int k = 0; k < 4; ++k)
     for (int i = 0; i < D; ++i) g_eps[k * D + i] = r.h.sx[k] * r.a[i] / g0;
-  const double c = p.eta * p.EA * r.w;
-  double rate = 0.0;
-  for (int m = 0; m < n; ++m) rate += g_eps[m] * edot[m];
-  for (int m = 0; m < n; ++m) out.force[m] += c * rate * g_eps[m];
-  if (jacobian) add_outer(out.damping, c, g_eps, g_eps);
+  add_damping_term(p.eta * p.EA * r.w, g_eps, edot, out, jacobian);
 }
 
 // Bending energy 1/2 EI (kappa - kappa0)^2 at one point, and the bending damping.
-template <int D>
+template <int D, int S>
 CATENARY_HD void add_bending_point(const ElementProperties& p, const ReferencePoint<D>& r,
-                                   const double* edot, ElementEvaluation<D>& out, bool jacobian) {
+                                   const double* edot, ElementEvaluation<D, S>& out,
+                                   const JacobianWeights* jacobian) {
   constexpr int n = 4 * D;
-  Mat<n, n>* K = jacobian ? &out.stiffness : nullptr;
   PointDerivatives<D> bend = PointDerivatives<D>::zero();
   const double k2 = curvature_squared<D>(r.a, r.b, &bend);
   scale(bend, 0.5 * p.EI);
-  scatter_point<D>(r.h, r.w, bend, out.force, K);
+  scatter_point(r.h, r.w, bend, out, jacobian);
   const double A0 = r.g0, B0 = dot(r.b0, r.b0), C0 = dot(r.a0, r.b0);
   const double N0 = A0 * B0 - C0 * C0;
   if (N0 > 1e-24 * A0 * A0 * A0 * A0) {  // curved reference at this point: - EI kappa0 kappa
@@ -313,7 +342,7 @@ CATENARY_HD void add_bending_point(const ElementProperties& p, const ReferencePo
     const double kappa0 = s0 / (A0 * sqrt(A0));
     const double kappa = curvature<D>(r.a, r.b, kd);
     scale(kd, -p.EI * kappa0);
-    scatter_point<D>(r.h, r.w, kd, out.force, K);
+    scatter_point(r.h, r.w, kd, out, jacobian);
     out.energy += r.w * 0.5 * p.EI * (k2 - 2.0 * kappa0 * kappa + kappa0 * kappa0);
   } else {
     out.energy += r.w * 0.5 * p.EI * k2;
@@ -326,38 +355,35 @@ CATENARY_HD void add_bending_point(const ElementProperties& p, const ReferencePo
     Vec<n> G;  // d(kappa_vec[row])/de
     for (int k = 0; k < 4; ++k)
       for (int i = 0; i < D; ++i) G[k * D + i] = r.h.sx[k] * cj.da[row][i] + r.h.sxx[k] * cj.db[row][i];
-    double rate = 0.0;
-    for (int m = 0; m < n; ++m) rate += G[m] * edot[m];
-    for (int m = 0; m < n; ++m) out.force[m] += c * rate * G[m];
-    if (jacobian) add_outer(out.damping, c, G, G);
+    add_damping_term(c, G, edot, out, jacobian);
   }
 }
 
 }  // namespace detail
 
-// Strain energy, internal (elastic + damping) force and, when want_jacobian, the stiffness
-// d2U/de2 and the damping matrix. e_ref is the stress-free reference, e and edot the current
-// coordinates and velocities; all are 4*D arrays in node order.
+// Strain energy, internal (elastic + damping) force and, when want_jacobian, the weighted sum of
+// the stiffness d2U/de2 and the damping matrix, in the rows of shape functions first .. first +
+// S - 1 (see ElementEvaluation). e_ref is the stress-free reference, e and edot the current coordinates and
+// velocities; all are 4*D arrays in node order.
 //
 // Quadrature: bending with five Gauss points; the axial term with the reduced rule AxialRule.
 // Full integration of the Green strain energy of cubic Hermite elements locks in bending
 // (the quadratic part of the strain cannot vanish pointwise, so spurious membrane tension
 // stiffens the element); the reduced rule removes most of it.
-template <int D>
+template <int D, int S>
 CATENARY_HD void evaluate_element(const ElementProperties& p, const double* e_ref, const double* e,
-                                  const double* edot, bool want_jacobian,
-                                  ElementEvaluation<D>& out) {
-  constexpr int n = 4 * D;
-  out.force = Vec<n>::zero();
+                                  const double* edot, bool want_jacobian, ElementEvaluation<D, S>& out,
+                                  JacobianWeights weights = {}, int first = 0) {
+  using Rows = ElementEvaluation<D, S>;
+  const JacobianWeights* jacobian = want_jacobian ? &weights : nullptr;
+  out.first = first;
+  out.force = Vec<Rows::kRows>::zero();
   out.energy = 0.0;
-  if (want_jacobian) {
-    out.stiffness = Mat<n, n>::zero();
-    out.damping = Mat<n, n>::zero();
-  }
+  if (want_jacobian) out.jacobian = Mat<Rows::kRows, Rows::kDofs>::zero();
   for (int g = 0; g < AxialRule::kPoints; ++g)
-    detail::add_axial_point<D>(p, detail::reference_point<D, AxialRule>(p, e_ref, e, g), edot, out, want_jacobian);
+    detail::add_axial_point<D>(p, detail::reference_point<D, AxialRule>(p, e_ref, e, g), edot, out, jacobian);
   for (int g = 0; g < GaussRule5::kPoints; ++g)
-    detail::add_bending_point<D>(p, detail::reference_point<D, GaussRule5>(p, e_ref, e, g), edot, out, want_jacobian);
+    detail::add_bending_point<D>(p, detail::reference_point<D, GaussRule5>(p, e_ref, e, g), edot, out, jacobian);
 }
 
 // Consistent mass as a 4x4 scalar matrix (the full matrix is this Kronecker I_D):
