@@ -21,6 +21,7 @@
 #include <thrust/fill.h>
 #include <thrust/for_each.h>
 #include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/permutation_iterator.h>
 
 #include <algorithm>
 #include <cmath>
@@ -118,13 +119,13 @@ struct UpdateEven {
   Blocks b;
   Level level;
   CATENARY_HD void operator()(int j) const {
-    const int k = 2 * j, nn = b.B * b.B, stride = level.stride, block = k * stride;
+    const int k = 2 * j, stride = level.stride, block = k * stride, rows = b.size[block] * b.B;
     double* D = b.at(b.D, block);
     double* L = b.at(b.L, block);
     double* U = b.at(b.U, block);
     double* sL = b.at(b.saved_L, level.save_offset + j);
     double* sU = b.at(b.saved_U, level.save_offset + j);
-    for (int i = 0; i < nn; ++i) sL[i] = L[i], sU[i] = U[i], L[i] = U[i] = 0.0;
+    for (int i = 0; i < rows; ++i) sL[i] = L[i], sU[i] = U[i], L[i] = U[i] = 0.0;  // the block's own rows
     if (k > 0) fold_neighbour(b, block, (k - 1) * stride, k >= 2 ? (k - 2) * stride : -1, b.U, b.L, sL, D, L);
     if (k + 1 < level.count)
       fold_neighbour(b, block, (k + 1) * stride, k + 2 < level.count ? (k + 2) * stride : -1, b.L, b.U, sU, D, U);
@@ -238,11 +239,29 @@ class BlockTridiagonalSolver : public CsrSolver {
                                       std::to_string(bc));
         destination[s] = static_cast<int>(part * per_array + layout.entry(br, row, col));
       }
+    // Entries of the regions the reduction reads at level 0 (block k's rows times its own, its left
+    // and its right neighbour's columns) that no matrix entry fills: zeroed before each scatter,
+    // since the last factorization left fill-in there. Nothing outside the regions is read, so the
+    // block arrays need no full clearing.
+    std::vector<char> covered(3 * per_array, 0);
+    for (int d : destination) covered[d] = 1;
+    std::vector<int> uncovered;
+    for (int k = 0; k < blocks_; ++k) {
+      const int n = layout.size[k];
+      const int widths[3] = {n, k > 0 ? layout.size[k - 1] : 0, k + 1 < blocks_ ? layout.size[k + 1] : 0};
+      for (int part = 0; part < 3; ++part)
+        for (int i = 0; i < n; ++i)
+          for (int j = 0; j < widths[part]; ++j) {
+            const size_t at = part * per_array + static_cast<size_t>(k) * B_ * B_ + static_cast<size_t>(i) * B_ + j;
+            if (!covered[at]) uncovered.push_back(static_cast<int>(at));
+          }
+    }
     const std::vector<int>& rhs_index = layout.vector_index;
     const size_t bb = static_cast<size_t>(B_) * B_;
     size_ = size;
     nonzeros_ = nonzeros;
     destination_ = Ints(destination.begin(), destination.end());
+    uncovered_ = Ints(uncovered.begin(), uncovered.end());
     rhs_index_ = Ints(rhs_index.begin(), rhs_index.end());
     block_size_ = Ints(layout.size.begin(), layout.size.end());
     blocks_data_ = Doubles(3 * per_array, 0.0);
@@ -257,13 +276,14 @@ class BlockTridiagonalSolver : public CsrSolver {
   size_t workspace_bytes() const override {
     const size_t bb = static_cast<size_t>(B_) * B_;
     return sizeof(double) * (3 * bb * blocks_ + 2 * bb * saved_ + 3 * static_cast<size_t>(B_) * blocks_) +
-           sizeof(int) * (static_cast<size_t>(nonzeros_) + size_ + static_cast<size_t>(B_ + 1) * blocks_);
+           sizeof(int) * (static_cast<size_t>(nonzeros_) + uncovered_.size() + size_ + static_cast<size_t>(B_ + 1) * blocks_);
   }
 
   void factorize(const double* values) override {
     const auto policy = Space::policy();
     const thrust::counting_iterator<int> first(0);
-    thrust::fill(policy, blocks_data_.begin(), blocks_data_.end(), 0.0);
+    thrust::fill(policy, thrust::make_permutation_iterator(blocks_data_.begin(), uncovered_.begin()),
+                 thrust::make_permutation_iterator(blocks_data_.begin(), uncovered_.end()), 0.0);
     thrust::for_each(policy, first, first + nonzeros_,
                      ScatterValues{raw<int>(destination_), values, raw<double>(blocks_data_)});
     thrust::fill(policy, singular_.begin(), singular_.end(), 0);
@@ -309,7 +329,7 @@ class BlockTridiagonalSolver : public CsrSolver {
   const BlockLayout layout_;
   int blocks_, B_, saved_ = 0, size_ = 0, nonzeros_ = 0;
   std::vector<Level> levels_;
-  Ints destination_, rhs_index_, block_size_, pivots_, singular_;
+  Ints destination_, uncovered_, rhs_index_, block_size_, pivots_, singular_;
   Doubles blocks_data_, saved_data_, r_, x_, y_;
 };
 
