@@ -2,7 +2,7 @@
 // of element counts, fixed HHT step, timing run_dynamic and the backend's stages.
 //
 //   catenary_benchmark [--backend cpu|cuda|cuda-host] [--solver auto|block_tridiagonal|sparse_qr|krylov] [--steps S]
-//                      [--large-steps S2] [--large-from N]
+//                      [--large-steps S2] [--large-from N] [--step H]
 //                      [--csv FILE] [n ...]
 //
 // On the CUDA backend, cuSOLVER's batched QR factorizes and solves in one call: its time is
@@ -22,7 +22,7 @@
 //
 // The model: 3D cable of n elements of 0.1 m, pinned at its first node (add_spherical_to_ground),
 // straight and horizontal along x at t = 0, gravity -9.81 z, diameter 0.02 m, E = 2e9 Pa,
-// density 7800 kg/m^3, no damping. HHT alpha = -0.2, fixed step h = 1e-3 s, Newton tolerance
+// density 7800 kg/m^3, no damping. HHT alpha = -0.2, fixed step h = 1e-3 s (--step), Newton tolerance
 // 1e-10, at most 20 iterations per step. Each n runs S steps (default 50); with --large-steps,
 // n >= --large-from (default 4096) runs S2 steps instead.
 //
@@ -69,7 +69,7 @@ struct Row {
   double element_ms = 0, assembly_ms = 0, factorization_ms = 0, solve_ms = 0;  // totals
   double element_bytes = 0;
   long linear_iterations = 0;
-  double peak_mib = 0;
+  double peak_mib = 0, estimate_mib = 0;  // estimate: cuda::estimated_device_bytes (CUDA builds)
   std::string status;
 };
 
@@ -100,7 +100,8 @@ Model benchmark_model(int n, int sweep_elements) {
   return merge_models(copies, ranges);
 }
 
-Row run_one(const std::string& backend_name, LinearSolverChoice solver, int n, int steps, int sweep_elements) {
+Row run_one(const std::string& backend_name, LinearSolverChoice solver, int n, int steps, double step,
+            int sweep_elements) {
   Row r;
   r.n = n;
   const auto t_setup = Clock::now();
@@ -110,10 +111,13 @@ Row run_one(const std::string& backend_name, LinearSolverChoice solver, int n, i
   System sys(m, backend);
   r.setup_ms = 1e3 * seconds_since(t_setup);
   r.dofs = sys.dofs();
+#ifdef CATENARY_WITH_CUDA
+  r.estimate_mib = cuda::estimated_device_bytes(m) / 1048576.0;
+#endif
   r.constraints = sys.constraints();
 
   DynamicSettings s;
-  s.step = 1e-3;
+  s.step = step;
   s.end_time = steps * s.step;
   s.alpha = -0.2;
   s.max_iterations = 20;
@@ -156,6 +160,7 @@ void usage() {
                "  --steps S: HHT steps per run (default 50)\n"
                "  --large-steps S2: steps for n >= --large-from (default: S)\n"
                "  --large-from N: threshold for --large-steps (default 4096)\n"
+               "  --step H: the fixed time step in s (default 1e-3)\n"
                "  --sweep E: n is a number of copies of an E-element cable run as one batch\n"
                "  --csv FILE: also write the rows as CSV\n");
 }
@@ -164,6 +169,7 @@ void usage() {
 
 int main(int argc, char** argv) {
   int steps = 50, large_steps = -1, large_from = 4096, sweep_elements = 0;
+  double step = 1e-3;
   std::string csv_path, backend_name = "cpu", solver_name = "auto";
   std::vector<int> sizes;
   for (int i = 1; i < argc; ++i) {
@@ -180,6 +186,7 @@ int main(int argc, char** argv) {
     else if (a == "--steps") steps = std::atoi(value());
     else if (a == "--large-steps") large_steps = std::atoi(value());
     else if (a == "--large-from") large_from = std::atoi(value());
+    else if (a == "--step") step = std::atof(value());
     else if (a == "--sweep") sweep_elements = std::atoi(value());
     else if (a == "--csv") csv_path = value();
     else if (a == "-h" || a == "--help") {
@@ -191,7 +198,7 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  if (steps <= 0) {
+  if (steps <= 0 || !(step > 0.0)) {
     usage();
     return 2;
   }
@@ -223,12 +230,13 @@ int main(int argc, char** argv) {
     std::fprintf(csv,
                  "n,dofs,constraints,steps,newton_per_step,factorizations,wall_ms_per_step,ms_per_newton,"
                  "element_ms_per_step,assembly_ms_per_step,factorization_ms_per_step,solve_ms_per_step,"
-                 "other_ms_per_step,setup_ms,krylov_per_newton,element_gb_s,element_peak_fraction,peak_mib,threads,"
+                 "other_ms_per_step,setup_ms,krylov_per_newton,element_gb_s,element_peak_fraction,peak_mib,"
+                 "estimated_device_mib,threads,"
                  "backend,status\n");
   }
 
   const int threads = omp_get_max_threads();
-  std::printf("# falling cable pendulum, h = 1e-3 s, HHT alpha = -0.2, backend %s, OpenMP threads = %d\n",
+  std::printf("# falling cable pendulum, h = %g s, HHT alpha = -0.2, backend %s, OpenMP threads = %d\n", step,
               backend_name.c_str(), threads);
   double peak_bandwidth = 0.0;  // bytes per second, known on the device only
 #ifdef CATENARY_WITH_CUDA
@@ -237,19 +245,20 @@ int main(int argc, char** argv) {
     std::printf("# device %s, peak memory bandwidth %.0f GB/s\n", cuda::device_name().c_str(), peak_bandwidth / 1e9);
   }
 #endif
-  std::printf("# kry/newton: GMRES iterations per Newton iteration; el GB/s: element stage bandwidth%s; peak MiB: %s\n",
+  std::printf("# kry/newton: GMRES iterations per Newton iteration; el GB/s: element stage bandwidth%s; peak MiB: %s;"
+              " est MiB: the CUDA backend's device memory estimate\n",
               peak_bandwidth > 0 ? " (and % of peak)" : "",
               backend_name == "cuda" ? "device memory of the backend" : "process peak resident set");
   if (sweep_elements > 0)
     std::printf("# sweep: n = copies of a %d-element cable run as one batch\n", sweep_elements);
   std::printf("# per-step times in ms; other = wall - (element + assembly + factorization + solve)\n");
-  std::printf("%7s %8s %6s %7s %10s %10s %9s %9s %9s %9s %9s %10s %10s %9s %6s %9s\n", "n", "dofs", "steps",
+  std::printf("%7s %8s %6s %7s %10s %10s %9s %9s %9s %9s %9s %10s %10s %9s %6s %9s %9s\n", "n", "dofs", "steps",
               "it/step", "wall/step", "ms/newton", "element", "assembly", "factor", "solve", "other", "setup_ms",
-              "kry/newton", "el GB/s", "%peak", "peak MiB");
+              "kry/newton", "el GB/s", "%peak", "peak MiB", "est MiB");
   int failures = 0;
   for (int n : sizes) {
     const int s = n >= large_from ? large_steps : steps;
-    const Row r = run_one(backend_name, solver, n, s, sweep_elements);
+    const Row r = run_one(backend_name, solver, n, s, step, sweep_elements);
     const double k = r.steps > 0 ? 1.0 / r.steps : 0.0;
     const double it = r.iterations * k, wall = r.wall_ms * k;
     const double per_newton = r.iterations > 0 ? r.wall_ms / r.iterations : 0.0;
@@ -258,18 +267,18 @@ int main(int argc, char** argv) {
     const double krylov = r.iterations > 0 ? static_cast<double>(r.linear_iterations) / r.iterations : 0.0;
     const double gb_s = r.element_ms > 0 ? r.element_bytes / (1e-3 * r.element_ms) / 1e9 : 0.0;
     const double fraction = peak_bandwidth > 0 ? 1e9 * gb_s / peak_bandwidth : 0.0;
-    std::printf("%7d %8d %6ld %7.3f %10.3f %10.3f %9.3f %9.3f %9.3f %9.3f %9.3f %10.2f %10.2f %9.2f %6.1f %9.1f%s\n",
+    std::printf("%7d %8d %6ld %7.3f %10.3f %10.3f %9.3f %9.3f %9.3f %9.3f %9.3f %10.2f %10.2f %9.2f %6.1f %9.1f %9.1f%s\n",
                 r.n, r.dofs, r.steps, it, wall, per_newton, el, as, fa, so, other, r.setup_ms, krylov, gb_s,
-                100 * fraction, r.peak_mib, r.status == "ok" ? "" : ("  " + r.status).c_str());
+                100 * fraction, r.peak_mib, r.estimate_mib, r.status == "ok" ? "" : ("  " + r.status).c_str());
     std::fflush(stdout);
     if (csv) {
       std::string status = r.status;
       for (char& c : status)
         if (c == ',' || c == '\n') c = ';';
-      std::fprintf(csv, "%d,%d,%d,%ld,%.6f,%ld,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.3f,%d,%s,%s\n",
+      std::fprintf(csv, "%d,%d,%d,%ld,%.6f,%ld,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.3f,%.3f,%d,%s,%s\n",
                    r.n, r.dofs, r.constraints, r.steps, it, r.factorizations, wall, per_newton, el, as, fa, so,
-                   other, r.setup_ms, krylov, gb_s, fraction, r.peak_mib, threads, backend_name.c_str(),
-                   status.c_str());
+                   other, r.setup_ms, krylov, gb_s, fraction, r.peak_mib, r.estimate_mib, threads,
+                   backend_name.c_str(), status.c_str());
       std::fflush(csv);
     }
     if (r.status != "ok") ++failures;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the solver benchmark (Release) and runs it R times; prints the median of every column per n.
 #
-#   scripts/benchmark.sh [-B cpu|cuda|cuda-host] [-L SOLVER] [-r REPS] [-t THREADS] [-s STEPS] [-b BUILD_DIR] [-o OUT_DIR]
+#   scripts/benchmark.sh [-B cpu|cuda|cuda-host] [-L SOLVER] [-S ELEMENTS] [-r REPS] [-t THREADS] [-s STEPS] [-H STEP]
+#                        [-b BUILD_DIR] [-o OUT_DIR]
 #                        [--no-build] [-- n ...]
 #
 #   -B BACKEND    cpu (default) or cuda (builds with CUDA for sm_90, the H100/H200); cuda-host
@@ -12,6 +13,7 @@
 #   -r REPS       repetitions (default 3)
 #   -t THREADS    OMP_NUM_THREADS (default: all cores, nproc)
 #   -s STEPS      HHT steps per run (default 50, the benchmark's default)
+#   -H STEP       fixed time step in s (default 1e-3, the benchmark's default)
 #   -b BUILD_DIR  build directory (default build-bench, or build-bench-cuda). Configured with
 #                 -DBUILD_TESTING=OFF, and -DCATENARY_CUDA=OFF for the CPU backend; a separate
 #                 directory keeps it from racing other builds in build/.
@@ -27,6 +29,7 @@ solver=()
 reps=3
 threads=$(nproc)
 steps=50
+step=1e-3
 build_dir=
 out_dir=
 build=1
@@ -39,11 +42,12 @@ while [[ $# -gt 0 ]]; do
     -r) reps=$2; shift 2 ;;
     -t) threads=$2; shift 2 ;;
     -s) steps=$2; shift 2 ;;
+    -H) step=$2; shift 2 ;;
     -b) build_dir=$2; shift 2 ;;
     -o) out_dir=$2; shift 2 ;;
     --no-build) build=0; shift ;;
     --) shift; sizes=("$@"); break ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
     *) sizes+=("$1"); shift ;;
   esac
 done
@@ -62,12 +66,12 @@ exe="$build_dir/catenary_benchmark"
 mkdir -p "$out_dir"
 export OMP_NUM_THREADS=$threads
 
-echo "# $(date -u '+%Y-%m-%d %H:%M:%S UTC'), backend=$backend, OMP_NUM_THREADS=$OMP_NUM_THREADS, steps=$steps, reps=$reps"
+echo "# $(date -u '+%Y-%m-%d %H:%M:%S UTC'), backend=$backend, OMP_NUM_THREADS=$OMP_NUM_THREADS, steps=$steps, step=$step, reps=$reps"
 csvs=()
 for ((r = 1; r <= reps; ++r)); do
   csv="$out_dir/run_t${threads}_${r}.csv"
   echo "## repetition $r"
-  "$exe" --backend "$backend" "${sweep[@]}" "${solver[@]}" --steps "$steps" --csv "$csv" "${sizes[@]}" 2>/dev/null
+  "$exe" --backend "$backend" "${sweep[@]}" "${solver[@]}" --steps "$steps" --step "$step" --csv "$csv" "${sizes[@]}" 2>/dev/null
   csvs+=("$csv")
 done
 
@@ -86,9 +90,9 @@ for f in files:
             rows[n].append(r)
 cols = ["newton_per_step", "wall_ms_per_step", "ms_per_newton", "element_ms_per_step",
         "assembly_ms_per_step", "factorization_ms_per_step", "solve_ms_per_step",
-        "other_ms_per_step", "setup_ms", "krylov_per_newton", "element_gb_s", "element_peak_fraction", "peak_mib"]
+        "other_ms_per_step", "setup_ms", "krylov_per_newton", "element_gb_s", "element_peak_fraction", "peak_mib", "estimated_device_mib"]
 short = ["it/step", "wall/step", "ms/newton", "element", "assembly", "factor", "solve", "other", "setup_ms",
-         "kry/newton", "el GB/s", "peak frac", "peak MiB"]
+         "kry/newton", "el GB/s", "peak frac", "peak MiB", "est MiB"]
 print(f"# medians of {len(files)} repetitions, per-step times in ms")
 print(f"{'n':>7} {'dofs':>8} {'steps':>6} " + " ".join(f"{s:>10}" for s in short) + "  status")
 with open(out, "w") as fh:
