@@ -2,7 +2,7 @@
 // of element counts, fixed HHT step, timing run_dynamic and the backend's stages.
 //
 //   catenary_benchmark [--backend cpu|cuda|cuda-host] [--solver auto|block_tridiagonal|sparse_qr|krylov] [--steps S]
-//                      [--large-steps S2] [--large-from N] [--step H]
+//                      [--large-steps S2] [--large-from N] [--step H] [--newton full|modified]
 //                      [--csv FILE] [n ...]
 //
 // On the CUDA backend, cuSOLVER's batched QR factorizes and solves in one call: its time is
@@ -101,7 +101,7 @@ Model benchmark_model(int n, int sweep_elements) {
 }
 
 Row run_one(const std::string& backend_name, LinearSolverChoice solver, int n, int steps, double step,
-            int sweep_elements) {
+            DynamicSettings::Newton newton, int sweep_elements) {
   Row r;
   r.n = n;
   const auto t_setup = Clock::now();
@@ -123,6 +123,7 @@ Row run_one(const std::string& backend_name, LinearSolverChoice solver, int n, i
   s.max_iterations = 20;
   s.newton_tolerance = 1e-10;
   s.adaptive = false;
+  s.newton = newton;
 
   const StageTimings before = backend.timings();
   RunSummary summary;
@@ -161,6 +162,7 @@ void usage() {
                "  --large-steps S2: steps for n >= --large-from (default: S)\n"
                "  --large-from N: threshold for --large-steps (default 4096)\n"
                "  --step H: the fixed time step in s (default 1e-3)\n"
+               "  --newton full|modified: a Newton matrix per iteration (default) or per step\n"
                "  --sweep E: n is a number of copies of an E-element cable run as one batch\n"
                "  --csv FILE: also write the rows as CSV\n");
 }
@@ -170,7 +172,7 @@ void usage() {
 int main(int argc, char** argv) {
   int steps = 50, large_steps = -1, large_from = 4096, sweep_elements = 0;
   double step = 1e-3;
-  std::string csv_path, backend_name = "cpu", solver_name = "auto";
+  std::string csv_path, backend_name = "cpu", solver_name = "auto", newton_name = "full";
   std::vector<int> sizes;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -187,6 +189,7 @@ int main(int argc, char** argv) {
     else if (a == "--large-steps") large_steps = std::atoi(value());
     else if (a == "--large-from") large_from = std::atoi(value());
     else if (a == "--step") step = std::atof(value());
+    else if (a == "--newton") newton_name = value();
     else if (a == "--sweep") sweep_elements = std::atoi(value());
     else if (a == "--csv") csv_path = value();
     else if (a == "-h" || a == "--help") {
@@ -198,7 +201,7 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  if (steps <= 0 || !(step > 0.0)) {
+  if (steps <= 0 || !(step > 0.0) || (newton_name != "full" && newton_name != "modified")) {
     usage();
     return 2;
   }
@@ -236,8 +239,8 @@ int main(int argc, char** argv) {
   }
 
   const int threads = omp_get_max_threads();
-  std::printf("# falling cable pendulum, h = %g s, HHT alpha = -0.2, backend %s, OpenMP threads = %d\n", step,
-              backend_name.c_str(), threads);
+  std::printf("# falling cable pendulum, h = %g s, HHT alpha = -0.2, %s Newton, backend %s, OpenMP threads = %d\n",
+              step, newton_name.c_str(), backend_name.c_str(), threads);
   double peak_bandwidth = 0.0;  // bytes per second, known on the device only
 #ifdef CATENARY_WITH_CUDA
   if (backend_name == "cuda") {
@@ -258,7 +261,9 @@ int main(int argc, char** argv) {
   int failures = 0;
   for (int n : sizes) {
     const int s = n >= large_from ? large_steps : steps;
-    const Row r = run_one(backend_name, solver, n, s, step, sweep_elements);
+    const Row r = run_one(backend_name, solver, n, s, step,
+                          newton_name == "modified" ? DynamicSettings::Newton::Modified : DynamicSettings::Newton::Full,
+                          sweep_elements);
     const double k = r.steps > 0 ? 1.0 / r.steps : 0.0;
     const double it = r.iterations * k, wall = r.wall_ms * k;
     const double per_newton = r.iterations > 0 ? r.wall_ms / r.iterations : 0.0;

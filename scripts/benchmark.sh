@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the solver benchmark (Release) and runs it R times; prints the median of every column per n.
 #
-#   scripts/benchmark.sh [-B cpu|cuda|cuda-host] [-L SOLVER] [-S ELEMENTS] [-r REPS] [-t THREADS] [-s STEPS] [-H STEP]
+#   scripts/benchmark.sh [-B cpu|cuda|cuda-host] [-L SOLVER] [-S ELEMENTS] [-r REPS] [-t THREADS] [-s STEPS] [-H STEP] [-N NEWTON]
 #                        [-b BUILD_DIR] [-o OUT_DIR]
 #                        [--no-build] [-- n ...]
 #
@@ -14,6 +14,7 @@
 #   -t THREADS    OMP_NUM_THREADS (default: all cores, nproc)
 #   -s STEPS      HHT steps per run (default 50, the benchmark's default)
 #   -H STEP       fixed time step in s (default 1e-3, the benchmark's default)
+#   -N NEWTON     full (default: a Newton matrix per iteration) or modified (one per step)
 #   -b BUILD_DIR  build directory (default build-bench, or build-bench-cuda). Configured with
 #                 -DBUILD_TESTING=OFF, and -DCATENARY_CUDA=OFF for the CPU backend; a separate
 #                 directory keeps it from racing other builds in build/.
@@ -30,6 +31,7 @@ reps=3
 threads=$(nproc)
 steps=50
 step=1e-3
+newton=full
 build_dir=
 out_dir=
 build=1
@@ -43,11 +45,12 @@ while [[ $# -gt 0 ]]; do
     -t) threads=$2; shift 2 ;;
     -s) steps=$2; shift 2 ;;
     -H) step=$2; shift 2 ;;
+    -N) newton=$2; shift 2 ;;
     -b) build_dir=$2; shift 2 ;;
     -o) out_dir=$2; shift 2 ;;
     --no-build) build=0; shift ;;
     --) shift; sizes=("$@"); break ;;
-    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
     *) sizes+=("$1"); shift ;;
   esac
 done
@@ -66,12 +69,12 @@ exe="$build_dir/catenary_benchmark"
 mkdir -p "$out_dir"
 export OMP_NUM_THREADS=$threads
 
-echo "# $(date -u '+%Y-%m-%d %H:%M:%S UTC'), backend=$backend, OMP_NUM_THREADS=$OMP_NUM_THREADS, steps=$steps, step=$step, reps=$reps"
+echo "# $(date -u '+%Y-%m-%d %H:%M:%S UTC'), backend=$backend, OMP_NUM_THREADS=$OMP_NUM_THREADS, steps=$steps, step=$step, newton=$newton, reps=$reps"
 csvs=()
 for ((r = 1; r <= reps; ++r)); do
   csv="$out_dir/run_t${threads}_${r}.csv"
   echo "## repetition $r"
-  "$exe" --backend "$backend" "${sweep[@]}" "${solver[@]}" --steps "$steps" --step "$step" --csv "$csv" "${sizes[@]}" 2>/dev/null
+  "$exe" --backend "$backend" "${sweep[@]}" "${solver[@]}" --steps "$steps" --step "$step" --newton "$newton" --csv "$csv" "${sizes[@]}" 2>/dev/null
   csvs+=("$csv")
 done
 

@@ -139,19 +139,27 @@ void System::assemble_newton_matrix(const Eigen::VectorXd& q, const Eigen::Vecto
 
 void System::newton_terms(const Vector& q, const Vector& v, double t, const Vector& w, const Vector& mu,
                           const NewtonMatrixCoefficients& c, Vector& f, Vector& Mw, Vector& Ct_mu, Vector& phi,
-                          bool velocity_level) {
-  backend_.assemble_newton_matrix(q, v, c, f);
+                          bool velocity_level, bool matrix) {
+  if (matrix) {
+    backend_.assemble_newton_matrix(q, v, c, f);
+    matrix_norm_ = backend_.newton_matrix_norm();
+  } else {
+    backend_.internal_force(q, v, f);
+  }
   backend_.mass_product(w, Mw);
   backend_.constraint_transpose_product(mu, Ct_mu);
   backend_.constraint_product(velocity_level ? v : q, phi);
-  matrix_norm_ = backend_.newton_matrix_norm();
   if (block_.empty()) return;
   const std::vector<int>& dofs = block_.layout().dofs;
   const Eigen::VectorXd x = pick(q, dofs), xv = pick(v, dofs), xw = pick(w, dofs), xmu = pick(mu, block_rows_);
-  std::vector<double> values;
   ConstraintState cs;
-  matrix_norm_ = std::max(matrix_norm_, block_.newton_matrix(x, xv, t, xw, xmu, c, values, false, &cs));
-  backend_.add_block_entries(values);
+  if (matrix) {
+    std::vector<double> values;
+    matrix_norm_ = std::max(matrix_norm_, block_.newton_matrix(x, xv, t, xw, xmu, c, values, false, &cs));
+    backend_.add_block_entries(values);
+  } else {
+    cs = evaluate_constraints(block_.mechanism(), x, xv, t);
+  }
   Eigen::VectorXd fb, Mwb;
   block_.internal_force(x, xv, t, fb);
   block_.mass_product(x, xw, Mwb);

@@ -49,6 +49,8 @@ StepOutcome NewmarkNewton::solve_affine(const NewmarkParameters& p, double t1, d
   StepOutcome out;
   double previous = INFINITY;
   int growing = 0;
+  const bool modified = s_.newton == DynamicSettings::Newton::Modified;
+  bool refresh = true;  // assemble and factorize the Newton matrix in this iteration
   for (int it = 1; it <= s_.max_iterations; ++it) {
     out.iterations = it;
     kinematics(q1, bh2, gamma_h, to);
@@ -57,7 +59,7 @@ StepOutcome NewmarkNewton::solve_affine(const NewmarkParameters& p, double t1, d
     be.copy(q1, dq_);
     be.axpby(-1.0, qhat_, 1.0, dq_);
     if (memory && p.memory_in_coordinates) be.axpby(p.memory_scale, *memory, 1.0, dq_);
-    sys_.newton_terms(q1, to.v, t1, dq_, mu_, p.c, f_, Mx_, Cmu_, phi_, index2);
+    sys_.newton_terms(q1, to.v, t1, dq_, mu_, p.c, f_, Mx_, Cmu_, phi_, index2, refresh);
     be.copy(Mx_, r_);
     be.axpby(s, f_, 1.0, r_);
     be.axpby(-s, g_, 1.0, r_);
@@ -78,11 +80,13 @@ StepOutcome NewmarkNewton::solve_affine(const NewmarkParameters& p, double t1, d
       out.converged = true;
       break;
     }
-    try {
-      be.factorize();
-    } catch (const SimulationError& e) {
-      out.why = e.what();
-      return out;
+    if (refresh) {
+      try {
+        be.factorize();
+      } catch (const SimulationError& e) {
+        out.why = e.what();
+        return out;
+      }
     }
     be.solve(r_, rc_, dq_, dmu_);
     be.axpby(1.0, dq_, 1.0, q1);
@@ -97,6 +101,7 @@ StepOutcome NewmarkNewton::solve_affine(const NewmarkParameters& p, double t1, d
       break;
     }
     growing = out.last_update > previous ? growing + 1 : 0;
+    refresh = !modified || out.last_update > 0.5 * previous;
     previous = out.last_update;
     if (growing >= 3) {
       out.why = "Newton iteration diverges";

@@ -1167,7 +1167,7 @@ class Loader {
       return;
     }
     expect_object(n, {"type", "end_time", "step", "integrator", "alpha", "rho_infinity", "max_order",
-                      "max_iterations", "tolerance", "adaptive", "formulation", "linear_solver"});
+                      "max_iterations", "tolerance", "adaptive", "formulation", "newton", "linear_solver"});
     a.type = AnalysisSettings::Type::Dynamic;
     DynamicSettings& d = a.dynamics;
     d.end_time = get_positive(n.required("end_time"));
@@ -1218,6 +1218,10 @@ class Loader {
                               "index3"
                           ? DynamicSettings::Formulation::Index3
                           : DynamicSettings::Formulation::StabilizedIndex2;
+    if (n.has("newton"))
+      d.newton = get_choice(n.child("newton"), {"full", "modified"}, "Newton method") == "full"
+                     ? DynamicSettings::Newton::Full
+                     : DynamicSettings::Newton::Modified;
     if (n.has("adaptive")) {
       const Node ad = n.child("adaptive");
       expect_object(ad, {"min_step", "max_step", "error_tolerance"});

@@ -57,10 +57,11 @@ class System {
   // f = f(q, v, t), Mw = M(q) w, Ct_mu = Phi_q(q)^T mu and phi = C q on the linear rows, Phi(q, t)
   // on the nonlinear ones (so phi - b(t) is the constraint residual). With velocity_level, phi is
   // instead C v on the linear rows and Phi_q v - nu(q, t) on the nonlinear ones (phi - b'(t) is
-  // the velocity constraints' residual).
+  // the velocity constraints' residual). Without matrix, only the vectors (a modified Newton
+  // iteration, which solves with the last factorization).
   void newton_terms(const Vector& q, const Vector& v, double t, const Vector& w, const Vector& mu,
                     const NewtonMatrixCoefficients& c, Vector& f, Vector& Mw, Vector& Ct_mu, Vector& phi,
-                    bool velocity_level = false);
+                    bool velocity_level = false, bool matrix = true);
   // phi = Phi(q, t) on backend vectors (b: b(t) of the linear rows, uploaded by the caller); with
   // velocity_level, phi = Phi_q(q) v - nu(q, t) (b: b'(t)).
   void constraint_residual(const Vector& q, const Vector& v, const Vector& b, double t, bool velocity_level,

@@ -31,6 +31,12 @@ struct DynamicSettings {
   // Phi = 0 along H^-1 Phi_q^T (time_stepper.hpp).
   enum class Formulation { Index3, StabilizedIndex2 };
   Formulation formulation = Formulation::Index3;
+  // Full: the Newton matrix is assembled and factorized at every iteration. Modified: once per
+  // step, kept while each update is at most half the previous one (linear convergence that
+  // pays), refreshed otherwise; fewer element Jacobian passes and factorizations for more, cheaper
+  // iterations (Chrono's SetModifiedNewton).
+  enum class Newton { Full, Modified };
+  Newton newton = Newton::Full;
 };
 
 // Kinematic analysis of a zero-DOF rigid mechanism (run_kinematics): positions, velocities,

@@ -1,0 +1,68 @@
+// Modified Newton (analysis.newton = "modified"): the step's first Newton matrix and its
+// factorization serve every iteration of the step unless convergence slows. It must reach the
+// same solution as full Newton to the Newton tolerance, on cables and on rigid bodies coupled to a
+// cable, with every integrator, while factorizing about once per step.
+#include <catch2/catch.hpp>
+
+#include "multibody_models.hpp"
+#include "test_helpers.hpp"
+
+using namespace catenary;
+using namespace catenary::testing;
+
+namespace {
+
+struct Outcome {
+  RunResult run;
+  long factorizations = 0;
+};
+
+Outcome run_with(const Model& m, AnalysisSettings a, DynamicSettings::Newton newton) {
+  a.dynamics.newton = newton;
+  CpuBackend backend(m);
+  Outcome o;
+  o.run = run_model_on(backend, m, a);
+  o.factorizations = backend.timings().factorizations;
+  return o;
+}
+
+// Largest coordinate difference between the two runs' frames, relative to the largest coordinate.
+double largest_difference(const RunResult& a, const RunResult& b) {
+  REQUIRE(a.frames.size() == b.frames.size());
+  double diff = 0.0, scale = 0.0;
+  for (size_t k = 0; k < a.frames.size(); ++k) {
+    diff = std::max(diff, (a.frames[k].q - b.frames[k].q).lpNorm<Eigen::Infinity>());
+    scale = std::max(scale, a.frames[k].q.lpNorm<Eigen::Infinity>());
+  }
+  return diff / scale;
+}
+
+void check_same_solution(const Model& m, const AnalysisSettings& a, double bound) {
+  const Outcome full = run_with(m, a, DynamicSettings::Newton::Full);
+  const Outcome modified = run_with(m, a, DynamicSettings::Newton::Modified);
+  const long steps = modified.run.summary.steps;
+  INFO("full: " << full.run.summary.newton_iterations << " iterations, " << full.factorizations
+                << " factorizations; modified: " << modified.run.summary.newton_iterations << ", "
+                << modified.factorizations << " over " << steps << " steps");
+  CHECK(largest_difference(full.run, modified.run) < bound);
+  CHECK(modified.factorizations < full.factorizations);
+  // One factorization per step (plus the initial state's), and a refresh in at most 1 step in 10.
+  CHECK(modified.factorizations <= steps + 1 + steps / 10);
+}
+
+}  // namespace
+
+TEST_CASE("modified Newton reaches full Newton's solution with a factorization per step", "[dynamics][newton]") {
+  SECTION("falling cable pendulum, HHT") {
+    AnalysisSettings a = dynamic_settings(1e-3, 0.3, -0.2);
+    check_same_solution(falling_cable_pendulum(10), a, 1e-8);
+  }
+  SECTION("falling cable pendulum, BDF 2") {
+    check_same_solution(falling_cable_pendulum(10), bdf_settings(1e-3, 0.3, 2), 1e-8);
+  }
+  SECTION("cable hanging from a swinging boom, generalized-alpha") {
+    AnalysisSettings a = dynamic_settings(1e-3, 0.3, 0.0);
+    a.dynamics.integrator = DynamicSettings::Integrator::GeneralizedAlpha;
+    check_same_solution(cable_hanging_from_boom(8), a, 1e-8);
+  }
+}
