@@ -1,7 +1,7 @@
-// Modified Newton (analysis.newton = "modified"): the step's first Newton matrix and its
-// factorization serve every iteration of the step unless convergence slows. It must reach the
-// same solution as full Newton to the Newton tolerance, on cables and on rigid bodies coupled to a
-// cable, with every integrator, while factorizing about once per step.
+// Modified Newton (analysis.newton = "modified"): a Newton matrix and its factorization serve
+// the following iterations and steps until convergence slows. It must reach the same solution as
+// full Newton to the Newton tolerance, on cables and on rigid bodies coupled to a cable, with every
+// integrator, while factorizing far less often.
 #include <catch2/catch.hpp>
 
 #include "multibody_models.hpp"
@@ -45,14 +45,14 @@ void check_same_solution(const Model& m, const AnalysisSettings& a, double bound
                 << " factorizations; modified: " << modified.run.summary.newton_iterations << ", "
                 << modified.factorizations << " over " << steps << " steps");
   CHECK(largest_difference(full.run, modified.run) < bound);
-  CHECK(modified.factorizations < full.factorizations);
-  // One factorization per step (plus the initial state's), and a refresh in at most 1 step in 10.
-  CHECK(modified.factorizations <= steps + 1 + steps / 10);
+  // Full Newton factorizes once or twice per step; modified Newton in fewer than one step in three.
+  CHECK(full.factorizations >= steps);
+  CHECK(modified.factorizations < steps / 3);
 }
 
 }  // namespace
 
-TEST_CASE("modified Newton reaches full Newton's solution with a factorization per step", "[dynamics][newton]") {
+TEST_CASE("modified Newton reaches full Newton's solution with far fewer factorizations", "[dynamics][newton]") {
   SECTION("falling cable pendulum, HHT") {
     AnalysisSettings a = dynamic_settings(1e-3, 0.3, -0.2);
     check_same_solution(falling_cable_pendulum(10), a, 1e-8);

@@ -13,7 +13,7 @@ namespace catenary {
 
 NewmarkNewton::NewmarkNewton(System& sys, const DynamicSettings& s) : sys_(sys), be_(sys.backend()), s_(s) {
   const int n = sys.dofs(), m = sys.constraints();
-  for (Vector* x : {&qhat_, &vhat_, &g_, &f_, &Mx_, &Cmu_, &r_, &dq_}) *x = be_.make_vector(n);
+  for (Vector* x : {&qhat_, &vhat_, &g_, &f_, &Mx_, &Cmu_, &r_, &dq_, &q_start_}) *x = be_.make_vector(n);
   for (Vector* x : {&mu_, &b_, &phi_, &rc_, &dmu_}) *x = be_.make_vector(m);
 }
 
@@ -32,25 +32,57 @@ StepOutcome NewmarkNewton::solve(const NewmarkParameters& p, const StepState& fr
 
 StepOutcome NewmarkNewton::solve_affine(const NewmarkParameters& p, double t1, double bh2, double gamma_h,
                                         const Vector& lambda0, const Vector* memory, StepState& to) {
+  Backend& be = be_;
+  be.combine_loads(sys_.load_patterns().scales_at(t1), g_);
+  // Index 3: rc = -(Phi(q1, t1)). Stabilized index 2: rc = -(Phi_q v1 - nu) bh2 / gamma_h, the
+  // velocity constraints scaled by dq1/dv1 so that the matrix's constraint blocks stay Phi_q.
+  const bool index2 = s_.formulation == DynamicSettings::Formulation::StabilizedIndex2;
+  Eigen::VectorXd b;
+  sys_.constraint_rhs(t1, b, index2 ? 1 : 0);
+  be.upload(b, b_);
+
+  // Modified Newton starts from the factorization an earlier step left when nothing has
+  // factorized since (the backend's factorization count) and the coefficients are the same.
+  // Should the iteration fail from it, the step is retried from the same guess with a fresh one.
+  const bool reuse = s_.newton == DynamicSettings::Newton::Modified &&
+                     kept_factorization_ == be.timings().factorizations && same_coefficients(p.c, kept_coefficients_);
+  if (reuse) be.copy(to.q, q_start_);
+  StepOutcome out = iterate(p, t1, bh2, gamma_h, lambda0, memory, !reuse, to);
+  if (!out.converged && reuse) {
+    be.copy(q_start_, to.q);
+    const int spent = out.iterations;
+    out = iterate(p, t1, bh2, gamma_h, lambda0, memory, true, to);
+    out.iterations += spent;
+  }
+  if (!out.converged) {
+    if (out.why.empty()) out.why = "Newton did not converge in " + std::to_string(s_.max_iterations) + " iterations";
+    return out;
+  }
+  to.t = t1;
+  kinematics(to.q, bh2, gamma_h, to);
+  if (index2) project_positions(t1, to);
+  be.copy(mu_, to.lambda);
+  be.axpby(0.0, mu_, 1.0 / p.c.stiffness, to.lambda);
+  return out;
+}
+
+bool NewmarkNewton::same_coefficients(const NewtonMatrixCoefficients& a, const NewtonMatrixCoefficients& b) {
+  return a.mass == b.mass && a.stiffness == b.stiffness && a.damping == b.damping && a.constraint == b.constraint;
+}
+
+StepOutcome NewmarkNewton::iterate(const NewmarkParameters& p, double t1, double bh2, double gamma_h,
+                                   const Vector& lambda0, const Vector* memory, bool refresh, StepState& to) {
   const double s = p.c.stiffness;
   Backend& be = be_;
   Vector& q1 = to.q;
   be.copy(lambda0, mu_);
   be.axpby(0.0, mu_, s, mu_);
-  be.combine_loads(sys_.load_patterns().scales_at(t1), g_);
-  // Index 3: rc = -(Phi(q1, t1)). Stabilized index 2: rc = -(Phi_q v1 - nu) bh2 / gamma_h, the
-  // velocity constraints scaled by dq1/dv1 so that the matrix's constraint blocks stay Phi_q.
   const bool index2 = s_.formulation == DynamicSettings::Formulation::StabilizedIndex2;
   const double rc_scale = index2 ? bh2 / gamma_h : 1.0;
-  Eigen::VectorXd b;
-  sys_.constraint_rhs(t1, b, index2 ? 1 : 0);
-  be.upload(b, b_);
-
+  const bool modified = s_.newton == DynamicSettings::Newton::Modified;
   StepOutcome out;
   double previous = INFINITY;
   int growing = 0;
-  const bool modified = s_.newton == DynamicSettings::Newton::Modified;
-  bool refresh = true;  // assemble and factorize the Newton matrix in this iteration
   for (int it = 1; it <= s_.max_iterations; ++it) {
     out.iterations = it;
     kinematics(q1, bh2, gamma_h, to);
@@ -87,6 +119,8 @@ StepOutcome NewmarkNewton::solve_affine(const NewmarkParameters& p, double t1, d
         out.why = e.what();
         return out;
       }
+      kept_factorization_ = be.timings().factorizations;
+      kept_coefficients_ = p.c;
     }
     be.solve(r_, rc_, dq_, dmu_);
     be.axpby(1.0, dq_, 1.0, q1);
@@ -108,15 +142,6 @@ StepOutcome NewmarkNewton::solve_affine(const NewmarkParameters& p, double t1, d
       break;
     }
   }
-  if (!out.converged) {
-    if (out.why.empty()) out.why = "Newton did not converge in " + std::to_string(s_.max_iterations) + " iterations";
-    return out;
-  }
-  to.t = t1;
-  kinematics(q1, bh2, gamma_h, to);
-  if (index2) project_positions(t1, to);
-  be.copy(mu_, to.lambda);
-  be.axpby(0.0, mu_, 1.0 / s, to.lambda);
   return out;
 }
 

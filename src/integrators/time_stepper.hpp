@@ -110,12 +110,21 @@ class NewmarkNewton {
   // Stabilized index 2: after the Newton iteration on the velocity constraints, to.q back onto
   // Phi(q, t1) = 0 (see time_stepper.cpp).
   void project_positions(double t1, StepState& to);
+  // The Newton iterations of solve_affine from to.q and lambda0; the first one assembles and
+  // factorizes the Newton matrix if refresh, else solves with the backend's current factorization.
+  StepOutcome iterate(const NewmarkParameters& p, double t1, double bh2, double gamma_h, const Vector& lambda0,
+                      const Vector* memory, bool refresh, StepState& to);
+  static bool same_coefficients(const NewtonMatrixCoefficients& a, const NewtonMatrixCoefficients& b);
 
   System& sys_;
   Backend& be_;
   const DynamicSettings& s_;
-  Vector qhat_, vhat_, g_, f_, Mx_, Cmu_, r_, dq_;  // coordinate-sized work vectors
-  Vector mu_, b_, phi_, rc_, dmu_;                 // constraint-sized
+  Vector qhat_, vhat_, g_, f_, Mx_, Cmu_, r_, dq_, q_start_;  // coordinate-sized work vectors
+  Vector mu_, b_, phi_, rc_, dmu_;                           // constraint-sized
+  // Modified Newton: the backend's factorization count after this stepper's last factorization,
+  // and the coefficients of that matrix.
+  long kept_factorization_ = -1;
+  NewtonMatrixCoefficients kept_coefficients_;
 };
 
 // The step-control loop: consistent initial state, then fixed steps (the last one shortened to

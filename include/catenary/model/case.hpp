@@ -31,10 +31,11 @@ struct DynamicSettings {
   // Phi = 0 along H^-1 Phi_q^T (time_stepper.hpp).
   enum class Formulation { Index3, StabilizedIndex2 };
   Formulation formulation = Formulation::Index3;
-  // Full: the Newton matrix is assembled and factorized at every iteration. Modified: once per
-  // step, kept while each update is at most half the previous one (linear convergence that
-  // pays), refreshed otherwise; fewer element Jacobian passes and factorizations for more, cheaper
-  // iterations (Chrono's SetModifiedNewton).
+  // Full: the Newton matrix is assembled and factorized at every iteration. Modified: a matrix
+  // is kept across iterations and steps (while the coefficients stay the same) as long as each
+  // update is at most half the previous one, and refreshed otherwise; a step that fails from a
+  // kept matrix is retried with a fresh one. Fewer element Jacobian passes and factorizations for
+  // more, cheaper iterations (Chrono's SetModifiedNewton keeps it within a step).
   enum class Newton { Full, Modified };
   Newton newton = Newton::Full;
 };
