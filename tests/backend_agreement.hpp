@@ -102,10 +102,12 @@ inline void check_operators_agree(const Model& m, Backend& other, unsigned seed)
 }
 
 // Largest difference of any coordinate over whole HHT runs on both backends, relative to the
-// largest coordinate; also checks that both took the same steps.
-inline double dynamic_run_difference(const Model& m, const AnalysisSettings& a, Backend& other) {
+// largest coordinate; also checks that both took the same steps. The other backend may run
+// different settings (other_settings) that must reach the same solution.
+inline double dynamic_run_difference(const Model& m, const AnalysisSettings& a, Backend& other,
+                                     const AnalysisSettings* other_settings = nullptr) {
   const RunResult reference = run_model(m, a);
-  const RunResult result = run_model_on(other, m, a);
+  const RunResult result = run_model_on(other, m, other_settings ? *other_settings : a);
   REQUIRE(result.frames.size() == reference.frames.size());
   double worst = 0.0;
   for (size_t k = 0; k < reference.frames.size(); ++k) {
@@ -114,5 +116,15 @@ inline double dynamic_run_difference(const Model& m, const AnalysisSettings& a, 
   }
   return worst;
 }
+
+#ifdef CATENARY_WITH_CUDA
+// True when a CUDA device can run the [gpu] tests; otherwise says why the test is skipped.
+inline bool device_usable() {
+  std::string why;
+  if (cuda::device_available(why)) return true;
+  WARN("[gpu] test skipped: " << why);
+  return false;
+}
+#endif
 
 }  // namespace catenary::testing

@@ -25,13 +25,6 @@ Model damped_cable(int elements) {
 }
 
 #ifdef CATENARY_WITH_CUDA
-bool device_usable() {
-  std::string why;
-  if (cuda::device_available(why)) return true;
-  WARN("[gpu] test skipped: " << why);
-  return false;
-}
-
 using BackendMaker = std::unique_ptr<Backend> (*)(const Model&, cuda::LinearSolver);
 
 void check_all_operators(BackendMaker make) {
@@ -137,12 +130,12 @@ TEST_CASE("CUDA backend code run on the host: HHT runs equal the CPU backend's",
 }
 
 TEST_CASE("CUDA backend on the device: element forces, Jacobians and mass equal the CPU backend's", "[gpu]") {
-  if (!device_usable()) return;
+  if (!testing::device_usable()) return;
   check_all_operators(&cuda::make_cuda_backend);
 }
 
 TEST_CASE("CUDA backend on the device: HHT runs equal the CPU backend's to 1e-9", "[gpu]") {
-  if (!device_usable()) return;
+  if (!testing::device_usable()) return;
   check_whole_runs(&cuda::make_cuda_backend);
 }
 #endif

@@ -4,8 +4,12 @@
 // integrator, while factorizing far less often.
 #include <catch2/catch.hpp>
 
+#include "backend_agreement.hpp"
 #include "multibody_models.hpp"
 #include "test_helpers.hpp"
+#ifdef CATENARY_WITH_CUDA
+#include "catenary/kernels/cuda_backend.hpp"
+#endif
 
 using namespace catenary;
 using namespace catenary::testing;
@@ -66,3 +70,32 @@ TEST_CASE("modified Newton reaches full Newton's solution with far fewer factori
     check_same_solution(cable_hanging_from_boom(8), a, 1e-8);
   }
 }
+
+#ifdef CATENARY_WITH_CUDA
+// The kept factorization lives in the CUDA backend's solvers (block cyclic reduction, GMRES's
+// preconditioner and the matrix it multiplies): the host build of that code, with modified Newton,
+// against the CPU backend with full Newton.
+void check_cuda_modified_newton(std::unique_ptr<Backend> (*make)(const Model&, cuda::LinearSolver)) {
+  const Model m = falling_cable_pendulum(10);
+  const AnalysisSettings full = dynamic_settings(1e-3, 0.2, -0.2);
+  AnalysisSettings modified = full;
+  modified.dynamics.newton = DynamicSettings::Newton::Modified;
+  for (cuda::LinearSolver solver : {cuda::LinearSolver::BlockTridiagonal, cuda::LinearSolver::Krylov}) {
+    auto backend = make(m, solver);
+    const double worst = dynamic_run_difference(m, full, *backend, &modified);
+    INFO(cuda::linear_solver_name(*backend) << ": largest relative difference " << worst << ", "
+                                            << backend->timings().factorizations << " factorizations");
+    CHECK(worst < 1e-8);
+    CHECK(backend->timings().factorizations < 200 / 3);
+  }
+}
+
+TEST_CASE("modified Newton on the CUDA backend's code (host) reaches the CPU's full-Newton solution",
+          "[dynamics][newton][cuda-host]") {
+  check_cuda_modified_newton(&cuda::make_cuda_backend_on_host);
+}
+
+TEST_CASE("modified Newton on the device reaches the CPU's full-Newton solution", "[gpu]") {
+  if (device_usable()) check_cuda_modified_newton(&cuda::make_cuda_backend);
+}
+#endif
