@@ -5,12 +5,16 @@
 // indefinite (saddle point). The matrix-vector product is the CSR row product used elsewhere
 // in the backend (cuSPARSE's SpMV would do the same; the hand-written gather keeps one code path
 // for the host build), the preconditioner one small LU per block (dense_block.cuh), and the
-// Arnoldi vectors' dot products Thrust reductions; only the small Hessenberg least-squares
+// Arnoldi orthogonalization classical Gram-Schmidt (reapplied where it cancels), each pass one
+// keyed Thrust reduction for all the dot products; only the small Hessenberg least-squares
 // problem lives on the host.
 #include <thrust/fill.h>
 #include <thrust/for_each.h>
 #include <thrust/inner_product.h>
 #include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/discard_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+#include <thrust/reduce.h>
 #include <thrust/transform.h>
 
 #include <algorithm>
@@ -58,6 +62,32 @@ struct ApplyBlock {
   }
 };
 
+// The entry idx = k n + e of the first basis vectors times w[e], keyed by k: reduced by key, the
+// dot products of w with all of them in one reduction.
+struct BasisVectorOf {
+  long n;
+  CATENARY_HD long operator()(long idx) const { return idx / n; }
+};
+struct BasisEntryTimesW {
+  const double *V, *w;
+  long n;
+  CATENARY_HD double operator()(long idx) const { return V[idx] * w[idx % n]; }
+};
+
+// w[e] += sign * sum_k c[k] V[k n + e] over the first count basis vectors.
+struct AddBasisCombination {
+  const double *V, *c;
+  int count;
+  long n;
+  double sign;
+  double* w;
+  CATENARY_HD void operator()(long e) const {
+    double s = 0.0;
+    for (int k = 0; k < count; ++k) s += c[k] * V[k * n + e];
+    w[e] += sign * s;
+  }
+};
+
 struct LinearCombination {
   double s, t;
   CATENARY_HD double operator()(double a, double b) const { return s * a + t * b; }
@@ -92,6 +122,7 @@ class GmresSolver : public CsrSolver {
     pivots_ = Ints(static_cast<size_t>(blocks_) * B_, 0);
     singular_ = Ints(1, 0);
     basis_ = Doubles(static_cast<size_t>(kRestart + 1) * size, 0.0);
+    coefficients_ = Doubles(kRestart + 1, 0.0);
     w_ = Doubles(size, 0.0);
     z_ = Doubles(size, 0.0);
     block_work_ = Doubles(static_cast<size_t>(blocks_) * B_, 0.0);
@@ -142,12 +173,20 @@ class GmresSolver : public CsrSolver {
         precondition(V + static_cast<size_t>(j) * n, raw<double>(z_));
         double* w = V + static_cast<size_t>(j + 1) * n;
         product(raw<double>(z_), w);
-        for (int i = 0; i <= j; ++i) {  // modified Gram-Schmidt
-          const double h = dot(w, V + static_cast<size_t>(i) * n);
-          H[i * kRestart + j] = h;
-          combine(-h, V + static_cast<size_t>(i) * n, 1.0, w, w);
+        // Classical Gram-Schmidt, with a second pass where the first cancelled most of w (the
+        // DGKS test, "twice is enough"): as stable as modified Gram-Schmidt, with one reduction
+        // for all the dot products (and |w|^2, w being V_{j+1}) instead of j + 1, each of which is
+        // a wait for the host on the device.
+        std::vector<double> h = basis_dots(V, j + 2, w);
+        double before = std::sqrt(h[j + 1]), h_next = 0.0;
+        for (int pass = 0; pass < 2; ++pass) {
+          if (pass > 0) h = basis_dots(V, j + 1, w);
+          for (int i = 0; i <= j; ++i) H[i * kRestart + j] += h[i];
+          add_basis_combination(V, j + 1, -1.0, w);
+          h_next = norm(w);
+          if (h_next > 0.7 * before) break;
+          before = h_next;
         }
-        const double h_next = norm(w);
         H[(j + 1) * kRestart + j] = h_next;
         if (h_next > 0.0) scale(1.0 / h_next, w);
         for (int i = 0; i < j; ++i) {  // earlier Givens rotations on the new column
@@ -174,7 +213,8 @@ class GmresSolver : public CsrSolver {
         y[i] = s / H[i * kRestart + i];
       }
       thrust::fill(policy, w_.begin(), w_.end(), 0.0);
-      for (int i = 0; i < used; ++i) combine(y[i], V + static_cast<size_t>(i) * n, 1.0, raw<double>(w_), raw<double>(w_));
+      thrust::copy(y.begin(), y.end(), coefficients_.begin());
+      add_basis_combination(V, used, 1.0, raw<double>(w_));
       precondition(raw<double>(w_), raw<double>(z_));
       combine(1.0, raw<double>(z_), 1.0, x, x);
     }
@@ -193,6 +233,25 @@ class GmresSolver : public CsrSolver {
   static auto ptr(double* p) {
     if constexpr (Space::on_device) return thrust::device_pointer_cast(p);
     else return p;
+  }
+
+  // The dot products of w with the first count basis vectors (also left in coefficients_).
+  std::vector<double> basis_dots(const double* V, int count, const double* w) {
+    const long n = size_;
+    const thrust::counting_iterator<long> first(0);
+    thrust::reduce_by_key(Space::policy(), thrust::make_transform_iterator(first, BasisVectorOf{n}),
+                          thrust::make_transform_iterator(first + count * n, BasisVectorOf{n}),
+                          thrust::make_transform_iterator(first, BasisEntryTimesW{V, w, n}),
+                          thrust::make_discard_iterator(), coefficients_.begin());
+    std::vector<double> out(count);
+    thrust::copy(coefficients_.begin(), coefficients_.begin() + count, out.begin());
+    return out;
+  }
+  // w += sign V c with c = coefficients_ (the first count basis vectors).
+  void add_basis_combination(const double* V, int count, double sign, double* w) {
+    const thrust::counting_iterator<long> first(0);
+    thrust::for_each(Space::policy(), first, first + size_,
+                     AddBasisCombination{V, raw<double>(coefficients_), count, size_, sign, w});
   }
 
   double dot(const double* a, const double* b) const {
@@ -225,7 +284,7 @@ class GmresSolver : public CsrSolver {
   const int *row_ptr_ = nullptr, *col_index_ = nullptr;
   const double* values_ = nullptr;
   Ints destination_, to_block_, block_size_, pivots_, singular_;
-  Doubles blocks_data_, basis_, w_, z_, block_work_;
+  Doubles blocks_data_, basis_, coefficients_, w_, z_, block_work_;
 };
 
 }  // namespace
