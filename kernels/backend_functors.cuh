@@ -15,7 +15,9 @@ namespace catenary::cuda {
 // k = 0 thread writes the energy. Four threads per element repeat the quadrature-point geometry,
 // but each holds 3 + 36 results rather than a whole element's 12 + 144, and together they write
 // the element's slots as four adjacent runs.
-template <int D>
+// Damped = false (a model without material damping) compiles the damping terms out and never
+// reads the velocities.
+template <int D, bool Damped>
 struct ElementPass {
   static constexpr int kLocal = 4 * D;
   const ElementProperties* properties;
@@ -28,14 +30,15 @@ struct ElementPass {
 
   CATENARY_HD void operator()(int t) const {
     const int e = t / 4, shape = t % 4;
-    double qe[kLocal], ve[kLocal];
+    double qe[kLocal], ve[Damped ? kLocal : 1];
     for (int i = 0; i < kLocal; ++i) {
       const int g = local_to_global_dof(node_a[e], node_b[e], 2 * D, i);
       qe[i] = q[g];
-      ve[i] = v[g];
+      if constexpr (Damped) ve[i] = v[g];
     }
     ElementEvaluation<D, 1> out;
-    evaluate_element<D>(properties[e], reference + kLocal * e, qe, ve, jacobian, out, newton_jacobian_weights(c), shape);
+    evaluate_element<D, 1, Damped>(properties[e], reference + kLocal * e, qe, ve, jacobian, out,
+                                   newton_jacobian_weights(c), shape);
     for (int i = 0; i < D; ++i) local_forces[kLocal * e + shape * D + i] = out.force[i];
     if (shape == 0) energy[e] = out.energy;
     if (jacobian)

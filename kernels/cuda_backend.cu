@@ -43,7 +43,9 @@ class CudaBackend : public Backend {
         baseline_device_bytes_(device_bytes_in_use()),
         dimension_(m.dimension),
         elements_(m.elements.size()),
-        local_dofs_(2 * m.coordinates_per_node()) {
+        local_dofs_(2 * m.coordinates_per_node()),
+        damped_(std::any_of(m.elements.properties.begin(), m.elements.properties.end(),
+                            [](const ElementProperties& p) { return p.eta > 0.0; })) {
     const ElementBlock& el = m.elements;
     node_a_ = Ints(el.node_a.begin(), el.node_a.end());
     node_b_ = Ints(el.node_b.begin(), el.node_b.end());
@@ -311,18 +313,22 @@ class CudaBackend : public Backend {
                                       raw<double>(scalar_mass_), raw<double>(shape_integrals_)});
   }
 
-  template <int D>
+  template <int D, bool Damped>
   void element_pass_of(const Vector& q, const Vector& v, bool jacobian, const NewtonMatrixCoefficients& c) {
     const thrust::counting_iterator<int> first(0);
     thrust::for_each(Space::policy(), first, first + 4 * elements_,  // a thread per shape function
-                     ElementPass<D>{raw<ElementProperties>(properties_), raw<double>(reference_), raw<double>(scalar_mass_),
-                                    raw<int>(node_a_), raw<int>(node_b_), raw<double>(array(q)), raw<double>(array(v)),
-                                    c, jacobian, raw<double>(local_forces_), raw<double>(local_matrices_),
-                                    raw<double>(energy_)});
+                     ElementPass<D, Damped>{raw<ElementProperties>(properties_), raw<double>(reference_),
+                                            raw<double>(scalar_mass_), raw<int>(node_a_), raw<int>(node_b_),
+                                            raw<double>(array(q)), raw<double>(array(v)), c, jacobian,
+                                            raw<double>(local_forces_), raw<double>(local_matrices_),
+                                            raw<double>(energy_)});
     timings_.element_bytes += element_pass_bytes<D>(elements_, dof_count(), jacobian);
   }
   void element_pass(const Vector& q, const Vector& v, bool jacobian, const NewtonMatrixCoefficients& c) {
-    dimension_ == 3 ? element_pass_of<3>(q, v, jacobian, c) : element_pass_of<2>(q, v, jacobian, c);
+    if (dimension_ == 3)
+      damped_ ? element_pass_of<3, true>(q, v, jacobian, c) : element_pass_of<3, false>(q, v, jacobian, c);
+    else
+      damped_ ? element_pass_of<2, true>(q, v, jacobian, c) : element_pass_of<2, false>(q, v, jacobian, c);
   }
 
   void gather_forces(Vector& f) {
@@ -334,6 +340,7 @@ class CudaBackend : public Backend {
 
   size_t baseline_device_bytes_;
   int dimension_, elements_, local_dofs_;
+  bool damped_;  // any element with material damping: the element pass reads velocities
   Ints node_a_, node_b_;
   ArrayOf<Space, ElementProperties> properties_;
   Doubles reference_, scalar_mass_, shape_integrals_;

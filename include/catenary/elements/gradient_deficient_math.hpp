@@ -301,7 +301,7 @@ CATENARY_HD void scale(PointDerivatives<D>& d, double c) {
 }
 
 // Axial energy 1/2 EA eps^2 at one point, and the Kelvin-Voigt axial damping.
-template <int D, int S>
+template <int D, int S, bool Damped>
 CATENARY_HD void add_axial_point(const ElementProperties& p, const ReferencePoint<D>& r,
                                  const double* edot, ElementEvaluation<D, S>& out,
                                  const JacobianWeights* jacobian) {
@@ -316,6 +316,7 @@ CATENARY_HD void add_axial_point(const ElementProperties& p, const ReferencePoin
         axial.haa(i, j) = p.EA * (r.a[i] * r.a[j] / (g0 * g0) + ((i == j) ? eps / g0 : 0.0));
   scatter_point(r.h, r.w, axial, out, jacobian);
   out.energy += r.w * 0.5 * p.EA * eps * eps;
+  if constexpr (!Damped) return;
   if (!(p.eta > 0.0)) return;
   Vec<n> g_eps;  // d(eps)/de
   for (int k = 0; k < 4; ++k)
@@ -324,7 +325,7 @@ CATENARY_HD void add_axial_point(const ElementProperties& p, const ReferencePoin
 }
 
 // Bending energy 1/2 EI (kappa - kappa0)^2 at one point, and the bending damping.
-template <int D, int S>
+template <int D, int S, bool Damped>
 CATENARY_HD void add_bending_point(const ElementProperties& p, const ReferencePoint<D>& r,
                                    const double* edot, ElementEvaluation<D, S>& out,
                                    const JacobianWeights* jacobian) {
@@ -347,6 +348,7 @@ CATENARY_HD void add_bending_point(const ElementProperties& p, const ReferencePo
   } else {
     out.energy += r.w * 0.5 * p.EI * k2;
   }
+  if constexpr (!Damped) return;
   if (!(p.eta > 0.0)) return;
   const CurvatureVectorJacobian<D> cj = curvature_vector_jacobian<D>(r.a, r.b);
   constexpr int R = CurvatureVectorJacobian<D>::kRows;
@@ -363,14 +365,16 @@ CATENARY_HD void add_bending_point(const ElementProperties& p, const ReferencePo
 
 // Strain energy, internal (elastic + damping) force and, when want_jacobian, the weighted sum of
 // the stiffness d2U/de2 and the damping matrix, in the rows of shape functions first .. first +
-// S - 1 (see ElementEvaluation). e_ref is the stress-free reference, e and edot the current coordinates and
-// velocities; all are 4*D arrays in node order.
+// S - 1 (see ElementEvaluation). e_ref is the stress-free reference, e and edot the current
+// coordinates and velocities; all are 4*D arrays in node order. Damped = false leaves the
+// damping terms out at compile time (edot unused), for kernels over models without damping:
+// fewer registers.
 //
 // Quadrature: bending with five Gauss points; the axial term with the reduced rule AxialRule.
 // Full integration of the Green strain energy of cubic Hermite elements locks in bending
 // (the quadratic part of the strain cannot vanish pointwise, so spurious membrane tension
 // stiffens the element); the reduced rule removes most of it.
-template <int D, int S>
+template <int D, int S, bool Damped = true>
 CATENARY_HD void evaluate_element(const ElementProperties& p, const double* e_ref, const double* e,
                                   const double* edot, bool want_jacobian, ElementEvaluation<D, S>& out,
                                   JacobianWeights weights = {}, int first = 0) {
@@ -381,9 +385,11 @@ CATENARY_HD void evaluate_element(const ElementProperties& p, const double* e_re
   out.energy = 0.0;
   if (want_jacobian) out.jacobian = Mat<Rows::kRows, Rows::kDofs>::zero();
   for (int g = 0; g < AxialRule::kPoints; ++g)
-    detail::add_axial_point<D>(p, detail::reference_point<D, AxialRule>(p, e_ref, e, g), edot, out, jacobian);
+    detail::add_axial_point<D, S, Damped>(p, detail::reference_point<D, AxialRule>(p, e_ref, e, g), edot, out,
+                                          jacobian);
   for (int g = 0; g < GaussRule5::kPoints; ++g)
-    detail::add_bending_point<D>(p, detail::reference_point<D, GaussRule5>(p, e_ref, e, g), edot, out, jacobian);
+    detail::add_bending_point<D, S, Damped>(p, detail::reference_point<D, GaussRule5>(p, e_ref, e, g), edot, out,
+                                            jacobian);
 }
 
 // Consistent mass as a 4x4 scalar matrix (the full matrix is this Kronecker I_D):
