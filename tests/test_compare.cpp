@@ -194,6 +194,21 @@ TEST_CASE("files that do not match in shape fail with a message", "[compare]") {
   }
 }
 
+TEST_CASE("a body-name column (rigid_bodies.csv) is compared as text", "[compare]") {
+  const std::string header = "time,body,x\n", rows = "0,boom,0.5\n0,hook,1\n";
+  SECTION("same names, values within tolerance: pass, and the name column is not a numeric column") {
+    const ComparisonReport r = compare(header + rows, header + "0,boom,0.5\n0,hook,1.0000000001\n");
+    CHECK(r.pass());
+    CHECK(r.columns.size() == 2);
+    CHECK(column(r, "x").max_abs_diff == Approx(1e-10).margin(1e-15));
+  }
+  SECTION("rows about different bodies: a problem naming the row") {
+    const ComparisonReport r = compare(header + rows, header + "0,hook,0.5\n0,boom,1\n");
+    CHECK_FALSE(r.pass());
+    CHECK_THAT(all_problems(r), Catch::Contains("data row 1 names 'boom' in the reference, 'hook'"));
+  }
+}
+
 TEST_CASE("catenary compare passes for every shipped case (CPU against CUDA)", "[gpu]") {
 #ifdef CATENARY_WITH_CUDA
   std::string why;

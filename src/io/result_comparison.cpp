@@ -15,7 +15,8 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 struct CsvTable {
   std::vector<std::string> header;
-  std::vector<std::vector<double>> rows;
+  std::vector<std::vector<double>> rows;    // label columns hold 0 here
+  std::vector<std::vector<std::string>> labels;  // per row, the label columns' text in order
 };
 
 std::string format(double x) {
@@ -56,11 +57,15 @@ std::string read_table(const std::string& path, CsvTable& table) {
     if (fields.size() != table.header.size())
       return where + std::to_string(fields.size()) + " fields, the header has " +
              std::to_string(table.header.size());
-    std::vector<double> row(fields.size());
+    std::vector<double> row(fields.size(), 0.0);
+    std::vector<std::string> labels;
     for (size_t j = 0; j < fields.size(); ++j)
-      if (!parse_number(fields[j], row[j]))
+      if (is_label_column(table.header[j]))
+        labels.push_back(fields[j]);
+      else if (!parse_number(fields[j], row[j]))
         return where + "column '" + table.header[j] + "': not a number: '" + fields[j] + "'";
     table.rows.push_back(std::move(row));
+    table.labels.push_back(std::move(labels));
   }
   return {};
 }
@@ -141,6 +146,8 @@ bool is_informational_column(const std::string& name) {
   return name == "step" || name == "newton_iterations";
 }
 
+bool is_label_column(const std::string& name) { return name == "body"; }
+
 std::vector<std::string> split_csv_line(const std::string& line) {
   std::vector<std::string> fields(1);
   bool quoted = false;
@@ -177,8 +184,15 @@ ComparisonReport compare_result_files(const std::string& reference_csv, const st
                               " in the other file (the first " +
                               std::to_string(std::min(ref.rows.size(), other.rows.size())) + " compared)");
   report.rows = static_cast<long>(std::min(ref.rows.size(), other.rows.size()));
+  for (long i = 0; i < report.rows; ++i)
+    if (ref.labels[i] != other.labels[i]) {
+      report.problems.push_back("the rows are about different things (data row " + std::to_string(i + 1) +
+                                " names '" + ref.labels[i].front() + "' in the reference, '" +
+                                other.labels[i].front() + "' in the other file)");
+      break;
+    }
   for (size_t j = 0; j < ref.header.size(); ++j)
-    report.columns.push_back(compare_column(ref, other, j, report.rows, tolerance));
+    if (!is_label_column(ref.header[j])) report.columns.push_back(compare_column(ref, other, j, report.rows, tolerance));
   judge_total_energy_by_its_terms(report.columns, tolerance);
   if (!ref.header.empty() && ref.header[0] == "time" && !report.columns[0].pass)
     report.problems.push_back(time_problem(ref, other, report.columns[0]));

@@ -37,14 +37,29 @@ SweepWriter::SweepWriter(const std::vector<SweepCase>& cases, const std::vector<
     : cases_(cases), ranges_(ranges), batch_(batch), backend_(backend), directory_(directory),
       gravity_(gravity_vector(batch)) {
   allow_open_files(cases.size() + 64);
-  for (size_t k = 0; k < cases.size(); ++k)
+  for (size_t k = 0; k < cases.size(); ++k) {
     writers_.push_back(std::make_unique<OutputWriter>(
         cases[k].c, (std::filesystem::path(directory) / copy_directory_name(k)).string()));
+    const Model& m = cases[k].c.model;
+    mechanisms_.push_back(m.mechanism.empty() ? nullptr : std::make_unique<MultibodyBlock>(m));
+  }
 }
 
+namespace {
+
+Eigen::VectorXd pick(const Eigen::VectorXd& x, const std::vector<int>& index) {
+  Eigen::VectorXd out(index.size());
+  for (size_t i = 0; i < index.size(); ++i) out[i] = x[index[i]];
+  return out;
+}
+
+}  // namespace
+
 void SweepWriter::write_frame(const Frame& f) {
-  // Per-copy energies from the batch state: M is block diagonal, so copy k's kinetic energy is
-  // 1/2 v_k . (M v)_k; strain energies are summed over its elements.
+  // Per-copy energies from the batch state, as System::energies computes a single run's: the
+  // elements' mass is block diagonal, so copy k's share of 1/2 v.Mv is 1/2 v_k.(Mv)_k; strain
+  // energies are summed over its elements; a copy's rigid bodies add their own kinetic energy
+  // and spring potential (at v = 0, t = 0, like System::energies).
   Eigen::VectorXd Mv, force;
   backend_.mass_product(*f.v, Mv);
   backend_.internal_force(*f.q, Eigen::VectorXd::Zero(f.q->size()), force);
@@ -52,16 +67,23 @@ void SweepWriter::write_frame(const Frame& f) {
   backend_.element_energies(element_energy);
   for (size_t k = 0; k < writers_.size(); ++k) {
     const CopyRange& r = ranges_[k];
-    const Eigen::VectorXd q = f.q->segment(r.first_dof, r.dof_count), v = f.v->segment(r.first_dof, r.dof_count);
-    const Eigen::VectorXd lambda = f.lambda ? f.lambda->segment(r.first_row, r.row_count) : Eigen::VectorXd();
+    const Eigen::VectorXd q = pick(*f.q, r.dofs), v = pick(*f.v, r.dofs);
+    const Eigen::VectorXd lambda = f.lambda ? pick(*f.lambda, r.rows) : Eigen::VectorXd();
     Frame copy = f;
     copy.q = &q;
     copy.v = &v;
     copy.lambda = f.lambda ? &lambda : nullptr;
-    copy.kinetic_energy = 0.5 * v.dot(Mv.segment(r.first_dof, r.dof_count));
-    copy.gravitational_energy = -q.dot(gravity_.segment(r.first_dof, r.dof_count));
+    copy.kinetic_energy = 0.5 * v.dot(pick(Mv, r.dofs));
+    copy.gravitational_energy = -q.dot(pick(gravity_, r.dofs));
     copy.elastic_energy = 0.0;
     for (int e = r.first_element; e < r.first_element + r.element_count; ++e) copy.elastic_energy += element_energy[e];
+    if (const MultibodyBlock* block = mechanisms_[k].get()) {
+      const Eigen::VectorXd x = pick(q, block->layout().dofs), w = pick(v, block->layout().dofs);
+      Eigen::VectorXd Mw, fb;
+      block->mass_product(x, w, Mw);
+      copy.kinetic_energy += 0.5 * w.dot(Mw);
+      copy.elastic_energy += block->internal_force(x, Eigen::VectorXd::Zero(x.size()), 0.0, fb);
+    }
     writers_[k]->write_frame(copy);
   }
 }

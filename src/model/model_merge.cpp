@@ -4,6 +4,7 @@
 #include <string>
 
 #include "catenary/core/errors.hpp"
+#include "catenary/multibody/ground.hpp"
 
 namespace catenary {
 
@@ -16,6 +17,59 @@ void append(std::vector<T>& to, const std::vector<T>& from) {
 
 }  // namespace
 
+namespace {
+
+// Copy k's rigid bodies, joints, drivers, attachments and force elements appended to the batch's
+// mechanism, with body, joint and node indices shifted and names prefixed by the copy.
+void append_mechanism(const Mechanism& from, int first_node, const std::string& prefix, Mechanism& to) {
+  const int body_offset = static_cast<int>(to.bodies.size()), joint_offset = static_cast<int>(to.joints.size());
+  auto body = [body_offset](int b) { return b == kGround ? kGround : b + body_offset; };
+  for (RigidBody b : from.bodies) {
+    b.name = prefix + b.name;
+    to.bodies.push_back(b);
+  }
+  for (Joint j : from.joints) {
+    j.name = prefix + j.name;
+    j.body_i = body(j.body_i);
+    j.body_j = body(j.body_j);
+    to.joints.push_back(j);
+  }
+  for (Driver d : from.drivers) {
+    d.name = prefix + d.name;
+    d.joint += joint_offset;
+    to.drivers.push_back(d);
+  }
+  for (Attachment a : from.attachments) {
+    a.name = prefix + a.name;
+    a.body = body(a.body);
+    a.node += first_node;
+    to.attachments.push_back(a);
+  }
+  for (Tsda t : from.forces.tsda) {
+    t.name = prefix + t.name;
+    t.body_i = body(t.body_i);
+    t.body_j = body(t.body_j);
+    to.forces.tsda.push_back(t);
+  }
+  for (Rsda r : from.forces.rsda) {
+    r.name = prefix + r.name;
+    r.body_i = body(r.body_i);
+    r.body_j = body(r.body_j);
+    to.forces.rsda.push_back(r);
+  }
+  for (BodyLoad l : from.forces.loads) {
+    l.name = prefix + l.name;
+    l.body = body(l.body);
+    to.forces.loads.push_back(l);
+  }
+}
+
+void append_run(int first, int count, std::vector<int>& to) {
+  for (int i = 0; i < count; ++i) to.push_back(first + i);
+}
+
+}  // namespace
+
 Model merge_models(const std::vector<const Model*>& copies, std::vector<CopyRange>& ranges) {
   Model out;
   ranges.clear();
@@ -23,25 +77,21 @@ Model merge_models(const std::vector<const Model*>& copies, std::vector<CopyRang
   const Model& first = *copies.front();
   out.dimension = first.dimension;
   std::copy(first.gravity, first.gravity + 3, out.gravity);
+  out.mechanism.gravity = first.mechanism.gravity;
   out.characteristic_length = 0.0;
   for (size_t k = 0; k < copies.size(); ++k) {
     const Model& m = *copies[k];
     if (m.dimension != out.dimension)
       throw ModelError("copy " + std::to_string(k) + " has dimension " + std::to_string(m.dimension) + ", copy 0 " +
                        std::to_string(out.dimension) + ": the copies of a sweep must share the dimension");
-    if (!m.mechanism.empty())
-      throw ModelError("copy " + std::to_string(k) + " has rigid bodies: sweeps of models with rigid bodies are not "
-                       "supported yet");
     if (!std::equal(m.gravity, m.gravity + 3, out.gravity))
       throw ModelError("copy " + std::to_string(k) + " has a different gravity: the copies of a sweep share it");
     CopyRange r;
     r.first_node = out.node_count;
-    r.first_dof = out.dof_count();
-    r.dof_count = m.dof_count();
-    r.first_row = out.constraint_count();
-    r.row_count = m.constraint_count();
     r.first_element = out.elements.size();
     r.element_count = m.elements.size();
+    append_run(out.node_dof_count(), m.node_dof_count(), r.dofs);  // its bodies' follow below
+    append_run(out.linear_constraint_count(), m.linear_constraint_count(), r.rows);
     ranges.push_back(r);
 
     append(out.reference_coordinates, m.reference_coordinates);
@@ -61,8 +111,9 @@ Model merge_models(const std::vector<const Model*>& copies, std::vector<CopyRang
     append(el.reference, m.elements.reference);
     append(el.scalar_mass, m.elements.scalar_mass);
     append(el.shape_integrals, m.elements.shape_integrals);
+    const int first_dof = out.node_dof_count(), first_row = out.linear_constraint_count();
     for (PointLoad p : m.point_loads) {
-      p.dof += r.first_dof;
+      p.dof += first_dof;
       out.point_loads.push_back(p);
     }
     for (DistributedLoad d : m.distributed_loads) {
@@ -70,18 +121,46 @@ Model merge_models(const std::vector<const Model*>& copies, std::vector<CopyRang
       out.distributed_loads.push_back(d);
     }
     for (ConstraintRow row : m.constraint_rows) {
-      for (int& dof : row.dofs) dof += r.first_dof;
+      for (int& dof : row.dofs) dof += first_dof;
       out.constraint_rows.push_back(row);
     }
     for (ConstraintGroup g : m.constraint_groups) {
-      g.first_row += r.first_row;
+      g.first_row += first_row;
       g.name = "copy " + std::to_string(k) + ": " + g.name;
       out.constraint_groups.push_back(g);
     }
+    append_mechanism(m.mechanism, r.first_node, "copy " + std::to_string(k) + ": ", out.mechanism);
     // Each copy keeps its own length scale in the convergence and error norms.
     out.node_length_scale.insert(out.node_length_scale.end(), m.node_count, m.characteristic_length);
     out.characteristic_length = std::max(out.characteristic_length, m.characteristic_length);
     out.node_count += m.node_count;
+  }
+
+  // The copies' rigid coordinates and mechanism rows, now that the batch's layout is complete:
+  // each kind (bodies, joints, drivers, attachments, normalizations) holds the copies in order.
+  const Mechanism& batch = out.mechanism;
+  const int rows = out.linear_constraint_count();
+  int body = 0;                                   // the copy's first body in the batch
+  int joint_row = rows + batch.joint_row(0);      // its first row of each kind
+  int driver_row = rows + batch.driver_row(0);
+  int attachment_row = rows + batch.attachment_row(0);
+  int normalization_row = rows + batch.normalization_row(0);
+  for (size_t k = 0; k < copies.size(); ++k) {
+    const Mechanism& m = copies[k]->mechanism;
+    const int bodies = static_cast<int>(m.bodies.size()), drivers = static_cast<int>(m.drivers.size());
+    const int joint_rows = m.joint_row(static_cast<int>(m.joints.size()));
+    const int attachment_rows = m.attachment_row(static_cast<int>(m.attachments.size())) - m.attachment_row(0);
+    CopyRange& r = ranges[k];
+    append_run(out.rigid_offset() + 7 * body, 7 * bodies, r.dofs);
+    append_run(joint_row, joint_rows, r.rows);
+    append_run(driver_row, drivers, r.rows);
+    append_run(attachment_row, attachment_rows, r.rows);
+    append_run(normalization_row, bodies, r.rows);
+    body += bodies;
+    joint_row += joint_rows;
+    driver_row += drivers;
+    attachment_row += attachment_rows;
+    normalization_row += bodies;
   }
   return out;
 }

@@ -33,6 +33,10 @@ struct ComparisonReport {
 // iteration count of the step that reached each row.
 bool is_informational_column(const std::string& name);
 
+// Columns that name what a row is about (rigid_bodies.csv's "body", one row per body and time):
+// compared as text, and rows that differ in them are a problem.
+bool is_label_column(const std::string& name);
+
 // Splits one CSV line into fields (RFC 4180: quoted fields may hold commas and doubled quotes).
 std::vector<std::string> split_csv_line(const std::string& line);
 

@@ -10,6 +10,7 @@
 #include "catenary/io/output_writer.hpp"
 #include "catenary/model/case_loader.hpp"
 #include "catenary/model/model_merge.hpp"
+#include "catenary/multibody/multibody_block.hpp"
 
 namespace catenary {
 
@@ -29,6 +30,7 @@ class SweepWriter {
   Backend& backend_;
   std::string directory_;
   std::vector<std::unique_ptr<OutputWriter>> writers_;
+  std::vector<std::unique_ptr<MultibodyBlock>> mechanisms_;  // per copy; null without rigid bodies
   Eigen::VectorXd gravity_;
 };
 
