@@ -253,7 +253,9 @@ int main(int argc, char** argv) {
               peak_bandwidth > 0 ? " (and % of peak)" : "",
               backend_name == "cuda" ? "device memory of the backend" : "process peak resident set");
   if (sweep_elements > 0)
-    std::printf("# sweep: n = copies of a %d-element cable run as one batch\n", sweep_elements);
+    std::printf("# sweep: n = copies of a %d-element cable run as one batch; batch steps per second = 1000 / "
+                "wall/step\n",
+                sweep_elements);
   std::printf("# per-step times in ms; other = wall - (element + assembly + factorization + solve)\n");
   std::printf("%7s %8s %6s %7s %10s %10s %9s %9s %9s %9s %9s %10s %10s %9s %6s %9s %9s\n", "n", "dofs", "steps",
               "it/step", "wall/step", "ms/newton", "element", "assembly", "factor", "solve", "other", "setup_ms",
