@@ -9,39 +9,41 @@
 
 namespace catenary::cuda {
 
-// One shape function of one element per thread (t = 4 e + k): gathers the element's coordinates
-// and velocities, evaluates the force rows of shape function k (and those rows of the local Newton
-// matrix c_m M + c_k K + c_d D when asked) and writes them to the element's local slots; the
-// k = 0 thread writes the energy. Four threads per element repeat the quadrature-point geometry,
-// but each holds 3 + 36 results rather than a whole element's 12 + 144, and together they write
-// the element's slots as four adjacent runs.
-// Damped = false (a model without material damping) compiles the damping terms out and never
-// reads the velocities.
-template <int D, bool Damped>
+// The element pass. With the Jacobian: one shape function of one element per thread (t = 4 e +
+// k), which evaluates the force rows of shape function k and those rows of the local Newton matrix
+// c_m M + c_k K + c_d D. Four threads per element repeat the quadrature-point geometry, but each
+// holds 3 + 36 results rather than a whole element's 12 + 144, and together they write the
+// element's slots as four adjacent runs. Forces only: one thread per element (no matrix, so the
+// whole element's 12 results are few; repeating the geometry would only cost).
+// Each thread gathers the element's coordinates and velocities and writes its rows to the
+// element's local slots; the thread of shape function 0 writes the energy. Damped = false (a
+// model without material damping) compiles the damping terms out and never reads the velocities.
+template <int D, bool Damped, bool Jacobian>
 struct ElementPass {
   static constexpr int kLocal = 4 * D;
+  static constexpr int kShapes = Jacobian ? 1 : 4;  // shape functions per thread
+  static constexpr int kThreadsPerElement = 4 / kShapes;
   const ElementProperties* properties;
   const double *reference, *scalar_mass;
   const int *node_a, *node_b;
   const double *q, *v;
   NewtonMatrixCoefficients c;
-  bool jacobian;
   double *local_forces, *local_matrices, *energy;
 
   CATENARY_HD void operator()(int t) const {
-    const int e = t / 4, shape = t % 4;
+    const int e = t / kThreadsPerElement, shape = (t % kThreadsPerElement) * kShapes;
     double qe[kLocal], ve[Damped ? kLocal : 1];
     for (int i = 0; i < kLocal; ++i) {
       const int g = local_to_global_dof(node_a[e], node_b[e], 2 * D, i);
       qe[i] = q[g];
       if constexpr (Damped) ve[i] = v[g];
     }
-    ElementEvaluation<D, 1> out;
-    evaluate_element<D, 1, Damped>(properties[e], reference + kLocal * e, qe, ve, jacobian, out,
-                                   newton_jacobian_weights(c), shape);
-    for (int i = 0; i < D; ++i) local_forces[kLocal * e + shape * D + i] = out.force[i];
+    ElementEvaluation<D, kShapes> out;
+    evaluate_element<D, kShapes, Damped>(properties[e], reference + kLocal * e, qe, ve, Jacobian, out,
+                                         newton_jacobian_weights(c), shape);
+    for (int i = 0; i < kShapes * D; ++i) local_forces[kLocal * e + shape * D + i] = out.force[i];
     if (shape == 0) energy[e] = out.energy;
-    if (jacobian)
+    if constexpr (Jacobian)
       element_newton_matrix<D>(out, scalar_mass + 16 * e, c,
                                local_matrices + static_cast<size_t>(kLocal) * (kLocal * e + shape * D));
   }

@@ -313,16 +313,19 @@ class CudaBackend : public Backend {
                                       raw<double>(scalar_mass_), raw<double>(shape_integrals_)});
   }
 
+  template <int D, bool Damped, bool Jacobian>
+  void launch_element_pass(const Vector& q, const Vector& v, const NewtonMatrixCoefficients& c) {
+    using Pass = ElementPass<D, Damped, Jacobian>;
+    const thrust::counting_iterator<int> first(0);
+    thrust::for_each(Space::policy(), first, first + Pass::kThreadsPerElement * elements_,
+                     Pass{raw<ElementProperties>(properties_), raw<double>(reference_), raw<double>(scalar_mass_),
+                          raw<int>(node_a_), raw<int>(node_b_), raw<double>(array(q)), raw<double>(array(v)), c,
+                          raw<double>(local_forces_), raw<double>(local_matrices_), raw<double>(energy_)});
+    timings_.element_bytes += element_pass_bytes<D>(elements_, dof_count(), Jacobian);
+  }
   template <int D, bool Damped>
   void element_pass_of(const Vector& q, const Vector& v, bool jacobian, const NewtonMatrixCoefficients& c) {
-    const thrust::counting_iterator<int> first(0);
-    thrust::for_each(Space::policy(), first, first + 4 * elements_,  // a thread per shape function
-                     ElementPass<D, Damped>{raw<ElementProperties>(properties_), raw<double>(reference_),
-                                            raw<double>(scalar_mass_), raw<int>(node_a_), raw<int>(node_b_),
-                                            raw<double>(array(q)), raw<double>(array(v)), c, jacobian,
-                                            raw<double>(local_forces_), raw<double>(local_matrices_),
-                                            raw<double>(energy_)});
-    timings_.element_bytes += element_pass_bytes<D>(elements_, dof_count(), jacobian);
+    jacobian ? launch_element_pass<D, Damped, true>(q, v, c) : launch_element_pass<D, Damped, false>(q, v, c);
   }
   void element_pass(const Vector& q, const Vector& v, bool jacobian, const NewtonMatrixCoefficients& c) {
     if (dimension_ == 3)

@@ -129,9 +129,9 @@ struct CrossMagnitude<3> {
   }
 };
 
-// kappa^2 = N / A^3 with N = A B - C^2: gradient and Hessian in (a, b).
+// kappa^2 = N / A^3 with N = A B - C^2: gradient and (with hessian) Hessian in (a, b).
 template <int D>
-CATENARY_HD double curvature_squared(const Vec<D>& a, const Vec<D>& b, PointDerivatives<D>* d) {
+CATENARY_HD double curvature_squared(const Vec<D>& a, const Vec<D>& b, PointDerivatives<D>* d, bool hessian) {
   const double A = dot(a, a), B = dot(b, b), C = dot(a, b);
   const double N = A * B - C * C;
   const double P = 1.0 / (A * A * A);
@@ -147,6 +147,7 @@ CATENARY_HD double curvature_squared(const Vec<D>& a, const Vec<D>& b, PointDeri
     d->ga[i] = P * Na[i] + N * Pa[i];
     d->gb[i] = P * Nb[i];
   }
+  if (!hessian) return k2;
   for (int i = 0; i < D; ++i)
     for (int j = 0; j < D; ++j) {
       const double I = (i == j) ? 1.0 : 0.0;
@@ -331,7 +332,7 @@ CATENARY_HD void add_bending_point(const ElementProperties& p, const ReferencePo
                                    const JacobianWeights* jacobian) {
   constexpr int n = 4 * D;
   PointDerivatives<D> bend = PointDerivatives<D>::zero();
-  const double k2 = curvature_squared<D>(r.a, r.b, &bend);
+  const double k2 = curvature_squared<D>(r.a, r.b, &bend, jacobian != nullptr);
   scale(bend, 0.5 * p.EI);
   scatter_point(r.h, r.w, bend, out, jacobian);
   const double A0 = r.g0, B0 = dot(r.b0, r.b0), C0 = dot(r.a0, r.b0);
