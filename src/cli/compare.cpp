@@ -1,5 +1,6 @@
-// `catenary compare`: the case on the CPU and on the CUDA backend, then their results.csv files
-// column by column (the comparison itself is catenary/io/result_comparison.hpp).
+// `catenary compare`: the case on the CPU and on the CUDA backend, then their result files
+// (results.csv, and for rigid bodies rigid_bodies.csv and joint_reactions.csv) column by column
+// (the comparison itself is catenary/io/result_comparison.hpp).
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -16,7 +17,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string csv_of(const fs::path& dir) { return (dir / "results.csv").string(); }
 
 // The largest |cuda - cpu| a quantity may have: the tolerance rule in absolute terms.
 double allowed_difference(const ColumnComparison& c, const ComparisonTolerance& tol) {
@@ -62,9 +62,19 @@ void print_report(const ComparisonReport& report, const ComparisonTolerance& tol
   print_verdict(report);
 }
 
-}  // namespace
-
-namespace {
+// Every result file the CPU run wrote, against the CUDA run's; true when all pass.
+bool compare_outputs(const fs::path& cpu_dir, const fs::path& cuda_dir, const ComparisonTolerance& tolerance) {
+  bool pass = true;
+  for (const char* file : {"results.csv", "rigid_bodies.csv", "joint_reactions.csv"}) {
+    if (std::string(file) != "results.csv" && !fs::exists(cpu_dir / file)) continue;
+    std::printf("\n%s:", file);
+    const ComparisonReport report =
+        compare_result_files((cpu_dir / file).string(), (cuda_dir / file).string(), tolerance);
+    print_report(report, tolerance);
+    pass = pass && report.pass();
+  }
+  return pass;
+}
 
 // A sweep: both batches run, then each copy's results compared.
 int compare_sweep(const std::vector<SweepCase>& cases, const std::string& case_path, const fs::path& root,
@@ -77,11 +87,8 @@ int compare_sweep(const std::vector<SweepCase>& cases, const std::string& case_p
   int code = kExitOk;
   for (size_t k = 0; k < cases.size(); ++k) {
     const std::string copy = SweepWriter::copy_directory_name(k);
-    std::printf("\n%s (%s):", copy.c_str(), cases[k].label.c_str());
-    const ComparisonReport report =
-        compare_result_files(csv_of(root / "cpu" / copy), csv_of(root / "cuda" / copy), tolerance);
-    print_report(report, tolerance);
-    if (!report.pass()) code = kExitResultsDiffer;
+    std::printf("\n%s (%s):\n", copy.c_str(), cases[k].label.c_str());
+    if (!compare_outputs(root / "cpu" / copy, root / "cuda" / copy, tolerance)) code = kExitResultsDiffer;
   }
   return code;
 }
@@ -101,9 +108,7 @@ int compare_command(const std::string& case_path, const std::string& out, const 
   const fs::path cpu_dir = root / "cpu", cuda_dir = root / "cuda";
   if (const int code = run_analysis(c, *cpu.backend, {cpu_dir.string(), origin}); code != kExitOk) return code;
   if (const int code = run_analysis(c, *cuda.backend, {cuda_dir.string(), origin}); code != kExitOk) return code;
-  const ComparisonReport report = compare_result_files(csv_of(cpu_dir), csv_of(cuda_dir), tolerance);
-  print_report(report, tolerance);
-  return report.pass() ? kExitOk : kExitResultsDiffer;
+  return compare_outputs(cpu_dir, cuda_dir, tolerance) ? kExitOk : kExitResultsDiffer;
 }
 
 }  // namespace catenary::cli
