@@ -1,7 +1,9 @@
 #pragma once
 // Where the unknowns of a matrix in node-block order (assembly/block_chain_ordering.hpp) sit in
-// the padded B x B blocks of the block solvers (block_tridiagonal_solver.cu, krylov_solver.cu),
-// worked out once on the host; and the scatters that fill the blocks.
+// the blocks of the block solvers (block_tridiagonal_solver.cu, krylov_solver.cu), worked out once
+// on the host; and the scatters that fill the blocks. Block k keeps its own rows, each B wide
+// (B: the largest block, enough for any neighbour's columns): a slot of size[k] x B doubles at
+// offset[k], row-major with leading dimension B.
 #include <algorithm>
 #include <vector>
 
@@ -13,7 +15,8 @@ struct BlockLayout {
   int blocks = 0, B = 0;                 // block count, largest block
   std::vector<int> block_of, local;      // per unknown: its block and its place in it
   std::vector<int> vector_index;         // per unknown: block_of * B + local (padded vectors)
-  std::vector<int> size;                 // per block: its own unknowns (the rest of its B x B slot is unused)
+  std::vector<int> size;                 // per block: its own unknowns
+  std::vector<long> offset;              // per block: its slot's start; offset[blocks]: all slots
 
   explicit BlockLayout(const std::vector<int>& block_ptr) {
     blocks = static_cast<int>(block_ptr.size()) - 1;
@@ -22,16 +25,19 @@ struct BlockLayout {
     local.resize(block_ptr.back());
     vector_index.resize(block_ptr.back());
     size.resize(blocks);
+    offset.assign(blocks + 1, 0);
     for (int k = 0; k < blocks; ++k) {
       size[k] = block_ptr[k + 1] - block_ptr[k];
+      offset[k + 1] = offset[k] + static_cast<long>(size[k]) * B;
       for (int p = block_ptr[k]; p < block_ptr[k + 1]; ++p)
         block_of[p] = k, local[p] = p - block_ptr[k], vector_index[p] = k * B + local[p];
     }
   }
-  // Index of entry (row, col) in block `block`'s B x B array, counted from the array's start.
+  // Index of entry (row, col) of block `block` in an array of all blocks' slots.
   size_t entry(int block, int row, int col) const {
-    return static_cast<size_t>(block) * B * B + static_cast<size_t>(local[row]) * B + local[col];
+    return static_cast<size_t>(offset[block]) + static_cast<size_t>(local[row]) * B + local[col];
   }
+  size_t slots() const { return static_cast<size_t>(offset.back()); }
 };
 
 // to[index[p]] = from[p]

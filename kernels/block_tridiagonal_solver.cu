@@ -4,9 +4,9 @@
 // block-tridiagonal solver: cuSPARSE's gtsv2 is for scalar tridiagonal systems, cuSOLVER's sparse
 // QR does not exploit the band, and cuDSS is not part of the toolkit.
 //
-// Blocks are stored row-major in B x B slots (B: the largest block), each using only its own
-// size (a pinned end's constraint rows make one block 9 x 9 and leave the others 6 x 6): D_k
-// (diagonal), L_k (coupling to block k - 1), U_k (to k + 1). Level l works on the chain of blocks
+// Each block is worked on at its own size and stored as its own rows, B wide (B: the largest
+// block; block_layout.cuh), so a pinned end's constraint rows make one block 9 x 9 without
+// widening the 6 x 6 others: D_k (diagonal), L_k (coupling to block k - 1), U_k (to k + 1). Level l works on the chain of blocks
 // k 2^l. Its odd members are eliminated in parallel (one thread per block): each factorizes its D
 // and replaces its couplings by L'_k = D_k^-1 L_k and U'_k = D_k^-1 U_k; then each even member
 // folds in its odd neighbours:
@@ -70,15 +70,18 @@ struct Level {
   int save_offset;  // first saved (L, U) pair of this level's even members
 };
 
-// Block k's D, L, U occupy B x B slots but only its own size[k] rows: L_k is size[k] x size[left
+// Block k's D, L, U are its size[k] rows, B wide, at offset[k]: L_k is size[k] x size[left
 // neighbour], U_k size[k] x size[right neighbour], at every level (a block's size never changes,
-// only who its neighbours are), so no work is spent on padding.
+// only who its neighbours are), so no work is spent on padding. The saved L, U of save slot s
+// (level.save_offset + j) sit at saved_offset[s].
 struct Blocks {
   double *D, *L, *U, *saved_L, *saved_U;
+  const long *offset, *saved_offset;
   int* piv;
   const int* size;
   int B;
-  CATENARY_HD double* at(double* base, int block) const { return base + static_cast<size_t>(block) * B * B; }
+  CATENARY_HD double* at(double* base, int block) const { return base + offset[block]; }
+  CATENARY_HD double* saved(double* base, int slot) const { return base + saved_offset[slot]; }
 };
 
 // Factor the odd members' diagonal blocks and premultiply their couplings: L' = D^-1 L, U' = D^-1 U.
@@ -123,8 +126,8 @@ struct UpdateEven {
     double* D = b.at(b.D, block);
     double* L = b.at(b.L, block);
     double* U = b.at(b.U, block);
-    double* sL = b.at(b.saved_L, level.save_offset + j);
-    double* sU = b.at(b.saved_U, level.save_offset + j);
+    double* sL = b.saved(b.saved_L, level.save_offset + j);
+    double* sU = b.saved(b.saved_U, level.save_offset + j);
     for (int i = 0; i < rows; ++i) sL[i] = L[i], sU[i] = U[i], L[i] = U[i] = 0.0;  // the block's own rows
     if (k > 0) fold_neighbour(b, block, (k - 1) * stride, k >= 2 ? (k - 2) * stride : -1, b.U, b.L, sL, D, L);
     if (k + 1 < level.count)
@@ -155,12 +158,12 @@ struct ReduceEven {
     const int k = 2 * j, ld = b.B, stride = level.stride, block = k * stride, n = b.size[block];
     if (k > 0) {
       const int left = (k - 1) * stride;
-      add_product_vector(-1.0, b.at(b.saved_L, level.save_offset + j), y + left * ld, r + block * ld, n,
+      add_product_vector(-1.0, b.saved(b.saved_L, level.save_offset + j), y + left * ld, r + block * ld, n,
                          b.size[left], ld);
     }
     if (k + 1 < level.count) {
       const int right = (k + 1) * stride;
-      add_product_vector(-1.0, b.at(b.saved_U, level.save_offset + j), y + right * ld, r + block * ld, n,
+      add_product_vector(-1.0, b.saved(b.saved_U, level.save_offset + j), y + right * ld, r + block * ld, n,
                          b.size[right], ld);
     }
   }
@@ -209,6 +212,7 @@ template <class Space>
 class BlockTridiagonalSolver : public CsrSolver {
   using Doubles = ArrayOf<Space, double>;
   using Ints = ArrayOf<Space, int>;
+  using Longs = ArrayOf<Space, long>;
 
  public:
   explicit BlockTridiagonalSolver(const std::vector<int>& block_ptr)
@@ -216,18 +220,25 @@ class BlockTridiagonalSolver : public CsrSolver {
     if (blocks_ < 1 || B_ > kMaxBlock)
       throw std::invalid_argument("block-tridiagonal solver: " + std::to_string(blocks_) + " blocks of up to " +
                                   std::to_string(B_) + " unknowns (at most " + std::to_string(kMaxBlock) + ")");
+    // Save slot s holds the L, U of one even member of one level: that block's rows, B wide.
     int save = 0;
+    std::vector<long> saved_offset(1, 0);
     for (int stride = 1, count = blocks_; count > 1; stride *= 2, count = (count + 1) / 2) {
       levels_.push_back({stride, count, save});
+      for (int j = 0; j < (count + 1) / 2; ++j)
+        saved_offset.push_back(saved_offset.back() + static_cast<long>(layout_.size[2 * j * stride]) * B_);
       save += (count + 1) / 2;
     }
     saved_ = save;
+    saved_slots_ = static_cast<size_t>(saved_offset.back());
+    block_offset_ = Longs(layout_.offset.begin(), layout_.offset.end());
+    saved_offset_ = Longs(saved_offset.begin(), saved_offset.end());
   }
 
   void analyze(int size, int nonzeros, const int* row_ptr, const int* col_index) override {
     const std::vector<int> rows = to_host<Space>(row_ptr, size + 1), cols = to_host<Space>(col_index, nonzeros);
     const BlockLayout& layout = layout_;
-    const size_t per_array = static_cast<size_t>(B_) * B_ * blocks_;
+    const size_t per_array = layout.slots();
     std::vector<int> destination(nonzeros);
     for (int row = 0; row < size; ++row)
       for (int s = rows[row]; s < rows[row + 1]; ++s) {
@@ -252,12 +263,11 @@ class BlockTridiagonalSolver : public CsrSolver {
       for (int part = 0; part < 3; ++part)
         for (int i = 0; i < n; ++i)
           for (int j = 0; j < widths[part]; ++j) {
-            const size_t at = part * per_array + static_cast<size_t>(k) * B_ * B_ + static_cast<size_t>(i) * B_ + j;
+            const size_t at = part * per_array + layout.offset[k] + static_cast<size_t>(i) * B_ + j;
             if (!covered[at]) uncovered.push_back(static_cast<int>(at));
           }
     }
     const std::vector<int>& rhs_index = layout.vector_index;
-    const size_t bb = static_cast<size_t>(B_) * B_;
     size_ = size;
     nonzeros_ = nonzeros;
     destination_ = Ints(destination.begin(), destination.end());
@@ -265,7 +275,7 @@ class BlockTridiagonalSolver : public CsrSolver {
     rhs_index_ = Ints(rhs_index.begin(), rhs_index.end());
     block_size_ = Ints(layout.size.begin(), layout.size.end());
     blocks_data_ = Doubles(3 * per_array, 0.0);
-    saved_data_ = Doubles(2 * bb * std::max(saved_, 1), 0.0);
+    saved_data_ = Doubles(2 * std::max<size_t>(saved_slots_, 1), 0.0);
     pivots_ = Ints(static_cast<size_t>(blocks_) * B_, 0);
     r_ = Doubles(static_cast<size_t>(blocks_) * B_, 0.0);
     x_ = Doubles(r_.size(), 0.0);
@@ -274,9 +284,9 @@ class BlockTridiagonalSolver : public CsrSolver {
   }
 
   size_t workspace_bytes() const override {
-    const size_t bb = static_cast<size_t>(B_) * B_;
-    return sizeof(double) * (3 * bb * blocks_ + 2 * bb * saved_ + 3 * static_cast<size_t>(B_) * blocks_) +
-           sizeof(int) * (static_cast<size_t>(nonzeros_) + uncovered_.size() + size_ + static_cast<size_t>(B_ + 1) * blocks_);
+    return sizeof(double) * (3 * layout_.slots() + 2 * saved_slots_ + 3 * static_cast<size_t>(B_) * blocks_) +
+           sizeof(int) * (static_cast<size_t>(nonzeros_) + uncovered_.size() + size_ + static_cast<size_t>(B_ + 1) * blocks_) +
+           sizeof(long) * (static_cast<size_t>(blocks_) + saved_ + 2);
   }
 
   void factorize(const double* values) override {
@@ -319,17 +329,27 @@ class BlockTridiagonalSolver : public CsrSolver {
 
  private:
   Blocks blocks() {
-    const size_t per_array = static_cast<size_t>(B_) * B_ * blocks_;
+    const size_t per_array = layout_.slots();
     double* base = raw<double>(blocks_data_);
     double* saved = raw<double>(saved_data_);
-    return Blocks{base, base + per_array, base + 2 * per_array, saved,
-                  saved + static_cast<size_t>(B_) * B_ * std::max(saved_, 1), raw<int>(pivots_), raw<int>(block_size_), B_};
+    return Blocks{base,
+                  base + per_array,
+                  base + 2 * per_array,
+                  saved,
+                  saved + std::max<size_t>(saved_slots_, 1),
+                  raw<long>(block_offset_),
+                  raw<long>(saved_offset_),
+                  raw<int>(pivots_),
+                  raw<int>(block_size_),
+                  B_};
   }
 
   const BlockLayout layout_;
   int blocks_, B_, saved_ = 0, size_ = 0, nonzeros_ = 0;
+  size_t saved_slots_ = 0;  // doubles of one saved array (L or U)
   std::vector<Level> levels_;
   Ints destination_, uncovered_, rhs_index_, block_size_, pivots_, singular_;
+  Longs block_offset_, saved_offset_;
   Doubles blocks_data_, saved_data_, r_, x_, y_;
 };
 

@@ -401,13 +401,14 @@ size_t estimated_device_bytes(const Model& m) {
   // Peak while the pattern is built: 64-bit keys and sources, sorted with a second buffer.
   const size_t pattern_build = entries * (2 * (8 + 4) + 8 + 4);
   // Block cyclic reduction, where the model is a chain: D, L, U and the saved L, U of about one
-  // block per node, B x B each (B: the largest node block, coordinates and constraint rows).
+  // block per node, each its own rows, B wide (B: the largest node block, coordinates and
+  // constraint rows), and three padded vectors.
   size_t reduction = 0;
   if (const std::optional<BlockChainOrdering> chain = block_chain_ordering(m)) {
     size_t B = 0;
     for (size_t k = 0; k + 1 < chain->block_ptr.size(); ++k)
       B = std::max<size_t>(B, chain->block_ptr[k + 1] - chain->block_ptr[k]);
-    reduction = (chain->block_ptr.size() - 1) * (5 * B * B * 8 + 3 * B * 8 + B * 4);
+    reduction = 5 * B * unknowns * 8 + (chain->block_ptr.size() - 1) * (3 * B * 8 + B * 4 + 2 * 8);
   }
   return resident + pattern_build + reduction;
 }

@@ -41,25 +41,25 @@ constexpr double kTolerance = 1e-12;  // on |b - A x| / |b|
 
 struct FactorBlock {
   double* blocks;
+  const long* offset;
   int* piv;
   const int* size;
   int B;
   int* singular;
   CATENARY_HD void operator()(int k) const {
-    if (!lu_factor(blocks + static_cast<size_t>(k) * B * B, piv + k * B, size[k], B)) *singular = k + 1;
+    if (!lu_factor(blocks + offset[k], piv + k * B, size[k], B)) *singular = k + 1;
   }
 };
 
 // z = M^-1 v block by block (vectors in block layout, B per block).
 struct ApplyBlock {
   const double* blocks;
+  const long* offset;
   const int* piv;
   const int* size;
   int B;
   double* z;
-  CATENARY_HD void operator()(int k) const {
-    lu_solve(blocks + static_cast<size_t>(k) * B * B, piv + k * B, z + k * B, size[k], B, 1);
-  }
+  CATENARY_HD void operator()(int k) const { lu_solve(blocks + offset[k], piv + k * B, z + k * B, size[k], B, 1); }
 };
 
 // The entry idx = k n + e of the first basis vectors times w[e], keyed by k: reduced by key, the
@@ -97,6 +97,7 @@ template <class Space>
 class GmresSolver : public CsrSolver {
   using Doubles = ArrayOf<Space, double>;
   using Ints = ArrayOf<Space, int>;
+  using Longs = ArrayOf<Space, long>;
 
  public:
   explicit GmresSolver(const std::vector<int>& block_ptr) : layout_(block_ptr), blocks_(layout_.blocks), B_(layout_.B) {}
@@ -113,12 +114,12 @@ class GmresSolver : public CsrSolver {
         if (layout.block_of[cols[s]] == layout.block_of[row])
           destination[s] = static_cast<int>(layout.entry(layout.block_of[row], row, cols[s]));
     const std::vector<int>& to_block = layout.vector_index;
-    const size_t bb = static_cast<size_t>(B_) * B_;
     nonzeros_ = nonzeros;
     destination_ = Ints(destination.begin(), destination.end());
     to_block_ = Ints(to_block.begin(), to_block.end());
     block_size_ = Ints(layout.size.begin(), layout.size.end());
-    blocks_data_ = Doubles(bb * blocks_, 0.0);
+    block_offset_ = Longs(layout.offset.begin(), layout.offset.end());
+    blocks_data_ = Doubles(layout.slots(), 0.0);
     pivots_ = Ints(static_cast<size_t>(blocks_) * B_, 0);
     singular_ = Ints(1, 0);
     basis_ = Doubles(static_cast<size_t>(kRestart + 1) * size, 0.0);
@@ -131,7 +132,7 @@ class GmresSolver : public CsrSolver {
   long iterations() const override { return iterations_; }
 
   size_t workspace_bytes() const override {
-    return sizeof(double) * (static_cast<size_t>(B_) * B_ * blocks_ + static_cast<size_t>(kRestart + 3) * size_ +
+    return sizeof(double) * (layout_.slots() + static_cast<size_t>(kRestart + 3) * size_ +
                              static_cast<size_t>(B_) * blocks_) +
            sizeof(int) * (static_cast<size_t>(nonzeros_) + size_ + static_cast<size_t>(B_ + 1) * blocks_);
   }
@@ -144,7 +145,8 @@ class GmresSolver : public CsrSolver {
     thrust::for_each(policy, first, first + nonzeros_, ScatterValues{raw<int>(destination_), values, raw<double>(blocks_data_)});
     thrust::fill(policy, singular_.begin(), singular_.end(), 0);
     thrust::for_each(policy, first, first + blocks_,
-                     FactorBlock{raw<double>(blocks_data_), raw<int>(pivots_), raw<int>(block_size_), B_, raw<int>(singular_)});
+                     FactorBlock{raw<double>(blocks_data_), raw<long>(block_offset_), raw<int>(pivots_),
+                                 raw<int>(block_size_), B_, raw<int>(singular_)});
     const int singular = singular_[0];
     if (singular != 0)
       throw SimulationError("GMRES: the preconditioner's block " + std::to_string(singular - 1) + " is singular");
@@ -272,7 +274,8 @@ class GmresSolver : public CsrSolver {
     thrust::fill(Space::policy(), block_work_.begin(), block_work_.end(), 0.0);
     thrust::for_each(Space::policy(), first, first + size_, ScatterAt{raw<int>(to_block_), v, raw<double>(block_work_)});
     thrust::for_each(Space::policy(), first, first + blocks_,
-                     ApplyBlock{raw<double>(blocks_data_), raw<int>(pivots_), raw<int>(block_size_), B_,
+                     ApplyBlock{raw<double>(blocks_data_), raw<long>(block_offset_), raw<int>(pivots_),
+                                raw<int>(block_size_), B_,
                                 raw<double>(block_work_)});
     thrust::for_each(Space::policy(), first, first + size_, GatherAt{raw<int>(to_block_), raw<double>(block_work_), z});
   }
@@ -285,6 +288,7 @@ class GmresSolver : public CsrSolver {
   const double* values_ = nullptr;
   Ints destination_, to_block_, block_size_, pivots_, singular_;
   Doubles blocks_data_, basis_, coefficients_, w_, z_, block_work_;
+  Longs block_offset_;
 };
 
 }  // namespace

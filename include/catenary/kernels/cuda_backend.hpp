@@ -22,11 +22,11 @@ double peak_memory_bandwidth();
 std::string device_name();
 
 // Device memory the CUDA backend needs for a model, without the sparse QR factor (whose size
-// cuSOLVER reports after its analysis): about 9 kB per element of the 3D cable, 4 kB of it
+// cuSOLVER reports after its analysis): about 10 kB per element of the 3D cable, 4.7 kB of it
 // resident (mostly the 12 x 12 local matrices and their CSR slots) and 5 kB more while the
 // pattern is built (the sort keys and their second buffer); for chain models plus the block
-// cyclic reduction's 5 B^2 doubles per node (1.4 kB per node at B = 6, 3.2 kB at B = 9: a
-// pinned end's three rows widen every block, as blocks are padded to the largest).
+// cyclic reduction's 5 B doubles per unknown (1.4 kB per node at B = 6 and 2.2 kB at B = 9,
+// where a pinned end's three rows make one node block 9 wide).
 size_t estimated_device_bytes(const Model& m);
 
 // The linear solver of the CUDA backend (the case file's analysis.linear_solver). BlockTridiagonal
