@@ -148,6 +148,21 @@ struct SolveOdd {
   }
 };
 
+// out -= C_left v_{k-1} + C_right v_{k+1} for member k of a level, each where that neighbour
+// exists (C: the member's couplings, its own rows).
+CATENARY_HD void subtract_neighbours(const Blocks& b, const Level& level, int k, const double* C_left,
+                                     const double* C_right, const double* v, double* out) {
+  const int ld = b.B, stride = level.stride, n = b.size[k * stride];
+  if (k > 0) {
+    const int left = (k - 1) * stride;
+    add_product_vector(-1.0, C_left, v + left * ld, out, n, b.size[left], ld);
+  }
+  if (k + 1 < level.count) {
+    const int right = (k + 1) * stride;
+    add_product_vector(-1.0, C_right, v + right * ld, out, n, b.size[right], ld);
+  }
+}
+
 // Forward sweep, even members: r_k -= L_k y_{k-1} + U_k y_{k+1} with this level's saved L, U.
 struct ReduceEven {
   Blocks b;
@@ -155,17 +170,9 @@ struct ReduceEven {
   double* r;
   const double* y;
   CATENARY_HD void operator()(int j) const {
-    const int k = 2 * j, ld = b.B, stride = level.stride, block = k * stride, n = b.size[block];
-    if (k > 0) {
-      const int left = (k - 1) * stride;
-      add_product_vector(-1.0, b.saved(b.saved_L, level.save_offset + j), y + left * ld, r + block * ld, n,
-                         b.size[left], ld);
-    }
-    if (k + 1 < level.count) {
-      const int right = (k + 1) * stride;
-      add_product_vector(-1.0, b.saved(b.saved_U, level.save_offset + j), y + right * ld, r + block * ld, n,
-                         b.size[right], ld);
-    }
+    const int k = 2 * j, slot = level.save_offset + j;
+    subtract_neighbours(b, level, k, b.saved(b.saved_L, slot), b.saved(b.saved_U, slot), y,
+                        r + k * level.stride * b.B);
   }
 };
 
@@ -177,15 +184,10 @@ struct BackSubstituteOdd {
   const double* y;
   double* x;
   CATENARY_HD void operator()(int j) const {
-    const int k = 2 * j + 1, ld = b.B, stride = level.stride, block = k * stride, n = b.size[block];
-    const int left = (k - 1) * stride;
+    const int k = 2 * j + 1, ld = b.B, block = k * level.stride, n = b.size[block];
     double* xb = x + block * ld;
     for (int i = 0; i < n; ++i) xb[i] = y[block * ld + i];
-    add_product_vector(-1.0, b.at(b.L, block), x + left * ld, xb, n, b.size[left], ld);
-    if (k + 1 < level.count) {
-      const int right = (k + 1) * stride;
-      add_product_vector(-1.0, b.at(b.U, block), x + right * ld, xb, n, b.size[right], ld);
-    }
+    subtract_neighbours(b, level, k, b.at(b.L, block), b.at(b.U, block), x, xb);
   }
 };
 

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "backend_functors.cuh"
+#include "block_layout.cuh"
 #include "catenary/assembly/block_chain_ordering.hpp"
 #include "catenary/assembly/model_operators.hpp"
 #include "catenary/assembly/unknown_ordering.hpp"
@@ -405,10 +406,9 @@ size_t estimated_device_bytes(const Model& m) {
   // constraint rows), and three padded vectors.
   size_t reduction = 0;
   if (const std::optional<BlockChainOrdering> chain = block_chain_ordering(m)) {
-    size_t B = 0;
-    for (size_t k = 0; k + 1 < chain->block_ptr.size(); ++k)
-      B = std::max<size_t>(B, chain->block_ptr[k + 1] - chain->block_ptr[k]);
-    reduction = 5 * B * unknowns * 8 + (chain->block_ptr.size() - 1) * (3 * B * 8 + B * 4 + 2 * 8);
+    const BlockLayout layout(chain->block_ptr);
+    const size_t B = layout.B, blocks = layout.blocks;
+    reduction = 5 * layout.slots() * 8 + blocks * (3 * B * 8 + B * 4 + 2 * 8);
   }
   return resident + pattern_build + reduction;
 }

@@ -41,9 +41,6 @@ inline Model rigid_pendulum(double L, double mass, double theta0) {
   return m;
 }
 
-}  // namespace catenary::testing
-
-namespace catenary::testing {
 
 // Two bodies in a chain of spherical joints from the origin (gravity -9.81 y), started with
 // spatial angular velocities: a spatial double pendulum.
@@ -84,9 +81,6 @@ inline Model spinning_top(double tilt, double spin) {
   return m;
 }
 
-}  // namespace catenary::testing
-
-namespace catenary::testing {
 
 // A crane boom (rigid bar, 1 m, hinged at the origin about y, released horizontal along x) with
 // a cable of `elements` elements hanging 1 m from its tip, its first node attached there with
@@ -114,9 +108,6 @@ inline Model cable_hanging_from_boom(int elements) {
   return m;
 }
 
-}  // namespace catenary::testing
-
-namespace catenary::testing {
 
 // ground - k1 - m1 - k2 - m2 along x: two bodies on translational joints to the ground, two
 // TSDAs of free length 1 m between the ground point 0, body 1 at x = 1 + x1 and body 2 at
@@ -144,9 +135,6 @@ inline Model two_mass_chain(double k1, double k2, double m1, double m2, double x
   return m;
 }
 
-}  // namespace catenary::testing
-
-namespace catenary::testing {
 
 // f(t) = rate t: a linear ramp through t = 0 whose kinks lie outside any run.
 inline TimeFunction constant_rate(double rate) {
@@ -188,9 +176,6 @@ inline Model driven_slider_crank(double r, double L, double theta0, double omega
   return m;
 }
 
-}  // namespace catenary::testing
-
-namespace catenary::testing {
 
 // B of a four-bar (ground pivots O2 = 0, O4 = (d, 0); crank a at theta2, coupler b, rocker c):
 // the upper intersection of the circles |B - A| = b and |B - O4| = c.

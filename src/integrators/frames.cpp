@@ -15,6 +15,7 @@ void emit_frame(System& sys, double time, double step, int iterations, const Eig
   fr.kinetic_energy = E.kinetic;
   fr.gravitational_energy = E.gravitational;
   fr.elastic_energy = E.elastic;
+  fr.mass_times_v = &E.mass_times_v;
   sink(fr);
 }
 

@@ -18,11 +18,7 @@ System::System(const Model& m, Backend& backend)
   for (int k = 0; k < block_.layout().rows; ++k) block_rows_.push_back(block_.layout().first_row + k);
 }
 
-Eigen::VectorXd System::pick(const Eigen::VectorXd& x, const std::vector<int>& index) const {
-  Eigen::VectorXd local(index.size());
-  for (size_t k = 0; k < index.size(); ++k) local[k] = x[index[k]];
-  return local;
-}
+Eigen::VectorXd System::pick(const Eigen::VectorXd& x, const std::vector<int>& index) const { return x(index); }
 
 void System::add_at(const std::vector<int>& index, const Eigen::VectorXd& local, Eigen::VectorXd& x) const {
   for (size_t k = 0; k < index.size(); ++k) x[index[k]] += local[k];
@@ -222,9 +218,9 @@ std::string System::singularity_note(const Vector& q, double t) {
 
 System::Energies System::energies(const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
   Energies E;
-  Eigen::VectorXd Mv, f;
-  mass_product(q, v, Mv);
-  E.kinetic = 0.5 * v.dot(Mv);
+  Eigen::VectorXd f;
+  mass_product(q, v, E.mass_times_v);
+  E.kinetic = 0.5 * v.dot(E.mass_times_v);
   E.gravitational = -q.dot(gravity_);
   E.elastic = internal_force(q, Eigen::VectorXd::Zero(dofs()), 0.0, f);
   return E;

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
@@ -45,43 +46,30 @@ SweepWriter::SweepWriter(const std::vector<SweepCase>& cases, const std::vector<
   }
 }
 
-namespace {
-
-Eigen::VectorXd pick(const Eigen::VectorXd& x, const std::vector<int>& index) {
-  Eigen::VectorXd out(index.size());
-  for (size_t i = 0; i < index.size(); ++i) out[i] = x[index[i]];
-  return out;
-}
-
-}  // namespace
 
 void SweepWriter::write_frame(const Frame& f) {
-  // Per-copy energies from the batch state, as System::energies computes a single run's: the
-  // elements' mass is block diagonal, so copy k's share of 1/2 v.Mv is 1/2 v_k.(Mv)_k; strain
-  // energies are summed over its elements; a copy's rigid bodies add their own kinetic energy
-  // and spring potential (at v = 0, t = 0, like System::energies).
-  Eigen::VectorXd Mv, force;
-  backend_.mass_product(*f.v, Mv);
-  backend_.internal_force(*f.q, Eigen::VectorXd::Zero(f.q->size()), force);
+  // Per-copy energies from the batch frame's (emit_frame): the copies do not couple, so copy k's
+  // kinetic energy is 1/2 v_k . (M v)_k, its strain energy the sum over its elements, and its
+  // springs' potential (at v = 0, t = 0, as System::energies takes it) its own bodies'.
+  if (!f.mass_times_v) throw std::logic_error("a sweep's frames carry M v (emit_frame)");
   std::vector<double> element_energy;
   backend_.element_energies(element_energy);
   for (size_t k = 0; k < writers_.size(); ++k) {
     const CopyRange& r = ranges_[k];
-    const Eigen::VectorXd q = pick(*f.q, r.dofs), v = pick(*f.v, r.dofs);
-    const Eigen::VectorXd lambda = f.lambda ? pick(*f.lambda, r.rows) : Eigen::VectorXd();
+    const Eigen::VectorXd q = (*f.q)(r.dofs), v = (*f.v)(r.dofs);
+    const Eigen::VectorXd lambda = f.lambda ? Eigen::VectorXd((*f.lambda)(r.rows)) : Eigen::VectorXd();
     Frame copy = f;
     copy.q = &q;
     copy.v = &v;
     copy.lambda = f.lambda ? &lambda : nullptr;
-    copy.kinetic_energy = 0.5 * v.dot(pick(Mv, r.dofs));
-    copy.gravitational_energy = -q.dot(pick(gravity_, r.dofs));
+    copy.mass_times_v = nullptr;  // the batch's, not this copy's
+    copy.kinetic_energy = 0.5 * v.dot((*f.mass_times_v)(r.dofs));
+    copy.gravitational_energy = -q.dot(gravity_(r.dofs));
     copy.elastic_energy = 0.0;
     for (int e = r.first_element; e < r.first_element + r.element_count; ++e) copy.elastic_energy += element_energy[e];
     if (const MultibodyBlock* block = mechanisms_[k].get()) {
-      const Eigen::VectorXd x = pick(q, block->layout().dofs), w = pick(v, block->layout().dofs);
-      Eigen::VectorXd Mw, fb;
-      block->mass_product(x, w, Mw);
-      copy.kinetic_energy += 0.5 * w.dot(Mw);
+      const Eigen::VectorXd x = q(block->layout().dofs);
+      Eigen::VectorXd fb;
       copy.elastic_energy += block->internal_force(x, Eigen::VectorXd::Zero(x.size()), 0.0, fb);
     }
     writers_[k]->write_frame(copy);

@@ -172,6 +172,18 @@ std::string get_choice(const Node& n, const std::vector<std::string>& options, c
   return s;
 }
 
+// The 3 x 3 matrix given by n, an array of 3 rows (checked by the caller) of 3 numbers each; a
+// row of another shape fails with `rule`.
+Mat<3, 3> get_matrix_rows(const Node& n, const std::string& rule) {
+  Mat<3, 3> a;
+  for (int i = 0; i < 3; ++i) {
+    const Node row = n.at(i);
+    if (!row.v.is_array() || row.v.size() != 3) row.fail(rule + " (this row is not an array of 3 numbers)");
+    for (int j = 0; j < 3; ++j) a(i, j) = get_number(row.at(j));
+  }
+  return a;
+}
+
 // An array of D numbers; 2D vectors get z = 0.
 Vec3 get_vector(const Node& n, int D) {
   const std::string rule = "must be an array of " + std::to_string(D) + " numbers";
@@ -743,12 +755,7 @@ class Loader {
     const Node rn = n.child("rotation_matrix");
     const std::string rule = "must be a 3x3 rotation matrix given as an array of 3 rows of 3 numbers";
     if (!rn.v.is_array() || rn.v.size() != 3) rn.fail(rule + rn.got());
-    Mat<3, 3> a;
-    for (int i = 0; i < 3; ++i) {
-      const Node row = rn.at(i);
-      if (!row.v.is_array() || row.v.size() != 3) row.fail(rule + " (this row is not an array of 3 numbers)");
-      for (int j = 0; j < 3; ++j) a(i, j) = get_number(row.at(j));
-    }
+    const Mat<3, 3> a = get_matrix_rows(rn, rule);
     double off = 0.0;
     for (int i = 0; i < 3; ++i)
       for (int j = 0; j < 3; ++j) {
@@ -771,11 +778,7 @@ class Loader {
     if (!n.v.is_array() || (n.v.size() != 3)) n.fail(rule + n.got());
     Mat<3, 3> J = Mat<3, 3>::zero();
     if (n.v[0].is_array()) {
-      for (int i = 0; i < 3; ++i) {
-        const Node row = n.at(i);
-        if (!row.v.is_array() || row.v.size() != 3) row.fail(rule + " (this row is not an array of 3 numbers)");
-        for (int j = 0; j < 3; ++j) J(i, j) = get_number(row.at(j));
-      }
+      J = get_matrix_rows(n, rule);
       for (int i = 0; i < 3; ++i)
         for (int j = i + 1; j < 3; ++j)
           if (std::fabs(J(i, j) - J(j, i)) > 1e-12 * std::max({1.0, std::fabs(J(i, j)), std::fabs(J(j, i))}))

@@ -14,7 +14,9 @@ namespace catenary {
 
 using FrameSink = std::function<void(const Frame&)>;
 
-// Hands a state to the sink as an output frame, with the system's energies at it.
+// Hands a state to the sink as an output frame, with the system's energies at it. The elements
+// are evaluated last at this state, so during the sink the backend's element_energies are the
+// frame's (a sweep splits them per copy).
 void emit_frame(System& sys, double time, double step, int iterations, const Eigen::VectorXd& q,
                 const Eigen::VectorXd& v, const Eigen::VectorXd& lambda, const FrameSink& sink);
 

@@ -90,6 +90,7 @@ class System {
 
   struct Energies {
     double kinetic = 0.0, gravitational = 0.0, elastic = 0.0;
+    Eigen::VectorXd mass_times_v;  // M(q) v, of which the kinetic energy is 1/2 v . (M v)
   };
   Energies energies(const Eigen::VectorXd& q, const Eigen::VectorXd& v);
 

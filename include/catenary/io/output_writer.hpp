@@ -22,6 +22,8 @@ struct Frame {
   const Eigen::VectorXd* v = nullptr;
   const Eigen::VectorXd* lambda = nullptr;
   double kinetic_energy = 0.0, gravitational_energy = 0.0, elastic_energy = 0.0;
+  // M(q) v of the kinetic energy (emit_frame), for the per-copy energies of a sweep.
+  const Eigen::VectorXd* mass_times_v = nullptr;
   // Accelerations (kinematic analysis only; then rigid_bodies.csv has acceleration columns).
   const Eigen::VectorXd* a = nullptr;
 };
