@@ -40,6 +40,21 @@ struct BlockLayout {
   size_t slots() const { return static_cast<size_t>(offset.back()); }
 };
 
+// The block solvers' arrays in device code: block k's D (diagonal), L (coupling to block k - 1)
+// and U (to k + 1) are its size[k] rows, B wide, at offset[k] of the BlockLayout. L_k is
+// size[k] x size[left neighbour] and U_k size[k] x size[right neighbour] (in cyclic reduction at
+// every level: a block's size never changes, only who its neighbours are), so no work is spent on
+// padding. Cyclic reduction's saved L, U of save slot s sit at saved_offset[s].
+struct Blocks {
+  double *D, *L, *U, *saved_L, *saved_U;
+  const long *offset, *saved_offset;
+  int* piv;
+  const int* size;
+  int B;
+  CATENARY_HD double* at(double* base, int block) const { return base + offset[block]; }
+  CATENARY_HD double* saved(double* base, int slot) const { return base + saved_offset[slot]; }
+};
+
 // to[index[p]] = from[p]
 struct ScatterAt {
   const int* index;

@@ -1,5 +1,6 @@
-// Block cyclic reduction for the block-tridiagonal Newton matrix of chain models (the order of
-// assembly/block_chain_ordering.hpp) behind the CsrSolver interface, written once over a
+// The block-tridiagonal solver for the Newton matrix of chain models (the order of
+// assembly/block_chain_ordering.hpp) behind the CsrSolver interface, by block cyclic reduction
+// (below) or by elimination along each chain (chain_elimination.cuh), written once over a
 // MemorySpace like the backend. Written by hand because the CUDA libraries have no
 // block-tridiagonal solver: cuSPARSE's gtsv2 is for scalar tridiagonal systems, cuSOLVER's sparse
 // QR does not exploit the band, and cuDSS is not part of the toolkit.
@@ -17,6 +18,8 @@
 // odd members, r_k -= L_k y_{k-1} + U_k y_{k+1} for the even ones, level by level; backward:
 // x_k = y_k - L'_k x_{k-1} - U'_k x_{k+1}. Each block is factorized with partial pivoting inside
 // the block (the diagonal blocks of a saddle-point matrix carry constraint rows with zero diagonal).
+// Cyclic reduction runs the chains of a batch as one chain whose blocks at a chain's ends simply do
+// not couple.
 #include <thrust/copy.h>
 #include <thrust/fill.h>
 #include <thrust/for_each.h>
@@ -35,6 +38,7 @@
 #include "catenary/solve/csr_solver.hpp"
 #include "backend_functors.cuh"
 #include "block_layout.cuh"
+#include "chain_elimination.cuh"
 #include "dense_block.cuh"
 #include "memory_space.cuh"
 
@@ -44,44 +48,10 @@ namespace {
 
 constexpr int kMaxBlock = kMaxChainBlock;
 
-// C += s A B for row-major blocks of leading dimension ld: A is rows x inner, B inner x cols.
-CATENARY_HD void add_product(double s, const double* A, const double* B, double* C, int rows, int inner, int cols,
-                             int ld) {
-  for (int i = 0; i < rows; ++i)
-    for (int j = 0; j < cols; ++j) {
-      double sum = 0.0;
-      for (int k = 0; k < inner; ++k) sum += A[i * ld + k] * B[k * ld + j];
-      C[i * ld + j] += s * sum;
-    }
-}
-
-// y += s A x (A rows x cols, leading dimension ld).
-CATENARY_HD void add_product_vector(double s, const double* A, const double* x, double* y, int rows, int cols, int ld) {
-  for (int i = 0; i < rows; ++i) {
-    double sum = 0.0;
-    for (int k = 0; k < cols; ++k) sum += A[i * ld + k] * x[k];
-    y[i] += s * sum;
-  }
-}
-
 // The blocks of one level: member k of the level's chain is block k * stride, for k < count.
 struct Level {
   int stride, count;
   int save_offset;  // first saved (L, U) pair of this level's even members
-};
-
-// Block k's D, L, U are its size[k] rows, B wide, at offset[k]: L_k is size[k] x size[left
-// neighbour], U_k size[k] x size[right neighbour], at every level (a block's size never changes,
-// only who its neighbours are), so no work is spent on padding. The saved L, U of save slot s
-// (level.save_offset + j) sit at saved_offset[s].
-struct Blocks {
-  double *D, *L, *U, *saved_L, *saved_U;
-  const long *offset, *saved_offset;
-  int* piv;
-  const int* size;
-  int B;
-  CATENARY_HD double* at(double* base, int block) const { return base + offset[block]; }
-  CATENARY_HD double* saved(double* base, int slot) const { return base + saved_offset[slot]; }
 };
 
 // Factor the odd members' diagonal blocks and premultiply their couplings: L' = D^-1 L, U' = D^-1 U.
@@ -210,6 +180,8 @@ struct SolveTop {
   }
 };
 
+// Both methods share the block storage, the scatter from the CSR values and the solve's padded
+// vectors; chain elimination needs neither the saved couplings nor y.
 template <class Space>
 class BlockTridiagonalSolver : public CsrSolver {
   using Doubles = ArrayOf<Space, double>;
@@ -217,11 +189,20 @@ class BlockTridiagonalSolver : public CsrSolver {
   using Longs = ArrayOf<Space, long>;
 
  public:
-  explicit BlockTridiagonalSolver(const std::vector<int>& block_ptr)
-      : layout_(block_ptr), blocks_(layout_.blocks), B_(layout_.B) {
+  BlockTridiagonalSolver(const std::vector<int>& block_ptr, const std::vector<int>& chain_ptr, BlockMethod method)
+      : layout_(block_ptr), blocks_(layout_.blocks), B_(layout_.B), method_(method) {
     if (blocks_ < 1 || B_ > kMaxBlock)
       throw std::invalid_argument("block-tridiagonal solver: " + std::to_string(blocks_) + " blocks of up to " +
                                   std::to_string(B_) + " unknowns (at most " + std::to_string(kMaxBlock) + ")");
+    if (chain_ptr.size() < 2 || chain_ptr.front() != 0 || chain_ptr.back() != blocks_ ||
+        !std::is_sorted(chain_ptr.begin(), chain_ptr.end()))
+      throw std::invalid_argument("block-tridiagonal solver: chain starts do not split the " +
+                                  std::to_string(blocks_) + " blocks");
+    chains_ = static_cast<int>(chain_ptr.size()) - 1;
+    chain_starts_ = chain_ptr;
+    chain_ptr_ = Ints(chain_ptr.begin(), chain_ptr.end());
+    block_offset_ = Longs(layout_.offset.begin(), layout_.offset.end());
+    if (method_ == BlockMethod::ChainElimination) return;
     // Save slot s holds the L, U of one even member of one level: that block's rows, B wide.
     int save = 0;
     std::vector<long> saved_offset(1, 0);
@@ -233,7 +214,6 @@ class BlockTridiagonalSolver : public CsrSolver {
     }
     saved_ = save;
     saved_slots_ = static_cast<size_t>(saved_offset.back());
-    block_offset_ = Longs(layout_.offset.begin(), layout_.offset.end());
     saved_offset_ = Longs(saved_offset.begin(), saved_offset.end());
   }
 
@@ -242,14 +222,16 @@ class BlockTridiagonalSolver : public CsrSolver {
     const BlockLayout& layout = layout_;
     const size_t per_array = layout.slots();
     std::vector<int> destination(nonzeros);
+    std::vector<char> starts_chain(blocks_, 0);
+    for (int first : chain_starts_) starts_chain[first == blocks_ ? 0 : first] = 1;
     for (int row = 0; row < size; ++row)
       for (int s = rows[row]; s < rows[row + 1]; ++s) {
         const int col = cols[s], br = layout.block_of[row], bc = layout.block_of[col];
         const int part = bc == br ? 0 : bc == br - 1 ? 1 : bc == br + 1 ? 2 : -1;
-        if (part < 0)
+        if (part < 0 || (part == 1 && starts_chain[br]) || (part == 2 && starts_chain[bc]))
           throw std::invalid_argument("block-tridiagonal solver: entry (" + std::to_string(row) + ", " +
                                       std::to_string(col) + ") couples blocks " + std::to_string(br) + " and " +
-                                      std::to_string(bc));
+                                      std::to_string(bc) + (part < 0 ? "" : ", which are in different chains"));
         destination[s] = static_cast<int>(part * per_array + layout.entry(br, row, col));
       }
     // Entries of the regions the reduction reads at level 0 (block k's rows times its own, its left
@@ -277,17 +259,20 @@ class BlockTridiagonalSolver : public CsrSolver {
     rhs_index_ = Ints(rhs_index.begin(), rhs_index.end());
     block_size_ = Ints(layout.size.begin(), layout.size.end());
     blocks_data_ = Doubles(3 * per_array, 0.0);
-    saved_data_ = Doubles(2 * std::max<size_t>(saved_slots_, 1), 0.0);
     pivots_ = Ints(static_cast<size_t>(blocks_) * B_, 0);
     r_ = Doubles(static_cast<size_t>(blocks_) * B_, 0.0);
     x_ = Doubles(r_.size(), 0.0);
-    y_ = Doubles(r_.size(), 0.0);
+    if (method_ == BlockMethod::CyclicReduction) {
+      saved_data_ = Doubles(2 * std::max<size_t>(saved_slots_, 1), 0.0);
+      y_ = Doubles(r_.size(), 0.0);
+    }
     singular_ = Ints(1, 0);
   }
 
   size_t workspace_bytes() const override {
-    return sizeof(double) * (3 * layout_.slots() + 2 * saved_slots_ + 3 * static_cast<size_t>(B_) * blocks_) +
-           sizeof(int) * (static_cast<size_t>(nonzeros_) + uncovered_.size() + size_ + static_cast<size_t>(B_ + 1) * blocks_) +
+    return sizeof(double) * (3 * layout_.slots() + saved_data_.size() + r_.size() + x_.size() + y_.size()) +
+           sizeof(int) * (static_cast<size_t>(nonzeros_) + uncovered_.size() + size_ + static_cast<size_t>(B_ + 1) * blocks_ +
+                          chain_ptr_.size()) +
            sizeof(long) * (static_cast<size_t>(blocks_) + saved_ + 2);
   }
 
@@ -300,11 +285,15 @@ class BlockTridiagonalSolver : public CsrSolver {
                      ScatterValues{raw<int>(destination_), values, raw<double>(blocks_data_)});
     thrust::fill(policy, singular_.begin(), singular_.end(), 0);
     const Blocks b = blocks();
-    for (const Level& level : levels_) {
-      thrust::for_each(policy, first, first + level.count / 2, FactorOdd{b, level, raw<int>(singular_)});
-      thrust::for_each(policy, first, first + (level.count + 1) / 2, UpdateEven{b, level});
+    if (method_ == BlockMethod::ChainElimination) {
+      thrust::for_each(policy, first, first + chains_, FactorChain{b, raw<int>(chain_ptr_), raw<int>(singular_)});
+    } else {
+      for (const Level& level : levels_) {
+        thrust::for_each(policy, first, first + level.count / 2, FactorOdd{b, level, raw<int>(singular_)});
+        thrust::for_each(policy, first, first + (level.count + 1) / 2, UpdateEven{b, level});
+      }
+      thrust::for_each(policy, first, first + 1, FactorTop{b, raw<int>(singular_)});
     }
-    thrust::for_each(policy, first, first + 1, FactorTop{b, raw<int>(singular_)});
     const int singular = singular_[0];
     if (singular != 0)
       throw SimulationError("block-tridiagonal solver: block " + std::to_string(singular - 1) +
@@ -317,15 +306,20 @@ class BlockTridiagonalSolver : public CsrSolver {
     thrust::fill(policy, r_.begin(), r_.end(), 0.0);
     thrust::for_each(policy, first, first + size_, ScatterAt{raw<int>(rhs_index_), rhs, raw<double>(r_)});
     const Blocks b = blocks();
-    for (const Level& level : levels_) {
-      thrust::for_each(policy, first, first + level.count / 2, SolveOdd{b, level, raw<double>(r_), raw<double>(y_)});
-      thrust::for_each(policy, first, first + (level.count + 1) / 2,
-                       ReduceEven{b, level, raw<double>(r_), raw<double>(y_)});
+    if (method_ == BlockMethod::ChainElimination) {
+      thrust::for_each(policy, first, first + chains_,
+                       SolveChain{b, raw<int>(chain_ptr_), raw<double>(r_), raw<double>(x_)});
+    } else {
+      for (const Level& level : levels_) {
+        thrust::for_each(policy, first, first + level.count / 2, SolveOdd{b, level, raw<double>(r_), raw<double>(y_)});
+        thrust::for_each(policy, first, first + (level.count + 1) / 2,
+                         ReduceEven{b, level, raw<double>(r_), raw<double>(y_)});
+      }
+      thrust::for_each(policy, first, first + 1, SolveTop{b, raw<double>(r_), raw<double>(x_)});
+      for (auto level = levels_.rbegin(); level != levels_.rend(); ++level)
+        thrust::for_each(policy, first, first + level->count / 2,
+                         BackSubstituteOdd{b, *level, raw<double>(y_), raw<double>(x_)});
     }
-    thrust::for_each(policy, first, first + 1, SolveTop{b, raw<double>(r_), raw<double>(x_)});
-    for (auto level = levels_.rbegin(); level != levels_.rend(); ++level)
-      thrust::for_each(policy, first, first + level->count / 2,
-                       BackSubstituteOdd{b, *level, raw<double>(y_), raw<double>(x_)});
     thrust::for_each(policy, first, first + size_, GatherAt{raw<int>(rhs_index_), raw<double>(x_), x});
   }
 
@@ -347,10 +341,12 @@ class BlockTridiagonalSolver : public CsrSolver {
   }
 
   const BlockLayout layout_;
-  int blocks_, B_, saved_ = 0, size_ = 0, nonzeros_ = 0;
+  int blocks_, B_, chains_ = 0, saved_ = 0, size_ = 0, nonzeros_ = 0;
+  BlockMethod method_;
+  std::vector<int> chain_starts_;
   size_t saved_slots_ = 0;  // doubles of one saved array (L or U)
   std::vector<Level> levels_;
-  Ints destination_, uncovered_, rhs_index_, block_size_, pivots_, singular_;
+  Ints destination_, uncovered_, rhs_index_, block_size_, pivots_, singular_, chain_ptr_;
   Longs block_offset_, saved_offset_;
   Doubles blocks_data_, saved_data_, r_, x_, y_;
 };
@@ -361,9 +357,29 @@ class BlockTridiagonalSolver : public CsrSolver {
 
 namespace catenary {
 
-std::unique_ptr<CsrSolver> make_block_tridiagonal_solver(std::vector<int> block_ptr, bool on_device) {
-  if (on_device) return std::make_unique<cuda::BlockTridiagonalSolver<cuda::DeviceSpace>>(std::move(block_ptr));
-  return std::make_unique<cuda::BlockTridiagonalSolver<cuda::HostSpace>>(std::move(block_ptr));
+std::unique_ptr<CsrSolver> make_block_tridiagonal_solver(const std::vector<int>& block_ptr,
+                                                          const std::vector<int>& chain_ptr, BlockMethod method,
+                                                          bool on_device) {
+  if (on_device)
+    return std::make_unique<cuda::BlockTridiagonalSolver<cuda::DeviceSpace>>(block_ptr, chain_ptr, method);
+  return std::make_unique<cuda::BlockTridiagonalSolver<cuda::HostSpace>>(block_ptr, chain_ptr, method);
+}
+
+}  // namespace catenary
+
+namespace catenary {
+
+// By count, before any device measurement (scripts/gpu_session.sh runs both methods): one thread's
+// block step (a small LU, its solves and a product: about a thousand dependent flops) takes about
+// as long as a kernel launch, some 4 us, and moving N blocks' ~1 kB once takes about N / 12,000 of
+// that at 3 TB/s. Chain elimination is the longest chain's steps with the data read once; cyclic
+// reduction is 2 log2(N) launches with the data moved about twice.
+BlockMethod preferred_block_method(const std::vector<int>& chain_ptr) {
+  int longest = 0;
+  for (size_t c = 0; c + 1 < chain_ptr.size(); ++c) longest = std::max(longest, chain_ptr[c + 1] - chain_ptr[c]);
+  const double blocks = chain_ptr.back();
+  const double reduction_steps = 2.0 * std::ceil(std::log2(std::max(blocks, 2.0))) + blocks / 12000.0;
+  return longest <= reduction_steps ? BlockMethod::ChainElimination : BlockMethod::CyclicReduction;
 }
 
 }  // namespace catenary

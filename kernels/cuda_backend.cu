@@ -68,7 +68,8 @@ class CudaBackend : public Backend {
     const std::optional<BlockChainOrdering> chain = krylov ? node_block_ordering(m, &why)
                                                     : solver == LinearSolver::SparseQr ? std::nullopt
                                                                                        : block_chain_ordering(m, &why);
-    if ((solver == LinearSolver::BlockTridiagonal || krylov) && !chain)
+    const bool block_method = solver == LinearSolver::BlockTridiagonal || solver == LinearSolver::ChainElimination;
+    if ((block_method || krylov) && !chain)
       throw BackendUnavailable(std::string(krylov ? "GMRES" : "the block-tridiagonal solver") +
                                " needs node blocks: " + why);
     pattern_ = build_device_pattern<Space>(m, node_a_, node_b_, C, chain ? chain->original_of : newton_unknown_order(m));
@@ -82,8 +83,11 @@ class CudaBackend : public Backend {
       solver_ = make_gmres_solver(chain->block_ptr, Space::on_device);
       solver_name_ = "GMRES";
     } else if (chain) {
-      solver_ = make_block_tridiagonal_solver(chain->block_ptr, Space::on_device);
-      solver_name_ = "block-tridiagonal";
+      const BlockMethod method = solver == LinearSolver::BlockTridiagonal   ? BlockMethod::CyclicReduction
+                                 : solver == LinearSolver::ChainElimination ? BlockMethod::ChainElimination
+                                                                            : preferred_block_method(chain->chain_ptr);
+      solver_ = make_block_tridiagonal_solver(chain->block_ptr, chain->chain_ptr, method, Space::on_device);
+      solver_name_ = method == BlockMethod::CyclicReduction ? "block cyclic reduction" : "block chain elimination";
     } else {
       solver_ = Space::on_device ? make_cusolver_qr_solver() : make_host_csr_solver();
       solver_name_ = Space::on_device ? "sparse QR" : "UMFPACK";
@@ -403,7 +407,8 @@ size_t estimated_device_bytes(const Model& m) {
   const size_t pattern_build = entries * (2 * (8 + 4) + 8 + 4);
   // Block cyclic reduction, where the model is a chain: D, L, U and the saved L, U of about one
   // block per node, each its own rows, B wide (B: the largest node block, coordinates and
-  // constraint rows), and three padded vectors.
+  // constraint rows), and three padded vectors. Chain elimination needs less (no saved L, U, two
+  // vectors), so this bounds both block methods.
   size_t reduction = 0;
   if (const std::optional<BlockChainOrdering> chain = block_chain_ordering(m)) {
     const BlockLayout layout(chain->block_ptr);

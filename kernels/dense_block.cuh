@@ -1,6 +1,6 @@
 #pragma once
 // Small dense blocks for the block solvers of the CUDA backend, host and device: LU with partial
-// pivoting inside the block, and its solve. A block is n x n row-major with leading dimension ld
+// pivoting inside the block, its solve, and block products. A block is n x n row-major with leading dimension ld
 // (the n <= ld <= 16 unknowns of a node block, stored in slots padded to the largest block).
 #include <math.h>
 
@@ -45,6 +45,26 @@ CATENARY_HD void lu_solve(const double* LU, const int* piv, double* x, int n, in
   for (int i = n - 1; i >= 0; --i) {
     for (int j = i + 1; j < n; ++j) x[i * stride] -= LU[i * ld + j] * x[j * stride];
     x[i * stride] /= LU[i * ld + i];
+  }
+}
+
+// C += s A B for row-major blocks of leading dimension ld: A is rows x inner, B inner x cols.
+CATENARY_HD void add_product(double s, const double* A, const double* B, double* C, int rows, int inner, int cols,
+                             int ld) {
+  for (int i = 0; i < rows; ++i)
+    for (int j = 0; j < cols; ++j) {
+      double sum = 0.0;
+      for (int k = 0; k < inner; ++k) sum += A[i * ld + k] * B[k * ld + j];
+      C[i * ld + j] += s * sum;
+    }
+}
+
+// y += s A x (A rows x cols, leading dimension ld).
+CATENARY_HD void add_product_vector(double s, const double* A, const double* x, double* y, int rows, int cols, int ld) {
+  for (int i = 0; i < rows; ++i) {
+    double sum = 0.0;
+    for (int k = 0; k < cols; ++k) sum += A[i * ld + k] * x[k];
+    y[i] += s * sum;
   }
 }
 

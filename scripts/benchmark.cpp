@@ -1,7 +1,7 @@
 // Solver benchmark: the falling cable pendulum (the model of tests/test_dynamics.cpp) for a range
 // of element counts, fixed HHT step, timing run_dynamic and the backend's stages.
 //
-//   catenary_benchmark [--backend cpu|cuda|cuda-host] [--solver auto|block_tridiagonal|sparse_qr|krylov] [--steps S]
+//   catenary_benchmark [--backend cpu|cuda|cuda-host] [--solver auto|block_tridiagonal|chain_elimination|sparse_qr|krylov] [--steps S]
 //                      [--large-steps S2] [--large-from N] [--step H] [--newton full|modified]
 //                      [--csv FILE] [n ...]
 //
@@ -34,6 +34,7 @@
 #include <omp.h>
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -156,7 +157,8 @@ void usage() {
                "usage: catenary_benchmark [--backend cpu|cuda|cuda-host] [--steps S] [--large-steps S2] [--large-from N] "
                "[--csv FILE] [n ...]\n"
                "  --backend: cpu (default), cuda, or cuda-host (the CUDA backend's code run on the host)\n"
-               "  --solver: the CUDA backend's linear solver: auto (default), block_tridiagonal, sparse_qr or krylov\n"
+               "  --solver: the CUDA backend's linear solver: auto (default), block_tridiagonal, chain_elimination, sparse_qr or\n"
+               "            krylov\n"
                "  n: element counts (default 8 16 32 ... 16384)\n"
                "  --steps S: HHT steps per run (default 50)\n"
                "  --large-steps S2: steps for n >= --large-from (default: S)\n"
@@ -206,14 +208,12 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (large_steps <= 0) large_steps = steps;
-  const LinearSolverChoice solver = solver_name == "block_tridiagonal" ? LinearSolverChoice::BlockTridiagonal
-                                    : solver_name == "sparse_qr"       ? LinearSolverChoice::SparseQr
-                                    : solver_name == "krylov"          ? LinearSolverChoice::Krylov
-                                                                       : LinearSolverChoice::Auto;
-  if (solver_name != "auto" && solver == LinearSolverChoice::Auto) {
+  const auto known = std::find(kLinearSolverNames.begin(), kLinearSolverNames.end(), solver_name);
+  if (known == kLinearSolverNames.end()) {
     usage();
     return 2;
   }
+  const auto solver = static_cast<LinearSolverChoice>(known - kLinearSolverNames.begin());
   try {
     make_benchmark_backend(backend_name, falling_cable_pendulum(2), solver);  // fails early, with the reason
   } catch (const std::exception& e) {

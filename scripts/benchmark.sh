@@ -7,7 +7,8 @@
 #
 #   -B BACKEND    cpu (default) or cuda (builds with CUDA for sm_90, the H100/H200); cuda-host
 #                 runs the CUDA backend's code on the host (same build as cuda; algorithms, not speed)
-#   -L SOLVER     the CUDA backend's linear solver: auto (default), block_tridiagonal, sparse_qr or krylov
+#   -L SOLVER     the CUDA backend's linear solver: auto (default), block_tridiagonal, chain_elimination,
+#                 sparse_qr or krylov
 #   -S ELEMENTS   sweep benchmark: each n is a number of copies of an ELEMENTS-element cable run
 #                 as one batch
 #   -r REPS       repetitions (default 3)
@@ -50,7 +51,7 @@ while [[ $# -gt 0 ]]; do
     -o) out_dir=$2; shift 2 ;;
     --no-build) build=0; shift ;;
     --) shift; sizes=("$@"); break ;;
-    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
     *) sizes+=("$1"); shift ;;
   esac
 done

@@ -9,8 +9,10 @@
 #                 tests:   catenary_tests "[gpu]"
 #                 gpu:     auto solver, 100 ... 1,000,000 elements, 3 repetitions, full and
 #                          modified Newton
-#                 solvers: block_tridiagonal, sparse_qr and krylov, 100 ... 100,000 elements, 10 steps
-#                 sweep:   1 ... 10,000 copies of a 100-element cable
+#                 solvers: block_tridiagonal, chain_elimination, sparse_qr and krylov, 100 ...
+#                          100,000 elements, 10 steps
+#                 sweep:   1 ... 10,000 copies of a 100-element cable, each block method, full and
+#                          modified Newton
 #                 cpu:     the CPU backend on all cores, 100 ... 100,000 elements (3 repetitions) and
 #                          1,000,000 elements (one run of 3 steps), full and modified Newton
 #   -b BUILD_DIR  holds catenary_tests (or tests/catenary_tests) and catenary_benchmark, built with
@@ -26,13 +28,13 @@ while [[ $# -gt 0 ]]; do
   case "$1" in
     -b) build_dir=$2; shift 2 ;;
     -o) out_dir=$2; shift 2 ;;
-    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     tests|gpu|solvers|sweep|cpu) parts+=("$1"); shift ;;
     all) parts+=(tests gpu solvers sweep cpu); shift ;;
     *) echo "unknown part '$1' (tests, gpu, solvers, sweep, cpu or all)" >&2; exit 2 ;;
   esac
 done
-[[ ${#parts[@]} -gt 0 ]] || { sed -n '2,23p' "$0"; exit 2; }
+[[ ${#parts[@]} -gt 0 ]] || { sed -n '2,20p' "$0"; exit 2; }
 mkdir -p "$out_dir"
 
 if [[ ! -x "$build_dir/catenary_benchmark" ]]; then
@@ -60,10 +62,16 @@ for part in "${parts[@]}"; do
         bench -B cuda -N "$newton" -r 3 -o "$out_dir/gpu_$newton" -- 100 1000 10000 100000 1000000 > "$out_dir/gpu_$newton.txt" 2>&1
       done ;;
     solvers)
-      for solver in block_tridiagonal sparse_qr krylov; do
+      for solver in block_tridiagonal chain_elimination sparse_qr krylov; do
         bench -B cuda -L "$solver" -r 3 -s 10 -o "$out_dir/gpu_$solver" -- 100 1000 10000 100000 > "$out_dir/gpu_$solver.txt" 2>&1 || true
       done ;;
-    sweep) bench -B cuda -S 100 -r 3 -o "$out_dir/gpu_sweep" -- 1 10 100 1000 10000 > "$out_dir/gpu_sweep.txt" 2>&1 ;;
+    sweep)
+      for solver in block_tridiagonal chain_elimination; do
+        for newton in full modified; do
+          bench -B cuda -L "$solver" -N "$newton" -S 100 -r 3 -o "$out_dir/gpu_sweep_${solver}_$newton" \
+            -- 1 10 100 1000 10000 > "$out_dir/gpu_sweep_${solver}_$newton.txt" 2>&1 || true
+        done
+      done ;;
     cpu)
       for newton in full modified; do
         bench -B cpu -N "$newton" -r 3 -s 20 -o "$out_dir/cpu_$newton" -- 100 1000 10000 100000 > "$out_dir/cpu_$newton.txt" 2>&1

@@ -7,6 +7,7 @@
 #include "catenary/core/errors.hpp"
 #include "catenary/model/model_merge.hpp"
 #include "catenary/model/reference_models.hpp"
+#include "catenary/solve/csr_solver.hpp"
 
 #ifdef CATENARY_WITH_CUDA
 #include "backend_agreement.hpp"
@@ -28,16 +29,16 @@ Model damped_cable(int elements) {
 using BackendMaker = std::unique_ptr<Backend> (*)(const Model&, cuda::LinearSolver);
 
 void check_all_operators(BackendMaker make) {
-  SECTION("spatial cable (cable3d), damped: block-tridiagonal solver (chosen by default)") {
+  SECTION("spatial cable (cable3d), damped: block cyclic reduction (chosen by default for one chain)") {
     const Model m = damped_cable(7);
     auto backend = make(m, cuda::LinearSolver::Auto);
-    CHECK(cuda::linear_solver_name(*backend) == "block-tridiagonal");
+    CHECK(cuda::linear_solver_name(*backend) == "block cyclic reduction");
     testing::check_operators_agree(m, *backend, 11);
   }
   SECTION("spatial cable (cable3d), damped: sparse QR forced") {
     const Model m = damped_cable(7);
     auto backend = make(m, cuda::LinearSolver::SparseQr);
-    CHECK(cuda::linear_solver_name(*backend) != "block-tridiagonal");
+    CHECK(cuda::linear_solver_name(*backend) != "block cyclic reduction");
     testing::check_operators_agree(m, *backend, 11);
   }
   SECTION("spatial cable (cable3d), damped: GMRES with block-Jacobi") {
@@ -63,11 +64,31 @@ void check_all_operators(BackendMaker make) {
     auto backend = make(m, cuda::LinearSolver::BlockTridiagonal);
     testing::check_operators_agree(m, *backend, 14);
   }
+  SECTION("a sweep's batch of 40 cables of different stiffness: chain elimination (chosen by default)") {
+    std::vector<Model> copies;
+    for (int k = 0; k < 40; ++k) {
+      copies.push_back(damped_cable(5));
+      for (ElementProperties& p : copies.back().elements.properties) p.EA *= 1.0 + 0.1 * k;
+    }
+    std::vector<const Model*> pointers;
+    for (const Model& c : copies) pointers.push_back(&c);
+    std::vector<CopyRange> ranges;
+    const Model m = merge_models(pointers, ranges);
+    auto backend = make(m, cuda::LinearSolver::Auto);
+    CHECK(cuda::linear_solver_name(*backend) == "block chain elimination");
+    testing::check_operators_agree(m, *backend, 18);
+  }
+  SECTION("a long cable by chain elimination: one chain of 301 blocks, one thread") {
+    const Model m = damped_cable(300);
+    auto backend = make(m, cuda::LinearSolver::ChainElimination);
+    testing::check_operators_agree(m, *backend, 19);
+  }
   SECTION("planar beams with revolute joints (beam2d): not a chain, sparse QR") {
     const Model m = rancf_pendulum(21e6);
     auto backend = make(m, cuda::LinearSolver::Auto);
-    CHECK(cuda::linear_solver_name(*backend) != "block-tridiagonal");
+    CHECK(cuda::linear_solver_name(*backend) == (backend->name() == "cuda" ? "sparse QR" : "UMFPACK"));
     CHECK_THROWS_AS(make(m, cuda::LinearSolver::BlockTridiagonal), BackendUnavailable);
+    CHECK_THROWS_AS(make(m, cuda::LinearSolver::ChainElimination), BackendUnavailable);
     testing::check_operators_agree(m, *backend, 12);
   }
   SECTION("cable attached to a hinged rigid boom (multibody block)") {
@@ -81,6 +102,13 @@ void check_whole_runs(BackendMaker make) {
   SECTION("falling cable pendulum") {
     const Model m = falling_cable_pendulum(10);
     auto backend = make(m, cuda::LinearSolver::Auto);
+    const double d = testing::dynamic_run_difference(m, testing::dynamic_settings(2e-3, 0.3, -0.1), *backend);
+    INFO("largest relative coordinate difference: " << d);
+    CHECK(d < 1e-9);
+  }
+  SECTION("falling cable pendulum, chain elimination") {
+    const Model m = falling_cable_pendulum(10);
+    auto backend = make(m, cuda::LinearSolver::ChainElimination);
     const double d = testing::dynamic_run_difference(m, testing::dynamic_settings(2e-3, 0.3, -0.1), *backend);
     INFO("largest relative coordinate difference: " << d);
     CHECK(d < 1e-9);
@@ -164,3 +192,17 @@ TEST_CASE("Backend choice: cuda without a usable device is refused, auto falls b
     CHECK(s.notice.find("running on the CPU") != std::string::npos);
   }
 }
+
+#ifdef CATENARY_WITH_CUDA
+TEST_CASE("Block-tridiagonal solver: an entry between two chains said not to couple is refused", "[cuda-host]") {
+  // Two 2 x 2 blocks, fully coupled, said to be two chains.
+  const std::vector<int> row_ptr = {0, 4, 8, 12, 16}, col = {0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3};
+  for (BlockMethod method : {BlockMethod::CyclicReduction, BlockMethod::ChainElimination}) {
+    auto solver = make_block_tridiagonal_solver({0, 2, 4}, {0, 1, 2}, method, false);
+    CHECK_THROWS_WITH(solver->analyze(4, 16, row_ptr.data(), col.data()),
+                      Catch::Contains("couples blocks 0 and 1, which are in different chains"));
+    auto one_chain = make_block_tridiagonal_solver({0, 2, 4}, {0, 2}, method, false);
+    CHECK_NOTHROW(one_chain->analyze(4, 16, row_ptr.data(), col.data()));
+  }
+}
+#endif

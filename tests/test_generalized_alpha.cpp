@@ -290,6 +290,8 @@ TEST_CASE("the case loader reads the constraint formulation and the linear solve
   CHECK(index2.linear_solver == LinearSolverChoice::Krylov);
   CHECK(load_analysis(R"({"type": "static", "linear_solver": "block_tridiagonal"})").linear_solver ==
         LinearSolverChoice::BlockTridiagonal);
+  CHECK(load_analysis(R"({"type": "static", "linear_solver": "chain_elimination"})").linear_solver ==
+        LinearSolverChoice::ChainElimination);
   CHECK(load_analysis(R"({"type": "static", "linear_solver": "sparse_qr"})").linear_solver == LinearSolverChoice::SparseQr);
   CHECK_THROWS_AS(load_analysis(R"({"type": "dynamic", "end_time": 1, "step": 1e-3, "formulation": "index2"})"),
                   InputError);

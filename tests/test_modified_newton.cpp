@@ -80,7 +80,8 @@ void check_cuda_modified_newton(std::unique_ptr<Backend> (*make)(const Model&, c
   const AnalysisSettings full = dynamic_settings(1e-3, 0.2, -0.2);
   AnalysisSettings modified = full;
   modified.dynamics.newton = DynamicSettings::Newton::Modified;
-  for (cuda::LinearSolver solver : {cuda::LinearSolver::BlockTridiagonal, cuda::LinearSolver::Krylov}) {
+  for (cuda::LinearSolver solver : {cuda::LinearSolver::BlockTridiagonal, cuda::LinearSolver::ChainElimination,
+                                    cuda::LinearSolver::Krylov}) {
     auto backend = make(m, solver);
     const double worst = dynamic_run_difference(m, full, *backend, &modified);
     INFO(cuda::linear_solver_name(*backend) << ": largest relative difference " << worst << ", "

@@ -47,7 +47,17 @@ std::optional<BlockChainOrdering> block_chain_ordering(const Model& m, std::stri
     for (int dof : m.constraint_rows[r].dofs)
       if (dof / per_node != m.constraint_rows[r].dofs.front() / per_node)
         return refuse(why, "constraint row " + std::to_string(r) + " couples two nodes");
-  return node_block_ordering(m, why);
+  std::optional<BlockChainOrdering> o = node_block_ordering(m, why);
+  if (!o) return o;
+  // Node n + 1 starts a new chain unless an element joins it to node n.
+  std::vector<char> joined_to_next(m.node_count, 0);
+  for (int e = 0; e < m.elements.size(); ++e)
+    joined_to_next[std::min(m.elements.node_a[e], m.elements.node_b[e])] = 1;
+  o->chain_ptr.push_back(0);
+  for (int n = 0; n + 1 < m.node_count; ++n)
+    if (!joined_to_next[n]) o->chain_ptr.push_back(n + 1);
+  o->chain_ptr.push_back(m.node_count);
+  return o;
 }
 
 }  // namespace catenary

@@ -1153,12 +1153,9 @@ class Loader {
       return;
     }
     if (n.has("linear_solver")) {
-      const std::string solver = get_choice(n.child("linear_solver"),
-                                            {"auto", "block_tridiagonal", "sparse_qr", "krylov"}, "linear solver");
-      a.linear_solver = solver == "auto"                ? LinearSolverChoice::Auto
-                        : solver == "block_tridiagonal" ? LinearSolverChoice::BlockTridiagonal
-                        : solver == "sparse_qr"         ? LinearSolverChoice::SparseQr
-                                                        : LinearSolverChoice::Krylov;
+      const std::string solver = get_choice(n.child("linear_solver"), kLinearSolverNames, "linear solver");
+      a.linear_solver = static_cast<LinearSolverChoice>(
+          std::find(kLinearSolverNames.begin(), kLinearSolverNames.end(), solver) - kLinearSolverNames.begin());
     }
     if (type == "static") {
       expect_object(n, {"type", "load_steps", "max_iterations", "tolerance", "linear_solver"});

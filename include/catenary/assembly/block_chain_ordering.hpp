@@ -19,6 +19,9 @@ constexpr int kMaxChainBlock = 16;
 struct BlockChainOrdering {
   std::vector<int> original_of;  // unknown at each position (coordinates, then dof_count + row)
   std::vector<int> block_ptr;    // block k holds positions block_ptr[k] .. block_ptr[k + 1] - 1
+  // Chains that do not couple (the cables of a model, a sweep's copies): chain c is blocks
+  // chain_ptr[c] .. chain_ptr[c + 1] - 1. Filled by block_chain_ordering only.
+  std::vector<int> chain_ptr;
 };
 
 // The ordering, or none with the reason in why: an element between nodes that are not

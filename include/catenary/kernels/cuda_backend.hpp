@@ -30,17 +30,19 @@ std::string device_name();
 size_t estimated_device_bytes(const Model& m);
 
 // The linear solver of the CUDA backend (the case file's analysis.linear_solver). BlockTridiagonal
-// (block cyclic reduction, kernels/block_tridiagonal_solver.cu) needs a chain model
-// (assembly/block_chain_ordering.hpp); SparseQr is cuSOLVER's sparse QR in AMD order (UMFPACK in
-// the host build), for any model; Auto takes the first that fits the model. Krylov (GMRES with
-// block-Jacobi over the node blocks, kernels/krylov_solver.cu) is chosen only when asked: it suits
-// small time steps.
+// (block cyclic reduction, kernels/block_tridiagonal_solver.cu) and ChainElimination (block
+// elimination along each chain, one thread per chain, kernels/chain_elimination.cuh) need a chain
+// model (assembly/block_chain_ordering.hpp); SparseQr is cuSOLVER's sparse QR in AMD order
+// (UMFPACK in the host build), for any model. Auto takes a block method where the model is a
+// chain (preferred_block_method: elimination for many short chains such as a sweep's, reduction
+// for long ones), else sparse QR. Krylov (GMRES with block-Jacobi over the node blocks,
+// kernels/krylov_solver.cu) is chosen only when asked: it suits small time steps.
 using LinearSolver = LinearSolverChoice;
 
 // The CUDA backend of a model: element kernels, device assembly, the chosen solver. Throws
 // BackendUnavailable when the model does not fit in the free device memory (checked with the
 // estimate before anything is allocated, and against the solver's workspace after analysis), or
-// when BlockTridiagonal is asked for a model that is not a chain.
+// when a block method is asked for a model that is not a chain.
 std::unique_ptr<Backend> make_cuda_backend(const Model& m, LinearSolver solver = LinearSolver::Auto);
 
 // The same backend code run on the host (Thrust's host system; UMFPACK in place of cuSOLVER's
@@ -48,8 +50,8 @@ std::unique_ptr<Backend> make_cuda_backend(const Model& m, LinearSolver solver =
 // against the CPU backend on machines without a GPU.
 std::unique_ptr<Backend> make_cuda_backend_on_host(const Model& m, LinearSolver solver = LinearSolver::Auto);
 
-// The solver a CUDA backend (either space) chose: "block-tridiagonal", "GMRES", "sparse QR" or
-// "UMFPACK".
+// The solver a CUDA backend (either space) chose: "block cyclic reduction", "block chain
+// elimination", "GMRES", "sparse QR" or "UMFPACK".
 std::string linear_solver_name(const Backend& cuda_backend);
 
 // The Newton matrix a CUDA backend (either space) last assembled, in the original unknown order

@@ -34,10 +34,18 @@ namespace catenary {
 // (the batched QR has no separate numeric factorization). No pivoting or reordering is done, so
 // the caller orders the unknowns (newton_unknown_order).
 std::unique_ptr<CsrSolver> make_cusolver_qr_solver();
-// Block cyclic reduction for a block-tridiagonal matrix whose block k holds the unknowns
-// block_ptr[k] .. block_ptr[k + 1] - 1 (kernels/block_tridiagonal_solver.cu); on the device, or
-// the same code on the host.
-std::unique_ptr<CsrSolver> make_block_tridiagonal_solver(std::vector<int> block_ptr, bool on_device);
+// How the block-tridiagonal solver eliminates: block cyclic reduction (2 log2(N) dependent steps
+// over all N blocks, each step parallel over blocks: long chains), or block elimination along
+// each chain, one thread per chain (depth: the longest chain; many short chains, as a sweep's).
+enum class BlockMethod { CyclicReduction, ChainElimination };
+// A block-tridiagonal matrix whose block k holds the unknowns block_ptr[k] .. block_ptr[k + 1] - 1
+// and whose chain c, coupling with no other, is blocks chain_ptr[c] .. chain_ptr[c + 1] - 1
+// (kernels/block_tridiagonal_solver.cu); on the device, or the same code on the host.
+std::unique_ptr<CsrSolver> make_block_tridiagonal_solver(const std::vector<int>& block_ptr,
+                                                          const std::vector<int>& chain_ptr, BlockMethod method,
+                                                          bool on_device);
+// The method by count for chains of these lengths (chain_ptr as above).
+BlockMethod preferred_block_method(const std::vector<int>& chain_ptr);
 // Restarted GMRES with a block-Jacobi preconditioner over the same node blocks
 // (kernels/krylov_solver.cu), for mass-dominated matrices; throws SimulationError when it does
 // not converge to 1e-12 relative residual.
