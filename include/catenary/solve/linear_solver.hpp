@@ -10,11 +10,13 @@ namespace catenary {
 
 class SparseDirectSolver {
  public:
-  // UMFPACK's int version addresses at most 2^31 eight-byte units of factor memory, which a
-  // 1,000,000-element cable's factor exceeds; it is also faster than the long version for the
-  // banded matrices here (by about 40 % on a 16,384-element cable). So the int version runs
-  // until it reports that it ran out of memory, and the long version from then on (on a copy of
-  // the matrix with 64-bit indices). wide_indices = true uses the long version from the start.
+  // UMFPACK's int version allocates at most 2^31 - 1 bytes at once (UMF_malloc checks the byte
+  // count against Int_MAX), and a 1,000,000-element cable's factor, one block, exceeds that; it
+  // is also faster than the long version for the banded matrices here (by about 40 % on a
+  // 16,384-element cable). So the int version runs until it reports that it ran out of memory,
+  // and the long version from then on (on a copy of the matrix with 64-bit indices). The failed
+  // attempt costs next to nothing: its first allocation, 0.7 x the symbolic estimate, is already
+  // refused. wide_indices = true uses the long version from the start.
   explicit SparseDirectSolver(bool wide_indices = false);
   ~SparseDirectSolver();
   // Binds the matrix whose pattern is fixed from now on and runs the symbolic analysis.
