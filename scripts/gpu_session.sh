@@ -16,7 +16,10 @@
 #                 cpu:     the CPU backend on all cores, 100 ... 100,000 elements (3 repetitions) and
 #                          1,000,000 elements (one run of 3 steps), full and modified Newton
 #   -b BUILD_DIR  holds catenary_tests (or tests/catenary_tests) and catenary_benchmark, built with
-#                 CATENARY_CUDA=ON for sm_90; built there (Release) when missing (default build-gpu)
+#                 CATENARY_CUDA=ON for sm_90; built there (Release) when missing (default build-gpu).
+#                 On a bare device machine: a directory made by scripts/pack_for_device.sh (its
+#                 lib/ goes on LD_LIBRARY_PATH, and the source and binary paths the tests were
+#                 compiled with are linked to this checkout and the packed CLI)
 #   -o OUT_DIR    default results/gpu_session
 set -euo pipefail
 
@@ -28,15 +31,23 @@ while [[ $# -gt 0 ]]; do
   case "$1" in
     -b) build_dir=$2; shift 2 ;;
     -o) out_dir=$2; shift 2 ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
     tests|gpu|solvers|sweep|cpu) parts+=("$1"); shift ;;
     all) parts+=(tests gpu solvers sweep cpu); shift ;;
     *) echo "unknown part '$1' (tests, gpu, solvers, sweep, cpu or all)" >&2; exit 2 ;;
   esac
 done
-[[ ${#parts[@]} -gt 0 ]] || { sed -n '2,20p' "$0"; exit 2; }
+[[ ${#parts[@]} -gt 0 ]] || { sed -n '2,23p' "$0"; exit 2; }
 mkdir -p "$out_dir"
 
+if [[ -f "$build_dir/source_dir" ]]; then  # a pack from scripts/pack_for_device.sh
+  build_dir=$(realpath "$build_dir")
+  export LD_LIBRARY_PATH="$build_dir/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
+  source_dir=$(cat "$build_dir/source_dir")
+  binary_path=$(cat "$build_dir/binary_path")
+  if [[ ! -e "$source_dir" ]]; then mkdir -p "$(dirname "$source_dir")"; ln -s "$PWD" "$source_dir"; fi
+  if [[ ! -e "$binary_path" ]]; then mkdir -p "$(dirname "$binary_path")"; ln -s "$build_dir/catenary" "$binary_path"; fi
+fi
 if [[ ! -x "$build_dir/catenary_benchmark" ]]; then
   cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DCATENARY_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null
   cmake --build "$build_dir" -j"$(nproc)" --target catenary_tests catenary_benchmark
