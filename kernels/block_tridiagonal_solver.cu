@@ -1,12 +1,12 @@
 // The block-tridiagonal solver for the Newton matrix of chain models (the order of
 // assembly/block_chain_ordering.hpp) behind the CsrSolver interface, by block cyclic reduction
-// (below) or by elimination along each chain (chain_elimination.cuh), written once over a
+// (below) or by elimination along each chain (solve/chain_elimination.hpp), written once over a
 // MemorySpace like the backend. Written by hand because the CUDA libraries have no
 // block-tridiagonal solver: cuSPARSE's gtsv2 is for scalar tridiagonal systems, cuSOLVER's sparse
 // QR does not exploit the band, and cuDSS is not part of the toolkit.
 //
 // Each block is worked on at its own size and stored as its own rows, B wide (B: the largest
-// block; block_layout.cuh), so a pinned end's constraint rows make one block 9 x 9 without
+// block; solve/block_layout.hpp), so a pinned end's constraint rows make one block 9 x 9 without
 // widening the 6 x 6 others: D_k (diagonal), L_k (coupling to block k - 1), U_k (to k + 1). Level l works on the chain of blocks
 // k 2^l. Its odd members are eliminated in parallel (one thread per block): each factorizes its D
 // and replaces its couplings by L'_k = D_k^-1 L_k and U'_k = D_k^-1 U_k; then each even member
@@ -37,9 +37,9 @@
 #include "catenary/core/host_device.hpp"
 #include "catenary/solve/csr_solver.hpp"
 #include "backend_functors.cuh"
-#include "block_layout.cuh"
-#include "chain_elimination.cuh"
-#include "dense_block.cuh"
+#include "catenary/solve/block_layout.hpp"
+#include "catenary/solve/chain_elimination.hpp"
+#include "catenary/solve/dense_block.hpp"
 #include "memory_space.cuh"
 
 namespace catenary::cuda {
@@ -194,10 +194,7 @@ class BlockTridiagonalSolver : public CsrSolver {
     if (blocks_ < 1 || B_ > kMaxBlock)
       throw std::invalid_argument("block-tridiagonal solver: " + std::to_string(blocks_) + " blocks of up to " +
                                   std::to_string(B_) + " unknowns (at most " + std::to_string(kMaxBlock) + ")");
-    if (chain_ptr.size() < 2 || chain_ptr.front() != 0 || chain_ptr.back() != blocks_ ||
-        !std::is_sorted(chain_ptr.begin(), chain_ptr.end()))
-      throw std::invalid_argument("block-tridiagonal solver: chain starts do not split the " +
-                                  std::to_string(blocks_) + " blocks");
+    check_chains(chain_ptr, blocks_);
     chains_ = static_cast<int>(chain_ptr.size()) - 1;
     chain_starts_ = chain_ptr;
     chain_ptr_ = Ints(chain_ptr.begin(), chain_ptr.end());
@@ -221,42 +218,14 @@ class BlockTridiagonalSolver : public CsrSolver {
     const std::vector<int> rows = to_host<Space>(row_ptr, size + 1), cols = to_host<Space>(col_index, nonzeros);
     const BlockLayout& layout = layout_;
     const size_t per_array = layout.slots();
-    std::vector<int> destination(nonzeros);
-    std::vector<char> starts_chain(blocks_, 0);
-    for (int first : chain_starts_) starts_chain[first == blocks_ ? 0 : first] = 1;
-    for (int row = 0; row < size; ++row)
-      for (int s = rows[row]; s < rows[row + 1]; ++s) {
-        const int col = cols[s], br = layout.block_of[row], bc = layout.block_of[col];
-        const int part = bc == br ? 0 : bc == br - 1 ? 1 : bc == br + 1 ? 2 : -1;
-        if (part < 0 || (part == 1 && starts_chain[br]) || (part == 2 && starts_chain[bc]))
-          throw std::invalid_argument("block-tridiagonal solver: entry (" + std::to_string(row) + ", " +
-                                      std::to_string(col) + ") couples blocks " + std::to_string(br) + " and " +
-                                      std::to_string(bc) + (part < 0 ? "" : ", which are in different chains"));
-        destination[s] = static_cast<int>(part * per_array + layout.entry(br, row, col));
-      }
-    // Entries of the regions the reduction reads at level 0 (block k's rows times its own, its left
-    // and its right neighbour's columns) that no matrix entry fills: zeroed before each scatter,
-    // since the last factorization left fill-in there. Nothing outside the regions is read, so the
-    // block arrays need no full clearing.
-    std::vector<char> covered(3 * per_array, 0);
-    for (int d : destination) covered[d] = 1;
-    std::vector<int> uncovered;
-    for (int k = 0; k < blocks_; ++k) {
-      const int n = layout.size[k];
-      const int widths[3] = {n, k > 0 ? layout.size[k - 1] : 0, k + 1 < blocks_ ? layout.size[k + 1] : 0};
-      for (int part = 0; part < 3; ++part)
-        for (int i = 0; i < n; ++i)
-          for (int j = 0; j < widths[part]; ++j) {
-            const size_t at = part * per_array + layout.offset[k] + static_cast<size_t>(i) * B_ + j;
-            if (!covered[at]) uncovered.push_back(static_cast<int>(at));
-          }
-    }
-    const std::vector<int>& rhs_index = layout.vector_index;
+    std::vector<int> entry_row(nonzeros);
+    for (int row = 0; row < size; ++row) std::fill(entry_row.begin() + rows[row], entry_row.begin() + rows[row + 1], row);
+    const BlockScatter scatter = block_scatter(layout, chain_starts_, entry_row, cols);
     size_ = size;
     nonzeros_ = nonzeros;
-    destination_ = Ints(destination.begin(), destination.end());
-    uncovered_ = Ints(uncovered.begin(), uncovered.end());
-    rhs_index_ = Ints(rhs_index.begin(), rhs_index.end());
+    destination_ = Ints(scatter.destination.begin(), scatter.destination.end());
+    uncovered_ = Ints(scatter.uncovered.begin(), scatter.uncovered.end());
+    rhs_index_ = Ints(layout.vector_index.begin(), layout.vector_index.end());
     block_size_ = Ints(layout.size.begin(), layout.size.end());
     blocks_data_ = Doubles(3 * per_array, 0.0);
     pivots_ = Ints(static_cast<size_t>(blocks_) * B_, 0);

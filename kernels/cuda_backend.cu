@@ -13,7 +13,7 @@
 #include <string>
 
 #include "backend_functors.cuh"
-#include "block_layout.cuh"
+#include "catenary/solve/block_layout.hpp"
 #include "catenary/assembly/block_chain_ordering.hpp"
 #include "catenary/assembly/model_operators.hpp"
 #include "catenary/assembly/unknown_ordering.hpp"

@@ -4,7 +4,7 @@
 // node_block_ordering) nearly decouple. GMRES rather than CG: the Newton matrix is symmetric
 // indefinite (saddle point). The matrix-vector product is the CSR row product used elsewhere
 // in the backend (cuSPARSE's SpMV would do the same; the hand-written gather keeps one code path
-// for the host build), the preconditioner one small LU per block (dense_block.cuh), and the
+// for the host build), the preconditioner one small LU per block (solve/dense_block.hpp), and the
 // Arnoldi orthogonalization classical Gram-Schmidt (reapplied where it cancels), each pass one
 // keyed Thrust reduction for all the dot products; only the small Hessenberg least-squares
 // problem lives on the host.
@@ -24,11 +24,11 @@
 #include <vector>
 
 #include "backend_functors.cuh"
-#include "block_layout.cuh"
+#include "catenary/solve/block_layout.hpp"
 #include "catenary/assembly/block_chain_ordering.hpp"
 #include "catenary/core/errors.hpp"
 #include "catenary/solve/csr_solver.hpp"
-#include "dense_block.cuh"
+#include "catenary/solve/dense_block.hpp"
 #include "memory_space.cuh"
 
 namespace catenary::cuda {

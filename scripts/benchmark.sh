@@ -7,8 +7,8 @@
 #
 #   -B BACKEND    cpu (default) or cuda (builds with CUDA for sm_90, the H100/H200); cuda-host
 #                 runs the CUDA backend's code on the host (same build as cuda; algorithms, not speed)
-#   -L SOLVER     the CUDA backend's linear solver: auto (default), block_tridiagonal, chain_elimination,
-#                 sparse_qr or krylov
+#   -L SOLVER     the linear solver: auto (default), block_tridiagonal, chain_elimination, sparse_qr or
+#                 krylov (the CPU backend takes chain_elimination, and UMFPACK for any other)
 #   -S ELEMENTS   sweep benchmark: each n is a number of copies of an ELEMENTS-element cable run
 #                 as one batch
 #   -r REPS       repetitions (default 3)

@@ -14,7 +14,8 @@
 #                 sweep:   1 ... 10,000 copies of a 100-element cable, each block method, full and
 #                          modified Newton
 #                 cpu:     the CPU backend on all cores, 100 ... 100,000 elements (3 repetitions) and
-#                          1,000,000 elements (one run of 3 steps), full and modified Newton
+#                          1,000,000 elements (one run of 3 steps), full and modified Newton; and
+#                          with chain elimination instead of UMFPACK, full Newton
 #   -b BUILD_DIR  holds catenary_tests (or tests/catenary_tests) and catenary_benchmark, built with
 #                 CATENARY_CUDA=ON for sm_90; built there (Release) when missing (default build-gpu).
 #                 On a bare device machine: a directory made by scripts/pack_for_device.sh (its
@@ -87,7 +88,9 @@ for part in "${parts[@]}"; do
       for newton in full modified; do
         bench -B cpu -N "$newton" -r 3 -s 20 -o "$out_dir/cpu_$newton" -- 100 1000 10000 100000 > "$out_dir/cpu_$newton.txt" 2>&1
         bench -B cpu -N "$newton" -r 1 -s 3 -o "$out_dir/cpu_1m_$newton" -- 1000000 > "$out_dir/cpu_1m_$newton.txt" 2>&1
-      done ;;
+      done
+      bench -B cpu -L chain_elimination -r 3 -s 10 -o "$out_dir/cpu_chains" -- 100 1000 10000 100000 1000000 \
+        > "$out_dir/cpu_chains.txt" 2>&1 ;;
   esac
 done
 echo "results in $out_dir"

@@ -36,7 +36,7 @@ std::unique_ptr<Backend> make_cuda(const Model& m, LinearSolverChoice solver) {
 SelectedBackend make_backend(BackendChoice choice, const Model& m, LinearSolverChoice solver) {
   SelectedBackend s;
   if (choice == BackendChoice::Cpu) {
-    s.backend = std::make_unique<CpuBackend>(m);
+    s.backend = std::make_unique<CpuBackend>(m, solver);
   } else if (choice == BackendChoice::Cuda) {
     s.backend = make_cuda(m, solver);
   } else {
@@ -44,12 +44,13 @@ SelectedBackend make_backend(BackendChoice choice, const Model& m, LinearSolverC
       s.backend = make_cuda(m, solver);
     } catch (const BackendUnavailable& e) {
       s.notice = std::string(e.what()) + "; running on the CPU";
-      s.backend = std::make_unique<CpuBackend>(m);
+      s.backend = std::make_unique<CpuBackend>(m, solver);
     }
   }
-  if (s.backend->name() == "cpu" && solver != LinearSolverChoice::Auto)
+  if (s.backend->name() == "cpu" && solver != LinearSolverChoice::Auto && solver != LinearSolverChoice::ChainElimination)
     s.notice += std::string(s.notice.empty() ? "" : "; ") +
-                "analysis.linear_solver applies to the CUDA backend: the CPU backend factorizes with UMFPACK";
+                "analysis.linear_solver applies to the CUDA backend: the CPU backend factorizes with UMFPACK "
+                "(or, asked for, by chain elimination)";
   return s;
 }
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <string>
 
 #include "catenary/core/errors.hpp"
 #include "catenary/core/stopwatch.hpp"
@@ -23,7 +25,7 @@ const Eigen::VectorXd& host(const Vector& v) { return v.storage<HostVector>().x;
 
 }  // namespace
 
-CpuBackend::CpuBackend(const Model& m)
+CpuBackend::CpuBackend(const Model& m, LinearSolverChoice solver)
     : Backend(m.dof_count(), m.constraint_count()),
       model_(m),
       pattern_(build_system_pattern(m)),
@@ -40,6 +42,12 @@ CpuBackend::CpuBackend(const Model& m)
   local_matrices_.assign(ne * nl * nl, 0.0);
   local_forces_.assign(ne * nl, 0.0);
   local_energy_.assign(ne, 0.0);
+  if (solver == LinearSolverChoice::ChainElimination) {
+    std::string why;
+    const std::optional<BlockChainOrdering> chain = block_chain_ordering(m, &why);
+    if (!chain) throw BackendUnavailable("block chain elimination needs node blocks: " + why);
+    chain_solver_ = std::make_unique<ChainSolver>(*chain, matrix_);
+  }
 }
 
 Vector CpuBackend::make_vector(int size) {
@@ -174,7 +182,10 @@ void CpuBackend::assemble_newton_matrix(const Vector& q, const Vector& v, const 
 
 void CpuBackend::factorize() {
   Stopwatch w;
-  solver_.factorize(matrix_);
+  if (chain_solver_)
+    chain_solver_->factorize(matrix_);
+  else
+    solver_.factorize(matrix_);
   timings_.factorization += w.lap();
   timings_.factorizations++;
 }
@@ -184,7 +195,10 @@ void CpuBackend::solve(const Vector& rhs_dofs, const Vector& rhs_constraints, Ve
   const int n = dof_count(), m = constraint_count();
   Eigen::VectorXd rhs(n + m), sol;
   rhs << host(rhs_dofs), host(rhs_constraints);
-  solver_.solve(rhs, sol);
+  if (chain_solver_)
+    chain_solver_->solve(rhs, sol);
+  else
+    solver_.solve(rhs, sol);
   host(x) = sol.head(n);
   host(y) = sol.tail(m);
   timings_.solve += w.lap();

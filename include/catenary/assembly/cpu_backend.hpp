@@ -1,7 +1,10 @@
 #pragma once
 // The CPU backend: OpenMP loops over elements calling the shared element math, gather-style
-// assembly into the SystemPattern, UMFPACK for the linear solves. Its vectors are Eigen vectors
+// assembly into the SystemPattern, UMFPACK for the linear solves (or, when asked, block
+// elimination along the chains of a chain model). Its vectors are Eigen vectors
 // in host memory. It is the reference the CUDA backend is checked against.
+#include <memory>
+#include <string>
 #include <vector>
 
 #include <Eigen/SparseCore>
@@ -10,13 +13,20 @@
 #include "catenary/assembly/model_operators.hpp"
 #include "catenary/assembly/system_pattern.hpp"
 #include "catenary/model/model.hpp"
+#include "catenary/model/case.hpp"
+#include "catenary/solve/chain_solver.hpp"
 #include "catenary/solve/linear_solver.hpp"
 
 namespace catenary {
 
 class CpuBackend : public Backend {
  public:
-  explicit CpuBackend(const Model& m);
+  // solver: ChainElimination factorizes with the block elimination along each chain
+  // (solve/chain_solver.hpp; throws BackendUnavailable unless the model is a chain); any other
+  // choice with UMFPACK, the reference.
+  explicit CpuBackend(const Model& m, LinearSolverChoice solver = LinearSolverChoice::Auto);
+  // "UMFPACK" or "block chain elimination".
+  std::string solver_name() const { return chain_solver_ ? "block chain elimination" : "UMFPACK"; }
   std::string name() const override { return "cpu"; }
 
   Vector make_vector(int size) override;
@@ -61,6 +71,7 @@ class CpuBackend : public Backend {
   SystemPattern pattern_;
   Eigen::SparseMatrix<double> matrix_;
   SparseDirectSolver solver_;
+  std::unique_ptr<ChainSolver> chain_solver_;  // instead of solver_ when asked for
   Eigen::SparseMatrix<double, Eigen::RowMajor> constraints_;
   LoadPatterns loads_;
   Eigen::VectorXd coordinate_scales_;

@@ -1,12 +1,13 @@
 #pragma once
-// Small dense blocks for the block solvers of the CUDA backend, host and device: LU with partial
-// pivoting inside the block, its solve, and block products. A block is n x n row-major with leading dimension ld
-// (the n <= ld <= 16 unknowns of a node block, stored in slots padded to the largest block).
+// Small dense blocks for the block solvers (the CUDA backend's, on the device or the host, and the
+// CPU backend's chain elimination): LU with partial pivoting inside the block, its solve, and
+// block products. A block is n x n row-major with leading dimension ld (the n <= ld <= 16
+// unknowns of a node block, stored in slots padded to the largest block).
 #include <math.h>
 
 #include "catenary/core/host_device.hpp"
 
-namespace catenary::cuda {
+namespace catenary {
 
 // In-place LU with partial pivoting of the n x n block A (whole rows swapped, as LAPACK's getrf);
 // false at a zero pivot.
@@ -68,4 +69,4 @@ CATENARY_HD void add_product_vector(double s, const double* A, const double* x, 
   }
 }
 
-}  // namespace catenary::cuda
+}  // namespace catenary

@@ -12,10 +12,10 @@
 // Solve: forward y_k = D_k^-1 (r_k - L_k y_{k-1}), backward x_k = y_k - U'_k x_{k+1}.
 // Pivoting stays inside each block, as in cyclic reduction: the diagonal blocks carry the
 // constraint rows of their node, whose zero diagonal the in-block pivoting handles.
-#include "block_layout.cuh"
-#include "dense_block.cuh"
+#include "catenary/solve/block_layout.hpp"
+#include "catenary/solve/dense_block.hpp"
 
-namespace catenary::cuda {
+namespace catenary {
 
 struct FactorChain {
   Blocks b;
@@ -57,4 +57,4 @@ struct SolveChain {
   }
 };
 
-}  // namespace catenary::cuda
+}  // namespace catenary

@@ -1,0 +1,131 @@
+#pragma once
+// Where the unknowns of a matrix in node-block order (assembly/block_chain_ordering.hpp) sit in
+// the blocks of the block solvers (kernels/block_tridiagonal_solver.cu, kernels/krylov_solver.cu,
+// the CPU's chain_solver.hpp), worked out once on the host; and the scatters that fill the
+// blocks. Block k keeps its own rows, each B wide (B: the largest block, enough for any
+// neighbour's columns): a slot of size[k] x B doubles at offset[k], row-major with leading
+// dimension B.
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "catenary/core/host_device.hpp"
+
+namespace catenary {
+
+struct BlockLayout {
+  int blocks = 0, B = 0;                 // block count, largest block
+  std::vector<int> block_of, local;      // per unknown: its block and its place in it
+  std::vector<int> vector_index;         // per unknown: block_of * B + local (padded vectors)
+  std::vector<int> size;                 // per block: its own unknowns
+  std::vector<long> offset;              // per block: its slot's start; offset[blocks]: all slots
+
+  explicit BlockLayout(const std::vector<int>& block_ptr) {
+    blocks = static_cast<int>(block_ptr.size()) - 1;
+    for (int k = 0; k < blocks; ++k) B = std::max(B, block_ptr[k + 1] - block_ptr[k]);
+    block_of.resize(block_ptr.back());
+    local.resize(block_ptr.back());
+    vector_index.resize(block_ptr.back());
+    size.resize(blocks);
+    offset.assign(blocks + 1, 0);
+    for (int k = 0; k < blocks; ++k) {
+      size[k] = block_ptr[k + 1] - block_ptr[k];
+      offset[k + 1] = offset[k] + static_cast<long>(size[k]) * B;
+      for (int p = block_ptr[k]; p < block_ptr[k + 1]; ++p)
+        block_of[p] = k, local[p] = p - block_ptr[k], vector_index[p] = k * B + local[p];
+    }
+  }
+  // Index of entry (row, col) of block `block` in an array of all blocks' slots.
+  size_t entry(int block, int row, int col) const {
+    return static_cast<size_t>(offset[block]) + static_cast<size_t>(local[row]) * B + local[col];
+  }
+  size_t slots() const { return static_cast<size_t>(offset.back()); }
+};
+
+// The block solvers' arrays inside their loops (device or host): block k's D (diagonal), L (coupling to block k - 1)
+// and U (to k + 1) are its size[k] rows, B wide, at offset[k] of the BlockLayout. L_k is
+// size[k] x size[left neighbour] and U_k size[k] x size[right neighbour] (in cyclic reduction at
+// every level: a block's size never changes, only who its neighbours are), so no work is spent on
+// padding. Cyclic reduction's saved L, U of save slot s sit at saved_offset[s].
+struct Blocks {
+  double *D, *L, *U, *saved_L, *saved_U;
+  const long *offset, *saved_offset;
+  int* piv;
+  const int* size;
+  int B;
+  CATENARY_HD double* at(double* base, int block) const { return base + offset[block]; }
+  CATENARY_HD double* saved(double* base, int slot) const { return base + saved_offset[slot]; }
+};
+
+// Throws std::invalid_argument unless chain_ptr splits 0 .. blocks - 1 into chains (chain c:
+// blocks chain_ptr[c] .. chain_ptr[c + 1] - 1).
+inline void check_chains(const std::vector<int>& chain_ptr, int blocks) {
+  if (chain_ptr.size() < 2 || chain_ptr.front() != 0 || chain_ptr.back() != blocks ||
+      !std::is_sorted(chain_ptr.begin(), chain_ptr.end()))
+    throw std::invalid_argument("block-tridiagonal solver: chain starts do not split the " + std::to_string(blocks) +
+                                " blocks");
+}
+
+// Where each entry of a block-tridiagonal matrix lands in the block arrays D, L, U (three arrays of
+// layout.slots() doubles, one after another), and the entries of the regions the solvers read
+// (block k's rows times its own, its left and its right neighbour's columns) that no matrix entry
+// fills: those are zeroed before each scatter, since the last factorization left fill-in there.
+// Nothing outside the regions is read, so the block arrays need no full clearing.
+struct BlockScatter {
+  std::vector<int> destination;  // per matrix entry
+  std::vector<int> uncovered;
+};
+
+// entry_row[s], entry_col[s]: the positions (node-block order) of matrix entry s. Throws
+// std::invalid_argument for an entry outside the three block bands, or one coupling two chains.
+inline BlockScatter block_scatter(const BlockLayout& layout, const std::vector<int>& chain_ptr,
+                                  const std::vector<int>& entry_row, const std::vector<int>& entry_col) {
+  const size_t per_array = layout.slots();
+  std::vector<char> starts_chain(layout.blocks, 0);
+  for (size_t c = 0; c + 1 < chain_ptr.size(); ++c) starts_chain[chain_ptr[c]] = 1;
+  BlockScatter out;
+  out.destination.resize(entry_row.size());
+  for (size_t s = 0; s < entry_row.size(); ++s) {
+    const int row = entry_row[s], col = entry_col[s], br = layout.block_of[row], bc = layout.block_of[col];
+    const int part = bc == br ? 0 : bc == br - 1 ? 1 : bc == br + 1 ? 2 : -1;
+    if (part < 0 || (part == 1 && starts_chain[br]) || (part == 2 && starts_chain[bc]))
+      throw std::invalid_argument("block-tridiagonal solver: entry (" + std::to_string(row) + ", " +
+                                  std::to_string(col) + ") couples blocks " + std::to_string(br) + " and " +
+                                  std::to_string(bc) + (part < 0 ? "" : ", which are in different chains"));
+    out.destination[s] = static_cast<int>(part * per_array + layout.entry(br, row, col));
+  }
+  std::vector<char> covered(3 * per_array, 0);
+  for (int d : out.destination) covered[d] = 1;
+  for (int k = 0; k < layout.blocks; ++k) {
+    const int n = layout.size[k];
+    const int widths[3] = {n, k > 0 ? layout.size[k - 1] : 0, k + 1 < layout.blocks ? layout.size[k + 1] : 0};
+    for (int part = 0; part < 3; ++part)
+      for (int i = 0; i < n; ++i)
+        for (int j = 0; j < widths[part]; ++j) {
+          const size_t at = part * per_array + layout.offset[k] + static_cast<size_t>(i) * layout.B + j;
+          if (!covered[at]) out.uncovered.push_back(static_cast<int>(at));
+        }
+  }
+  return out;
+}
+
+// to[index[p]] = from[p]
+struct ScatterAt {
+  const int* index;
+  const double* from;
+  double* to;
+  CATENARY_HD void operator()(int p) const { to[index[p]] = from[p]; }
+};
+
+// blocks[destination[s]] = values[s] for the CSR slots that land in a block (destination >= 0).
+struct ScatterValues {
+  const int* destination;
+  const double* values;
+  double* blocks;
+  CATENARY_HD void operator()(int s) const {
+    if (destination[s] >= 0) blocks[destination[s]] = values[s];
+  }
+};
+
+}  // namespace catenary

@@ -1,0 +1,91 @@
+// The CPU backend's block chain elimination (solve/chain_solver.hpp) against UMFPACK, the CPU
+// backend's default: the same Newton matrices solved by both, and whole HHT runs.
+#include <catch2/catch.hpp>
+
+#include <random>
+
+#include "catenary/assembly/backend_factory.hpp"
+#include "catenary/assembly/cpu_backend.hpp"
+#include "catenary/core/errors.hpp"
+#include "catenary/model/model_merge.hpp"
+#include "catenary/model/reference_models.hpp"
+#include "test_helpers.hpp"
+
+using namespace catenary;
+using namespace catenary::testing;
+
+namespace {
+
+double relative_difference(const Eigen::VectorXd& reference, const Eigen::VectorXd& other) {
+  return (reference - other).cwiseAbs().maxCoeff() / reference.cwiseAbs().maxCoeff();
+}
+
+// Both backends assemble the Newton matrix at the same random state (the same code, so the same
+// matrix) and solve the same random right-hand side; returns the relative difference.
+double solve_difference(const Model& m, unsigned seed) {
+  CpuBackend umfpack(m), chains(m, LinearSolverChoice::ChainElimination);
+  REQUIRE(chains.solver_name() == "block chain elimination");
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> U(-1.0, 1.0);
+  const int n = m.dof_count(), rows = m.constraint_count();
+  Eigen::VectorXd q = initial_coordinates(m), v(n), rhs(n + rows);
+  for (int i = 0; i < n; ++i) q[i] += 0.02 * U(rng), v[i] = U(rng);
+  for (int i = 0; i < n + rows; ++i) rhs[i] = U(rng);
+  const NewtonMatrixCoefficients c{1.0, 2e-6, 3e-4, 1.0};
+  Eigen::VectorXd f, x_umfpack, x_chains;
+  umfpack.assemble_newton_matrix(q, v, c, f);
+  chains.assemble_newton_matrix(q, v, c, f);
+  umfpack.factorize();
+  chains.factorize();
+  umfpack.solve(rhs, x_umfpack);
+  chains.solve(rhs, x_chains);
+  return relative_difference(x_umfpack, x_chains);
+}
+
+Model damped_cable(int elements, double stiffness_scale = 1.0) {
+  Model m = falling_cable_pendulum(elements);
+  for (ElementProperties& p : m.elements.properties) p.eta = 0.01, p.EA *= stiffness_scale;
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("CPU chain elimination solves the Newton matrix as UMFPACK does", "[chain-solver]") {
+  SECTION("spatial cable, pinned end (one 9-wide block)") { CHECK(solve_difference(damped_cable(7), 1) < 1e-9); }
+  SECTION("a long spatial cable: one chain of 301 blocks") { CHECK(solve_difference(damped_cable(300), 2) < 1e-9); }
+  SECTION("planar clamped cantilever (an 8-wide block)") { CHECK(solve_difference(swinging_cantilever(), 3) < 1e-9); }
+  SECTION("a sweep's batch of 40 cables of different stiffness: 40 chains") {
+    std::vector<Model> copies;
+    for (int k = 0; k < 40; ++k) copies.push_back(damped_cable(5, 1.0 + 0.1 * k));
+    std::vector<const Model*> pointers;
+    for (const Model& c : copies) pointers.push_back(&c);
+    std::vector<CopyRange> ranges;
+    CHECK(solve_difference(merge_models(pointers, ranges), 4) < 1e-9);
+  }
+}
+
+TEST_CASE("CPU chain elimination: HHT runs equal UMFPACK's", "[chain-solver][dynamics]") {
+  const Model m = falling_cable_pendulum(10);
+  const AnalysisSettings a = dynamic_settings(2e-3, 0.3, -0.1);
+  const RunResult reference = run_model(m, a);
+  CpuBackend chains(m, LinearSolverChoice::ChainElimination);
+  const RunResult result = run_model_on(chains, m, a);
+  REQUIRE(result.frames.size() == reference.frames.size());
+  double worst = 0.0;
+  for (size_t k = 0; k < reference.frames.size(); ++k)
+    worst = std::max(worst, relative_difference(reference.frames[k].q, result.frames[k].q));
+  INFO("largest relative coordinate difference: " << worst);
+  CHECK(worst < 1e-9);
+}
+
+TEST_CASE("CPU chain elimination needs a chain model; other solver names keep UMFPACK", "[chain-solver][backend]") {
+  const Model beams = rancf_pendulum(21e6);  // joints between nodes: not a chain
+  CHECK_THROWS_WITH(CpuBackend(beams, LinearSolverChoice::ChainElimination),
+                    Catch::Contains("block chain elimination needs node blocks"));
+  const Model cable = falling_cable_pendulum(4);
+  const SelectedBackend chosen = make_backend(BackendChoice::Cpu, cable, LinearSolverChoice::ChainElimination);
+  CHECK(chosen.notice.empty());
+  CHECK(dynamic_cast<const CpuBackend&>(*chosen.backend).solver_name() == "block chain elimination");
+  const SelectedBackend other = make_backend(BackendChoice::Cpu, cable, LinearSolverChoice::Krylov);
+  CHECK(dynamic_cast<const CpuBackend&>(*other.backend).solver_name() == "UMFPACK");
+}
