@@ -338,16 +338,20 @@ std::unique_ptr<CsrSolver> make_block_tridiagonal_solver(const std::vector<int>&
 
 namespace catenary {
 
-// By count, before any device measurement (scripts/gpu_session.sh runs both methods): one thread's
-// block step (a small LU, its solves and a product: about a thousand dependent flops) takes about
-// as long as a kernel launch, some 4 us, and moving N blocks' ~1 kB once takes about N / 12,000 of
-// that at 3 TB/s. Chain elimination is the longest chain's steps with the data read once; cyclic
-// reduction is 2 log2(N) launches with the data moved about twice.
+// By count, before any device measurement (scripts/gpu_session.sh runs both methods). One
+// thread's block step (a 6 x 6 LU, its column solves and a product) waits on one load from memory
+// (~0.5 us, it cannot be issued before the step) and a dependent arithmetic path of several hundred
+// cycles: about 0.7 us. Back-to-back small launches cost about 3 us each, so about 4 block steps.
+// Moving N blocks' ~1 kB once takes N x 0.33 ns at 3 TB/s, N / 2,100 block steps. Chain
+// elimination is the longest chain's steps with the data read once; cyclic reduction is 2 log2(N)
+// launches with the data moved about twice.
 BlockMethod preferred_block_method(const std::vector<int>& chain_ptr) {
+  constexpr double kStepsPerLaunch = 4.0, kBlocksPerStep = 2100.0;
   int longest = 0;
   for (size_t c = 0; c + 1 < chain_ptr.size(); ++c) longest = std::max(longest, chain_ptr[c + 1] - chain_ptr[c]);
   const double blocks = chain_ptr.back();
-  const double reduction_steps = 2.0 * std::ceil(std::log2(std::max(blocks, 2.0))) + blocks / 12000.0;
+  const double reduction_steps =
+      kStepsPerLaunch * 2.0 * std::ceil(std::log2(std::max(blocks, 2.0))) + blocks / kBlocksPerStep;
   return longest <= reduction_steps ? BlockMethod::ChainElimination : BlockMethod::CyclicReduction;
 }
 
