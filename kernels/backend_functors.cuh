@@ -4,6 +4,7 @@
 // plain loop in HostSpace. The element math itself is the shared host+device code.
 #include <cmath>
 
+#include "catenary/assembly/backend.hpp"
 #include "catenary/elements/element_assembly.hpp"
 #include "catenary/model/model.hpp"
 
@@ -173,6 +174,19 @@ struct ScatterPermuted {
 struct Axpby {
   double a, b;
   CATENARY_HD double operator()(double x, double y) const { return a * x + b * y; }
+};
+
+// y_i = sum of a_k x_k,i over the count terms (Backend::combine).
+struct LinearCombination {
+  int count;
+  double a[Backend::kMaxCombined];
+  const double* x[Backend::kMaxCombined];
+  double* y;
+  CATENARY_HD void operator()(int i) const {
+    double sum = 0.0;
+    for (int k = 0; k < count; ++k) sum += a[k] * x[k][i];
+    y[i] = sum;
+  }
 };
 
 // |x|, or infinity for a non-finite entry.

@@ -127,6 +127,14 @@ class CudaBackend : public Backend {
   void axpby(double a, const Vector& x, double b, Vector& y) override {
     thrust::transform(Space::policy(), array(x).begin(), array(x).end(), array(y).begin(), array(y).begin(), Axpby{a, b});
   }
+  void combine(std::initializer_list<Scaled> terms, Vector& y) override {
+    if (terms.size() == 0 || terms.size() > kMaxCombined)
+      throw std::invalid_argument("combine: 1 to " + std::to_string(kMaxCombined) + " terms");
+    LinearCombination f{0, {}, {}, raw<double>(array(y))};
+    for (const Scaled& t : terms) f.a[f.count] = t.a, f.x[f.count++] = raw<double>(array(*t.x));
+    const thrust::counting_iterator<int> first(0);
+    thrust::for_each(Space::policy(), first, first + y.size(), f);
+  }
   double max_abs(const Vector& x) override {
     return thrust::transform_reduce(Space::policy(), array(x).begin(), array(x).end(), AbsOrInfinity(), 0.0, Maximum());
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 #include "catenary/core/errors.hpp"
@@ -60,6 +61,23 @@ void CpuBackend::upload(const Eigen::VectorXd& x, Vector& y) { host(y) = x; }
 void CpuBackend::download(const Vector& x, Eigen::VectorXd& y) { y = host(x); }
 void CpuBackend::copy(const Vector& x, Vector& y) { host(y) = host(x); }
 void CpuBackend::axpby(double a, const Vector& x, double b, Vector& y) { host(y) = a * host(x) + b * host(y); }
+
+void CpuBackend::combine(std::initializer_list<Scaled> terms, Vector& y) {
+  if (terms.size() == 0 || terms.size() > kMaxCombined)
+    throw std::invalid_argument("combine: 1 to " + std::to_string(kMaxCombined) + " terms");
+  double a[kMaxCombined];
+  const double* x[kMaxCombined];
+  int count = 0;
+  for (const Scaled& t : terms) a[count] = t.a, x[count++] = host(*t.x).data();
+  double* out = host(y).data();
+  const int n = y.size();
+#pragma omp parallel for schedule(static) if (n > kParallelThreshold)
+  for (int i = 0; i < n; ++i) {
+    double sum = 0.0;
+    for (int k = 0; k < count; ++k) sum += a[k] * x[k][i];
+    out[i] = sum;
+  }
+}
 
 double CpuBackend::max_abs(const Vector& x) {
   const Eigen::VectorXd& v = host(x);

@@ -66,10 +66,8 @@ class BDFStepper : public TimeStepper {
     const std::vector<double> alpha = derivative_weights(times);
     const double a0 = alpha[0];
     combine_history(alpha, 1, k, qsum_, vsum_);
-    be_.copy(qsum_, newton_.qhat());
-    be_.axpby(-1.0 / (a0 * a0), vsum_, -1.0 / a0, newton_.qhat());
-    be_.copy(vsum_, newton_.vhat());
-    be_.axpby(0.0, vsum_, -1.0 / a0, newton_.vhat());
+    be_.combine({{-1.0 / a0, &qsum_}, {-1.0 / (a0 * a0), &vsum_}}, newton_.qhat());
+    be_.combine({{-1.0 / a0, &vsum_}}, newton_.vhat());
     predict(from, t1, k);
     be_.copy(pred_q_, to.q);
 
@@ -84,11 +82,9 @@ class BDFStepper : public TimeStepper {
 
   double error_estimate(const StepState&, const StepState& to, double h) override {
     const double c = 1.0 / (used_order_ + 1);
-    be_.copy(to.q, work_);
-    be_.axpby(-c, pred_q_, c, work_);
+    be_.combine({{c, &to.q}, {-c, &pred_q_}}, work_);
     const double position = be_.weighted_norm(work_, to.q, s_.error_tolerance, nullptr);
-    be_.copy(to.v, work_);
-    be_.axpby(-c * h, pred_v_, c * h, work_);
+    be_.combine({{c * h, &to.v}, {-c * h, &pred_v_}}, work_);
     const double velocity = be_.weighted_norm(work_, to.q, s_.error_tolerance, nullptr);
     return std::max(position, velocity);
   }
@@ -130,10 +126,8 @@ class BDFStepper : public TimeStepper {
     const int points = std::min(k + 1, static_cast<int>(history_.size()));
     if (points == 1) {
       const double h = t1 - from.t;
-      be_.copy(from.q, pred_q_);
-      be_.axpby(h, from.v, 1.0, pred_q_);
-      be_.copy(from.v, pred_v_);
-      be_.axpby(h, from.a, 1.0, pred_v_);
+      be_.combine({{1.0, &from.q}, {h, &from.v}}, pred_q_);
+      be_.combine({{1.0, &from.v}, {h, &from.a}}, pred_v_);
       return;
     }
     std::vector<double> times;

@@ -51,8 +51,7 @@ class GeneralizedAlphaStepper : public TimeStepper {
   StepOutcome step(const StepState& from, double h, StepState& to) override {
     const double bh2 = beta_ * h * h;
     // lag = alpha_m a0 - alpha_f q0'', which enters as M(q1) lag
-    be_.copy(from.a, lag_);
-    be_.axpby(-alpha_f_, from.history, alpha_m_, lag_);
+    be_.combine({{alpha_m_, &from.a}, {-alpha_f_, &from.history}}, lag_);
     NewmarkParameters p;
     p.beta = beta_;
     p.gamma = gamma_;
@@ -66,16 +65,14 @@ class GeneralizedAlphaStepper : public TimeStepper {
     const StepOutcome out = newton_.solve(p, from, h, lag_, to);
     if (!out.converged) return out;
     // q1'' = ((1 - alpha_m) a1 + lag) / (1 - alpha_f)
-    be_.copy(to.a, to.history);
-    be_.axpby(1.0 / (1.0 - alpha_f_), lag_, (1.0 - alpha_m_) / (1.0 - alpha_f_), to.history);
+    be_.combine({{(1.0 - alpha_m_) / (1.0 - alpha_f_), &to.a}, {1.0 / (1.0 - alpha_f_), &lag_}}, to.history);
     return out;
   }
 
   // e = h^2 (1/12 + (alpha_m - alpha_f)^2 / 4) (a1 - a0), see the file header.
   double error_estimate(const StepState& from, const StepState& to, double h) override {
     const double d = alpha_m_ - alpha_f_, k = h * h * (1.0 / 12.0 + 0.25 * d * d);
-    be_.copy(to.a, lag_);
-    be_.axpby(-k, from.a, k, lag_);
+    be_.combine({{k, &to.a}, {-k, &from.a}}, lag_);
     return be_.weighted_norm(lag_, to.q, s_.error_tolerance, nullptr);
   }
 

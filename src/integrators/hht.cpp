@@ -51,8 +51,7 @@ class HHTStepper : public TimeStepper {
     // F1 from the converged equilibrium M a1 + (1 + alpha) F1 - alpha F0 = 0, without another
     // element pass.
     sys_.mass_product(to.q, to.a, Mx_);
-    be_.copy(from.history, to.history);
-    be_.axpby(-1.0 / (1.0 + alpha_), Mx_, alpha_ / (1.0 + alpha_), to.history);
+    be_.combine({{alpha_ / (1.0 + alpha_), &from.history}, {-1.0 / (1.0 + alpha_), &Mx_}}, to.history);
     return out;
   }
 
@@ -60,8 +59,7 @@ class HHTStepper : public TimeStepper {
   // e = h^2 (beta - 1/6) (a1 - a0), measured against the error tolerance.
   double error_estimate(const StepState& from, const StepState& to, double h) override {
     const double k = h * h * std::fabs(beta_ - 1.0 / 6.0);
-    be_.copy(to.a, Mx_);
-    be_.axpby(-k, from.a, k, Mx_);
+    be_.combine({{k, &to.a}, {-k, &from.a}}, Mx_);
     return be_.weighted_norm(Mx_, to.q, s_.error_tolerance, nullptr);
   }
 

@@ -88,17 +88,16 @@ StepOutcome NewmarkNewton::iterate(const NewmarkParameters& p, double t1, double
     kinematics(q1, bh2, gamma_h, to);
     // r = -(M (q1 - qhat + k m) + s (f - g) + C^T mu)   (memory in coordinates), or
     // r = -(M (q1 - qhat) + s (f - g) + k m + C^T mu)   (memory as a force);  rc = -(Phi(q1, t1))
-    be.copy(q1, dq_);
-    be.axpby(-1.0, qhat_, 1.0, dq_);
-    if (memory && p.memory_in_coordinates) be.axpby(p.memory_scale, *memory, 1.0, dq_);
+    if (memory && p.memory_in_coordinates)
+      be.combine({{1.0, &q1}, {-1.0, &qhat_}, {p.memory_scale, memory}}, dq_);
+    else
+      be.combine({{1.0, &q1}, {-1.0, &qhat_}}, dq_);
     sys_.newton_terms(q1, to.v, t1, dq_, mu_, p.c, f_, Mx_, Cmu_, phi_, index2, refresh);
-    be.copy(Mx_, r_);
-    be.axpby(s, f_, 1.0, r_);
-    be.axpby(-s, g_, 1.0, r_);
-    if (memory && !p.memory_in_coordinates) be.axpby(p.memory_scale, *memory, 1.0, r_);
-    be.axpby(-1.0, Cmu_, -1.0, r_);
-    be.copy(b_, rc_);
-    be.axpby(-rc_scale, phi_, rc_scale, rc_);
+    if (memory && !p.memory_in_coordinates)
+      be.combine({{-1.0, &Mx_}, {-s, &f_}, {s, &g_}, {-1.0, &Cmu_}, {-p.memory_scale, memory}}, r_);
+    else
+      be.combine({{-1.0, &Mx_}, {-s, &f_}, {s, &g_}, {-1.0, &Cmu_}}, r_);
+    be.combine({{rc_scale, &b_}, {-rc_scale, &phi_}}, rc_);
     const double force_residual = be.max_abs(r_);
     const double residual = std::max(force_residual, be.max_abs(rc_));
     out.last_residual = force_residual / p.residual_unit;
@@ -173,10 +172,8 @@ void NewmarkNewton::project_positions(double t1, StepState& to) {
 }
 
 void NewmarkNewton::kinematics(const Vector& q1, double bh2, double gamma_h, StepState& to) {
-  be_.copy(q1, to.a);
-  be_.axpby(-1.0 / bh2, qhat_, 1.0 / bh2, to.a);
-  be_.copy(vhat_, to.v);
-  be_.axpby(gamma_h, to.a, 1.0, to.v);
+  be_.combine({{1.0 / bh2, &q1}, {-1.0 / bh2, &qhat_}}, to.a);
+  be_.combine({{1.0, &vhat_}, {gamma_h, &to.a}}, to.v);
 }
 
 void run_time_steps(System& sys, const DynamicSettings& s, double output_interval, const FrameSink& sink,

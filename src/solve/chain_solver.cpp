@@ -7,6 +7,12 @@
 
 namespace catenary {
 
+namespace {
+// Below this many blocks the threads cost more than they save (a block step takes about a
+// microsecond; the test suite runs several processes at once).
+constexpr int kParallelBlocks = 1024;
+}  // namespace
+
 ChainSolver::ChainSolver(const BlockChainOrdering& order, const Eigen::SparseMatrix<double>& pattern)
     : layout_(order.block_ptr), chain_ptr_(order.chain_ptr) {
   check_chains(chain_ptr_, layout_.blocks);
@@ -45,7 +51,7 @@ void ChainSolver::factorize(const Eigen::SparseMatrix<double>& A) {
   const Blocks b = blocks();
   const int chains = static_cast<int>(chain_ptr_.size()) - 1;
   std::vector<int> singular(chains, 0);
-#pragma omp parallel for schedule(dynamic)
+#pragma omp parallel for schedule(dynamic) if (layout_.blocks > kParallelBlocks)
   for (int c = 0; c < chains; ++c) FactorChain{b, chain_ptr_.data(), &singular[c]}(c);
   for (int c = 0; c < chains; ++c)
     if (singular[c] != 0)
@@ -58,7 +64,7 @@ void ChainSolver::solve(const Eigen::VectorXd& rhs, Eigen::VectorXd& x) const {
   for (int i = 0; i < n; ++i) padded_rhs_[padded_index_[i]] = rhs[i];
   const Blocks b = blocks();
   const int chains = static_cast<int>(chain_ptr_.size()) - 1;
-#pragma omp parallel for schedule(dynamic)
+#pragma omp parallel for schedule(dynamic) if (layout_.blocks > kParallelBlocks)
   for (int c = 0; c < chains; ++c) SolveChain{b, chain_ptr_.data(), padded_rhs_.data(), padded_x_.data()}(c);
   x.resize(n);
   for (int i = 0; i < n; ++i) x[i] = padded_x_[padded_index_[i]];

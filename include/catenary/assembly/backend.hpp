@@ -8,6 +8,7 @@
 // Vectors have dof_count() entries (coordinates, forces) or constraint_count() entries
 // (multipliers, constraint residuals). The analyses that run once per case (statics, initial
 // conditions) use the host conveniences at the end, which copy through scratch vectors.
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <vector>
@@ -42,6 +43,12 @@ class Vector {
   std::unique_ptr<Storage> storage_;
 };
 
+// One term a x of a linear combination (Backend::combine).
+struct Scaled {
+  double a;
+  const Vector* x;
+};
+
 // Time spent in each stage since a backend was made (seconds), for the benchmarks. The CUDA
 // backend's stages end with the device synchronized, so these are device times too.
 // Alongside, the counters the benchmark turns into rates: element-pass traffic, Krylov
@@ -68,6 +75,11 @@ class Backend {
   virtual void download(const Vector& x, Eigen::VectorXd& host) = 0;
   virtual void copy(const Vector& x, Vector& y) = 0;
   virtual void axpby(double a, const Vector& x, double b, Vector& y) = 0;  // y = a x + b y
+  // y = sum of a_k x_k over at most kMaxCombined terms, in one pass (y may be one of the x_k): a
+  // Newton iteration's residual is one such pass instead of a chain of axpby, each a pass over
+  // memory and, on a device, a launch.
+  static constexpr int kMaxCombined = 6;
+  virtual void combine(std::initializer_list<Scaled> terms, Vector& y) = 0;
   // max |x_i|; infinite if any entry is not finite.
   virtual double max_abs(const Vector& x) = 0;
   // max_i |dx_i| / (tol (scale_i + |x_i|)) over the coordinates (scale: characteristic length

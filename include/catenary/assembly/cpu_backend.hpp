@@ -34,6 +34,7 @@ class CpuBackend : public Backend {
   void download(const Vector& x, Eigen::VectorXd& host) override;
   void copy(const Vector& x, Vector& y) override;
   void axpby(double a, const Vector& x, double b, Vector& y) override;
+  void combine(std::initializer_list<Scaled> terms, Vector& y) override;
   double max_abs(const Vector& x) override;
   double weighted_norm(const Vector& dx, const Vector& x, double tol, int* worst) override;
 
