@@ -110,10 +110,8 @@ class BDFStepper : public TimeStepper {
  private:
   // qs = sum_{j=first..last} w[j] q_{n+1-j}, vs likewise (history_[j-1] holds t_{n+1-j}).
   void combine_history(const std::vector<double>& w, int first, int last, Vector& qs, Vector& vs) {
-    be_.copy(history_[first - 1].q, qs);
-    be_.axpby(0.0, qs, w[first], qs);
-    be_.copy(history_[first - 1].v, vs);
-    be_.axpby(0.0, vs, w[first], vs);
+    be_.combine({{w[first], &history_[first - 1].q}}, qs);
+    be_.combine({{w[first], &history_[first - 1].v}}, vs);
     for (int j = first + 1; j <= last; ++j) {
       be_.axpby(w[j], history_[j - 1].q, 1.0, qs);
       be_.axpby(w[j], history_[j - 1].v, 1.0, vs);
@@ -148,8 +146,7 @@ class BDFStepper : public TimeStepper {
       for (int i = 0; i <= m; ++i)
         if (i != j) w /= history_[j].t - history_[i].t;
       if (j == 0) {
-        be_.copy(history_[0].q, work_);
-        be_.axpby(0.0, work_, w / m, work_);
+        be_.combine({{w / m, &history_[0].q}}, work_);
       } else {
         be_.axpby(w / m, history_[j].q, 1.0, work_);
       }

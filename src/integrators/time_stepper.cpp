@@ -20,13 +20,9 @@ NewmarkNewton::NewmarkNewton(System& sys, const DynamicSettings& s) : sys_(sys),
 StepOutcome NewmarkNewton::solve(const NewmarkParameters& p, const StepState& from, double h, const Vector& memory,
                                  StepState& to) {
   const double bh2 = p.beta * h * h;
-  be_.copy(from.q, qhat_);
-  be_.axpby(h, from.v, 1.0, qhat_);
-  be_.axpby(h * h * (0.5 - p.beta), from.a, 1.0, qhat_);
-  be_.copy(from.v, vhat_);
-  be_.axpby(h * (1.0 - p.gamma), from.a, 1.0, vhat_);
-  be_.copy(qhat_, to.q);
-  be_.axpby(bh2, from.a, 1.0, to.q);  // predictor: a1 = a0
+  be_.combine({{1.0, &from.q}, {h, &from.v}, {h * h * (0.5 - p.beta), &from.a}}, qhat_);
+  be_.combine({{1.0, &from.v}, {h * (1.0 - p.gamma), &from.a}}, vhat_);
+  be_.combine({{1.0, &qhat_}, {bh2, &from.a}}, to.q);  // predictor: a1 = a0
   return solve_affine(p, from.t + h, bh2, p.gamma * h, from.lambda, &memory, to);
 }
 
@@ -61,8 +57,7 @@ StepOutcome NewmarkNewton::solve_affine(const NewmarkParameters& p, double t1, d
   to.t = t1;
   kinematics(to.q, bh2, gamma_h, to);
   if (index2) project_positions(t1, to);
-  be.copy(mu_, to.lambda);
-  be.axpby(0.0, mu_, 1.0 / p.c.stiffness, to.lambda);
+  be.combine({{1.0 / p.c.stiffness, &mu_}}, to.lambda);
   return out;
 }
 
@@ -75,8 +70,7 @@ StepOutcome NewmarkNewton::iterate(const NewmarkParameters& p, double t1, double
   const double s = p.c.stiffness;
   Backend& be = be_;
   Vector& q1 = to.q;
-  be.copy(lambda0, mu_);
-  be.axpby(0.0, mu_, s, mu_);
+  be.combine({{s, &lambda0}}, mu_);
   const bool index2 = s_.formulation == DynamicSettings::Formulation::StabilizedIndex2;
   const double rc_scale = index2 ? bh2 / gamma_h : 1.0;
   const bool modified = s_.newton == DynamicSettings::Newton::Modified;
@@ -158,8 +152,7 @@ void NewmarkNewton::project_positions(double t1, StepState& to) {
     sys_.constraint_rhs(t1, b, velocity_level ? 1 : 0);
     be.upload(b, b_);
     sys_.constraint_residual(to.q, to.v, b_, t1, velocity_level, phi_);
-    be.copy(phi_, rc_);
-    be.axpby(0.0, rc_, -1.0, rc_);
+    be.combine({{-1.0, &phi_}}, rc_);
     be.solve(r_, rc_, dq_, dmu_);
     be.axpby(1.0, dq_, 1.0, x);
   };
