@@ -3,14 +3,14 @@
 # tests, then the benchmarks of docs/benchmarks.md (GPU sizes and solvers, the sweep, the CPU on
 # all cores of the same machine for the speed-up). Results go to OUT_DIR, one file per part.
 #
-#   scripts/gpu_session.sh [-b BUILD_DIR] [-o OUT_DIR] PART ...
+#   scripts/gpu_session.sh [-b BUILD_DIR] [-o OUT_DIR] [-T SECONDS] PART ...
 #
 #   PART          tests | gpu | solvers | sweep | cpu | all
 #                 tests:   catenary_tests "[gpu]"
 #                 gpu:     auto solver, 100 ... 1,000,000 elements, 3 repetitions, full and
 #                          modified Newton
-#                 solvers: block_tridiagonal, chain_elimination, sparse_qr and krylov, 100 ...
-#                          100,000 elements, 10 steps
+#                 solvers: block_tridiagonal, chain_elimination and krylov, 100 ... 100,000
+#                          elements, 10 steps; sparse_qr up to 10,000
 #                 sweep:   1 ... 10,000 copies of a 100-element cable, each block method, full and
 #                          modified Newton
 #                 cpu:     the CPU backend on all cores, 100 ... 100,000 elements (3 repetitions) and
@@ -22,23 +22,28 @@
 #                 lib/ goes on LD_LIBRARY_PATH, and the source and binary paths the tests were
 #                 compiled with are linked to this checkout and the packed CLI)
 #   -o OUT_DIR    default results/gpu_session
+#   -T SECONDS    stop any one benchmark after this long and go on with the next (a device call
+#                 ends at 10 minutes with everything in it); default: no limit
+# A benchmark that fails or is stopped leaves a note in its .txt file; the other parts still run.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
 build_dir=build-gpu
 out_dir=results/gpu_session
 parts=()
+limit=
 while [[ $# -gt 0 ]]; do
   case "$1" in
     -b) build_dir=$2; shift 2 ;;
     -o) out_dir=$2; shift 2 ;;
-    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
+    -T) limit=$2; shift 2 ;;
+    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
     tests|gpu|solvers|sweep|cpu) parts+=("$1"); shift ;;
     all) parts+=(tests gpu solvers sweep cpu); shift ;;
     *) echo "unknown part '$1' (tests, gpu, solvers, sweep, cpu or all)" >&2; exit 2 ;;
   esac
 done
-[[ ${#parts[@]} -gt 0 ]] || { sed -n '2,23p' "$0"; exit 2; }
+[[ ${#parts[@]} -gt 0 ]] || { sed -n '2,26p' "$0"; exit 2; }
 mkdir -p "$out_dir"
 
 if [[ -f "$build_dir/source_dir" ]]; then  # a pack from scripts/pack_for_device.sh
@@ -64,33 +69,39 @@ tests_exe="$build_dir/tests/catenary_tests"
   lscpu | grep -E 'Model name|^CPU\(s\)' || true
 } > "$out_dir/machine.txt"
 
-bench() { scripts/benchmark.sh --no-build -b "$build_dir" "$@"; }
+# bench NAME ARGS...: one benchmark.sh run, its output in NAME.txt and its CSVs in NAME/.
+bench() {
+  local name=$1
+  shift
+  ${limit:+timeout "$limit"} scripts/benchmark.sh --no-build -b "$build_dir" -o "$out_dir/$name" "$@" \
+    > "$out_dir/$name.txt" 2>&1 || echo "benchmark stopped or failed (exit $?)" >> "$out_dir/$name.txt"
+}
 
 for part in "${parts[@]}"; do
   case "$part" in
     tests) "$tests_exe" "[gpu]" > "$out_dir/gpu_tests.txt" 2>&1 || echo "[gpu] tests FAILED" >> "$out_dir/gpu_tests.txt" ;;
     gpu)
       for newton in full modified; do
-        bench -B cuda -N "$newton" -r 3 -o "$out_dir/gpu_$newton" -- 100 1000 10000 100000 1000000 > "$out_dir/gpu_$newton.txt" 2>&1
+        bench "gpu_$newton" -B cuda -N "$newton" -r 3 -- 100 1000 10000 100000 1000000
       done ;;
     solvers)
-      for solver in block_tridiagonal chain_elimination sparse_qr krylov; do
-        bench -B cuda -L "$solver" -r 3 -s 10 -o "$out_dir/gpu_$solver" -- 100 1000 10000 100000 > "$out_dir/gpu_$solver.txt" 2>&1 || true
+      # Sparse QR's fill grows fast on these matrices: up to 10,000 elements only.
+      bench gpu_sparse_qr -B cuda -L sparse_qr -r 3 -s 10 -- 100 1000 10000
+      for solver in block_tridiagonal chain_elimination krylov; do
+        bench "gpu_$solver" -B cuda -L "$solver" -r 3 -s 10 -- 100 1000 10000 100000
       done ;;
     sweep)
       for solver in block_tridiagonal chain_elimination; do
         for newton in full modified; do
-          bench -B cuda -L "$solver" -N "$newton" -S 100 -r 3 -o "$out_dir/gpu_sweep_${solver}_$newton" \
-            -- 1 10 100 1000 10000 > "$out_dir/gpu_sweep_${solver}_$newton.txt" 2>&1 || true
+          bench "gpu_sweep_${solver}_$newton" -B cuda -L "$solver" -N "$newton" -S 100 -r 3 -- 1 10 100 1000 10000
         done
       done ;;
     cpu)
       for newton in full modified; do
-        bench -B cpu -N "$newton" -r 3 -s 20 -o "$out_dir/cpu_$newton" -- 100 1000 10000 100000 > "$out_dir/cpu_$newton.txt" 2>&1
-        bench -B cpu -N "$newton" -r 1 -s 3 -o "$out_dir/cpu_1m_$newton" -- 1000000 > "$out_dir/cpu_1m_$newton.txt" 2>&1
+        bench "cpu_$newton" -B cpu -N "$newton" -r 3 -s 20 -- 100 1000 10000 100000
+        bench "cpu_1m_$newton" -B cpu -N "$newton" -r 1 -s 3 -- 1000000
       done
-      bench -B cpu -L chain_elimination -r 3 -s 10 -o "$out_dir/cpu_chains" -- 100 1000 10000 100000 1000000 \
-        > "$out_dir/cpu_chains.txt" 2>&1 ;;
+      bench cpu_chains -B cpu -L chain_elimination -r 3 -s 10 -- 100 1000 10000 100000 1000000 ;;
   esac
 done
 echo "results in $out_dir"
