@@ -79,7 +79,9 @@ bench() {
 
 for part in "${parts[@]}"; do
   case "$part" in
-    tests) "$tests_exe" "[gpu]" > "$out_dir/gpu_tests.txt" 2>&1 || echo "[gpu] tests FAILED" >> "$out_dir/gpu_tests.txt" ;;
+    tests)
+      ${limit:+timeout "$limit"} "$tests_exe" "[gpu]" > "$out_dir/gpu_tests.txt" 2>&1 ||
+        echo "[gpu] tests FAILED or stopped (exit $?)" >> "$out_dir/gpu_tests.txt" ;;
     gpu)
       for newton in full modified; do
         bench "gpu_$newton" -B cuda -N "$newton" -r 3 -- 100 1000 10000 100000 1000000
