@@ -98,7 +98,7 @@ class CudaBackend : public Backend {
   }
 
   std::string name() const override { return Space::on_device ? "cuda" : "cuda-code-on-host"; }
-  const std::string& solver_name() const { return solver_name_; }
+  std::string linear_solver() const override { return solver_name_; }
 
   // The matrix last assembled, in the original unknown order (for tests).
   Eigen::SparseMatrix<double> assembled_matrix() const {
@@ -444,12 +444,6 @@ std::unique_ptr<Backend> make_cuda_backend(const Model& m, LinearSolver solver) 
 
 std::unique_ptr<Backend> make_cuda_backend_on_host(const Model& m, LinearSolver solver) {
   return std::make_unique<CudaBackend<HostSpace>>(m, solver);
-}
-
-std::string linear_solver_name(const Backend& backend) {
-  if (const auto* device = dynamic_cast<const CudaBackend<DeviceSpace>*>(&backend)) return device->solver_name();
-  if (const auto* host = dynamic_cast<const CudaBackend<HostSpace>*>(&backend)) return host->solver_name();
-  throw std::invalid_argument("linear_solver_name: not a CUDA backend");
 }
 
 Eigen::SparseMatrix<double> assembled_matrix(const Backend& backend) {

@@ -72,6 +72,7 @@ struct Row {
   long linear_iterations = 0;
   double peak_mib = 0, estimate_mib = 0;  // estimate: cuda::estimated_device_bytes (CUDA builds)
   std::string status;
+  std::string solver;  // the backend's linear solver (auto may pick per size)
 };
 
 double peak_resident_mib() {
@@ -112,6 +113,7 @@ Row run_one(const std::string& backend_name, LinearSolverChoice solver, int n, i
   System sys(m, backend);
   r.setup_ms = 1e3 * seconds_since(t_setup);
   r.dofs = sys.dofs();
+  r.solver = backend.linear_solver();
 #ifdef CATENARY_WITH_CUDA
   r.estimate_mib = cuda::estimated_device_bytes(m) / 1048576.0;
 #endif
@@ -235,7 +237,7 @@ int main(int argc, char** argv) {
                  "element_ms_per_step,assembly_ms_per_step,factorization_ms_per_step,solve_ms_per_step,"
                  "other_ms_per_step,setup_ms,krylov_per_newton,element_gb_s,element_peak_fraction,peak_mib,"
                  "estimated_device_mib,threads,"
-                 "backend,status\n");
+                 "backend,solver,status\n");
   }
 
   const int threads = omp_get_max_threads();
@@ -257,9 +259,9 @@ int main(int argc, char** argv) {
                 "wall/step\n",
                 sweep_elements);
   std::printf("# per-step times in ms; other = wall - (element + assembly + factorization + solve)\n");
-  std::printf("%7s %8s %6s %7s %10s %10s %9s %9s %9s %9s %9s %10s %10s %9s %6s %9s %9s\n", "n", "dofs", "steps",
+  std::printf("%7s %8s %6s %7s %10s %10s %9s %9s %9s %9s %9s %10s %10s %9s %6s %9s %9s  %s\n", "n", "dofs", "steps",
               "it/step", "wall/step", "ms/newton", "element", "assembly", "factor", "solve", "other", "setup_ms",
-              "kry/newton", "el GB/s", "%peak", "peak MiB", "est MiB");
+              "kry/newton", "el GB/s", "%peak", "peak MiB", "est MiB", "solver");
   int failures = 0;
   for (int n : sizes) {
     const int s = n >= large_from ? large_steps : steps;
@@ -274,18 +276,19 @@ int main(int argc, char** argv) {
     const double krylov = r.iterations > 0 ? static_cast<double>(r.linear_iterations) / r.iterations : 0.0;
     const double gb_s = r.element_ms > 0 ? r.element_bytes / (1e-3 * r.element_ms) / 1e9 : 0.0;
     const double fraction = peak_bandwidth > 0 ? 1e9 * gb_s / peak_bandwidth : 0.0;
-    std::printf("%7d %8d %6ld %7.3f %10.3f %10.3f %9.3f %9.3f %9.3f %9.3f %9.3f %10.2f %10.2f %9.2f %6.1f %9.1f %9.1f%s\n",
+    std::printf("%7d %8d %6ld %7.3f %10.3f %10.3f %9.3f %9.3f %9.3f %9.3f %9.3f %10.2f %10.2f %9.2f %6.1f %9.1f %9.1f  %s%s\n",
                 r.n, r.dofs, r.steps, it, wall, per_newton, el, as, fa, so, other, r.setup_ms, krylov, gb_s,
-                100 * fraction, r.peak_mib, r.estimate_mib, r.status == "ok" ? "" : ("  " + r.status).c_str());
+                100 * fraction, r.peak_mib, r.estimate_mib, r.solver.c_str(),
+                r.status == "ok" ? "" : ("  " + r.status).c_str());
     std::fflush(stdout);
     if (csv) {
       std::string status = r.status;
       for (char& c : status)
         if (c == ',' || c == '\n') c = ';';
-      std::fprintf(csv, "%d,%d,%d,%ld,%.6f,%ld,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.3f,%.3f,%d,%s,%s\n",
+      std::fprintf(csv, "%d,%d,%d,%ld,%.6f,%ld,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.3f,%.3f,%d,%s,%s,%s\n",
                    r.n, r.dofs, r.constraints, r.steps, it, r.factorizations, wall, per_newton, el, as, fa, so,
                    other, r.setup_ms, krylov, gb_s, fraction, r.peak_mib, r.estimate_mib, threads,
-                   backend_name.c_str(), status.c_str());
+                   backend_name.c_str(), r.solver.c_str(), status.c_str());
       std::fflush(csv);
     }
     if (r.status != "ok") ++failures;

@@ -98,14 +98,15 @@ cols = ["newton_per_step", "wall_ms_per_step", "ms_per_newton", "element_ms_per_
 short = ["it/step", "wall/step", "ms/newton", "element", "assembly", "factor", "solve", "other", "setup_ms",
          "kry/newton", "el GB/s", "peak frac", "peak MiB", "est MiB"]
 print(f"# medians of {len(files)} repetitions, per-step times in ms")
-print(f"{'n':>7} {'dofs':>8} {'steps':>6} " + " ".join(f"{s:>10}" for s in short) + "  status")
+print(f"{'n':>7} {'dofs':>8} {'steps':>6} " + " ".join(f"{s:>10}" for s in short) + "  status  solver")
 with open(out, "w") as fh:
-    fh.write("n,dofs,steps," + ",".join(cols) + ",runs,status\n")
+    fh.write("n,dofs,steps," + ",".join(cols) + ",runs,status,solver\n")
     for n in sorted(order):
         rs = rows[n]
         med = [statistics.median(float(r[c]) for r in rs) for c in cols]
         status = "ok" if all(r["status"] == "ok" for r in rs) else "FAILED"
-        print(f"{n:>7} {rs[0]['dofs']:>8} {rs[0]['steps']:>6} " + " ".join(f"{v:>10.3f}" for v in med) + f"  {status}")
-        fh.write(f"{n},{rs[0]['dofs']},{rs[0]['steps']}," + ",".join(f"{v:.6f}" for v in med) + f",{len(rs)},{status}\n")
+        solver = rs[0].get("solver", "")
+        print(f"{n:>7} {rs[0]['dofs']:>8} {rs[0]['steps']:>6} " + " ".join(f"{v:>10.3f}" for v in med) + f"  {status}  {solver}")
+        fh.write(f"{n},{rs[0]['dofs']},{rs[0]['steps']}," + ",".join(f"{v:.6f}" for v in med) + f",{len(rs)},{status},{solver}\n")
 print(f"# medians written to {out}")
 EOF

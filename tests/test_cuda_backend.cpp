@@ -32,19 +32,19 @@ void check_all_operators(BackendMaker make) {
   SECTION("spatial cable (cable3d), damped: block chain elimination (chosen by default for a short chain)") {
     const Model m = damped_cable(7);
     auto backend = make(m, cuda::LinearSolver::Auto);
-    CHECK(cuda::linear_solver_name(*backend) == "block chain elimination");
+    CHECK(backend->linear_solver() == "block chain elimination");
     testing::check_operators_agree(m, *backend, 11);
   }
   SECTION("spatial cable (cable3d), damped: sparse QR forced") {
     const Model m = damped_cable(7);
     auto backend = make(m, cuda::LinearSolver::SparseQr);
-    CHECK(cuda::linear_solver_name(*backend) == (backend->name() == "cuda" ? "sparse QR" : "UMFPACK"));
+    CHECK(backend->linear_solver() == (backend->name() == "cuda" ? "sparse QR" : "UMFPACK"));
     testing::check_operators_agree(m, *backend, 11);
   }
   SECTION("spatial cable (cable3d), damped: GMRES with block-Jacobi") {
     const Model m = damped_cable(7);
     auto backend = make(m, cuda::LinearSolver::Krylov);
-    CHECK(cuda::linear_solver_name(*backend) == "GMRES");
+    CHECK(backend->linear_solver() == "GMRES");
     testing::check_operators_agree(m, *backend, 16);
   }
   SECTION("planar beams with joints between nodes: GMRES with block-Jacobi") {
@@ -55,7 +55,7 @@ void check_all_operators(BackendMaker make) {
   SECTION("a long cable: 301 blocks, 9 levels of cyclic reduction (chosen by default)") {
     const Model m = damped_cable(300);
     auto backend = make(m, cuda::LinearSolver::Auto);
-    CHECK(cuda::linear_solver_name(*backend) == "block cyclic reduction");
+    CHECK(backend->linear_solver() == "block cyclic reduction");
     testing::check_operators_agree(m, *backend, 15);
   }
   SECTION("a sweep's batch of three cables is one block-tridiagonal chain") {
@@ -76,7 +76,7 @@ void check_all_operators(BackendMaker make) {
     std::vector<CopyRange> ranges;
     const Model m = merge_models(pointers, ranges);
     auto backend = make(m, cuda::LinearSolver::Auto);
-    CHECK(cuda::linear_solver_name(*backend) == "block chain elimination");
+    CHECK(backend->linear_solver() == "block chain elimination");
     testing::check_operators_agree(m, *backend, 18);
   }
   SECTION("a long cable by chain elimination: one chain of 301 blocks, one thread") {
@@ -87,7 +87,7 @@ void check_all_operators(BackendMaker make) {
   SECTION("planar beams with revolute joints (beam2d): not a chain, sparse QR") {
     const Model m = rancf_pendulum(21e6);
     auto backend = make(m, cuda::LinearSolver::Auto);
-    CHECK(cuda::linear_solver_name(*backend) == (backend->name() == "cuda" ? "sparse QR" : "UMFPACK"));
+    CHECK(backend->linear_solver() == (backend->name() == "cuda" ? "sparse QR" : "UMFPACK"));
     CHECK_THROWS_AS(make(m, cuda::LinearSolver::BlockTridiagonal), BackendUnavailable);
     CHECK_THROWS_AS(make(m, cuda::LinearSolver::ChainElimination), BackendUnavailable);
     testing::check_operators_agree(m, *backend, 12);
@@ -110,7 +110,7 @@ void check_whole_runs(BackendMaker make) {
   SECTION("falling cable pendulum, chain elimination (chosen by default)") {
     const Model m = falling_cable_pendulum(10);
     auto backend = make(m, cuda::LinearSolver::Auto);
-    CHECK(cuda::linear_solver_name(*backend) == "block chain elimination");
+    CHECK(backend->linear_solver() == "block chain elimination");
     const double d = testing::dynamic_run_difference(m, testing::dynamic_settings(2e-3, 0.3, -0.1), *backend);
     INFO("largest relative coordinate difference: " << d);
     CHECK(d < 1e-9);

@@ -171,7 +171,7 @@ void run_kinematic(const Model& m, const KinematicSettings& s, double interval, 
 template <class Writer>
 int execute(const Case& settings, const Model& model, Backend& backend, Writer& writer, const std::string& dir,
             const char* files) {
-  std::printf("backend: %s\n", backend.name().c_str());
+  std::printf("backend: %s (linear solver: %s)\n", backend.name().c_str(), backend.linear_solver().c_str());
   std::fflush(stdout);  // before the analysis' progress lines on stderr
   System sys(model, backend);
   RunSummary summary;

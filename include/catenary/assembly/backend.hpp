@@ -66,6 +66,9 @@ class Backend {
   Backend(int dof_count, int constraint_count) : dof_count_(dof_count), constraint_count_(constraint_count) {}
   virtual ~Backend() = default;
   virtual std::string name() const = 0;
+  // The linear solver it factorizes with, in words ("UMFPACK", "block chain elimination",
+  // "block cyclic reduction", "GMRES", "sparse QR").
+  virtual std::string linear_solver() const = 0;
   int dof_count() const { return dof_count_; }
   int constraint_count() const { return constraint_count_; }
 

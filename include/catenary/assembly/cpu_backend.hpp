@@ -25,8 +25,7 @@ class CpuBackend : public Backend {
   // (solve/chain_solver.hpp; throws BackendUnavailable unless the model is a chain); any other
   // choice with UMFPACK, the reference.
   explicit CpuBackend(const Model& m, LinearSolverChoice solver = LinearSolverChoice::Auto);
-  // "UMFPACK" or "block chain elimination".
-  std::string solver_name() const { return chain_solver_ ? "block chain elimination" : "UMFPACK"; }
+  std::string linear_solver() const override { return chain_solver_ ? "block chain elimination" : "UMFPACK"; }
   std::string name() const override { return "cpu"; }
 
   Vector make_vector(int size) override;

@@ -50,10 +50,6 @@ std::unique_ptr<Backend> make_cuda_backend(const Model& m, LinearSolver solver =
 // against the CPU backend on machines without a GPU.
 std::unique_ptr<Backend> make_cuda_backend_on_host(const Model& m, LinearSolver solver = LinearSolver::Auto);
 
-// The solver a CUDA backend (either space) chose: "block cyclic reduction", "block chain
-// elimination", "GMRES", "sparse QR" or "UMFPACK".
-std::string linear_solver_name(const Backend& cuda_backend);
-
 // The Newton matrix a CUDA backend (either space) last assembled, in the original unknown order
 // (coordinates, then multipliers), copied to the host: for tests against the CPU backend.
 Eigen::SparseMatrix<double> assembled_matrix(const Backend& cuda_backend);
