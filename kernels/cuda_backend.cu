@@ -282,14 +282,22 @@ class CudaBackend : public Backend {
   static Doubles& array(Vector& v) { return v.storage<ArrayVector<Space>>().x; }
   static const Doubles& array(const Vector& v) { return v.storage<ArrayVector<Space>>().x; }
 
-  // Stage time, with the device's queued work finished first; samples the device memory in use.
+  // Stage time, with the device's queued work finished first (0 with stage timing off); samples
+  // the device memory in use at the first stage ends. By the end of the first Newton iteration
+  // every array and the solver's workspace exist, and cudaMemGetInfo is a driver call: later
+  // stage ends skip it.
   double finish_stage(Stopwatch& w) {
-    if (Space::on_device) {
-      cudaDeviceSynchronize();
+    if (!Space::on_device) return w.lap();
+    if (!stage_timing_) return 0.0;
+    cudaDeviceSynchronize();
+    if (memory_samples_ < kMemorySamples) {
       note_device_memory();
+      ++memory_samples_;
     }
     return w.lap();
   }
+  static constexpr int kMemorySamples = 16;
+  int memory_samples_ = 0;
 
   // Device memory in use (all of the device's, as cudaMemGetInfo reports it); 0 on the host.
   static size_t device_bytes_in_use() {

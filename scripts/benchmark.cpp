@@ -3,7 +3,7 @@
 //
 //   catenary_benchmark [--backend cpu|cuda|cuda-host] [--solver auto|block_tridiagonal|chain_elimination|sparse_qr|krylov] [--steps S]
 //                      [--large-steps S2] [--large-from N] [--step H] [--newton full|modified]
-//                      [--csv FILE] [n ...]
+//                      [--no-stage-times] [--csv FILE] [n ...]
 //
 // On the CUDA backend, cuSOLVER's batched QR factorizes and solves in one call: its time is
 // reported as factorization. Block cyclic reduction (the default for these chains) reports both.
@@ -15,6 +15,10 @@
 // fraction of the peak (memory clock x bus width); the peak memory: on the device the backend's
 // largest use sampled at stage ends (Backend::timings), on the host the process's peak resident
 // set so far (getrusage; sizes run in the order given, so ascending sizes give each its own).
+//
+// With --no-stage-times the CUDA backend does not wait for the device at each stage's end
+// (Backend::set_stage_timing): the stage columns read 0 and wall/step is the step without those
+// waits, the figure to quote for small models and batches.
 //
 // With --sweep E, each n is instead a number of copies of an E-element cable run as one batch
 // (merge_models, as a case file's "sweep" runs): the sweep benchmark; steps per second of the
@@ -103,13 +107,14 @@ Model benchmark_model(int n, int sweep_elements) {
 }
 
 Row run_one(const std::string& backend_name, LinearSolverChoice solver, int n, int steps, double step,
-            DynamicSettings::Newton newton, int sweep_elements) {
+            DynamicSettings::Newton newton, int sweep_elements, bool stage_times) {
   Row r;
   r.n = n;
   const auto t_setup = Clock::now();
   const Model m = benchmark_model(n, sweep_elements);
   const std::unique_ptr<Backend> backend_holder = make_benchmark_backend(backend_name, m, solver);
   Backend& backend = *backend_holder;
+  backend.set_stage_timing(stage_times);
   System sys(m, backend);
   r.setup_ms = 1e3 * seconds_since(t_setup);
   r.dofs = sys.dofs();
@@ -168,6 +173,7 @@ void usage() {
                "  --step H: the fixed time step in s (default 1e-3)\n"
                "  --newton full|modified: a Newton matrix per iteration (default) or per step\n"
                "  --sweep E: n is a number of copies of an E-element cable run as one batch\n"
+               "  --no-stage-times: the CUDA backend does not wait for the device at each stage's end (stage columns 0)\n"
                "  --csv FILE: also write the rows as CSV\n");
 }
 
@@ -175,6 +181,7 @@ void usage() {
 
 int main(int argc, char** argv) {
   int steps = 50, large_steps = -1, large_from = 4096, sweep_elements = 0;
+  bool stage_times = true;
   double step = 1e-3;
   std::string csv_path, backend_name = "cpu", solver_name = "auto", newton_name = "full";
   std::vector<int> sizes;
@@ -196,6 +203,7 @@ int main(int argc, char** argv) {
     else if (a == "--newton") newton_name = value();
     else if (a == "--sweep") sweep_elements = std::atoi(value());
     else if (a == "--csv") csv_path = value();
+    else if (a == "--no-stage-times") stage_times = false;
     else if (a == "-h" || a == "--help") {
       usage();
       return 0;
@@ -258,7 +266,8 @@ int main(int argc, char** argv) {
     std::printf("# sweep: n = copies of a %d-element cable run as one batch; batch steps per second = 1000 / "
                 "wall/step\n",
                 sweep_elements);
-  std::printf("# per-step times in ms; other = wall - (element + assembly + factorization + solve)\n");
+  std::printf("# per-step times in ms; other = wall - (element + assembly + factorization + solve)%s\n",
+              stage_times ? "" : "; stage times off (no device waits between stages): on a device the stage columns are 0");
   std::printf("%7s %8s %6s %7s %10s %10s %9s %9s %9s %9s %9s %10s %10s %9s %6s %9s %9s  %s\n", "n", "dofs", "steps",
               "it/step", "wall/step", "ms/newton", "element", "assembly", "factor", "solve", "other", "setup_ms",
               "kry/newton", "el GB/s", "%peak", "peak MiB", "est MiB", "solver");
@@ -267,7 +276,7 @@ int main(int argc, char** argv) {
     const int s = n >= large_from ? large_steps : steps;
     const Row r = run_one(backend_name, solver, n, s, step,
                           newton_name == "modified" ? DynamicSettings::Newton::Modified : DynamicSettings::Newton::Full,
-                          sweep_elements);
+                          sweep_elements, stage_times);
     const double k = r.steps > 0 ? 1.0 / r.steps : 0.0;
     const double it = r.iterations * k, wall = r.wall_ms * k;
     const double per_newton = r.iterations > 0 ? r.wall_ms / r.iterations : 0.0;

@@ -3,7 +3,7 @@
 #
 #   scripts/benchmark.sh [-B cpu|cuda|cuda-host] [-L SOLVER] [-S ELEMENTS] [-r REPS] [-t THREADS] [-s STEPS] [-H STEP] [-N NEWTON]
 #                        [-b BUILD_DIR] [-o OUT_DIR]
-#                        [--no-build] [-- n ...]
+#                        [--no-stage-times] [--no-build] [-- n ...]
 #
 #   -B BACKEND    cpu (default) or cuda (builds with CUDA for sm_90, the H100/H200); cuda-host
 #                 runs the CUDA backend's code on the host (same build as cuda; algorithms, not speed)
@@ -20,6 +20,7 @@
 #                 -DBUILD_TESTING=OFF, and -DCATENARY_CUDA=OFF for the CPU backend; a separate
 #                 directory keeps it from racing other builds in build/.
 #   -o OUT_DIR    where the per-repetition CSVs and medians go (default results/BACKEND_benchmark)
+#   --no-stage-times  no device waits between stages (stage columns 0; see catenary_benchmark)
 #   --no-build    skip the build
 #   n ...         element counts (default 8 16 32 ... 16384)
 set -euo pipefail
@@ -28,6 +29,7 @@ cd "$(dirname "$0")/.."
 backend=cpu
 sweep=()
 solver=()
+stage_times=()
 reps=3
 threads=$(nproc)
 steps=50
@@ -50,8 +52,9 @@ while [[ $# -gt 0 ]]; do
     -b) build_dir=$2; shift 2 ;;
     -o) out_dir=$2; shift 2 ;;
     --no-build) build=0; shift ;;
+    --no-stage-times) stage_times=(--no-stage-times); shift ;;
     --) shift; sizes=("$@"); break ;;
-    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
     *) sizes+=("$1"); shift ;;
   esac
 done
@@ -75,7 +78,7 @@ csvs=()
 for ((r = 1; r <= reps; ++r)); do
   csv="$out_dir/run_t${threads}_${r}.csv"
   echo "## repetition $r"
-  "$exe" --backend "$backend" "${sweep[@]}" "${solver[@]}" --steps "$steps" --step "$step" --newton "$newton" --csv "$csv" "${sizes[@]}" 2>/dev/null
+  "$exe" --backend "$backend" "${sweep[@]}" "${solver[@]}" "${stage_times[@]}" --steps "$steps" --step "$step" --newton "$newton" --csv "$csv" "${sizes[@]}" 2>/dev/null
   csvs+=("$csv")
 done
 

@@ -8,11 +8,11 @@
 #   PART          tests | gpu | solvers | sweep | cpu | all
 #                 tests:   catenary_tests "[gpu]"
 #                 gpu:     auto solver, 100 ... 1,000,000 elements, 3 repetitions, full and
-#                          modified Newton
+#                          modified Newton; full Newton again without stage waits
 #                 solvers: block_tridiagonal, chain_elimination and krylov, 100 ... 100,000
 #                          elements, 10 steps; sparse_qr up to 10,000
 #                 sweep:   1 ... 10,000 copies of a 100-element cable, each block method, full and
-#                          modified Newton
+#                          modified Newton; auto and modified Newton without stage waits
 #                 cpu:     the CPU backend on all cores, 100 ... 100,000 elements (3 repetitions) and
 #                          1,000,000 elements (one run of 3 steps), full and modified Newton; and
 #                          with chain elimination instead of UMFPACK, full Newton
@@ -85,7 +85,8 @@ for part in "${parts[@]}"; do
     gpu)
       for newton in full modified; do
         bench "gpu_$newton" -B cuda -N "$newton" -r 3 -- 100 1000 10000 100000 1000000
-      done ;;
+      done
+      bench gpu_full_no_stage_times -B cuda --no-stage-times -r 3 -- 100 1000 10000 100000 1000000 ;;
     solvers)
       # Sparse QR's fill grows fast on these matrices: up to 10,000 elements only.
       bench gpu_sparse_qr -B cuda -L sparse_qr -r 3 -s 10 -- 100 1000 10000
@@ -97,7 +98,8 @@ for part in "${parts[@]}"; do
         for newton in full modified; do
           bench "gpu_sweep_${solver}_$newton" -B cuda -L "$solver" -N "$newton" -S 100 -r 3 -- 1 10 100 1000 10000
         done
-      done ;;
+      done
+      bench gpu_sweep_no_stage_times -B cuda -N modified -S 100 --no-stage-times -r 3 -- 1 10 100 1000 10000 ;;
     cpu)
       for newton in full modified; do
         bench "cpu_$newton" -B cpu -N "$newton" -r 3 -s 20 -- 100 1000 10000 100000
