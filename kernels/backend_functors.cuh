@@ -200,6 +200,31 @@ struct Maximum {
   CATENARY_HD double operator()(double a, double b) const { return a > b ? a : b; }
 };
 
+// The largest |x| of each of up to Backend::kMaxMaxima vectors laid end to end (vector k's entries
+// from start[k] on; start[count] is the total), in one reduction.
+struct Maxima {
+  double m[Backend::kMaxMaxima];
+};
+struct MaximaAt {
+  int count;
+  const double* x[Backend::kMaxMaxima];
+  int start[Backend::kMaxMaxima + 1];
+  CATENARY_HD Maxima operator()(int i) const {
+    Maxima out{};
+    int k = 0;
+    while (k + 1 < count && i >= start[k + 1]) ++k;
+    out.m[k] = AbsOrInfinity()(x[k][i - start[k]]);
+    return out;
+  }
+};
+struct LargerEach {
+  CATENARY_HD Maxima operator()(const Maxima& a, const Maxima& b) const {
+    Maxima out;
+    for (int k = 0; k < Backend::kMaxMaxima; ++k) out.m[k] = a.m[k] > b.m[k] ? a.m[k] : b.m[k];
+    return out;
+  }
+};
+
 // Weighted entry with its index, reduced to the largest (the first such index on ties).
 struct WeightedEntry {
   double value;

@@ -138,6 +138,21 @@ class CudaBackend : public Backend {
   double max_abs(const Vector& x) override {
     return thrust::transform_reduce(Space::policy(), array(x).begin(), array(x).end(), AbsOrInfinity(), 0.0, Maximum());
   }
+  void max_abs_each(std::initializer_list<const Vector*> xs, double* maxima) override {
+    if (xs.size() > kMaxMaxima)
+      throw std::invalid_argument("max_abs_each: at most " + std::to_string(kMaxMaxima) + " vectors");
+    MaximaAt at{0, {}, {0}};
+    for (const Vector* x : xs) {
+      at.x[at.count] = raw<double>(array(*x));
+      at.start[at.count + 1] = at.start[at.count] + x->size();
+      ++at.count;
+    }
+    if (at.count == 0) return;
+    const thrust::counting_iterator<int> first(0);
+    const Maxima m = thrust::transform_reduce(Space::policy(), first, first + at.start[at.count], at, Maxima{},
+                                              LargerEach());
+    for (int k = 0; k < at.count; ++k) maxima[k] = m.m[k];
+  }
   double weighted_norm(const Vector& dx, const Vector& x, double tol, int* worst) override {
     const thrust::counting_iterator<int> first(0);
     const WeightedEntry w = thrust::transform_reduce(

@@ -91,6 +91,22 @@ inline void check_operators_agree(const Model& m, Backend& other, unsigned seed)
     CHECK(back_cpu == back_other);
     CHECK(back_cpu[block.dofs[0]] == 2.0 * q[block.dofs[0]]);
   }
+  // Several maxima in one reduction (vectors of different sizes, one with a NaN) against the
+  // CPU backend's one at a time.
+  {
+    const Eigen::VectorXd a = random_vector(n, 3.0), b = random_vector(std::max(rows, 1), 2.0);
+    Eigen::VectorXd c = random_vector(7, 1.0);
+    c[3] = NAN;
+    Vector va = other.make_vector(n), vb = other.make_vector(static_cast<int>(b.size())), vc = other.make_vector(7);
+    other.upload(a, va);
+    other.upload(b, vb);
+    other.upload(c, vc);
+    double maxima[3];
+    other.max_abs_each({&va, &vb, &vc}, maxima);
+    CHECK(maxima[0] == a.cwiseAbs().maxCoeff());
+    CHECK(maxima[1] == b.cwiseAbs().maxCoeff());
+    CHECK(std::isinf(maxima[2]));
+  }
   // The last (regular) matrix: same solution of a random system.
   const Eigen::VectorXd rhs = random_vector(n + rows, 1.0);
   Eigen::VectorXd s_cpu, s_other;

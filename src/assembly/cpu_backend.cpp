@@ -84,6 +84,11 @@ double CpuBackend::max_abs(const Vector& x) {
   return v.allFinite() ? v.lpNorm<Eigen::Infinity>() : INFINITY;
 }
 
+void CpuBackend::max_abs_each(std::initializer_list<const Vector*> xs, double* maxima) {
+  if (xs.size() > kMaxMaxima) throw std::invalid_argument("max_abs_each: at most " + std::to_string(kMaxMaxima) + " vectors");
+  for (const Vector* x : xs) *maxima++ = max_abs(*x);
+}
+
 double CpuBackend::weighted_norm(const Vector& dx_, const Vector& x_, double tol, int* worst_index) {
   const Eigen::VectorXd &dx = host(dx_), &x = host(x_);
   double worst = 0.0;

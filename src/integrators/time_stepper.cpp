@@ -92,8 +92,10 @@ StepOutcome NewmarkNewton::iterate(const NewmarkParameters& p, double t1, double
     else
       be.combine({{-1.0, &Mx_}, {-s, &f_}, {s, &g_}, {-1.0, &Cmu_}}, r_);
     be.combine({{rc_scale, &b_}, {-rc_scale, &phi_}}, rc_);
-    const double force_residual = be.max_abs(r_);
-    const double residual = std::max(force_residual, be.max_abs(rc_));
+    double maxima[3];  // |r|, |rc|, |q1|
+    be.max_abs_each({&r_, &rc_, &q1}, maxima);
+    const double force_residual = maxima[0];
+    const double residual = std::max(force_residual, maxima[1]);
     out.last_residual = force_residual / p.residual_unit;
     if (!std::isfinite(residual)) {
       out.why = "the residual is not finite (NaN or overflow)";
@@ -101,7 +103,7 @@ StepOutcome NewmarkNewton::iterate(const NewmarkParameters& p, double t1, double
     }
     // Converged when the residual is at its round-off floor (the update test below may not
     // be reachable for very stiff elements).
-    if (it > 1 && residual <= sys_.residual_floor(sys_.newton_matrix_norm(), be.max_abs(q1))) {
+    if (it > 1 && residual <= sys_.residual_floor(sys_.newton_matrix_norm(), maxima[2])) {
       out.converged = true;
       break;
     }

@@ -85,6 +85,10 @@ class Backend {
   virtual void combine(std::initializer_list<Scaled> terms, Vector& y) = 0;
   // max |x_i|; infinite if any entry is not finite.
   virtual double max_abs(const Vector& x) = 0;
+  // maxima[k] = max_abs(*xs[k]) for up to kMaxMaxima vectors in one reduction: on a device, one
+  // wait for the host instead of one per vector.
+  static constexpr int kMaxMaxima = 3;
+  virtual void max_abs_each(std::initializer_list<const Vector*> xs, double* maxima) = 0;
   // max_i |dx_i| / (tol (scale_i + |x_i|)) over the coordinates (scale: characteristic length
   // for positions, 1 for slopes); infinite if any entry is not finite. worst (optional) gets i.
   virtual double weighted_norm(const Vector& dx, const Vector& x, double tol, int* worst) = 0;

@@ -35,6 +35,7 @@ class CpuBackend : public Backend {
   void axpby(double a, const Vector& x, double b, Vector& y) override;
   void combine(std::initializer_list<Scaled> terms, Vector& y) override;
   double max_abs(const Vector& x) override;
+  void max_abs_each(std::initializer_list<const Vector*> xs, double* maxima) override;
   double weighted_norm(const Vector& dx, const Vector& x, double tol, int* worst) override;
 
   using Backend::internal_force;
