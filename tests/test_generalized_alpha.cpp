@@ -67,7 +67,8 @@ double amplification_radius(double rho, double omega_h) {
   L(3, 3) = 1, L(3, 0) = omega_h * omega_h;                                // x1'' = -omega^2 x1
   const Eigen::Matrix4d A = L.inverse() * R;
   double radius = 0.0;
-  for (const auto& lambda : Eigen::EigenSolver<Eigen::Matrix4d>(A).eigenvalues())
+  const Eigen::EigenSolver<Eigen::Matrix4d> eigen(A);  // named: eigenvalues() refers into it
+  for (const auto& lambda : eigen.eigenvalues())
     if (std::fabs(lambda.imag()) > 0.0) radius = std::max(radius, std::abs(lambda));
   return radius;
 }
