@@ -5,8 +5,10 @@
 #
 #   scripts/gpu_session.sh [-b BUILD_DIR] [-o OUT_DIR] [-T SECONDS] PART ...
 #
-#   PART          tests | gpu | solvers | sweep | cpu | all
+#   PART          tests | memcheck | gpu | solvers | sweep | cpu | all
 #                 tests:   catenary_tests "[gpu]"
+#                 memcheck: the [gpu] tests under compute-sanitizer (memcheck: out-of-bounds and
+#                          misaligned device accesses, API errors)
 #                 gpu:     auto solver, 100 ... 1,000,000 elements, 3 repetitions, full and
 #                          modified Newton; full Newton again without stage waits
 #                 solvers: block_tridiagonal, chain_elimination and krylov, 100 ... 100,000
@@ -37,13 +39,13 @@ while [[ $# -gt 0 ]]; do
     -b) build_dir=$2; shift 2 ;;
     -o) out_dir=$2; shift 2 ;;
     -T) limit=$2; shift 2 ;;
-    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
-    tests|gpu|solvers|sweep|cpu) parts+=("$1"); shift ;;
-    all) parts+=(tests gpu solvers sweep cpu); shift ;;
-    *) echo "unknown part '$1' (tests, gpu, solvers, sweep, cpu or all)" >&2; exit 2 ;;
+    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
+    tests|memcheck|gpu|solvers|sweep|cpu) parts+=("$1"); shift ;;
+    all) parts+=(tests memcheck gpu solvers sweep cpu); shift ;;
+    *) echo "unknown part '$1' (tests, memcheck, gpu, solvers, sweep, cpu or all)" >&2; exit 2 ;;
   esac
 done
-[[ ${#parts[@]} -gt 0 ]] || { sed -n '2,26p' "$0"; exit 2; }
+[[ ${#parts[@]} -gt 0 ]] || { sed -n '2,29p' "$0"; exit 2; }
 mkdir -p "$out_dir"
 
 if [[ -f "$build_dir/source_dir" ]]; then  # a pack from scripts/pack_for_device.sh
@@ -82,6 +84,9 @@ for part in "${parts[@]}"; do
     tests)
       ${limit:+timeout "$limit"} "$tests_exe" "[gpu]" > "$out_dir/gpu_tests.txt" 2>&1 ||
         echo "[gpu] tests FAILED or stopped (exit $?)" >> "$out_dir/gpu_tests.txt" ;;
+    memcheck)
+      ${limit:+timeout "$limit"} compute-sanitizer --tool memcheck --error-exitcode 3 "$tests_exe" "[gpu]" \
+        > "$out_dir/gpu_memcheck.txt" 2>&1 || echo "memcheck FAILED or stopped (exit $?)" >> "$out_dir/gpu_memcheck.txt" ;;
     gpu)
       for newton in full modified; do
         bench "gpu_$newton" -B cuda -N "$newton" -r 3 -- 100 1000 10000 100000 1000000
