@@ -144,15 +144,14 @@ void CpuBackend::gather_forces(Eigen::VectorXd& f) const {
   }
 }
 
-double CpuBackend::internal_force(const Vector& q, const Vector& v, Vector& f) {
+void CpuBackend::internal_force(const Vector& q, const Vector& v, Vector& f) {
   Stopwatch w;
   const NewtonMatrixCoefficients none;
-  const double energy = model_.dimension == 3 ? evaluate_elements<3>(host(q), host(v), false, none)
-                                              : evaluate_elements<2>(host(q), host(v), false, none);
+  strain_energy_ = model_.dimension == 3 ? evaluate_elements<3>(host(q), host(v), false, none)
+                                         : evaluate_elements<2>(host(q), host(v), false, none);
   timings_.element += w.lap();
   gather_forces(host(f));
   timings_.assembly += w.lap();
-  return energy;
 }
 
 void CpuBackend::mass_product(const Vector& x_, Vector& y) {
@@ -174,8 +173,8 @@ void CpuBackend::mass_product(const Vector& x_, Vector& y) {
 void CpuBackend::assemble_newton_matrix(const Vector& q, const Vector& v, const NewtonMatrixCoefficients& c,
                                         Vector& f) {
   Stopwatch w;
-  model_.dimension == 3 ? evaluate_elements<3>(host(q), host(v), true, c)
-                        : evaluate_elements<2>(host(q), host(v), true, c);
+  strain_energy_ = model_.dimension == 3 ? evaluate_elements<3>(host(q), host(v), true, c)
+                                         : evaluate_elements<2>(host(q), host(v), true, c);
   timings_.element += w.lap();
   const SystemPattern& p = pattern_;
   double* values = matrix_.valuePtr();

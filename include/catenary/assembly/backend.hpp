@@ -94,10 +94,13 @@ class Backend {
   virtual double weighted_norm(const Vector& dx, const Vector& x, double tol, int* worst) = 0;
 
   // --- the model's operators on backend vectors
-  // f = f_int(q, v): elastic plus material damping forces. Returns the strain energy.
-  virtual double internal_force(const Vector& q, const Vector& v, Vector& f) = 0;
-  // Strain energy of each element at the state of the last internal_force or
-  // assemble_newton_matrix call (the per-copy energies of a sweep sum them by range).
+  // f = f_int(q, v): elastic plus material damping forces.
+  virtual void internal_force(const Vector& q, const Vector& v, Vector& f) = 0;
+  // Strain energy at the state of the last internal_force or assemble_newton_matrix call. Apart
+  // from the forces because on a device the sum is a wait for the host, which the Newton
+  // iterations do not need; frames and the host conveniences ask for it.
+  virtual double strain_energy() = 0;
+  // The same per element (the per-copy energies of a sweep sum them by range).
   virtual void element_energies(std::vector<double>& energies) = 0;
   // y = M x (the constant consistent mass).
   virtual void mass_product(const Vector& x, Vector& y) = 0;

@@ -44,7 +44,8 @@ class CpuBackend : public Backend {
   using Backend::solve;
   using Backend::constraint_product;
   using Backend::constraint_transpose_product;
-  double internal_force(const Vector& q, const Vector& v, Vector& f) override;
+  void internal_force(const Vector& q, const Vector& v, Vector& f) override;
+  double strain_energy() override { return strain_energy_; }
   void element_energies(std::vector<double>& energies) override { energies = local_energy_; }
   void mass_product(const Vector& x, Vector& y) override;
   void assemble_newton_matrix(const Vector& q, const Vector& v, const NewtonMatrixCoefficients& c,
@@ -79,6 +80,7 @@ class CpuBackend : public Backend {
   std::vector<double> local_matrices_;  // element_dofs^2 per element
   std::vector<double> local_forces_;    // element_dofs per element
   std::vector<double> local_energy_;    // one per element
+  double strain_energy_ = 0.0;          // their sum
   double matrix_norm_ = 0.0;
 };
 
