@@ -258,29 +258,29 @@ class CudaBackend : public Backend {
   }
 
   void add_block_entries(const std::vector<double>& values) override {
-    const Doubles add(values.begin(), values.end());
+    upload_to(block_values_, values);
     const thrust::counting_iterator<int> first(0);
     thrust::for_each(Space::policy(), first, first + static_cast<int>(values.size()),
-                     AddAtSlots{raw<int>(pattern_.block_slot), raw<double>(add), raw<double>(values_)});
+                     AddAtSlots{raw<int>(pattern_.block_slot), raw<double>(block_values_), raw<double>(values_)});
   }
 
   void gather(const Vector& x, const std::vector<int>& index, std::vector<double>& out) override {
-    const Ints at(index.begin(), index.end());
-    Doubles picked(index.size());
+    upload_to(block_index_, index);
+    block_values_.resize(index.size());
     const thrust::counting_iterator<int> first(0);
     thrust::for_each(Space::policy(), first, first + static_cast<int>(index.size()),
-                     GatherAt{raw<int>(at), raw<double>(array(x)), raw<double>(picked)});
+                     GatherAt{raw<int>(block_index_), raw<double>(array(x)), raw<double>(block_values_)});
     out.resize(index.size());
-    thrust::copy(picked.begin(), picked.end(), out.begin());
+    thrust::copy(block_values_.begin(), block_values_.begin() + index.size(), out.begin());
   }
 
   // x[index[k]] += values[k]: the same slot addition as the matrix entries', on a vector.
   void scatter_add(const std::vector<int>& index, const std::vector<double>& values, Vector& x) override {
-    const Ints at(index.begin(), index.end());
-    const Doubles add(values.begin(), values.end());
+    upload_to(block_index_, index);
+    upload_to(block_values_, values);
     const thrust::counting_iterator<int> first(0);
     thrust::for_each(Space::policy(), first, first + static_cast<int>(index.size()),
-                     AddAtSlots{raw<int>(at), raw<double>(add), raw<double>(array(x))});
+                     AddAtSlots{raw<int>(block_index_), raw<double>(block_values_), raw<double>(array(x))});
   }
 
   void combine_loads(const std::vector<double>& scales, Vector& g) override {
@@ -327,6 +327,14 @@ class CudaBackend : public Backend {
     const size_t in_use = device_bytes_in_use();
     if (in_use > baseline_device_bytes_)
       timings_.peak_device_bytes = std::max(timings_.peak_device_bytes, in_use - baseline_device_bytes_);
+  }
+
+  // Copies host values into a reused array: the multibody block's entries and indices come each
+  // Newton iteration, and a fresh device array each time would be an allocation and a free.
+  template <class A, class T>
+  static void upload_to(A& array, const std::vector<T>& host) {
+    array.resize(host.size());
+    if (!host.empty()) thrust::copy(host.begin(), host.end(), array.begin());
   }
 
   static void copy_csr(const Eigen::SparseMatrix<double, Eigen::RowMajor>& A, Ints& ptr, Ints& col, Doubles& val) {
@@ -389,6 +397,8 @@ class CudaBackend : public Backend {
   Doubles coordinate_scales_;
   DevicePattern<Space> pattern_;
   Doubles values_, local_forces_, local_matrices_, energy_, permuted_rhs_, permuted_solution_;
+  Ints block_index_;  // the multibody block's indices and values, uploaded each call (upload_to)
+  Doubles block_values_;
   std::unique_ptr<CsrSolver> solver_;
   std::string solver_name_;
   bool factorizes_in_solve_ = false;
