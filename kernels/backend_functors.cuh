@@ -176,19 +176,6 @@ struct Axpby {
   CATENARY_HD double operator()(double x, double y) const { return a * x + b * y; }
 };
 
-// y_i = sum of a_k x_k,i over the count terms (Backend::combine).
-struct LinearCombination {
-  int count;
-  double a[Backend::kMaxCombined];
-  const double* x[Backend::kMaxCombined];
-  double* y;
-  CATENARY_HD void operator()(int i) const {
-    double sum = 0.0;
-    for (int k = 0; k < count; ++k) sum += a[k] * x[k][i];
-    y[i] = sum;
-  }
-};
-
 // |x|, or infinity for a non-finite entry.
 struct AbsOrInfinity {
   CATENARY_HD double operator()(double x) const {

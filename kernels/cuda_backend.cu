@@ -17,6 +17,7 @@
 #include "catenary/assembly/block_chain_ordering.hpp"
 #include "catenary/assembly/model_operators.hpp"
 #include "catenary/assembly/unknown_ordering.hpp"
+#include "catenary/assembly/vector_kernels.hpp"
 #include "catenary/core/errors.hpp"
 #include "catenary/core/stopwatch.hpp"
 #include "catenary/kernels/cuda_backend.hpp"
@@ -128,10 +129,8 @@ class CudaBackend : public Backend {
     thrust::transform(Space::policy(), array(x).begin(), array(x).end(), array(y).begin(), array(y).begin(), Axpby{a, b});
   }
   void combine(std::initializer_list<Scaled> terms, Vector& y) override {
-    if (terms.size() == 0 || terms.size() > kMaxCombined)
-      throw std::invalid_argument("combine: 1 to " + std::to_string(kMaxCombined) + " terms");
-    LinearCombination f{0, {}, {}, raw<double>(array(y))};
-    for (const Scaled& t : terms) f.a[f.count] = t.a, f.x[f.count++] = raw<double>(array(*t.x));
+    const LinearCombination f =
+        linear_combination(terms, raw<double>(array(y)), [](const Vector& v) { return raw<double>(array(v)); });
     const thrust::counting_iterator<int> first(0);
     thrust::for_each(Space::policy(), first, first + y.size(), f);
   }
@@ -139,8 +138,7 @@ class CudaBackend : public Backend {
     return thrust::transform_reduce(Space::policy(), array(x).begin(), array(x).end(), AbsOrInfinity(), 0.0, Maximum());
   }
   void max_abs_each(std::initializer_list<const Vector*> xs, double* maxima) override {
-    if (xs.size() > kMaxMaxima)
-      throw std::invalid_argument("max_abs_each: at most " + std::to_string(kMaxMaxima) + " vectors");
+    check_maxima_count(xs.size());
     MaximaAt at{0, {}, {0}};
     for (const Vector* x : xs) {
       at.x[at.count] = raw<double>(array(*x));

@@ -38,12 +38,12 @@
 #include <omp.h>
 #include <sys/resource.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -218,12 +218,12 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (large_steps <= 0) large_steps = steps;
-  const auto known = std::find(kLinearSolverNames.begin(), kLinearSolverNames.end(), solver_name);
-  if (known == kLinearSolverNames.end()) {
+  const std::optional<LinearSolverChoice> known = linear_solver_from_name(solver_name);
+  if (!known) {
     usage();
     return 2;
   }
-  const auto solver = static_cast<LinearSolverChoice>(known - kLinearSolverNames.begin());
+  const LinearSolverChoice solver = *known;
   try {
     make_benchmark_backend(backend_name, falling_cable_pendulum(2), solver);  // fails early, with the reason
   } catch (const std::exception& e) {

@@ -7,7 +7,6 @@
 #include "catenary/assembly/backend_factory.hpp"
 #include "catenary/assembly/cpu_backend.hpp"
 #include "catenary/core/errors.hpp"
-#include "catenary/model/model_merge.hpp"
 #include "catenary/model/reference_models.hpp"
 #include "test_helpers.hpp"
 
@@ -42,12 +41,6 @@ double solve_difference(const Model& m, unsigned seed) {
   return relative_difference(x_umfpack, x_chains);
 }
 
-Model damped_cable(int elements, double stiffness_scale = 1.0) {
-  Model m = falling_cable_pendulum(elements);
-  for (ElementProperties& p : m.elements.properties) p.eta = 0.01, p.EA *= stiffness_scale;
-  return m;
-}
-
 }  // namespace
 
 TEST_CASE("CPU chain elimination solves the Newton matrix as UMFPACK does", "[chain-solver]") {
@@ -55,12 +48,7 @@ TEST_CASE("CPU chain elimination solves the Newton matrix as UMFPACK does", "[ch
   SECTION("a long spatial cable: one chain of 301 blocks") { CHECK(solve_difference(damped_cable(300), 2) < 1e-9); }
   SECTION("planar clamped cantilever (an 8-wide block)") { CHECK(solve_difference(swinging_cantilever(), 3) < 1e-9); }
   SECTION("a sweep's batch of 40 cables of different stiffness: 40 chains") {
-    std::vector<Model> copies;
-    for (int k = 0; k < 40; ++k) copies.push_back(damped_cable(5, 1.0 + 0.1 * k));
-    std::vector<const Model*> pointers;
-    for (const Model& c : copies) pointers.push_back(&c);
-    std::vector<CopyRange> ranges;
-    CHECK(solve_difference(merge_models(pointers, ranges), 4) < 1e-9);
+    CHECK(solve_difference(stiffness_sweep_batch(40, 5), 4) < 1e-9);
   }
 }
 

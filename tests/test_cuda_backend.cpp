@@ -18,31 +18,24 @@ using namespace catenary;
 
 namespace {
 
-// The falling cable pendulum with material damping, so the damping Jacobian is exercised too.
-Model damped_cable(int elements) {
-  Model m = falling_cable_pendulum(elements);
-  for (ElementProperties& p : m.elements.properties) p.eta = 0.01;
-  return m;
-}
-
 #ifdef CATENARY_WITH_CUDA
 using BackendMaker = std::unique_ptr<Backend> (*)(const Model&, cuda::LinearSolver);
 
 void check_all_operators(BackendMaker make) {
   SECTION("spatial cable (cable3d), damped: block chain elimination (chosen by default for a short chain)") {
-    const Model m = damped_cable(7);
+    const Model m = testing::damped_cable(7);
     auto backend = make(m, cuda::LinearSolver::Auto);
     CHECK(backend->linear_solver() == "block chain elimination");
     testing::check_operators_agree(m, *backend, 11);
   }
   SECTION("spatial cable (cable3d), damped: sparse QR forced") {
-    const Model m = damped_cable(7);
+    const Model m = testing::damped_cable(7);
     auto backend = make(m, cuda::LinearSolver::SparseQr);
     CHECK(backend->linear_solver() == (backend->name() == "cuda" ? "sparse QR" : "UMFPACK"));
     testing::check_operators_agree(m, *backend, 11);
   }
   SECTION("spatial cable (cable3d), damped: GMRES with block-Jacobi") {
-    const Model m = damped_cable(7);
+    const Model m = testing::damped_cable(7);
     auto backend = make(m, cuda::LinearSolver::Krylov);
     CHECK(backend->linear_solver() == "GMRES");
     testing::check_operators_agree(m, *backend, 16);
@@ -53,34 +46,26 @@ void check_all_operators(BackendMaker make) {
     testing::check_operators_agree(m, *backend, 17);
   }
   SECTION("a long cable: 301 blocks, 9 levels of cyclic reduction (chosen by default)") {
-    const Model m = damped_cable(300);
+    const Model m = testing::damped_cable(300);
     auto backend = make(m, cuda::LinearSolver::Auto);
     CHECK(backend->linear_solver() == "block cyclic reduction");
     testing::check_operators_agree(m, *backend, 15);
   }
   SECTION("a sweep's batch of three cables is one block-tridiagonal chain") {
-    const Model one = damped_cable(5);
+    const Model one = testing::damped_cable(5);
     std::vector<CopyRange> ranges;
     const Model m = merge_models({&one, &one, &one}, ranges);
     auto backend = make(m, cuda::LinearSolver::BlockTridiagonal);
     testing::check_operators_agree(m, *backend, 14);
   }
   SECTION("a sweep's batch of 40 cables of different stiffness: chain elimination (chosen by default)") {
-    std::vector<Model> copies;
-    for (int k = 0; k < 40; ++k) {
-      copies.push_back(damped_cable(5));
-      for (ElementProperties& p : copies.back().elements.properties) p.EA *= 1.0 + 0.1 * k;
-    }
-    std::vector<const Model*> pointers;
-    for (const Model& c : copies) pointers.push_back(&c);
-    std::vector<CopyRange> ranges;
-    const Model m = merge_models(pointers, ranges);
+    const Model m = testing::stiffness_sweep_batch(40, 5);
     auto backend = make(m, cuda::LinearSolver::Auto);
     CHECK(backend->linear_solver() == "block chain elimination");
     testing::check_operators_agree(m, *backend, 18);
   }
   SECTION("a long cable by chain elimination: one chain of 301 blocks, one thread") {
-    const Model m = damped_cable(300);
+    const Model m = testing::damped_cable(300);
     auto backend = make(m, cuda::LinearSolver::ChainElimination);
     testing::check_operators_agree(m, *backend, 19);
   }

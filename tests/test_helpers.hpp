@@ -13,9 +13,29 @@
 #include "catenary/assembly/cpu_backend.hpp"
 #include "catenary/integrators/analyses.hpp"
 #include "catenary/model/builders.hpp"
+#include "catenary/model/model_merge.hpp"
 #include "catenary/model/reference_models.hpp"
 
 namespace catenary::testing {
+
+// The falling cable pendulum with material damping, so the damping Jacobian is exercised too;
+// stiffness_scale multiplies EA.
+inline Model damped_cable(int elements, double stiffness_scale = 1.0) {
+  Model m = falling_cable_pendulum(elements);
+  for (ElementProperties& p : m.elements.properties) p.eta = 0.01, p.EA *= stiffness_scale;
+  return m;
+}
+
+// A sweep's batch (merge_models) of copies of damped_cable(elements), copy k with EA scaled by
+// 1 + 0.1 k: many short chains that do not couple.
+inline Model stiffness_sweep_batch(int copies, int elements) {
+  std::vector<Model> models;
+  for (int k = 0; k < copies; ++k) models.push_back(damped_cable(elements, 1.0 + 0.1 * k));
+  std::vector<const Model*> pointers;
+  for (const Model& c : models) pointers.push_back(&c);
+  std::vector<CopyRange> ranges;
+  return merge_models(pointers, ranges);
+}
 
 struct StoredFrame {
   double time = 0.0;

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "catenary/assembly/vector_kernels.hpp"
 #include "catenary/core/errors.hpp"
 #include "catenary/core/stopwatch.hpp"
 
@@ -63,20 +64,10 @@ void CpuBackend::copy(const Vector& x, Vector& y) { host(y) = host(x); }
 void CpuBackend::axpby(double a, const Vector& x, double b, Vector& y) { host(y) = a * host(x) + b * host(y); }
 
 void CpuBackend::combine(std::initializer_list<Scaled> terms, Vector& y) {
-  if (terms.size() == 0 || terms.size() > kMaxCombined)
-    throw std::invalid_argument("combine: 1 to " + std::to_string(kMaxCombined) + " terms");
-  double a[kMaxCombined];
-  const double* x[kMaxCombined];
-  int count = 0;
-  for (const Scaled& t : terms) a[count] = t.a, x[count++] = host(*t.x).data();
-  double* out = host(y).data();
+  const LinearCombination f = linear_combination(terms, host(y).data(), [](const Vector& v) { return host(v).data(); });
   const int n = y.size();
 #pragma omp parallel for schedule(static) if (n > kParallelThreshold)
-  for (int i = 0; i < n; ++i) {
-    double sum = 0.0;
-    for (int k = 0; k < count; ++k) sum += a[k] * x[k][i];
-    out[i] = sum;
-  }
+  for (int i = 0; i < n; ++i) f(i);
 }
 
 double CpuBackend::max_abs(const Vector& x) {
@@ -85,7 +76,7 @@ double CpuBackend::max_abs(const Vector& x) {
 }
 
 void CpuBackend::max_abs_each(std::initializer_list<const Vector*> xs, double* maxima) {
-  if (xs.size() > kMaxMaxima) throw std::invalid_argument("max_abs_each: at most " + std::to_string(kMaxMaxima) + " vectors");
+  check_maxima_count(xs.size());
   for (const Vector* x : xs) *maxima++ = max_abs(*x);
 }
 

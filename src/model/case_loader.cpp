@@ -1154,8 +1154,7 @@ class Loader {
     }
     if (n.has("linear_solver")) {
       const std::string solver = get_choice(n.child("linear_solver"), kLinearSolverNames, "linear solver");
-      a.linear_solver = static_cast<LinearSolverChoice>(
-          std::find(kLinearSolverNames.begin(), kLinearSolverNames.end(), solver) - kLinearSolverNames.begin());
+      a.linear_solver = *linear_solver_from_name(solver);  // get_choice admitted only these names
     }
     if (type == "static") {
       expect_object(n, {"type", "load_steps", "max_iterations", "tolerance", "linear_solver"});

@@ -1,5 +1,7 @@
 #pragma once
 // A case: one model plus what to do with it and what to write.
+#include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -58,6 +60,12 @@ enum class LinearSolverChoice { Auto, BlockTridiagonal, ChainElimination, Sparse
 // The case file's names of the choices, in the enum's order.
 inline const std::vector<std::string> kLinearSolverNames = {"auto", "block_tridiagonal", "chain_elimination",
                                                             "sparse_qr", "krylov"};
+// The choice a name of kLinearSolverNames stands for; none for any other name.
+inline std::optional<LinearSolverChoice> linear_solver_from_name(const std::string& name) {
+  const auto at = std::find(kLinearSolverNames.begin(), kLinearSolverNames.end(), name);
+  if (at == kLinearSolverNames.end()) return std::nullopt;
+  return static_cast<LinearSolverChoice>(at - kLinearSolverNames.begin());
+}
 
 struct AnalysisSettings {
   enum class Type { Static, Dynamic, Assembly, Kinematic };

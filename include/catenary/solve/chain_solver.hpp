@@ -2,7 +2,9 @@
 // Block elimination along each chain (solve/chain_elimination.hpp) on the CPU, chains in parallel
 // with OpenMP: the CPU backend's solver for chain models when analysis.linear_solver names
 // "chain_elimination". It runs the block code of the CUDA backend's solver; UMFPACK stays the
-// CPU backend's default, and the tests' reference.
+// CPU backend's default, and the tests' reference. It is not that solver's host build
+// (kernels/block_tridiagonal_solver.cu over HostSpace) because that needs Thrust and nvcc, which
+// a CPU-only build lacks; only the few lines that scatter and loop over chains are its own.
 #include <vector>
 
 #include <Eigen/SparseCore>
