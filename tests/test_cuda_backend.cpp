@@ -5,6 +5,7 @@
 
 #include "catenary/assembly/backend_factory.hpp"
 #include "catenary/core/errors.hpp"
+#include "catenary/model/builders.hpp"
 #include "catenary/model/model_merge.hpp"
 #include "catenary/model/reference_models.hpp"
 #include "catenary/solve/csr_solver.hpp"
@@ -81,6 +82,15 @@ void check_all_operators(BackendMaker make) {
     const Model m = testing::cable_hanging_from_boom(6);
     auto backend = make(m, cuda::LinearSolver::Auto);
     testing::check_operators_agree(m, *backend, 13);
+  }
+  SECTION("an arc (curved stress-free shape): the element pass with the curved-reference term") {
+    Model m;
+    m.dimension = 3;
+    m.gravity[2] = -9.81;
+    add_arc(m, "arc", {0, 0, 0}, 2.0, 0.0, M_PI / 2, 8, {1e5, 50.0, 3.0, 0.0});
+    add_spherical_to_ground(m, 0, {2, 0, 0}, "pin", "/constraints/0");
+    auto backend = make(m, cuda::LinearSolver::Auto);
+    testing::check_operators_agree(m, *backend, 20);
   }
 }
 

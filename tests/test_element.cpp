@@ -226,3 +226,50 @@ TEST_CASE("one shape function's rows and the weighted Jacobian equal the whole e
   SECTION("planar") { check_rows_and_weights<2>(); }
   SECTION("spatial") { check_rows_and_weights<3>(); }
 }
+
+// evaluate_element<..., Curved = false> (the CUDA kernels' pass for models without a curved
+// stress-free shape) leaves out a real term, and reference_is_curved says exactly when it may.
+template <int D>
+void check_curved_reference_flag() {
+  constexpr int n = 4 * D;
+  std::mt19937 rng(11 + D);
+  std::uniform_real_distribution<double> U(-1.0, 1.0);
+  const ElementProperties p{0.7, 3.0e3, 2.0, 1.5, 0.02};
+  double straight[n], stretched[n], far[n], slightly_curved[n], curved[n], e[n], ed[n];
+  straight_reference<D>(p.length, straight);
+  for (int i = 0; i < n; ++i) {
+    stretched[i] = straight[i] * (i >= 3 * D ? 1.6 : 1.0);  // slopes of unequal length on one line
+    far[i] = straight[i] + (i < D || (i >= 2 * D && i < 3 * D) ? 1e4 * (i % D + 1) : 0.0);  // shifted far
+    slightly_curved[i] = straight[i];
+    curved[i] = straight[i] + 0.05 * U(rng);
+  }
+  slightly_curved[3 * D + 1] += 1e-6;  // end slope turned by 1e-6 rad: curvature of order 1e-5 / m
+  for (int i = 0; i < n; ++i) e[i] = straight[i] + 0.2 * U(rng), ed[i] = U(rng);
+  // Straight lines are straight to the test whatever their coordinates' round-off; a real
+  // curvature, however small, is curved.
+  CHECK_FALSE(reference_is_curved<D>(p, straight));
+  CHECK_FALSE(reference_is_curved<D>(p, stretched));
+  CHECK_FALSE(reference_is_curved<D>(p, far));
+  CHECK(reference_is_curved<D>(p, slightly_curved));
+  CHECK(reference_is_curved<D>(p, curved));
+  const JacobianWeights w{0.7, 130.0};
+  for (const double* ref : {straight, stretched, far, curved}) {
+    ElementEvaluation<D> with, without;
+    evaluate_element<D, 4, true, true>(p, ref, e, ed, true, with, w);
+    evaluate_element<D, 4, true, false>(p, ref, e, ed, true, without, w);
+    double difference = std::fabs(with.energy - without.energy);
+    for (int i = 0; i < n; ++i) {
+      difference = std::max(difference, std::fabs(with.force[i] - without.force[i]));
+      for (int j = 0; j < n; ++j) difference = std::max(difference, std::fabs(with.jacobian(i, j) - without.jacobian(i, j)));
+    }
+    if (reference_is_curved<D>(p, ref))
+      CHECK(difference > 1e-3 * std::fabs(with.energy));
+    else
+      CHECK(difference == 0.0);
+  }
+}
+
+TEST_CASE("the curved-reference term is compiled out only for straight references", "[element]") {
+  SECTION("planar") { check_curved_reference_flag<2>(); }
+  SECTION("spatial") { check_curved_reference_flag<3>(); }
+}

@@ -31,6 +31,18 @@ struct Mat {
   }
 };
 
+// v[k] for an index known only at run time, as a chain of selects (v[M], v[M - 1], ..., v[0]): a
+// device thread then keeps v in registers, where indexing it with a run-time value would put the
+// whole array in local memory. (A loop over the selects is not enough: nvcc turns it back into an
+// indexed load.)
+template <int N, int M = N - 1>
+CATENARY_HD double pick(const double (&v)[N], int k) {
+  if constexpr (M == 0)
+    return v[0];
+  else
+    return k == M ? v[M] : pick<N, M - 1>(v, k);
+}
+
 template <int N>
 CATENARY_HD double dot(const Vec<N>& a, const Vec<N>& b) {
   double s = 0.0;

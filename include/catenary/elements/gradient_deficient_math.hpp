@@ -81,6 +81,7 @@ struct CrossMagnitude;
 
 template <>
 struct CrossMagnitude<2> {
+  CATENARY_HD static double value(const Vec<2>& a, const Vec<2>& b, double) { return a[0] * b[1] - a[1] * b[0]; }
   CATENARY_HD static void eval(const Vec<2>& a, const Vec<2>& b, double N, double& s,
                                PointDerivatives<2>& d) {
     (void)N;
@@ -97,6 +98,7 @@ struct CrossMagnitude<2> {
 
 template <>
 struct CrossMagnitude<3> {
+  CATENARY_HD static double value(const Vec<3>&, const Vec<3>&, double N) { return sqrt(fmax(N, 1e-300)); }
   CATENARY_HD static void eval(const Vec<3>& a, const Vec<3>& b, double N, double& s,
                                PointDerivatives<3>& d) {
     // |a x b| is not differentiable at zero curvature; it is only needed for curved references,
@@ -222,26 +224,36 @@ CATENARY_HD CurvatureVectorJacobian<D> curvature_vector_jacobian(const Vec<D>& a
 }
 
 // Scatter the (a, b) gradient and Hessian at one point into the evaluation's rows: a = sum sx_k
-// e_k, b = sum sxx_k e_k.
-template <int D, int S>
+// e_k, b = sum sxx_k e_k. The Jacobian block of row shape function k and column shape function l
+// is w [sx_k sx_l haa + sx_k sxx_l hab + sxx_k sx_l hab^T + sxx_k sxx_l hbb] = sx_l X_k + sxx_l Y_k
+// with X_k = w (sx_k haa + sxx_k hab^T) and Y_k = w (sx_k hab + sxx_k hbb): two D x D
+// combinations per row block, then two products per column block instead of four. UsesB = false
+// for a function of a = r' alone (the axial term: gb, hab and hbb are zero and skipped).
+template <int D, int S, bool UsesB = true>
 CATENARY_HD void scatter_point(const HermiteShape& h, double w, const PointDerivatives<D>& p,
                                ElementEvaluation<D, S>& out, const JacobianWeights* jacobian) {
   for (int r = 0; r < S; ++r) {
     const int k = out.first + r;
-    for (int i = 0; i < D; ++i) out.force[r * D + i] += w * (h.sx[k] * p.ga[i] + h.sxx[k] * p.gb[i]);
+    const double sxk = pick(h.sx, k), sxxk = pick(h.sxx, k);
+    for (int i = 0; i < D; ++i)
+      out.force[r * D + i] += w * (UsesB ? sxk * p.ga[i] + sxxk * p.gb[i] : sxk * p.ga[i]);
   }
   if (!jacobian || jacobian->stiffness == 0.0) return;
   const double wk = w * jacobian->stiffness;
-  for (int r = 0; r < S; ++r)
-    for (int l = 0; l < 4; ++l) {
-      const int k = out.first + r;
-      const double caa = wk * h.sx[k] * h.sx[l], cab = wk * h.sx[k] * h.sxx[l];
-      const double cba = wk * h.sxx[k] * h.sx[l], cbb = wk * h.sxx[k] * h.sxx[l];
+  for (int r = 0; r < S; ++r) {
+    const int k = out.first + r;
+    const double sxk = pick(h.sx, k), sxxk = pick(h.sxx, k);
+    Mat<D, D> X, Y;
+    for (int i = 0; i < D; ++i)
+      for (int j = 0; j < D; ++j) {
+        X(i, j) = wk * (UsesB ? sxk * p.haa(i, j) + sxxk * p.hab(j, i) : sxk * p.haa(i, j));
+        if constexpr (UsesB) Y(i, j) = wk * (sxk * p.hab(i, j) + sxxk * p.hbb(i, j));
+      }
+    for (int l = 0; l < 4; ++l)
       for (int i = 0; i < D; ++i)
         for (int j = 0; j < D; ++j)
-          out.jacobian(r * D + i, l * D + j) += caa * p.haa(i, j) + cab * p.hab(i, j) +
-                                                cba * p.hab(j, i) + cbb * p.hbb(i, j);
-    }
+          out.jacobian(r * D + i, l * D + j) += UsesB ? h.sx[l] * X(i, j) + h.sxx[l] * Y(i, j) : h.sx[l] * X(i, j);
+  }
 }
 
 // A Kelvin-Voigt term c (g . edot) g of the force, and c g g^T of the damping matrix, in the
@@ -255,9 +267,10 @@ CATENARY_HD void add_damping_term(double c, const Vec<4 * D>& g, const double* e
   const int first_row = out.first * D;
   const double cd = jacobian ? c * jacobian->damping : 0.0;
   for (int r = 0; r < S * D; ++r) {
-    out.force[r] += c * rate * g[first_row + r];
+    const double gr = pick(g.v, first_row + r);
+    out.force[r] += c * rate * gr;
     if (cd != 0.0)
-      for (int m = 0; m < n; ++m) out.jacobian(r, m) += cd * g[first_row + r] * g[m];
+      for (int m = 0; m < n; ++m) out.jacobian(r, m) += cd * gr * g[m];
   }
 }
 
@@ -288,19 +301,6 @@ CATENARY_HD ReferencePoint<D> reference_point(const ElementProperties& p, const 
   return r;
 }
 
-template <int D>
-CATENARY_HD void scale(PointDerivatives<D>& d, double c) {
-  for (int i = 0; i < D; ++i) {
-    d.ga[i] *= c;
-    d.gb[i] *= c;
-    for (int j = 0; j < D; ++j) {
-      d.haa(i, j) *= c;
-      d.hab(i, j) *= c;
-      d.hbb(i, j) *= c;
-    }
-  }
-}
-
 // Axial energy 1/2 EA eps^2 at one point, and the Kelvin-Voigt axial damping.
 template <int D, int S, bool Damped>
 CATENARY_HD void add_axial_point(const ElementProperties& p, const ReferencePoint<D>& r,
@@ -315,7 +315,7 @@ CATENARY_HD void add_axial_point(const ElementProperties& p, const ReferencePoin
     for (int i = 0; i < D; ++i)
       for (int j = 0; j < D; ++j)
         axial.haa(i, j) = p.EA * (r.a[i] * r.a[j] / (g0 * g0) + ((i == j) ? eps / g0 : 0.0));
-  scatter_point(r.h, r.w, axial, out, jacobian);
+  scatter_point<D, S, false>(r.h, r.w, axial, out, jacobian);
   out.energy += r.w * 0.5 * p.EA * eps * eps;
   if constexpr (!Damped) return;
   if (!(p.eta > 0.0)) return;
@@ -325,26 +325,38 @@ CATENARY_HD void add_axial_point(const ElementProperties& p, const ReferencePoin
   add_damping_term(p.eta * p.EA * r.w, g_eps, edot, out, jacobian);
 }
 
-// Bending energy 1/2 EI (kappa - kappa0)^2 at one point, and the bending damping.
-template <int D, int S, bool Damped>
-CATENARY_HD void add_bending_point(const ElementProperties& p, const ReferencePoint<D>& r,
+// Whether the stress-free reference is curved at a point of reference shape e_ref, and N0 =
+// |a0 x b0|^2 (a0 = r0', b0 = r0''): N0 above its round-off. b0 sums terms sxx_k e_k of size up to
+// |sxx| |e|, about 1e4 times b0's own size for short elements far from the origin, so a straight
+// line's b0 carries an error of eps |sxx| |e| in any direction; and N0 = A0 B0 - C0^2 cancels to
+// about eps A0 B0 where b0 is parallel to a0. Below 1e-12 times either, the curvature is round-off.
+template <int D>
+CATENARY_HD bool curved_reference_at(const HermiteShape& h, const Vec<D>& a0, const Vec<D>& b0,
+                                     const double* e_ref, double& N0) {
+  const double A0 = dot(a0, a0), B0 = dot(b0, b0), C0 = dot(a0, b0);
+  N0 = A0 * B0 - C0 * C0;
+  double b0_terms = 0.0;  // sum_k |sxx_k| |e_k|_1
+  for (int k = 0; k < 4; ++k)
+    for (int i = 0; i < D; ++i) b0_terms += fabs(h.sxx[k] * e_ref[k * D + i]);
+  return N0 > 1e-12 * A0 * (B0 + 1e-12 * b0_terms * b0_terms);
+}
+
+// Bending energy 1/2 EI (kappa - kappa0)^2 at one point, and the bending damping. Curved = false
+// compiles the kappa0 term out (see evaluate_element).
+template <int D, int S, bool Damped, bool Curved>
+CATENARY_HD void add_bending_point(const ElementProperties& p, const ReferencePoint<D>& r, const double* e_ref,
                                    const double* edot, ElementEvaluation<D, S>& out,
                                    const JacobianWeights* jacobian) {
   constexpr int n = 4 * D;
   PointDerivatives<D> bend = PointDerivatives<D>::zero();
   const double k2 = curvature_squared<D>(r.a, r.b, &bend, jacobian != nullptr);
-  scale(bend, 0.5 * p.EI);
-  scatter_point(r.h, r.w, bend, out, jacobian);
-  const double A0 = r.g0, B0 = dot(r.b0, r.b0), C0 = dot(r.a0, r.b0);
-  const double N0 = A0 * B0 - C0 * C0;
-  if (N0 > 1e-24 * A0 * A0 * A0 * A0) {  // curved reference at this point: - EI kappa0 kappa
-    PointDerivatives<D> kd, unused;
-    double s0;
-    CrossMagnitude<D>::eval(r.a0, r.b0, N0, s0, unused);
-    const double kappa0 = s0 / (A0 * sqrt(A0));
+  scatter_point(r.h, 0.5 * p.EI * r.w, bend, out, jacobian);
+  double N0;
+  if (Curved && curved_reference_at(r.h, r.a0, r.b0, e_ref, N0)) {  // - EI kappa0 kappa
+    PointDerivatives<D> kd;
+    const double kappa0 = CrossMagnitude<D>::value(r.a0, r.b0, N0) / (r.g0 * sqrt(r.g0));
     const double kappa = curvature<D>(r.a, r.b, kd);
-    scale(kd, -p.EI * kappa0);
-    scatter_point(r.h, r.w, kd, out, jacobian);
+    scatter_point(r.h, -p.EI * kappa0 * r.w, kd, out, jacobian);
     out.energy += r.w * 0.5 * p.EI * (k2 - 2.0 * kappa0 * kappa + kappa0 * kappa0);
   } else {
     out.energy += r.w * 0.5 * p.EI * k2;
@@ -369,13 +381,15 @@ CATENARY_HD void add_bending_point(const ElementProperties& p, const ReferencePo
 // S - 1 (see ElementEvaluation). e_ref is the stress-free reference, e and edot the current
 // coordinates and velocities; all are 4*D arrays in node order. Damped = false leaves the
 // damping terms out at compile time (edot unused), for kernels over models without damping:
-// fewer registers.
+// fewer registers. Likewise Curved = false leaves out the term of a curved stress-free shape
+// (kappa0), for elements whose reference_is_curved() is false: in the CUDA kernel with the
+// Jacobian that term alone pushes the thread past 255 registers into spills.
 //
 // Quadrature: bending with five Gauss points; the axial term with the reduced rule AxialRule.
 // Full integration of the Green strain energy of cubic Hermite elements locks in bending
 // (the quadratic part of the strain cannot vanish pointwise, so spurious membrane tension
 // stiffens the element); the reduced rule removes most of it.
-template <int D, int S, bool Damped = true>
+template <int D, int S, bool Damped = true, bool Curved = true>
 CATENARY_HD void evaluate_element(const ElementProperties& p, const double* e_ref, const double* e,
                                   const double* edot, bool want_jacobian, ElementEvaluation<D, S>& out,
                                   JacobianWeights weights = {}, int first = 0) {
@@ -389,8 +403,22 @@ CATENARY_HD void evaluate_element(const ElementProperties& p, const double* e_re
     detail::add_axial_point<D, S, Damped>(p, detail::reference_point<D, AxialRule>(p, e_ref, e, g), edot, out,
                                           jacobian);
   for (int g = 0; g < GaussRule5::kPoints; ++g)
-    detail::add_bending_point<D, S, Damped>(p, detail::reference_point<D, GaussRule5>(p, e_ref, e, g), edot, out,
-                                            jacobian);
+    detail::add_bending_point<D, S, Damped, Curved>(p, detail::reference_point<D, GaussRule5>(p, e_ref, e, g), e_ref,
+                                                    edot, out, jacobian);
+}
+
+// Whether evaluate_element needs its curved-reference term for this element (Curved = true): the
+// reference is curved at one of its bending points, by the test the term itself uses.
+template <int D>
+CATENARY_HD bool reference_is_curved(const ElementProperties& p, const double* e_ref) {
+  for (int g = 0; g < GaussRule5::kPoints; ++g) {
+    const HermiteShape h = hermite_shape(GaussRule5::point(g), p.length);
+    double N0;
+    if (detail::curved_reference_at(h, detail::interpolate<D>(h.sx, e_ref), detail::interpolate<D>(h.sxx, e_ref),
+                                    e_ref, N0))
+      return true;
+  }
+  return false;
 }
 
 // Consistent mass as a 4x4 scalar matrix (the full matrix is this Kronecker I_D):
