@@ -17,22 +17,41 @@
 
 namespace catenary {
 
+// One block step of the factorization (N: see dense_block.hpp); false if D_k is singular.
+template <int N>
+CATENARY_HD bool factor_chain_block(const Blocks& b, int k, int first, int last) {
+  const int n = b.size[k], ld = b.B;
+  double* D = b.at(b.D, k);
+  if (k > first) add_product<N>(-1.0, b.at(b.L, k), b.at(b.U, k - 1), D, n, b.size[k - 1], n, ld);
+  if (!lu_factor<N>(D, b.piv + k * ld, n, ld)) return false;
+  if (k + 1 < last)
+    for (int col = 0; col < (N > 0 ? N : b.size[k + 1]); ++col)
+      lu_solve<N>(D, b.piv + k * ld, b.at(b.U, k) + col, n, ld, ld);
+  return true;
+}
+
+// Whether block k and its neighbours in the chain are all N x N (the compile-time step applies).
+CATENARY_HD bool blocks_of_size(const Blocks& b, int k, int first, int last, int N) {
+  return b.size[k] == N && (k == first || b.size[k - 1] == N) && (k + 1 == last || b.size[k + 1] == N);
+}
+
+// The node block of a 3D cable (6 coordinates) takes the compile-time step, any other the general one.
+constexpr int kChainUnrolledBlock = 6;
+
 struct FactorChain {
   Blocks b;
   const int* chain_ptr;
   int* singular;  // set to a singular block + 1
   CATENARY_HD void operator()(int c) const {
-    const int first = chain_ptr[c], last = chain_ptr[c + 1], ld = b.B;
+    const int first = chain_ptr[c], last = chain_ptr[c + 1];
     for (int k = first; k < last; ++k) {
-      const int n = b.size[k];
-      double* D = b.at(b.D, k);
-      if (k > first) add_product(-1.0, b.at(b.L, k), b.at(b.U, k - 1), D, n, b.size[k - 1], n, ld);
-      if (!lu_factor(D, b.piv + k * ld, n, ld)) {
+      const bool regular = blocks_of_size(b, k, first, last, kChainUnrolledBlock)
+                               ? factor_chain_block<kChainUnrolledBlock>(b, k, first, last)
+                               : factor_chain_block<0>(b, k, first, last);
+      if (!regular) {
         *singular = k + 1;
         return;
       }
-      if (k + 1 < last)
-        for (int col = 0; col < b.size[k + 1]; ++col) lu_solve(D, b.piv + k * ld, b.at(b.U, k) + col, n, ld, ld);
     }
   }
 };
@@ -43,17 +62,26 @@ struct SolveChain {
   const int* chain_ptr;
   const double* r;
   double* x;
+  template <int N>
+  CATENARY_HD void forward(int k, int first) const {
+    const int n = b.size[k], ld = b.B;
+    double* xk = x + k * ld;
+    for (int i = 0; i < (N > 0 ? N : n); ++i) xk[i] = r[k * ld + i];
+    if (k > first) add_product_vector<N>(-1.0, b.at(b.L, k), x + (k - 1) * ld, xk, n, b.size[k - 1], ld);
+    lu_solve<N>(b.at(b.D, k), b.piv + k * ld, xk, n, ld, 1);
+  }
+  template <int N>
+  CATENARY_HD void backward(int k) const {
+    const int ld = b.B;
+    add_product_vector<N>(-1.0, b.at(b.U, k), x + (k + 1) * ld, x + k * ld, b.size[k], b.size[k + 1], ld);
+  }
   CATENARY_HD void operator()(int c) const {
-    const int first = chain_ptr[c], last = chain_ptr[c + 1], ld = b.B;
-    for (int k = first; k < last; ++k) {
-      const int n = b.size[k];
-      double* xk = x + k * ld;
-      for (int i = 0; i < n; ++i) xk[i] = r[k * ld + i];
-      if (k > first) add_product_vector(-1.0, b.at(b.L, k), x + (k - 1) * ld, xk, n, b.size[k - 1], ld);
-      lu_solve(b.at(b.D, k), b.piv + k * ld, xk, n, ld, 1);
-    }
+    const int first = chain_ptr[c], last = chain_ptr[c + 1];
+    constexpr int U = kChainUnrolledBlock;
+    for (int k = first; k < last; ++k)
+      blocks_of_size(b, k, first, last, U) ? forward<U>(k, first) : forward<0>(k, first);
     for (int k = last - 2; k >= first; --k)
-      add_product_vector(-1.0, b.at(b.U, k), x + (k + 1) * ld, x + k * ld, b.size[k], b.size[k + 1], ld);
+      blocks_of_size(b, k, first, last, U) ? backward<U>(k) : backward<0>(k);
   }
 };
 

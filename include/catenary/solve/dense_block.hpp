@@ -2,7 +2,9 @@
 // Small dense blocks for the block solvers (the CUDA backend's, on the device or the host, and the
 // CPU backend's chain elimination): LU with partial pivoting inside the block, its solve, and
 // block products. A block is n x n row-major with leading dimension ld (the n <= ld <= 16
-// unknowns of a node block, stored in slots padded to the largest block).
+// unknowns of a node block, stored in slots padded to the largest block). N > 0 says at compile
+// time that every size argument is N (the loops then unroll; a block solver takes it for the
+// common node block of its model), N = 0 that the sizes are known only at run time.
 #include <math.h>
 
 #include "catenary/core/host_device.hpp"
@@ -11,7 +13,9 @@ namespace catenary {
 
 // In-place LU with partial pivoting of the n x n block A (whole rows swapped, as LAPACK's getrf);
 // false at a zero pivot.
-CATENARY_HD bool lu_factor(double* A, int* piv, int n, int ld) {
+template <int N = 0>
+CATENARY_HD bool lu_factor(double* A, int* piv, int n_, int ld) {
+  const int n = N > 0 ? N : n_;
   for (int k = 0; k < n; ++k) {
     int p = k;
     for (int i = k + 1; i < n; ++i)
@@ -34,7 +38,9 @@ CATENARY_HD bool lu_factor(double* A, int* piv, int n, int ld) {
 }
 
 // x = A^-1 x with the LU of A; x holds n values `stride` apart (a vector, or a block's column).
-CATENARY_HD void lu_solve(const double* LU, const int* piv, double* x, int n, int ld, int stride) {
+template <int N = 0>
+CATENARY_HD void lu_solve(const double* LU, const int* piv, double* x, int n_, int ld, int stride) {
+  const int n = N > 0 ? N : n_;
   for (int k = 0; k < n; ++k)
     if (piv[k] != k) {
       const double t = x[k * stride];
@@ -50,8 +56,10 @@ CATENARY_HD void lu_solve(const double* LU, const int* piv, double* x, int n, in
 }
 
 // C += s A B for row-major blocks of leading dimension ld: A is rows x inner, B inner x cols.
-CATENARY_HD void add_product(double s, const double* A, const double* B, double* C, int rows, int inner, int cols,
+template <int N = 0>
+CATENARY_HD void add_product(double s, const double* A, const double* B, double* C, int rows_, int inner_, int cols_,
                              int ld) {
+  const int rows = N > 0 ? N : rows_, inner = N > 0 ? N : inner_, cols = N > 0 ? N : cols_;
   for (int i = 0; i < rows; ++i)
     for (int j = 0; j < cols; ++j) {
       double sum = 0.0;
@@ -61,7 +69,10 @@ CATENARY_HD void add_product(double s, const double* A, const double* B, double*
 }
 
 // y += s A x (A rows x cols, leading dimension ld).
-CATENARY_HD void add_product_vector(double s, const double* A, const double* x, double* y, int rows, int cols, int ld) {
+template <int N = 0>
+CATENARY_HD void add_product_vector(double s, const double* A, const double* x, double* y, int rows_, int cols_,
+                                    int ld) {
+  const int rows = N > 0 ? N : rows_, cols = N > 0 ? N : cols_;
   for (int i = 0; i < rows; ++i) {
     double sum = 0.0;
     for (int k = 0; k < cols; ++k) sum += A[i * ld + k] * x[k];
