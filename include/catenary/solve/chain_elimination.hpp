@@ -35,9 +35,6 @@ CATENARY_HD bool blocks_of_size(const Blocks& b, int k, int first, int last, int
   return b.size[k] == N && (k == first || b.size[k - 1] == N) && (k + 1 == last || b.size[k + 1] == N);
 }
 
-// The node block of a 3D cable (6 coordinates) takes the compile-time step, any other the general one.
-constexpr int kChainUnrolledBlock = 6;
-
 struct FactorChain {
   Blocks b;
   const int* chain_ptr;
@@ -45,8 +42,8 @@ struct FactorChain {
   CATENARY_HD void operator()(int c) const {
     const int first = chain_ptr[c], last = chain_ptr[c + 1];
     for (int k = first; k < last; ++k) {
-      const bool regular = blocks_of_size(b, k, first, last, kChainUnrolledBlock)
-                               ? factor_chain_block<kChainUnrolledBlock>(b, k, first, last)
+      const bool regular = blocks_of_size(b, k, first, last, kUnrolledBlock)
+                               ? factor_chain_block<kUnrolledBlock>(b, k, first, last)
                                : factor_chain_block<0>(b, k, first, last);
       if (!regular) {
         *singular = k + 1;
@@ -77,7 +74,7 @@ struct SolveChain {
   }
   CATENARY_HD void operator()(int c) const {
     const int first = chain_ptr[c], last = chain_ptr[c + 1];
-    constexpr int U = kChainUnrolledBlock;
+    constexpr int U = kUnrolledBlock;
     for (int k = first; k < last; ++k)
       blocks_of_size(b, k, first, last, U) ? forward<U>(k, first) : forward<0>(k, first);
     for (int k = last - 2; k >= first; --k)

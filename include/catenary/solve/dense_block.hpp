@@ -11,6 +11,11 @@
 
 namespace catenary {
 
+// The block size the block solvers compile their loops for (N below): a 3D cable's node block of
+// 6 coordinates. Other blocks (a pinned node with its constraint rows, the planar beam's 4
+// coordinates) take the run-time loops.
+constexpr int kUnrolledBlock = 6;
+
 // In-place LU with partial pivoting of the n x n block A (whole rows swapped, as LAPACK's getrf);
 // false at a zero pivot.
 template <int N = 0>
