@@ -28,18 +28,6 @@ namespace catenary::cuda {
 
 namespace {
 
-// Whether any element's stress-free shape is curved (the element pass then needs the kappa0 term).
-bool any_curved_reference(const Model& m) {
-  const ElementBlock& el = m.elements;
-  const int nl = 2 * m.coordinates_per_node();
-  for (int e = 0; e < el.size(); ++e) {
-    const double* e_ref = &el.reference[static_cast<size_t>(nl) * e];
-    if (m.dimension == 3 ? reference_is_curved<3>(el.properties[e], e_ref) : reference_is_curved<2>(el.properties[e], e_ref))
-      return true;
-  }
-  return false;
-}
-
 template <class Space>
 struct ArrayVector : Vector::Storage {
   explicit ArrayVector(int n) : x(n, 0.0) {}

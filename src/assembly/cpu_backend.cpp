@@ -30,6 +30,7 @@ const Eigen::VectorXd& host(const Vector& v) { return v.storage<HostVector>().x;
 CpuBackend::CpuBackend(const Model& m, LinearSolverChoice solver)
     : Backend(m.dof_count(), m.constraint_count()),
       model_(m),
+      curved_(any_curved_reference(m)),
       pattern_(build_system_pattern(m)),
       constraints_(constraint_matrix(m)),
       loads_(build_load_patterns(m)),
@@ -95,7 +96,7 @@ double CpuBackend::weighted_norm(const Vector& dx_, const Vector& x_, double tol
   return worst;
 }
 
-template <int D>
+template <int D, bool Curved>
 double CpuBackend::evaluate_elements(const Eigen::VectorXd& q, const Eigen::VectorXd& v,
                                      bool jacobian, const NewtonMatrixCoefficients& c) {
   constexpr int nl = 4 * D;
@@ -111,8 +112,8 @@ double CpuBackend::evaluate_elements(const Eigen::VectorXd& q, const Eigen::Vect
       ve[i] = v[g];
     }
     ElementEvaluation<D> out;
-    evaluate_element<D>(el.properties[e], &el.reference[static_cast<size_t>(nl) * e], qe, ve, jacobian, out,
-                        newton_jacobian_weights(c));
+    evaluate_element<D, 4, true, Curved>(el.properties[e], &el.reference[static_cast<size_t>(nl) * e], qe, ve,
+                                         jacobian, out, newton_jacobian_weights(c));
     for (int i = 0; i < nl; ++i) local_forces_[static_cast<size_t>(nl) * e + i] = out.force[i];
     energy += out.energy;
     local_energy_[e] = out.energy;
@@ -122,6 +123,13 @@ double CpuBackend::evaluate_elements(const Eigen::VectorXd& q, const Eigen::Vect
   }
   timings_.element_bytes += element_pass_bytes<D>(ne, q.size(), jacobian);
   return energy;
+}
+
+double CpuBackend::evaluate_elements(const Eigen::VectorXd& q, const Eigen::VectorXd& v, bool jacobian,
+                                     const NewtonMatrixCoefficients& c) {
+  if (model_.dimension == 3)
+    return curved_ ? evaluate_elements<3, true>(q, v, jacobian, c) : evaluate_elements<3, false>(q, v, jacobian, c);
+  return curved_ ? evaluate_elements<2, true>(q, v, jacobian, c) : evaluate_elements<2, false>(q, v, jacobian, c);
 }
 
 void CpuBackend::gather_forces(Eigen::VectorXd& f) const {
@@ -138,8 +146,7 @@ void CpuBackend::gather_forces(Eigen::VectorXd& f) const {
 void CpuBackend::internal_force(const Vector& q, const Vector& v, Vector& f) {
   Stopwatch w;
   const NewtonMatrixCoefficients none;
-  strain_energy_ = model_.dimension == 3 ? evaluate_elements<3>(host(q), host(v), false, none)
-                                         : evaluate_elements<2>(host(q), host(v), false, none);
+  strain_energy_ = evaluate_elements(host(q), host(v), false, none);
   timings_.element += w.lap();
   gather_forces(host(f));
   timings_.assembly += w.lap();
@@ -164,8 +171,7 @@ void CpuBackend::mass_product(const Vector& x_, Vector& y) {
 void CpuBackend::assemble_newton_matrix(const Vector& q, const Vector& v, const NewtonMatrixCoefficients& c,
                                         Vector& f) {
   Stopwatch w;
-  strain_energy_ = model_.dimension == 3 ? evaluate_elements<3>(host(q), host(v), true, c)
-                                         : evaluate_elements<2>(host(q), host(v), true, c);
+  strain_energy_ = evaluate_elements(host(q), host(v), true, c);
   timings_.element += w.lap();
   const SystemPattern& p = pattern_;
   double* values = matrix_.valuePtr();

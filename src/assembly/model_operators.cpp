@@ -1,5 +1,7 @@
 #include "catenary/assembly/model_operators.hpp"
 
+#include "catenary/elements/gradient_deficient_math.hpp"
+
 namespace catenary {
 
 Eigen::SparseMatrix<double, Eigen::RowMajor> constraint_matrix(const Model& m) {
@@ -73,6 +75,17 @@ LoadPatterns build_load_patterns(const Model& m) {
     p.scales.push_back(l.scale);
   }
   return p;
+}
+
+bool any_curved_reference(const Model& m) {
+  const ElementBlock& el = m.elements;
+  const int nl = 2 * m.coordinates_per_node();
+  for (int e = 0; e < el.size(); ++e) {
+    const double* e_ref = &el.reference[static_cast<size_t>(nl) * e];
+    if (m.dimension == 3 ? reference_is_curved<3>(el.properties[e], e_ref) : reference_is_curved<2>(el.properties[e], e_ref))
+      return true;
+  }
+  return false;
 }
 
 Eigen::VectorXd coordinate_scales(const Model& m) {
