@@ -42,7 +42,7 @@ struct ElementPass {
     }
     ElementEvaluation<D, kShapes> out;
     evaluate_element<D, kShapes, Damped, Curved>(properties[e], reference + kLocal * e, qe, ve, Jacobian, out,
-                                         newton_jacobian_weights(c), shape);
+                                                 newton_jacobian_weights(c), shape);
     for (int i = 0; i < kShapes * D; ++i) local_forces[kLocal * e + shape * D + i] = out.force[i];
     if (shape == 0) energy[e] = out.energy;
     if constexpr (Jacobian)
