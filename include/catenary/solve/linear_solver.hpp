@@ -24,6 +24,7 @@ class SparseDirectSolver {
   // Numeric factorization of the values currently in A; throws SimulationError if singular, or
   // if even the long version runs out of memory.
   void factorize(const Eigen::SparseMatrix<double>& A);
+  // x = A^-1 rhs with the last factorization, without iterative refinement (see the .cpp).
   void solve(const Eigen::VectorXd& rhs, Eigen::VectorXd& x) const;
   bool wide_indices() const;
 
