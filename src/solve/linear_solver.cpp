@@ -42,8 +42,8 @@ SparseDirectSolver::SparseDirectSolver(bool wide_indices) : impl_(std::make_uniq
   impl_->wide = wide_indices;
   // No iterative refinement in the solves (UMFPACK's default is up to 2 steps): the Newton
   // iteration around every solve corrects its error anyway, the device's solvers do not refine
-  // either, and the refinement cost 7 times the triangular solves themselves (16,384 elements:
-  // 17.0 -> 2.4 ms of solve per step).
+  // either, and a solve with refinement took about 7 times as long as one without (16,384
+  // elements: 17.0 -> 2.4 ms of solve per step).
   impl_->lu.umfpackControl()(UMFPACK_IRSTEP) = 0;
   impl_->wide_lu.umfpackControl()(UMFPACK_IRSTEP) = 0;
 }
