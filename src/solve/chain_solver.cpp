@@ -47,7 +47,9 @@ Blocks ChainSolver::blocks() const {
 void ChainSolver::factorize(const Eigen::SparseMatrix<double>& A) {
   for (int at : scatter_.uncovered) block_data_[at] = 0.0;
   const double* values = A.valuePtr();
-  for (size_t s = 0; s < scatter_.destination.size(); ++s) block_data_[scatter_.destination[s]] = values[s];
+  const long entries = static_cast<long>(scatter_.destination.size());
+#pragma omp parallel for schedule(static) if (layout_.blocks > kParallelBlocks)
+  for (long s = 0; s < entries; ++s) block_data_[scatter_.destination[s]] = values[s];
   const Blocks b = blocks();
   const int chains = static_cast<int>(chain_ptr_.size()) - 1;
   std::vector<int> singular(chains, 0);
