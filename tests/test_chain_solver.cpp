@@ -50,6 +50,9 @@ TEST_CASE("CPU chain elimination solves the Newton matrix as UMFPACK does", "[ch
   SECTION("a sweep's batch of 40 cables of different stiffness: 40 chains") {
     CHECK(solve_difference(stiffness_sweep_batch(40, 5), 4) < 1e-9);
   }
+  SECTION("a sweep's batch of 250 cables: 1,500 blocks, over the threshold for threads") {
+    CHECK(solve_difference(stiffness_sweep_batch(250, 5), 5) < 1e-9);
+  }
 }
 
 TEST_CASE("CPU chain elimination: HHT runs equal UMFPACK's", "[chain-solver][dynamics]") {
