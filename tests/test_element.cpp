@@ -25,6 +25,9 @@ void straight_reference(double L, double* e) {
   }
 }
 
+// The element of the Jacobian checks: 0.7 m, EA = 3e3 N, EI = 2 N m^2, rhoA = 1.5 kg/m.
+ElementProperties checked_element(double eta) { return {0.7, 3.0e3, 2.0, 1.5, eta}; }
+
 // Central differences (step h) of the element force and energy with respect to coordinate j of
 // the positions (wrt_velocity = false) or of the velocities.
 template <int D>
@@ -49,7 +52,7 @@ void check_jacobian(bool curved, double eta) {
   constexpr int n = 4 * D;
   std::mt19937 rng(42 + D + (curved ? 7 : 0));
   std::uniform_real_distribution<double> U(-1.0, 1.0);
-  const ElementProperties p{0.7, 3.0e3, 2.0, 1.5, eta};
+  const ElementProperties p = checked_element(eta);
   double ref[n];
   straight_reference<D>(p.length, ref);
   if (curved)
@@ -193,7 +196,7 @@ void check_rows_and_weights() {
   constexpr int n = 4 * D;
   std::mt19937 rng(3 + D);
   std::uniform_real_distribution<double> U(-1.0, 1.0);
-  const ElementProperties p{0.7, 3.0e3, 2.0, 1.5, 0.02};
+  const ElementProperties p = checked_element(0.02);
   double ref[n], e[n], ed[n];
   straight_reference<D>(p.length, ref);
   for (int i = 0; i < n; ++i) ref[i] += 0.05 * U(rng);  // curved reference
@@ -234,7 +237,7 @@ void check_curved_reference_flag() {
   constexpr int n = 4 * D;
   std::mt19937 rng(11 + D);
   std::uniform_real_distribution<double> U(-1.0, 1.0);
-  const ElementProperties p{0.7, 3.0e3, 2.0, 1.5, 0.02};
+  const ElementProperties p = checked_element(0.02);
   double straight[n], stretched[n], far[n], slightly_curved[n], curved[n], e[n], ed[n];
   straight_reference<D>(p.length, straight);
   for (int i = 0; i < n; ++i) {

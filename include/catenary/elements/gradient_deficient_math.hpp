@@ -81,11 +81,11 @@ struct CrossMagnitude;
 
 template <>
 struct CrossMagnitude<2> {
+  // s alone (N = |a x b|^2, unused in 2D); eval adds its derivatives.
   CATENARY_HD static double value(const Vec<2>& a, const Vec<2>& b, double) { return a[0] * b[1] - a[1] * b[0]; }
   CATENARY_HD static void eval(const Vec<2>& a, const Vec<2>& b, double N, double& s,
                                PointDerivatives<2>& d) {
-    (void)N;
-    s = a[0] * b[1] - a[1] * b[0];
+    s = value(a, b, N);
     d = PointDerivatives<2>::zero();
     d.ga[0] = b[1];
     d.ga[1] = -b[0];
@@ -104,7 +104,7 @@ struct CrossMagnitude<3> {
     // |a x b| is not differentiable at zero curvature; it is only needed for curved references,
     // where kappa stays near kappa0 != 0. The floor keeps the value finite if it ever passes 0.
     const double A = dot(a, a), B = dot(b, b), C = dot(a, b);
-    s = sqrt(fmax(N, 1e-300));
+    s = value(a, b, N);
     d = PointDerivatives<3>::zero();
     Vec<3> Na, Nb;
     for (int i = 0; i < 3; ++i) {
