@@ -18,9 +18,8 @@ namespace catenary::cuda {
 // whole element's 12 results are few; repeating the geometry would only cost).
 // Each thread gathers the element's coordinates and velocities and writes its rows to the
 // element's local slots; the thread of shape function 0 writes the energy. Damped = false (a
-// model without material damping) compiles the damping terms out and never reads the velocities;
-// Curved = false (no element with a curved stress-free shape) the curved-reference term.
-template <int D, bool Damped, bool Curved, bool Jacobian>
+// model without material damping) compiles the damping terms out and never reads the velocities.
+template <int D, bool Damped, bool Jacobian>
 struct ElementPass {
   static constexpr int kLocal = 4 * D;
   static constexpr int kShapes = Jacobian ? 1 : 4;  // shape functions per thread
@@ -41,8 +40,8 @@ struct ElementPass {
       if constexpr (Damped) ve[i] = v[g];
     }
     ElementEvaluation<D, kShapes> out;
-    evaluate_element<D, kShapes, Damped, Curved>(properties[e], reference + kLocal * e, qe, ve, Jacobian, out,
-                                                 newton_jacobian_weights(c), shape);
+    evaluate_element<D, kShapes, Damped>(properties[e], reference + kLocal * e, qe, ve, Jacobian, out,
+                                         newton_jacobian_weights(c), shape);
     for (int i = 0; i < kShapes * D; ++i) local_forces[kLocal * e + shape * D + i] = out.force[i];
     if (shape == 0) energy[e] = out.energy;
     if constexpr (Jacobian)

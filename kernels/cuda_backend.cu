@@ -47,8 +47,7 @@ class CudaBackend : public Backend {
         elements_(m.elements.size()),
         local_dofs_(2 * m.coordinates_per_node()),
         damped_(std::any_of(m.elements.properties.begin(), m.elements.properties.end(),
-                            [](const ElementProperties& p) { return p.eta > 0.0; })),
-        curved_(any_curved_reference(m)) {
+                            [](const ElementProperties& p) { return p.eta > 0.0; })) {
     const ElementBlock& el = m.elements;
     node_a_ = Ints(el.node_a.begin(), el.node_a.end());
     node_b_ = Ints(el.node_b.begin(), el.node_b.end());
@@ -356,9 +355,9 @@ class CudaBackend : public Backend {
                                       raw<double>(scalar_mass_), raw<double>(shape_integrals_)});
   }
 
-  template <int D, bool Damped, bool Curved, bool Jacobian>
+  template <int D, bool Damped, bool Jacobian>
   void launch_element_pass(const Vector& q, const Vector& v, const NewtonMatrixCoefficients& c) {
-    using Pass = ElementPass<D, Damped, Curved, Jacobian>;
+    using Pass = ElementPass<D, Damped, Jacobian>;
     const thrust::counting_iterator<int> first(0);
     thrust::for_each(Space::policy(), first, first + Pass::kThreadsPerElement * elements_,
                      Pass{raw<ElementProperties>(properties_), raw<double>(reference_), raw<double>(scalar_mass_),
@@ -366,15 +365,10 @@ class CudaBackend : public Backend {
                           raw<double>(local_forces_), raw<double>(local_matrices_), raw<double>(energy_)});
     timings_.element_bytes += element_pass_bytes<D>(elements_, dof_count(), Jacobian);
   }
-  // The pass compiled for this model's dimension, damping and reference shapes.
-  template <int D, bool Damped, bool Curved>
-  void element_pass_of(const Vector& q, const Vector& v, bool jacobian, const NewtonMatrixCoefficients& c) {
-    jacobian ? launch_element_pass<D, Damped, Curved, true>(q, v, c)
-             : launch_element_pass<D, Damped, Curved, false>(q, v, c);
-  }
+  // The pass compiled for this model's dimension and damping.
   template <int D, bool Damped>
   void element_pass_of(const Vector& q, const Vector& v, bool jacobian, const NewtonMatrixCoefficients& c) {
-    curved_ ? element_pass_of<D, Damped, true>(q, v, jacobian, c) : element_pass_of<D, Damped, false>(q, v, jacobian, c);
+    jacobian ? launch_element_pass<D, Damped, true>(q, v, c) : launch_element_pass<D, Damped, false>(q, v, c);
   }
   template <int D>
   void element_pass_of(const Vector& q, const Vector& v, bool jacobian, const NewtonMatrixCoefficients& c) {
@@ -394,7 +388,6 @@ class CudaBackend : public Backend {
   size_t baseline_device_bytes_;
   int dimension_, elements_, local_dofs_;
   bool damped_;  // any element with material damping: the element pass reads velocities
-  bool curved_;  // any element with a curved stress-free shape: the pass has the kappa0 term
   Ints node_a_, node_b_;
   ArrayOf<Space, ElementProperties> properties_;
   Doubles reference_, scalar_mass_, shape_integrals_;

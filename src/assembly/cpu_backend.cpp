@@ -30,7 +30,6 @@ const Eigen::VectorXd& host(const Vector& v) { return v.storage<HostVector>().x;
 CpuBackend::CpuBackend(const Model& m, LinearSolverChoice solver)
     : Backend(m.dof_count(), m.constraint_count()),
       model_(m),
-      curved_(any_curved_reference(m)),
       pattern_(build_system_pattern(m)),
       constraints_(constraint_matrix(m)),
       loads_(build_load_patterns(m)),
@@ -96,7 +95,7 @@ double CpuBackend::weighted_norm(const Vector& dx_, const Vector& x_, double tol
   return worst;
 }
 
-template <int D, bool Curved>
+template <int D>
 double CpuBackend::evaluate_elements(const Eigen::VectorXd& q, const Eigen::VectorXd& v,
                                      bool jacobian, const NewtonMatrixCoefficients& c) {
   constexpr int nl = 4 * D;
@@ -112,8 +111,8 @@ double CpuBackend::evaluate_elements(const Eigen::VectorXd& q, const Eigen::Vect
       ve[i] = v[g];
     }
     ElementEvaluation<D> out;
-    evaluate_element<D, 4, true, Curved>(el.properties[e], &el.reference[static_cast<size_t>(nl) * e], qe, ve,
-                                         jacobian, out, newton_jacobian_weights(c));
+    evaluate_element<D>(el.properties[e], &el.reference[static_cast<size_t>(nl) * e], qe, ve, jacobian, out,
+                        newton_jacobian_weights(c));
     for (int i = 0; i < nl; ++i) local_forces_[static_cast<size_t>(nl) * e + i] = out.force[i];
     energy += out.energy;
     local_energy_[e] = out.energy;
@@ -128,8 +127,8 @@ double CpuBackend::evaluate_elements(const Eigen::VectorXd& q, const Eigen::Vect
 double CpuBackend::evaluate_elements(const Eigen::VectorXd& q, const Eigen::VectorXd& v, bool jacobian,
                                      const NewtonMatrixCoefficients& c) {
   if (model_.dimension == 3)
-    return curved_ ? evaluate_elements<3, true>(q, v, jacobian, c) : evaluate_elements<3, false>(q, v, jacobian, c);
-  return curved_ ? evaluate_elements<2, true>(q, v, jacobian, c) : evaluate_elements<2, false>(q, v, jacobian, c);
+    return evaluate_elements<3>(q, v, jacobian, c);
+  return evaluate_elements<2>(q, v, jacobian, c);
 }
 
 void CpuBackend::gather_forces(Eigen::VectorXd& f) const {

@@ -77,17 +77,6 @@ LoadPatterns build_load_patterns(const Model& m) {
   return p;
 }
 
-bool any_curved_reference(const Model& m) {
-  const ElementBlock& el = m.elements;
-  const int nl = 2 * m.coordinates_per_node();
-  for (int e = 0; e < el.size(); ++e) {
-    const double* e_ref = &el.reference[static_cast<size_t>(nl) * e];
-    if (m.dimension == 3 ? reference_is_curved<3>(el.properties[e], e_ref) : reference_is_curved<2>(el.properties[e], e_ref))
-      return true;
-  }
-  return false;
-}
-
 Eigen::VectorXd coordinate_scales(const Model& m) {
   Eigen::VectorXd s(m.dof_count());
   const int per_node = m.coordinates_per_node();

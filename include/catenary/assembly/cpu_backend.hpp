@@ -64,17 +64,15 @@ class CpuBackend : public Backend {
   const Eigen::SparseMatrix<double>& matrix() const { return matrix_; }
 
  private:
-  template <int D, bool Curved>
+  template <int D>
   double evaluate_elements(const Eigen::VectorXd& q, const Eigen::VectorXd& v, bool jacobian,
                            const NewtonMatrixCoefficients& c);
-  // The pass for the model's dimension and reference shapes (the same evaluate_element
-  // specialization as the CUDA backend's).
+  // The pass for the model's dimension.
   double evaluate_elements(const Eigen::VectorXd& q, const Eigen::VectorXd& v, bool jacobian,
                            const NewtonMatrixCoefficients& c);
   void gather_forces(Eigen::VectorXd& f) const;
 
   const Model& model_;
-  bool curved_;  // any element with a curved stress-free shape (any_curved_reference)
   SystemPattern pattern_;
   Eigen::SparseMatrix<double> matrix_;
   SparseDirectSolver solver_;

@@ -30,10 +30,6 @@ LoadPatterns build_load_patterns(const Model& m);
 // positions, 1 for (dimensionless) slopes and Euler parameters.
 Eigen::VectorXd coordinate_scales(const Model& m);
 
-// Whether any element's stress-free shape is curved (reference_is_curved): only then do the
-// backends' element passes take evaluate_element's curved-reference term (Curved = true).
-bool any_curved_reference(const Model& m);
-
 // q0 and q0' of all coordinates: the nodes' (Model::initial_positions, initial_velocities), then
 // the rigid bodies' (r, p and r', p' from their initial velocity and angular velocity).
 Eigen::VectorXd initial_coordinates(const Model& m);

@@ -7,8 +7,10 @@
 //   U = int_0^L [ 1/2 EA eps^2 + 1/2 EI (kappa - kappa0)^2 ] |r0'| dx
 //   eps   = (r'.r' - r0'.r0') / (2 r0'.r0')      Green-Lagrange axial strain w.r.t. the reference
 //   kappa = |r' x r''| / |r'|^3                  exact curvature (signed in the plane)
-// The kappa^2 part is evaluated through N = |r'|^2 |r''|^2 - (r'.r'')^2 = |r' x r''|^2, which is
-// smooth everywhere; the kappa0 part (curved references only) needs kappa itself.
+// Both densities are functions of the invariants A = r'.r', B = r''.r'' and C = r'.r'' (kappa^2 =
+// (A B - C^2) / A^3, smooth everywhere), except the planar beam's kappa0 kappa with its signed
+// kappa: forces and Jacobians follow from derivatives in (A, B, C) (scatter_invariant_point). The
+// kappa0 part (curved references only) needs kappa itself.
 // Material damping is Kelvin-Voigt in the strain rates: the dissipation function
 //   R = eta int [ 1/2 EA epsdot^2 + 1/2 EI |kappadot_vec|^2 ] |r0'| dx,  kappa_vec = r' x r'' / |r'|^3,
 // gives the damping force D(e) edot with D = eta int (EA g_eps g_eps^T + EI G_k^T G_k) |r0'| dx.
@@ -58,133 +60,138 @@ CATENARY_HD Vec<D> interpolate(const double* sk, const double* e) {
   return r;
 }
 
-// Gradient and Hessian of a scalar function of z = (a, b) = (r', r''), stored as D-blocks.
+// Energy density f(A, B, C) at one point as a function of the invariants A = a.a, B = b.b and
+// C = a.b of a = r' and b = r'': its value and its first and second derivatives.
+struct InvariantDerivatives {
+  double value = 0.0;
+  double fA = 0.0, fB = 0.0, fC = 0.0;
+  double fAA = 0.0, fAB = 0.0, fAC = 0.0, fBB = 0.0, fBC = 0.0, fCC = 0.0;
+};
+
+// Axial density 1/2 EA eps^2 with eps = (A - g0) / (2 g0), g0 = |r0'|^2: a function of A alone.
+CATENARY_HD InvariantDerivatives axial_density(double EA, double g0, double A) {
+  const double eps = (A - g0) / (2.0 * g0);
+  InvariantDerivatives f;
+  f.value = 0.5 * EA * eps * eps;
+  f.fA = EA * eps / (2.0 * g0);
+  f.fAA = EA / (4.0 * g0 * g0);
+  return f;
+}
+
+// Bending density EI (1/2 kappa^2 - kappa0_abs |kappa|), with kappa^2 = N / A^3 and N = A B - C^2
+// = |a x b|^2 (the constant 1/2 EI kappa0^2 is left to the caller). kappa0_abs is the spatial
+// cable's reference curvature, 0 for straight references and for the planar beam, whose
+// curvature is signed (signed_curvature). The density is g(A, N); its derivatives in (A, B, C)
+// follow by the chain rule through N_A = B, N_B = A, N_C = -2C, N_AB = 1, N_CC = -2.
+CATENARY_HD InvariantDerivatives bending_density(double EI, double A, double B, double C, double kappa0_abs) {
+  const double N = A * B - C * C;
+  const double iA = 1.0 / A, P = iA * iA * iA;  // A^-3
+  // g = 1/2 EI N A^-3
+  double g = 0.5 * EI * N * P, gA = -1.5 * EI * N * P * iA, gN = 0.5 * EI * P;
+  double gAA = 6.0 * EI * N * P * iA * iA, gAN = -1.5 * EI * P * iA, gNN = 0.0;
+  if (kappa0_abs != 0.0) {  // - EI kappa0 sqrt(N) A^-3/2 = -c s
+    // |a x b| is not differentiable at zero curvature; this term exists only for curved
+    // references, where kappa stays near kappa0 != 0. The floor keeps it finite if it passes 0.
+    const double s = sqrt(fmax(N, 1e-300)), c = EI * kappa0_abs * iA / sqrt(A);
+    g -= c * s;
+    gA += 1.5 * c * s * iA;
+    gN -= 0.5 * c / s;
+    gAA -= 3.75 * c * s * iA * iA;
+    gAN += 0.75 * c * iA / s;
+    gNN += 0.25 * c / (s * s * s);
+  }
+  InvariantDerivatives f;
+  f.value = g;
+  f.fA = gA + gN * B;
+  f.fB = gN * A;
+  f.fC = -2.0 * C * gN;
+  f.fAA = gAA + 2.0 * gAN * B + gNN * B * B;
+  f.fAB = gAN * A + gNN * A * B + gN;
+  f.fAC = -2.0 * C * (gAN + gNN * B);
+  f.fBB = gNN * A * A;
+  f.fBC = -2.0 * C * A * gNN;
+  f.fCC = 4.0 * C * C * gNN - 2.0 * gN;
+  return f;
+}
+
+// Scatter w f(A, B, C) at one point into the evaluation's rows. With e_k the D-block of shape
+// function k (a = sum sx_k e_k, b = sum sxx_k e_k), every invariant's gradient lies in span{a, b}:
+//   dA/de_k = 2 sx_k a,   dB/de_k = 2 sxx_k b,   dC/de_k = sxx_k a + sx_k b,
+// so the force block is (2 f_A sx_k + f_C sxx_k) a + (2 f_B sxx_k + f_C sx_k) b, and the Jacobian
+// block is H_kl = c_kl I + p_kl a^T + q_kl b^T: c_kl = 2 f_A sx_k sx_l + 2 f_B sxx_k sxx_l + f_C
+// (sx_k sxx_l + sxx_k sx_l) from the invariants' own Hessians, p_kl and q_kl in span{a, b} from
+// f's Hessian. No D x D Hessian in (a, b) is formed: in the device kernel (one shape function per
+// thread) the thread holds little beyond the Jacobian rows it owns. UsesB = false for a density of
+// A alone (the axial term).
+template <int D, int S, bool UsesB = true>
+CATENARY_HD void scatter_invariant_point(const HermiteShape& h, double w, const Vec<D>& a, const Vec<D>& b,
+                                         const InvariantDerivatives& f, ElementEvaluation<D, S>& out,
+                                         const JacobianWeights* jacobian) {
+  for (int r = 0; r < S; ++r) {
+    const int k = out.first + r;
+    const double sxk = pick(h.sx, k), sxxk = pick(h.sxx, k);
+    const double alpha = w * (UsesB ? 2.0 * f.fA * sxk + f.fC * sxxk : 2.0 * f.fA * sxk);
+    const double beta = UsesB ? w * (2.0 * f.fB * sxxk + f.fC * sxk) : 0.0;
+    for (int i = 0; i < D; ++i) out.force[r * D + i] += UsesB ? alpha * a[i] + beta * b[i] : alpha * a[i];
+  }
+  if (!jacobian || jacobian->stiffness == 0.0) return;
+  const double wk = w * jacobian->stiffness;
+  for (int r = 0; r < S; ++r) {
+    const int k = out.first + r;
+    const double sxk = pick(h.sx, k), sxxk = pick(h.sxx, k);
+    if constexpr (!UsesB) {
+      for (int l = 0; l < 4; ++l) {
+        const double c = wk * 2.0 * f.fA * sxk * h.sx[l], m = wk * 4.0 * f.fAA * sxk * h.sx[l];
+        for (int i = 0; i < D; ++i)
+          for (int j = 0; j < D; ++j) out.jacobian(r * D + i, l * D + j) += (i == j ? c : 0.0) + m * a[i] * a[j];
+      }
+    } else {
+      // Gradients of f_A, f_B, f_C with respect to e_k, as coefficients of (a, b), times wk.
+      const double uA0 = wk * (2.0 * sxk * f.fAA + sxxk * f.fAC), uA1 = wk * (2.0 * sxxk * f.fAB + sxk * f.fAC);
+      const double uB0 = wk * (2.0 * sxk * f.fAB + sxxk * f.fBC), uB1 = wk * (2.0 * sxxk * f.fBB + sxk * f.fBC);
+      const double uC0 = wk * (2.0 * sxk * f.fAC + sxxk * f.fCC), uC1 = wk * (2.0 * sxxk * f.fBC + sxk * f.fCC);
+      for (int l = 0; l < 4; ++l) {
+        const double sxl = h.sx[l], sxxl = h.sxx[l];
+        const double c = wk * (2.0 * f.fA * sxk * sxl + 2.0 * f.fB * sxxk * sxxl + f.fC * (sxk * sxxl + sxxk * sxl));
+        const double m00 = 2.0 * sxl * uA0 + sxxl * uC0, m10 = 2.0 * sxl * uA1 + sxxl * uC1;  // a^T's
+        const double m01 = 2.0 * sxxl * uB0 + sxl * uC0, m11 = 2.0 * sxxl * uB1 + sxl * uC1;  // b^T's
+        for (int i = 0; i < D; ++i) {
+          const double p = m00 * a[i] + m10 * b[i], q = m01 * a[i] + m11 * b[i];
+          for (int j = 0; j < D; ++j)
+            out.jacobian(r * D + i, l * D + j) += (i == j ? c : 0.0) + p * a[j] + q * b[j];
+        }
+      }
+    }
+  }
+}
+
+// Gradient and Hessian of a scalar function of (a, b), stored as D-blocks: the planar beam's
+// signed curvature term, which is not a function of the invariants.
 template <int D>
 struct PointDerivatives {
   Vec<D> ga, gb;
   Mat<D, D> haa, hab, hbb;  // hba = hab^T
-  CATENARY_HD static PointDerivatives zero() {
-    PointDerivatives p;
-    p.ga = Vec<D>::zero();
-    p.gb = Vec<D>::zero();
-    p.haa = Mat<D, D>::zero();
-    p.hab = Mat<D, D>::zero();
-    p.hbb = Mat<D, D>::zero();
-    return p;
-  }
 };
 
-// The scalar s with kappa = s / |a|^3: the signed cross product in 2D, |a x b| in 3D, and its
-// first and second derivatives.
-template <int D>
-struct CrossMagnitude;
-
-template <>
-struct CrossMagnitude<2> {
-  // s alone (N = |a x b|^2, unused in 2D); eval adds its derivatives.
-  CATENARY_HD static double value(const Vec<2>& a, const Vec<2>& b, double) { return a[0] * b[1] - a[1] * b[0]; }
-  CATENARY_HD static void eval(const Vec<2>& a, const Vec<2>& b, double N, double& s,
-                               PointDerivatives<2>& d) {
-    s = value(a, b, N);
-    d = PointDerivatives<2>::zero();
-    d.ga[0] = b[1];
-    d.ga[1] = -b[0];
-    d.gb[0] = -a[1];
-    d.gb[1] = a[0];
-    d.hab(0, 1) = 1.0;
-    d.hab(1, 0) = -1.0;
-  }
-};
-
-template <>
-struct CrossMagnitude<3> {
-  CATENARY_HD static double value(const Vec<3>&, const Vec<3>&, double N) { return sqrt(fmax(N, 1e-300)); }
-  CATENARY_HD static void eval(const Vec<3>& a, const Vec<3>& b, double N, double& s,
-                               PointDerivatives<3>& d) {
-    // |a x b| is not differentiable at zero curvature; it is only needed for curved references,
-    // where kappa stays near kappa0 != 0. The floor keeps the value finite if it ever passes 0.
-    const double A = dot(a, a), B = dot(b, b), C = dot(a, b);
-    s = value(a, b, N);
-    d = PointDerivatives<3>::zero();
-    Vec<3> Na, Nb;
-    for (int i = 0; i < 3; ++i) {
-      Na[i] = 2.0 * B * a[i] - 2.0 * C * b[i];
-      Nb[i] = 2.0 * A * b[i] - 2.0 * C * a[i];
-    }
-    const double inv2s = 0.5 / s, inv4s3 = 0.25 / (s * s * s);
-    for (int i = 0; i < 3; ++i) {
-      d.ga[i] = Na[i] * inv2s;
-      d.gb[i] = Nb[i] * inv2s;
-    }
-    // N's second derivatives: Naa = 2B I - 2 b b^T, Nab = 4 a b^T - 2 b a^T - 2C I,
-    // Nbb = 2A I - 2 a a^T.
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) {
-        const double I = (i == j) ? 1.0 : 0.0;
-        const double naa = 2.0 * B * I - 2.0 * b[i] * b[j];
-        const double nab = 4.0 * a[i] * b[j] - 2.0 * b[i] * a[j] - 2.0 * C * I;
-        const double nbb = 2.0 * A * I - 2.0 * a[i] * a[j];
-        d.haa(i, j) = naa * inv2s - Na[i] * Na[j] * inv4s3;
-        d.hab(i, j) = nab * inv2s - Na[i] * Nb[j] * inv4s3;
-        d.hbb(i, j) = nbb * inv2s - Nb[i] * Nb[j] * inv4s3;
-      }
-  }
-};
-
-// kappa^2 = N / A^3 with N = A B - C^2: gradient and (with hessian) Hessian in (a, b).
-template <int D>
-CATENARY_HD double curvature_squared(const Vec<D>& a, const Vec<D>& b, PointDerivatives<D>* d, bool hessian) {
-  const double A = dot(a, a), B = dot(b, b), C = dot(a, b);
-  const double N = A * B - C * C;
-  const double P = 1.0 / (A * A * A);
-  const double k2 = N * P;
-  if (!d) return k2;
-  Vec<D> Na, Nb, Pa;
-  for (int i = 0; i < D; ++i) {
-    Na[i] = 2.0 * B * a[i] - 2.0 * C * b[i];
-    Nb[i] = 2.0 * A * b[i] - 2.0 * C * a[i];
-    Pa[i] = -6.0 * P / A * a[i];
-  }
-  for (int i = 0; i < D; ++i) {
-    d->ga[i] = P * Na[i] + N * Pa[i];
-    d->gb[i] = P * Nb[i];
-  }
-  if (!hessian) return k2;
-  for (int i = 0; i < D; ++i)
-    for (int j = 0; j < D; ++j) {
-      const double I = (i == j) ? 1.0 : 0.0;
-      const double naa = 2.0 * B * I - 2.0 * b[i] * b[j];
-      const double nab = 4.0 * a[i] * b[j] - 2.0 * b[i] * a[j] - 2.0 * C * I;
-      const double nbb = 2.0 * A * I - 2.0 * a[i] * a[j];
-      const double paa = -6.0 * P / A * I + 48.0 * P / (A * A) * a[i] * a[j];
-      d->haa(i, j) = P * naa + Na[i] * Pa[j] + Pa[i] * Na[j] + N * paa;
-      d->hab(i, j) = P * nab + Pa[i] * Nb[j];
-      d->hbb(i, j) = P * nbb;
-    }
-  return k2;
-}
-
-// kappa = s / A^{3/2}: gradient and Hessian in (a, b).
-template <int D>
-CATENARY_HD double curvature(const Vec<D>& a, const Vec<D>& b, PointDerivatives<D>& d) {
-  const double A = dot(a, a), B = dot(b, b), C = dot(a, b);
-  double s;
-  PointDerivatives<D> ds;
-  CrossMagnitude<D>::eval(a, b, A * B - C * C, s, ds);
+// The planar beam's signed curvature kappa = s / A^{3/2}, s = a x b = a0 b1 - a1 b0, with its
+// gradient and Hessian in (a, b): ds/da = (b1, -b0), ds/db = (-a1, a0), d2s/da db = [[0, 1],
+// [-1, 0]], d2s/da2 = d2s/db2 = 0.
+CATENARY_HD double signed_curvature(const Vec<2>& a, const Vec<2>& b, PointDerivatives<2>& d) {
+  const double A = dot(a, a), s = a[0] * b[1] - a[1] * b[0];
   const double Q = 1.0 / (A * sqrt(A));
-  Vec<D> Qa;
-  for (int i = 0; i < D; ++i) Qa[i] = -3.0 * Q / A * a[i];
-  for (int i = 0; i < D; ++i) {
-    d.ga[i] = ds.ga[i] * Q + s * Qa[i];
-    d.gb[i] = ds.gb[i] * Q;
+  const double sa[2] = {b[1], -b[0]}, sb[2] = {-a[1], a[0]}, sab[2][2] = {{0.0, 1.0}, {-1.0, 0.0}};
+  double Qa[2];  // dQ/da
+  for (int i = 0; i < 2; ++i) Qa[i] = -3.0 * Q / A * a[i];
+  for (int i = 0; i < 2; ++i) {
+    d.ga[i] = sa[i] * Q + s * Qa[i];
+    d.gb[i] = sb[i] * Q;
   }
-  for (int i = 0; i < D; ++i)
-    for (int j = 0; j < D; ++j) {
-      const double I = (i == j) ? 1.0 : 0.0;
-      const double qaa = -3.0 * Q / A * I + 15.0 * Q / (A * A) * a[i] * a[j];
-      d.haa(i, j) = ds.haa(i, j) * Q + ds.ga[i] * Qa[j] + Qa[i] * ds.ga[j] + s * qaa;
-      d.hab(i, j) = ds.hab(i, j) * Q + Qa[i] * ds.gb[j];
-      d.hbb(i, j) = ds.hbb(i, j) * Q;
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 2; ++j) {
+      const double qaa = -3.0 * Q / A * (i == j ? 1.0 : 0.0) + 15.0 * Q / (A * A) * a[i] * a[j];
+      d.haa(i, j) = sa[i] * Qa[j] + Qa[i] * sa[j] + s * qaa;
+      d.hab(i, j) = sab[i][j] * Q + Qa[i] * sb[j];
+      d.hbb(i, j) = 0.0;
     }
   return s * Q;
 }
@@ -223,20 +230,18 @@ CATENARY_HD CurvatureVectorJacobian<D> curvature_vector_jacobian(const Vec<D>& a
   return J;
 }
 
-// Scatter the (a, b) gradient and Hessian at one point into the evaluation's rows: a = sum sx_k
-// e_k, b = sum sxx_k e_k. The Jacobian block of row shape function k and column shape function l
-// is w [sx_k sx_l haa + sx_k sxx_l hab + sxx_k sx_l hab^T + sxx_k sxx_l hbb] = sx_l X_k + sxx_l Y_k
-// with X_k = w (sx_k haa + sxx_k hab^T) and Y_k = w (sx_k hab + sxx_k hbb): two D x D
-// combinations per row block, then two products per column block instead of four. UsesB = false
-// for a function of a = r' alone (the axial term: gb, hab and hbb are zero and skipped).
-template <int D, int S, bool UsesB = true>
+// Scatter the (a, b) gradient and Hessian at one point into the evaluation's rows (the planar
+// signed curvature term): a = sum sx_k e_k, b = sum sxx_k e_k. The Jacobian block of row shape
+// function k and column shape function l is w [sx_k sx_l haa + sx_k sxx_l hab + sxx_k sx_l hab^T +
+// sxx_k sxx_l hbb] = sx_l X_k + sxx_l Y_k with X_k = w (sx_k haa + sxx_k hab^T) and Y_k = w (sx_k
+// hab + sxx_k hbb): two D x D combinations per row block, then two products per column block.
+template <int D, int S>
 CATENARY_HD void scatter_point(const HermiteShape& h, double w, const PointDerivatives<D>& p,
                                ElementEvaluation<D, S>& out, const JacobianWeights* jacobian) {
   for (int r = 0; r < S; ++r) {
     const int k = out.first + r;
     const double sxk = pick(h.sx, k), sxxk = pick(h.sxx, k);
-    for (int i = 0; i < D; ++i)
-      out.force[r * D + i] += w * (UsesB ? sxk * p.ga[i] + sxxk * p.gb[i] : sxk * p.ga[i]);
+    for (int i = 0; i < D; ++i) out.force[r * D + i] += w * (sxk * p.ga[i] + sxxk * p.gb[i]);
   }
   if (!jacobian || jacobian->stiffness == 0.0) return;
   const double wk = w * jacobian->stiffness;
@@ -246,13 +251,12 @@ CATENARY_HD void scatter_point(const HermiteShape& h, double w, const PointDeriv
     Mat<D, D> X, Y;
     for (int i = 0; i < D; ++i)
       for (int j = 0; j < D; ++j) {
-        X(i, j) = wk * (UsesB ? sxk * p.haa(i, j) + sxxk * p.hab(j, i) : sxk * p.haa(i, j));
-        if constexpr (UsesB) Y(i, j) = wk * (sxk * p.hab(i, j) + sxxk * p.hbb(i, j));
+        X(i, j) = wk * (sxk * p.haa(i, j) + sxxk * p.hab(j, i));
+        Y(i, j) = wk * (sxk * p.hab(i, j) + sxxk * p.hbb(i, j));
       }
     for (int l = 0; l < 4; ++l)
       for (int i = 0; i < D; ++i)
-        for (int j = 0; j < D; ++j)
-          out.jacobian(r * D + i, l * D + j) += UsesB ? h.sx[l] * X(i, j) + h.sxx[l] * Y(i, j) : h.sx[l] * X(i, j);
+        for (int j = 0; j < D; ++j) out.jacobian(r * D + i, l * D + j) += h.sx[l] * X(i, j) + h.sxx[l] * Y(i, j);
   }
 }
 
@@ -307,21 +311,14 @@ CATENARY_HD void add_axial_point(const ElementProperties& p, const ReferencePoin
                                  const double* edot, ElementEvaluation<D, S>& out,
                                  const JacobianWeights* jacobian) {
   constexpr int n = 4 * D;
-  const double g0 = r.g0;
-  const double eps = (dot(r.a, r.a) - g0) / (2.0 * g0);
-  PointDerivatives<D> axial = PointDerivatives<D>::zero();
-  for (int i = 0; i < D; ++i) axial.ga[i] = p.EA * eps * r.a[i] / g0;
-  if (jacobian)
-    for (int i = 0; i < D; ++i)
-      for (int j = 0; j < D; ++j)
-        axial.haa(i, j) = p.EA * (r.a[i] * r.a[j] / (g0 * g0) + ((i == j) ? eps / g0 : 0.0));
-  scatter_point<D, S, false>(r.h, r.w, axial, out, jacobian);
-  out.energy += r.w * 0.5 * p.EA * eps * eps;
+  const InvariantDerivatives f = axial_density(p.EA, r.g0, dot(r.a, r.a));
+  scatter_invariant_point<D, S, false>(r.h, r.w, r.a, r.b, f, out, jacobian);
+  out.energy += r.w * f.value;
   if constexpr (!Damped) return;
   if (!(p.eta > 0.0)) return;
   Vec<n> g_eps;  // d(eps)/de
   for (int k = 0; k < 4; ++k)
-    for (int i = 0; i < D; ++i) g_eps[k * D + i] = r.h.sx[k] * r.a[i] / g0;
+    for (int i = 0; i < D; ++i) g_eps[k * D + i] = r.h.sx[k] * r.a[i] / r.g0;
   add_damping_term(p.eta * p.EA * r.w, g_eps, edot, out, jacobian);
 }
 
@@ -329,7 +326,8 @@ CATENARY_HD void add_axial_point(const ElementProperties& p, const ReferencePoin
 // |a0 x b0|^2 (a0 = r0', b0 = r0''): N0 above its round-off. b0 sums terms sxx_k e_k of size up to
 // |sxx| |e|, about 1e4 times b0's own size for short elements far from the origin, so a straight
 // line's b0 carries an error of eps |sxx| |e| in any direction; and N0 = A0 B0 - C0^2 cancels to
-// about eps A0 B0 where b0 is parallel to a0. Below 1e-12 times either, the curvature is round-off.
+// about eps A0 B0 where b0 is parallel to a0. Below 1e-12 times either, the curvature is round-off
+// and taken as zero: a round-off kappa0 would bring in the kappa0 term, singular at zero curvature.
 template <int D>
 CATENARY_HD bool curved_reference_at(const HermiteShape& h, const Vec<D>& a0, const Vec<D>& b0,
                                      const double* e_ref, double& N0) {
@@ -341,25 +339,34 @@ CATENARY_HD bool curved_reference_at(const HermiteShape& h, const Vec<D>& a0, co
   return N0 > 1e-12 * A0 * (B0 + 1e-12 * b0_terms * b0_terms);
 }
 
-// Bending energy 1/2 EI (kappa - kappa0)^2 at one point, and the bending damping. Curved = false
-// compiles the kappa0 term out (see evaluate_element).
-template <int D, int S, bool Damped, bool Curved>
+// Reference curvature kappa0 at one point: signed in the plane, |a0 x b0| / |a0|^3 in space; zero
+// where curved_reference_at says the reference is straight.
+template <int D>
+CATENARY_HD double reference_curvature(const ReferencePoint<D>& r, const double* e_ref) {
+  double N0;
+  if (!curved_reference_at(r.h, r.a0, r.b0, e_ref, N0)) return 0.0;
+  const double s0 = (D == 2) ? r.a0[0] * r.b0[1] - r.a0[1] * r.b0[0] : sqrt(N0);
+  return s0 / (r.g0 * sqrt(r.g0));
+}
+
+// Bending energy 1/2 EI (kappa - kappa0)^2 at one point, and the bending damping.
+template <int D, int S, bool Damped>
 CATENARY_HD void add_bending_point(const ElementProperties& p, const ReferencePoint<D>& r, const double* e_ref,
                                    const double* edot, ElementEvaluation<D, S>& out,
                                    const JacobianWeights* jacobian) {
   constexpr int n = 4 * D;
-  PointDerivatives<D> bend = PointDerivatives<D>::zero();
-  const double k2 = curvature_squared<D>(r.a, r.b, &bend, jacobian != nullptr);
-  scatter_point(r.h, 0.5 * p.EI * r.w, bend, out, jacobian);
-  double N0;
-  if (Curved && curved_reference_at(r.h, r.a0, r.b0, e_ref, N0)) {  // - EI kappa0 kappa
-    PointDerivatives<D> kd;
-    const double kappa0 = CrossMagnitude<D>::value(r.a0, r.b0, N0) / (r.g0 * sqrt(r.g0));
-    const double kappa = curvature<D>(r.a, r.b, kd);
-    scatter_point(r.h, -p.EI * kappa0 * r.w, kd, out, jacobian);
-    out.energy += r.w * 0.5 * p.EI * (k2 - 2.0 * kappa0 * kappa + kappa0 * kappa0);
-  } else {
-    out.energy += r.w * 0.5 * p.EI * k2;
+  const double kappa0 = reference_curvature<D>(r, e_ref);
+  const InvariantDerivatives f =
+      bending_density(p.EI, dot(r.a, r.a), dot(r.b, r.b), dot(r.a, r.b), D == 3 ? kappa0 : 0.0);
+  scatter_invariant_point<D, S>(r.h, r.w, r.a, r.b, f, out, jacobian);
+  out.energy += r.w * (f.value + 0.5 * p.EI * kappa0 * kappa0);
+  if constexpr (D == 2) {
+    if (kappa0 != 0.0) {  // - EI kappa0 kappa with the signed kappa
+      PointDerivatives<2> kd;
+      const double kappa = signed_curvature(r.a, r.b, kd);
+      scatter_point(r.h, -p.EI * kappa0 * r.w, kd, out, jacobian);
+      out.energy -= r.w * p.EI * kappa0 * kappa;
+    }
   }
   if constexpr (!Damped) return;
   if (!(p.eta > 0.0)) return;
@@ -381,15 +388,13 @@ CATENARY_HD void add_bending_point(const ElementProperties& p, const ReferencePo
 // S - 1 (see ElementEvaluation). e_ref is the stress-free reference, e and edot the current
 // coordinates and velocities; all are 4*D arrays in node order. Damped = false leaves the
 // damping terms out at compile time (edot unused), for kernels over models without damping:
-// fewer registers. Likewise Curved = false leaves out the term of a curved stress-free shape
-// (kappa0), for elements whose reference_is_curved() is false: in the CUDA kernel with the
-// Jacobian that term alone pushes the thread past 255 registers into spills.
+// fewer registers.
 //
 // Quadrature: bending with five Gauss points; the axial term with the reduced rule AxialRule.
 // Full integration of the Green strain energy of cubic Hermite elements locks in bending
 // (the quadratic part of the strain cannot vanish pointwise, so spurious membrane tension
 // stiffens the element); the reduced rule removes most of it.
-template <int D, int S, bool Damped = true, bool Curved = true>
+template <int D, int S, bool Damped = true>
 CATENARY_HD void evaluate_element(const ElementProperties& p, const double* e_ref, const double* e,
                                   const double* edot, bool want_jacobian, ElementEvaluation<D, S>& out,
                                   JacobianWeights weights = {}, int first = 0) {
@@ -403,22 +408,8 @@ CATENARY_HD void evaluate_element(const ElementProperties& p, const double* e_re
     detail::add_axial_point<D, S, Damped>(p, detail::reference_point<D, AxialRule>(p, e_ref, e, g), edot, out,
                                           jacobian);
   for (int g = 0; g < GaussRule5::kPoints; ++g)
-    detail::add_bending_point<D, S, Damped, Curved>(p, detail::reference_point<D, GaussRule5>(p, e_ref, e, g), e_ref,
-                                                    edot, out, jacobian);
-}
-
-// Whether evaluate_element needs its curved-reference term for this element (Curved = true): the
-// reference is curved at one of its bending points, by the test the term itself uses.
-template <int D>
-CATENARY_HD bool reference_is_curved(const ElementProperties& p, const double* e_ref) {
-  for (int g = 0; g < GaussRule5::kPoints; ++g) {
-    const HermiteShape h = hermite_shape(GaussRule5::point(g), p.length);
-    double N0;
-    if (detail::curved_reference_at(h, detail::interpolate<D>(h.sx, e_ref), detail::interpolate<D>(h.sxx, e_ref),
-                                    e_ref, N0))
-      return true;
-  }
-  return false;
+    detail::add_bending_point<D, S, Damped>(p, detail::reference_point<D, GaussRule5>(p, e_ref, e, g), e_ref,
+                                            edot, out, jacobian);
 }
 
 // Consistent mass as a 4x4 scalar matrix (the full matrix is this Kronecker I_D):
