@@ -9,7 +9,7 @@
 //   kappa = |r' x r''| / |r'|^3                  exact curvature (signed in the plane)
 // Both densities are functions of the invariants A = r'.r', B = r''.r'' and C = r'.r'' (kappa^2 =
 // (A B - C^2) / A^3, smooth everywhere), except the planar beam's kappa0 kappa with its signed
-// kappa: forces and Jacobians follow from derivatives in (A, B, C) (scatter_invariant_point). The
+// kappa: forces and Jacobians follow from derivatives in (A, B, C) (invariant_point_derivatives). The
 // kappa0 part (curved references only) needs kappa itself.
 // Material damping is Kelvin-Voigt in the strain rates: the dissipation function
 //   R = eta int [ 1/2 EA epsdot^2 + 1/2 EI |kappadot_vec|^2 ] |r0'| dx,  kappa_vec = r' x r'' / |r'|^3,
@@ -114,69 +114,54 @@ CATENARY_HD InvariantDerivatives bending_density(double EI, double A, double B, 
   return f;
 }
 
-// Scatter w f(A, B, C) at one point into the evaluation's rows. With e_k the D-block of shape
-// function k (a = sum sx_k e_k, b = sum sxx_k e_k), every invariant's gradient lies in span{a, b}:
-//   dA/de_k = 2 sx_k a,   dB/de_k = 2 sxx_k b,   dC/de_k = sxx_k a + sx_k b,
-// so the force block is (2 f_A sx_k + f_C sxx_k) a + (2 f_B sxx_k + f_C sx_k) b, and the Jacobian
-// block is H_kl = c_kl I + p_kl a^T + q_kl b^T: c_kl = 2 f_A sx_k sx_l + 2 f_B sxx_k sxx_l + f_C
-// (sx_k sxx_l + sxx_k sx_l) from the invariants' own Hessians, p_kl and q_kl in span{a, b} from
-// f's Hessian. No D x D Hessian in (a, b) is formed: in the device kernel (one shape function per
-// thread) the thread holds little beyond the Jacobian rows it owns. UsesB = false for a density of
-// A alone (the axial term).
-template <int D, int S, bool UsesB = true>
-CATENARY_HD void scatter_invariant_point(const HermiteShape& h, double w, const Vec<D>& a, const Vec<D>& b,
-                                         const InvariantDerivatives& f, ElementEvaluation<D, S>& out,
-                                         const JacobianWeights* jacobian) {
-  for (int r = 0; r < S; ++r) {
-    const int k = out.first + r;
-    const double sxk = pick(h.sx, k), sxxk = pick(h.sxx, k);
-    const double alpha = w * (UsesB ? 2.0 * f.fA * sxk + f.fC * sxxk : 2.0 * f.fA * sxk);
-    const double beta = UsesB ? w * (2.0 * f.fB * sxxk + f.fC * sxk) : 0.0;
-    for (int i = 0; i < D; ++i) out.force[r * D + i] += UsesB ? alpha * a[i] + beta * b[i] : alpha * a[i];
-  }
-  if (!jacobian || jacobian->stiffness == 0.0) return;
-  const double wk = w * jacobian->stiffness;
-  for (int r = 0; r < S; ++r) {
-    const int k = out.first + r;
-    const double sxk = pick(h.sx, k), sxxk = pick(h.sxx, k);
-    if constexpr (!UsesB) {
-      for (int l = 0; l < 4; ++l) {
-        const double c = wk * 2.0 * f.fA * sxk * h.sx[l], m = wk * 4.0 * f.fAA * sxk * h.sx[l];
-        for (int i = 0; i < D; ++i)
-          for (int j = 0; j < D; ++j) out.jacobian(r * D + i, l * D + j) += (i == j ? c : 0.0) + m * a[i] * a[j];
-      }
-    } else {
-      // Gradients of f_A, f_B, f_C with respect to e_k, as coefficients of (a, b), times wk.
-      const double uA0 = wk * (2.0 * sxk * f.fAA + sxxk * f.fAC), uA1 = wk * (2.0 * sxxk * f.fAB + sxk * f.fAC);
-      const double uB0 = wk * (2.0 * sxk * f.fAB + sxxk * f.fBC), uB1 = wk * (2.0 * sxxk * f.fBB + sxk * f.fBC);
-      const double uC0 = wk * (2.0 * sxk * f.fAC + sxxk * f.fCC), uC1 = wk * (2.0 * sxxk * f.fBC + sxk * f.fCC);
-      for (int l = 0; l < 4; ++l) {
-        const double sxl = h.sx[l], sxxl = h.sxx[l];
-        const double c = wk * (2.0 * f.fA * sxk * sxl + 2.0 * f.fB * sxxk * sxxl + f.fC * (sxk * sxxl + sxxk * sxl));
-        const double m00 = 2.0 * sxl * uA0 + sxxl * uC0, m10 = 2.0 * sxl * uA1 + sxxl * uC1;  // a^T's
-        const double m01 = 2.0 * sxxl * uB0 + sxl * uC0, m11 = 2.0 * sxxl * uB1 + sxl * uC1;  // b^T's
-        for (int i = 0; i < D; ++i) {
-          const double p = m00 * a[i] + m10 * b[i], q = m01 * a[i] + m11 * b[i];
-          for (int j = 0; j < D; ++j)
-            out.jacobian(r * D + i, l * D + j) += (i == j ? c : 0.0) + p * a[j] + q * b[j];
-        }
-      }
-    }
-  }
-}
-
-// Gradient and Hessian of a scalar function of (a, b), stored as D-blocks: the planar beam's
-// signed curvature term, which is not a function of the invariants.
+// Gradient and Hessian of a scalar function of (a, b), stored as D-blocks.
 template <int D>
 struct PointDerivatives {
   Vec<D> ga, gb;
   Mat<D, D> haa, hab, hbb;  // hba = hab^T
 };
 
+// The (a, b) gradient and (with hessian) Hessian of f(A, B, C), by the chain rule through
+// dA = 2 a.da, dB = 2 b.db, dC = b.da + a.db:
+//   ga = 2 f_A a + f_C b,   gb = 2 f_B b + f_C a,
+//   haa = 2 f_A I + a (4 f_AA a + 2 f_AC b)^T + b (2 f_AC a + f_CC b)^T,
+//   hab = f_C I + a (2 f_AC a + 4 f_AB b)^T + b (f_CC a + 2 f_BC b)^T,
+//   hbb = 2 f_B I + a (f_CC a + 2 f_BC b)^T + b (2 f_BC a + 4 f_BB b)^T.
+// UsesB = false for a density of A alone (the axial term): gb, hab and hbb are left unset.
+// Formed once per point, the Hessian serves all of the evaluation's row blocks (scatter_point).
+template <int D, bool UsesB = true>
+CATENARY_HD PointDerivatives<D> invariant_point_derivatives(const Vec<D>& a, const Vec<D>& b,
+                                                            const InvariantDerivatives& f, bool hessian) {
+  PointDerivatives<D> d;
+  for (int i = 0; i < D; ++i) {
+    d.ga[i] = UsesB ? 2.0 * f.fA * a[i] + f.fC * b[i] : 2.0 * f.fA * a[i];
+    if constexpr (UsesB) d.gb[i] = 2.0 * f.fB * b[i] + f.fC * a[i];
+  }
+  if (!hessian) return d;
+  for (int j = 0; j < D; ++j) {
+    // Column j of the rank-two parts' right-hand factors.
+    const double aa_a = UsesB ? 4.0 * f.fAA * a[j] + 2.0 * f.fAC * b[j] : 4.0 * f.fAA * a[j];
+    const double aa_b = 2.0 * f.fAC * a[j] + f.fCC * b[j];
+    const double ab_a = 2.0 * f.fAC * a[j] + 4.0 * f.fAB * b[j], ab_b = f.fCC * a[j] + 2.0 * f.fBC * b[j];
+    const double bb_b = 2.0 * f.fBC * a[j] + 4.0 * f.fBB * b[j];
+    for (int i = 0; i < D; ++i) {
+      const double I = (i == j) ? 1.0 : 0.0;
+      if constexpr (!UsesB) {
+        d.haa(i, j) = 2.0 * f.fA * I + a[i] * aa_a;
+      } else {
+        d.haa(i, j) = 2.0 * f.fA * I + a[i] * aa_a + b[i] * aa_b;
+        d.hab(i, j) = f.fC * I + a[i] * ab_a + b[i] * ab_b;
+        d.hbb(i, j) = 2.0 * f.fB * I + a[i] * ab_b + b[i] * bb_b;
+      }
+    }
+  }
+  return d;
+}
+
 // The planar beam's signed curvature kappa = s / A^{3/2}, s = a x b = a0 b1 - a1 b0, with its
-// gradient and Hessian in (a, b): ds/da = (b1, -b0), ds/db = (-a1, a0), d2s/da db = [[0, 1],
-// [-1, 0]], d2s/da2 = d2s/db2 = 0.
-CATENARY_HD double signed_curvature(const Vec<2>& a, const Vec<2>& b, PointDerivatives<2>& d) {
+// gradient and (with hessian) Hessian in (a, b): ds/da = (b1, -b0), ds/db = (-a1, a0), d2s/da db
+// = [[0, 1], [-1, 0]], d2s/da2 = d2s/db2 = 0. Not a function of the invariants: its sign is not.
+CATENARY_HD double signed_curvature(const Vec<2>& a, const Vec<2>& b, PointDerivatives<2>& d, bool hessian) {
   const double A = dot(a, a), s = a[0] * b[1] - a[1] * b[0];
   const double Q = 1.0 / (A * sqrt(A));
   const double sa[2] = {b[1], -b[0]}, sb[2] = {-a[1], a[0]}, sab[2][2] = {{0.0, 1.0}, {-1.0, 0.0}};
@@ -186,6 +171,7 @@ CATENARY_HD double signed_curvature(const Vec<2>& a, const Vec<2>& b, PointDeriv
     d.ga[i] = sa[i] * Q + s * Qa[i];
     d.gb[i] = sb[i] * Q;
   }
+  if (!hessian) return s * Q;
   for (int i = 0; i < 2; ++i)
     for (int j = 0; j < 2; ++j) {
       const double qaa = -3.0 * Q / A * (i == j ? 1.0 : 0.0) + 15.0 * Q / (A * A) * a[i] * a[j];
@@ -194,6 +180,21 @@ CATENARY_HD double signed_curvature(const Vec<2>& a, const Vec<2>& b, PointDeriv
       d.hbb(i, j) = 0.0;
     }
   return s * Q;
+}
+
+// sum += c x, for the gradient and (with hessian) the Hessian.
+template <int D>
+CATENARY_HD void add_scaled(double c, const PointDerivatives<D>& x, PointDerivatives<D>& sum, bool hessian) {
+  for (int i = 0; i < D; ++i) {
+    sum.ga[i] += c * x.ga[i];
+    sum.gb[i] += c * x.gb[i];
+    if (hessian)
+      for (int j = 0; j < D; ++j) {
+        sum.haa(i, j) += c * x.haa(i, j);
+        sum.hab(i, j) += c * x.hab(i, j);
+        sum.hbb(i, j) += c * x.hbb(i, j);
+      }
+  }
 }
 
 // Rows of d(kappa_vec)/d(a, b), kappa_vec = a x b / |a|^3 (one component in 2D, three in 3D).
@@ -230,18 +231,20 @@ CATENARY_HD CurvatureVectorJacobian<D> curvature_vector_jacobian(const Vec<D>& a
   return J;
 }
 
-// Scatter the (a, b) gradient and Hessian at one point into the evaluation's rows (the planar
-// signed curvature term): a = sum sx_k e_k, b = sum sxx_k e_k. The Jacobian block of row shape
-// function k and column shape function l is w [sx_k sx_l haa + sx_k sxx_l hab + sxx_k sx_l hab^T +
-// sxx_k sxx_l hbb] = sx_l X_k + sxx_l Y_k with X_k = w (sx_k haa + sxx_k hab^T) and Y_k = w (sx_k
-// hab + sxx_k hbb): two D x D combinations per row block, then two products per column block.
-template <int D, int S>
+// Scatter the (a, b) gradient and Hessian at one point into the evaluation's rows: a = sum sx_k
+// e_k, b = sum sxx_k e_k. The Jacobian block of row shape function k and column shape function l
+// is w [sx_k sx_l haa + sx_k sxx_l hab + sxx_k sx_l hab^T + sxx_k sxx_l hbb] = sx_l X_k + sxx_l Y_k
+// with X_k = w (sx_k haa + sxx_k hab^T) and Y_k = w (sx_k hab + sxx_k hbb): two D x D
+// combinations per row block, then two products per column block instead of four. UsesB = false
+// for a function of a = r' alone (the axial term: gb, hab and hbb are zero and skipped).
+template <int D, int S, bool UsesB = true>
 CATENARY_HD void scatter_point(const HermiteShape& h, double w, const PointDerivatives<D>& p,
                                ElementEvaluation<D, S>& out, const JacobianWeights* jacobian) {
   for (int r = 0; r < S; ++r) {
     const int k = out.first + r;
     const double sxk = pick(h.sx, k), sxxk = pick(h.sxx, k);
-    for (int i = 0; i < D; ++i) out.force[r * D + i] += w * (sxk * p.ga[i] + sxxk * p.gb[i]);
+    for (int i = 0; i < D; ++i)
+      out.force[r * D + i] += w * (UsesB ? sxk * p.ga[i] + sxxk * p.gb[i] : sxk * p.ga[i]);
   }
   if (!jacobian || jacobian->stiffness == 0.0) return;
   const double wk = w * jacobian->stiffness;
@@ -251,12 +254,13 @@ CATENARY_HD void scatter_point(const HermiteShape& h, double w, const PointDeriv
     Mat<D, D> X, Y;
     for (int i = 0; i < D; ++i)
       for (int j = 0; j < D; ++j) {
-        X(i, j) = wk * (sxk * p.haa(i, j) + sxxk * p.hab(j, i));
-        Y(i, j) = wk * (sxk * p.hab(i, j) + sxxk * p.hbb(i, j));
+        X(i, j) = wk * (UsesB ? sxk * p.haa(i, j) + sxxk * p.hab(j, i) : sxk * p.haa(i, j));
+        if constexpr (UsesB) Y(i, j) = wk * (sxk * p.hab(i, j) + sxxk * p.hbb(i, j));
       }
     for (int l = 0; l < 4; ++l)
       for (int i = 0; i < D; ++i)
-        for (int j = 0; j < D; ++j) out.jacobian(r * D + i, l * D + j) += h.sx[l] * X(i, j) + h.sxx[l] * Y(i, j);
+        for (int j = 0; j < D; ++j)
+          out.jacobian(r * D + i, l * D + j) += UsesB ? h.sx[l] * X(i, j) + h.sxx[l] * Y(i, j) : h.sx[l] * X(i, j);
   }
 }
 
@@ -307,12 +311,13 @@ CATENARY_HD ReferencePoint<D> reference_point(const ElementProperties& p, const 
 
 // Axial energy 1/2 EA eps^2 at one point, and the Kelvin-Voigt axial damping.
 template <int D, int S, bool Damped>
-CATENARY_HD void add_axial_point(const ElementProperties& p, const ReferencePoint<D>& r,
+CATENARY_HD_FORCE_INLINE void add_axial_point(const ElementProperties& p, const ReferencePoint<D>& r,
                                  const double* edot, ElementEvaluation<D, S>& out,
                                  const JacobianWeights* jacobian) {
   constexpr int n = 4 * D;
   const InvariantDerivatives f = axial_density(p.EA, r.g0, dot(r.a, r.a));
-  scatter_invariant_point<D, S, false>(r.h, r.w, r.a, r.b, f, out, jacobian);
+  scatter_point<D, S, false>(r.h, r.w, invariant_point_derivatives<D, false>(r.a, r.b, f, jacobian != nullptr), out,
+                             jacobian);
   out.energy += r.w * f.value;
   if constexpr (!Damped) return;
   if (!(p.eta > 0.0)) return;
@@ -351,23 +356,24 @@ CATENARY_HD double reference_curvature(const ReferencePoint<D>& r, const double*
 
 // Bending energy 1/2 EI (kappa - kappa0)^2 at one point, and the bending damping.
 template <int D, int S, bool Damped>
-CATENARY_HD void add_bending_point(const ElementProperties& p, const ReferencePoint<D>& r, const double* e_ref,
+CATENARY_HD_FORCE_INLINE void add_bending_point(const ElementProperties& p, const ReferencePoint<D>& r, const double* e_ref,
                                    const double* edot, ElementEvaluation<D, S>& out,
                                    const JacobianWeights* jacobian) {
   constexpr int n = 4 * D;
   const double kappa0 = reference_curvature<D>(r, e_ref);
   const InvariantDerivatives f =
       bending_density(p.EI, dot(r.a, r.a), dot(r.b, r.b), dot(r.a, r.b), D == 3 ? kappa0 : 0.0);
-  scatter_invariant_point<D, S>(r.h, r.w, r.a, r.b, f, out, jacobian);
+  PointDerivatives<D> bend = invariant_point_derivatives<D>(r.a, r.b, f, jacobian != nullptr);
   out.energy += r.w * (f.value + 0.5 * p.EI * kappa0 * kappa0);
   if constexpr (D == 2) {
     if (kappa0 != 0.0) {  // - EI kappa0 kappa with the signed kappa
       PointDerivatives<2> kd;
-      const double kappa = signed_curvature(r.a, r.b, kd);
-      scatter_point(r.h, -p.EI * kappa0 * r.w, kd, out, jacobian);
+      const double kappa = signed_curvature(r.a, r.b, kd, jacobian != nullptr);
+      add_scaled(-p.EI * kappa0, kd, bend, jacobian != nullptr);
       out.energy -= r.w * p.EI * kappa0 * kappa;
     }
   }
+  scatter_point(r.h, r.w, bend, out, jacobian);
   if constexpr (!Damped) return;
   if (!(p.eta > 0.0)) return;
   const CurvatureVectorJacobian<D> cj = curvature_vector_jacobian<D>(r.a, r.b);
