@@ -28,6 +28,14 @@ namespace catenary::cuda {
 
 namespace {
 
+// A failed CUDA call as a SimulationError with the runtime's reason. After a kernel fault every
+// later call fails with the same sticky error: reporting it at once keeps the first cause visible
+// (a zero from cudaMemGetInfo would otherwise read as "no memory free").
+void check_cuda(cudaError_t status, const char* what) {
+  if (status != cudaSuccess)
+    throw SimulationError(std::string("CUDA: ") + what + " failed: " + cudaGetErrorString(status));
+}
+
 template <class Space>
 struct ArrayVector : Vector::Storage {
   explicit ArrayVector(int n) : x(n, 0.0) {}
@@ -92,7 +100,6 @@ class CudaBackend : public Backend {
     } else {
       solver_ = Space::on_device ? make_cusolver_qr_solver() : make_host_csr_solver();
       solver_name_ = Space::on_device ? "sparse QR" : "UMFPACK";
-      factorizes_in_solve_ = Space::on_device;
     }
     solver_->analyze(pattern_.size, pattern_.nonzeros, raw<int>(pattern_.row_ptr), raw<int>(pattern_.col_index));
     note_device_memory();
@@ -234,7 +241,7 @@ class CudaBackend : public Backend {
                                     raw<double>(array(rhs_constraints)), raw<double>(permuted_rhs_), dof_count()});
     Stopwatch w;
     solver_->solve(raw<double>(permuted_rhs_), raw<double>(permuted_solution_));
-    (factorizes_in_solve_ ? timings_.factorization : timings_.solve) += finish_stage(w);
+    timings_.solve += finish_stage(w);
     timings_.linear_iterations = solver_->iterations();
     thrust::for_each(Space::policy(), first, first + pattern_.size,
                      ScatterPermuted{raw<int>(pattern_.original_of), raw<double>(permuted_solution_),
@@ -302,7 +309,7 @@ class CudaBackend : public Backend {
   double finish_stage(Stopwatch& w) {
     if (!Space::on_device) return w.lap();
     if (!stage_timing_) return 0.0;
-    cudaDeviceSynchronize();
+    check_cuda(cudaDeviceSynchronize(), "a stage's kernels");
     if (memory_samples_ < kMemorySamples) {
       note_device_memory();
       ++memory_samples_;
@@ -316,7 +323,7 @@ class CudaBackend : public Backend {
   static size_t device_bytes_in_use() {
     if (!Space::on_device) return 0;
     size_t free_bytes = 0, total_bytes = 0;
-    cudaMemGetInfo(&free_bytes, &total_bytes);
+    check_cuda(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
     return total_bytes - free_bytes;
   }
   // The backend's share: in use now less what was in use before it allocated anything. Sampled
@@ -401,7 +408,6 @@ class CudaBackend : public Backend {
   Doubles block_values_;
   std::unique_ptr<CsrSolver> solver_;
   std::string solver_name_;
-  bool factorizes_in_solve_ = false;
   double matrix_norm_ = 0.0;
 };
 
@@ -461,7 +467,7 @@ size_t estimated_device_bytes(const Model& m) {
 
 std::unique_ptr<Backend> make_cuda_backend(const Model& m, LinearSolver solver) {
   size_t free_bytes = 0, total_bytes = 0;
-  cudaMemGetInfo(&free_bytes, &total_bytes);
+  check_cuda(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
   const size_t needed = estimated_device_bytes(m);
   if (needed > free_bytes)
     throw BackendUnavailable("the model needs about " + std::to_string(needed >> 20) + " MiB of device memory before the "
@@ -469,7 +475,7 @@ std::unique_ptr<Backend> make_cuda_backend(const Model& m, LinearSolver solver) 
   try {
     return std::make_unique<CudaBackend<DeviceSpace>>(m, solver);
   } catch (const std::bad_alloc&) {  // thrust::system::detail::bad_alloc derives from it
-    cudaMemGetInfo(&free_bytes, &total_bytes);
+    check_cuda(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
     throw BackendUnavailable("the model does not fit in device memory (" + std::to_string(free_bytes >> 20) + " of " +
                              std::to_string(total_bytes >> 20) + " MiB free)");
   }

@@ -29,10 +29,10 @@ std::unique_ptr<CsrSolver> make_host_csr_solver();
 
 #ifdef CATENARY_WITH_CUDA
 namespace catenary {
-// cuSOLVER's sparse QR (csrqr, batch of one) on device CSR arrays: the symbolic analysis runs once
-// in analyze(); each solve() factorizes the values given to factorize() and solves in one call
-// (the batched QR has no separate numeric factorization). No pivoting or reordering is done, so
-// the caller orders the unknowns (newton_unknown_order).
+// cuSOLVER's sparse QR (the low-level csrqr API) on device CSR arrays: the symbolic analysis runs
+// once in analyze(), the numeric factorization in factorize() (a zero pivot throws
+// SimulationError), and each solve() uses that factor. No pivoting or reordering is done, so the
+// caller orders the unknowns (newton_unknown_order).
 std::unique_ptr<CsrSolver> make_cusolver_qr_solver();
 // How the block-tridiagonal solver eliminates: block cyclic reduction (2 log2(N) dependent steps
 // over all N blocks, each step parallel over blocks: long chains), or block elimination along
