@@ -78,7 +78,17 @@ csvs=()
 for ((r = 1; r <= reps; ++r)); do
   csv="$out_dir/run_t${threads}_${r}.csv"
   echo "## repetition $r"
-  "$exe" --backend "$backend" "${sweep[@]}" "${solver[@]}" "${stage_times[@]}" --steps "$steps" --step "$step" --newton "$newton" --csv "$csv" "${sizes[@]}" 2>/dev/null
+  errors="$out_dir/stderr_t${threads}_${r}.txt"
+  # Exit 1: some sizes failed, each with its reason in the status column; anything else (bad
+  # arguments, no usable backend, a crash) stops the script with catenary_benchmark's own words.
+  status=0
+  "$exe" --backend "$backend" "${sweep[@]}" "${solver[@]}" "${stage_times[@]}" --steps "$steps" --step "$step" \
+    --newton "$newton" --csv "$csv" "${sizes[@]}" 2>"$errors" || status=$?
+  if [[ $status -ne 0 && $status -ne 1 ]]; then
+    echo "catenary_benchmark failed (exit $status, repetition $r); $errors:" >&2
+    tail -5 "$errors" >&2
+    exit "$status"
+  fi
   csvs+=("$csv")
 done
 

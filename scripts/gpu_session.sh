@@ -47,6 +47,8 @@ while [[ $# -gt 0 ]]; do
 done
 [[ ${#parts[@]} -gt 0 ]] || { sed -n '2,29p' "$0"; exit 2; }
 mkdir -p "$out_dir"
+# On a device machine a [gpu] test that finds no usable device fails instead of skipping.
+export CATENARY_REQUIRE_GPU=1
 
 if [[ -f "$build_dir/source_dir" ]]; then  # a pack from scripts/pack_for_device.sh
   build_dir=$(realpath "$build_dir")
@@ -85,7 +87,7 @@ for part in "${parts[@]}"; do
       ${limit:+timeout "$limit"} "$tests_exe" "[gpu]" > "$out_dir/gpu_tests.txt" 2>&1 ||
         echo "[gpu] tests FAILED or stopped (exit $?)" >> "$out_dir/gpu_tests.txt" ;;
     memcheck)
-      ${limit:+timeout "$limit"} compute-sanitizer --tool memcheck --error-exitcode 3 "$tests_exe" "[gpu]" \
+      ${limit:+timeout "$limit"} compute-sanitizer --tool memcheck --target-processes application-only --error-exitcode 3 "$tests_exe" "[gpu]" \
         > "$out_dir/gpu_memcheck.txt" 2>&1 || echo "memcheck FAILED or stopped (exit $?)" >> "$out_dir/gpu_memcheck.txt" ;;
     gpu)
       for newton in full modified; do

@@ -14,7 +14,7 @@
 
 #include "catenary/io/result_comparison.hpp"
 #ifdef CATENARY_WITH_CUDA
-#include "catenary/kernels/cuda_backend.hpp"
+#include "backend_agreement.hpp"
 #endif
 
 using namespace catenary;
@@ -211,11 +211,7 @@ TEST_CASE("a body-name column (rigid_bodies.csv) is compared as text", "[compare
 
 TEST_CASE("catenary compare passes for every shipped case (CPU against CUDA)", "[gpu]") {
 #ifdef CATENARY_WITH_CUDA
-  std::string why;
-  if (!cuda::device_available(why)) {
-    WARN("[gpu] test skipped: " << why);
-    return;
-  }
+  if (!testing::device_usable()) return;
   const fs::path out = fs::temp_directory_path() / "catenary_gpu_compare";
   fs::remove_all(out);
   fs::create_directories(out);

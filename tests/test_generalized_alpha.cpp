@@ -203,11 +203,7 @@ TEST_CASE("CUDA backend code run on the host: generalized-alpha runs equal the C
 }
 
 TEST_CASE("CUDA backend on the device: generalized-alpha runs equal the CPU backend's", "[dynamics][gpu]") {
-  std::string why;
-  if (!cuda::device_available(why)) {
-    WARN("[gpu] test skipped: " << why);
-    return;
-  }
+  if (!testing::device_usable()) return;
   const Model m = falling_cable_pendulum(10);
   auto backend = cuda::make_cuda_backend(m);
   const double d = testing::dynamic_run_difference(m, ga_settings(2e-3, 0.3, 0.8), *backend);
