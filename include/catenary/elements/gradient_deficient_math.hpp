@@ -70,11 +70,12 @@ struct InvariantDerivatives {
 
 // Axial density 1/2 EA eps^2 with eps = (A - g0) / (2 g0), g0 = |r0'|^2: a function of A alone.
 CATENARY_HD InvariantDerivatives axial_density(double EA, double g0, double A) {
-  const double eps = (A - g0) / (2.0 * g0);
+  const double half_inverse = 0.5 / g0;  // one division: the others would wait on it
+  const double eps = (A - g0) * half_inverse;
   InvariantDerivatives f;
   f.value = 0.5 * EA * eps * eps;
-  f.fA = EA * eps / (2.0 * g0);
-  f.fAA = EA / (4.0 * g0 * g0);
+  f.fA = EA * eps * half_inverse;
+  f.fAA = EA * half_inverse * half_inverse;
   return f;
 }
 
@@ -82,8 +83,10 @@ CATENARY_HD InvariantDerivatives axial_density(double EA, double g0, double A) {
 // = |a x b|^2 (the constant 1/2 EI kappa0^2 is left to the caller). kappa0_abs is the spatial
 // cable's reference curvature, 0 for straight references and for the planar beam, whose
 // curvature is signed (signed_curvature). The density is g(A, N); its derivatives in (A, B, C)
-// follow by the chain rule through N_A = B, N_B = A, N_C = -2C, N_AB = 1, N_CC = -2.
-CATENARY_HD InvariantDerivatives bending_density(double EI, double A, double B, double C, double kappa0_abs) {
+// follow by the chain rule through N_A = B, N_B = A, N_C = -2C, N_AB = 1, N_CC = -2. Second
+// derivatives only with hessian (forces alone do not need them).
+CATENARY_HD InvariantDerivatives bending_density(double EI, double A, double B, double C, double kappa0_abs,
+                                                 bool hessian) {
   const double N = A * B - C * C;
   const double iA = 1.0 / A, P = iA * iA * iA;  // A^-3
   // g = 1/2 EI N A^-3
@@ -92,19 +95,20 @@ CATENARY_HD InvariantDerivatives bending_density(double EI, double A, double B, 
   if (kappa0_abs != 0.0) {  // - EI kappa0 sqrt(N) A^-3/2 = -c s
     // |a x b| is not differentiable at zero curvature; this term exists only for curved
     // references, where kappa stays near kappa0 != 0. The floor keeps it finite if it passes 0.
-    const double s = sqrt(fmax(N, 1e-300)), c = EI * kappa0_abs * iA / sqrt(A);
+    const double s = sqrt(fmax(N, 1e-300)), c = EI * kappa0_abs * iA / sqrt(A), c_s = c / s;
     g -= c * s;
     gA += 1.5 * c * s * iA;
-    gN -= 0.5 * c / s;
+    gN -= 0.5 * c_s;
     gAA -= 3.75 * c * s * iA * iA;
-    gAN += 0.75 * c * iA / s;
-    gNN += 0.25 * c / (s * s * s);
+    gAN += 0.75 * c_s * iA;
+    gNN += 0.25 * c_s / (s * s);
   }
   InvariantDerivatives f;
   f.value = g;
   f.fA = gA + gN * B;
   f.fB = gN * A;
   f.fC = -2.0 * C * gN;
+  if (!hessian) return f;
   f.fAA = gAA + 2.0 * gAN * B + gNN * B * B;
   f.fAB = gAN * A + gNN * A * B + gN;
   f.fAC = -2.0 * C * (gAN + gNN * B);
@@ -362,7 +366,7 @@ CATENARY_HD_FORCE_INLINE void add_bending_point(const ElementProperties& p, cons
   constexpr int n = 4 * D;
   const double kappa0 = reference_curvature<D>(r, e_ref);
   const InvariantDerivatives f =
-      bending_density(p.EI, dot(r.a, r.a), dot(r.b, r.b), dot(r.a, r.b), D == 3 ? kappa0 : 0.0);
+      bending_density(p.EI, dot(r.a, r.a), dot(r.b, r.b), dot(r.a, r.b), D == 3 ? kappa0 : 0.0, jacobian != nullptr);
   PointDerivatives<D> bend = invariant_point_derivatives<D>(r.a, r.b, f, jacobian != nullptr);
   out.energy += r.w * (f.value + 0.5 * p.EI * kappa0 * kappa0);
   if constexpr (D == 2) {
