@@ -25,7 +25,8 @@ struct ElementPass {
   static constexpr int kShapes = Jacobian ? 1 : 4;  // shape functions per thread
   static constexpr int kThreadsPerElement = 4 / kShapes;
   const ElementProperties* properties;
-  const double *reference, *scalar_mass;
+  const ReferenceQuadrature* quadrature;
+  const double* scalar_mass;
   const int *node_a, *node_b;
   const double *q, *v;
   NewtonMatrixCoefficients c;
@@ -40,7 +41,7 @@ struct ElementPass {
       if constexpr (Damped) ve[i] = v[g];
     }
     ElementEvaluation<D, kShapes> out;
-    evaluate_element<D, kShapes, Damped>(properties[e], reference + kLocal * e, qe, ve, Jacobian, out,
+    evaluate_element<D, kShapes, Damped>(properties[e], quadrature[e], qe, ve, Jacobian, out,
                                          newton_jacobian_weights(c), shape);
     for (int i = 0; i < kShapes * D; ++i) local_forces[kLocal * e + shape * D + i] = out.force[i];
     if (shape == 0) energy[e] = out.energy;

@@ -61,6 +61,7 @@ class CudaBackend : public Backend {
     node_b_ = Ints(el.node_b.begin(), el.node_b.end());
     properties_ = ArrayOf<Space, ElementProperties>(el.properties.begin(), el.properties.end());
     reference_ = Doubles(el.reference.begin(), el.reference.end());
+    quadrature_ = ArrayOf<Space, ReferenceQuadrature>(el.quadrature.begin(), el.quadrature.end());
     compute_element_masses();
 
     const Eigen::SparseMatrix<double, Eigen::RowMajor> C = constraint_matrix(m);
@@ -367,7 +368,7 @@ class CudaBackend : public Backend {
     using Pass = ElementPass<D, Damped, Jacobian>;
     const thrust::counting_iterator<int> first(0);
     thrust::for_each(Space::policy(), first, first + Pass::kThreadsPerElement * elements_,
-                     Pass{raw<ElementProperties>(properties_), raw<double>(reference_), raw<double>(scalar_mass_),
+                     Pass{raw<ElementProperties>(properties_), raw<ReferenceQuadrature>(quadrature_), raw<double>(scalar_mass_),
                           raw<int>(node_a_), raw<int>(node_b_), raw<double>(array(q)), raw<double>(array(v)), c,
                           raw<double>(local_forces_), raw<double>(local_matrices_), raw<double>(energy_)});
     timings_.element_bytes += element_pass_bytes<D>(elements_, dof_count(), Jacobian);
@@ -397,6 +398,7 @@ class CudaBackend : public Backend {
   bool damped_;  // any element with material damping: the element pass reads velocities
   Ints node_a_, node_b_;
   ArrayOf<Space, ElementProperties> properties_;
+  ArrayOf<Space, ReferenceQuadrature> quadrature_;
   Doubles reference_, scalar_mass_, shape_integrals_;
   Ints c_ptr_, c_col_, ct_ptr_, ct_col_;
   Doubles c_val_, ct_val_;
@@ -446,9 +448,10 @@ std::string device_name() {
 size_t estimated_device_bytes(const Model& m) {
   const size_t ne = m.elements.size(), nl = 2 * m.coordinates_per_node(), entries = ne * nl * nl;
   const size_t unknowns = m.dof_count() + m.constraint_count();
-  // Resident: element data and local results; the CSR matrix (value, column, gather source
-  // per entry); about 12 vectors of the HHT step.
-  const size_t resident = ne * (sizeof(ElementProperties) + 8 * (nl + 16 + 4 + nl + 1 + nl * nl) + 4 * nl) +
+  // Resident: element data (with each element's ReferenceQuadrature) and local results; the CSR
+  // matrix (value, column, gather source per entry); about 12 vectors of the HHT step.
+  const size_t resident = ne * (sizeof(ElementProperties) + sizeof(ReferenceQuadrature) +
+                                8 * (nl + 16 + 4 + nl + 1 + nl * nl) + 4 * nl) +
                           entries * (8 + 4 + 4) + unknowns * 8 * 16;
   // Peak while the pattern is built: 64-bit keys and sources, sorted with a second buffer.
   const size_t pattern_build = entries * (2 * (8 + 4) + 8 + 4);

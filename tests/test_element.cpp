@@ -233,10 +233,9 @@ TEST_CASE("one shape function's rows and the weighted Jacobian equal the whole e
 // Largest |kappa0| the element math takes at the bending points of reference ref.
 template <int D>
 double largest_reference_curvature(const ElementProperties& p, const double* ref) {
+  const ReferenceQuadrature quadrature = reference_quadrature<D>(p, ref);
   double largest = 0.0;
-  for (int g = 0; g < GaussRule5::kPoints; ++g)
-    largest = std::max(largest, std::fabs(detail::reference_curvature<D>(
-                                    detail::reference_point<D, GaussRule5>(p, ref, ref, g), ref)));
+  for (double kappa0 : quadrature.kappa0) largest = std::max(largest, std::fabs(kappa0));
   return largest;
 }
 

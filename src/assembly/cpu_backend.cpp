@@ -111,8 +111,7 @@ double CpuBackend::evaluate_elements(const Eigen::VectorXd& q, const Eigen::Vect
       ve[i] = v[g];
     }
     ElementEvaluation<D> out;
-    evaluate_element<D>(el.properties[e], &el.reference[static_cast<size_t>(nl) * e], qe, ve, jacobian, out,
-                        newton_jacobian_weights(c));
+    evaluate_element<D>(el.properties[e], el.quadrature[e], qe, ve, jacobian, out, newton_jacobian_weights(c));
     for (int i = 0; i < nl; ++i) local_forces_[static_cast<size_t>(nl) * e + i] = out.force[i];
     energy += out.energy;
     local_energy_[e] = out.energy;

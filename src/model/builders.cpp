@@ -112,8 +112,11 @@ void finalize_model(Model& m) {
   ElementBlock& el = m.elements;
   el.scalar_mass.assign(16 * ne, 0.0);
   el.shape_integrals.assign(4 * ne, 0.0);
+  el.quadrature.resize(ne);
   for (int e = 0; e < ne; ++e) {
     const double* ref = &el.reference[4 * D * e];
+    el.quadrature[e] = D == 3 ? reference_quadrature<3>(el.properties[e], ref)
+                              : reference_quadrature<2>(el.properties[e], ref);
     const Mat<4, 4> M = D == 3 ? element_scalar_mass<3>(el.properties[e], ref)
                                : element_scalar_mass<2>(el.properties[e], ref);
     const Vec<4> s = D == 3 ? element_shape_integrals<3>(el.properties[e], ref)

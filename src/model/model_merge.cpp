@@ -111,6 +111,7 @@ Model merge_models(const std::vector<const Model*>& copies, std::vector<CopyRang
     append(el.reference, m.elements.reference);
     append(el.scalar_mass, m.elements.scalar_mass);
     append(el.shape_integrals, m.elements.shape_integrals);
+    append(el.quadrature, m.elements.quadrature);
     const int first_dof = out.node_dof_count(), first_row = out.linear_constraint_count();
     for (PointLoad p : m.point_loads) {
       p.dof += first_dof;

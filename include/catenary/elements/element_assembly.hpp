@@ -17,13 +17,15 @@ struct NewtonMatrixCoefficients {
 };
 
 // Bytes an element pass moves at least in the backends' layouts (per element: node indices,
-// properties, reference shape, force and energy written; with the Jacobian also the scalar mass
-// read and the local Newton matrix written), plus the coordinates and velocities read once each.
+// properties, the reference at the quadrature points, force and energy written; with the Jacobian
+// also the scalar mass read and the local Newton matrix written), plus the coordinates and
+// velocities read once each.
 // The element stage's achieved bandwidth is this over its time.
 template <int D>
 constexpr double element_pass_bytes(long elements, long dofs, bool jacobian) {
   constexpr int n = 4 * D;
-  const double per_element = 2 * sizeof(int) + sizeof(ElementProperties) + sizeof(double) * (n + n + 1) +
+  const double per_element = 2 * sizeof(int) + sizeof(ElementProperties) + sizeof(ReferenceQuadrature) +
+                             sizeof(double) * (n + 1) +
                              (jacobian ? sizeof(double) * (16 + n * n) : 0);
   return static_cast<double>(elements) * per_element + 2.0 * sizeof(double) * dofs;
 }

@@ -290,47 +290,6 @@ CATENARY_HD void add_damping_term(double c, const Vec<4 * D>& g, const double* e
 
 namespace detail {
 
-// Reference geometry at one quadrature point: a0 = r0', b0 = r0'', g0 = |r0'|^2 and the
-// quadrature weight times the reference arc length element.
-template <int D>
-struct ReferencePoint {
-  HermiteShape h;
-  Vec<D> a, b, a0, b0;
-  double g0, w;
-};
-
-template <int D, class Rule>
-CATENARY_HD ReferencePoint<D> reference_point(const ElementProperties& p, const double* e_ref,
-                                              const double* e, int g) {
-  ReferencePoint<D> r;
-  r.h = hermite_shape(Rule::point(g), p.length);
-  r.a = interpolate<D>(r.h.sx, e);
-  r.b = interpolate<D>(r.h.sxx, e);
-  r.a0 = interpolate<D>(r.h.sx, e_ref);
-  r.b0 = interpolate<D>(r.h.sxx, e_ref);
-  r.g0 = dot(r.a0, r.a0);
-  r.w = Rule::weight(g) * p.length * sqrt(r.g0);
-  return r;
-}
-
-// Axial energy 1/2 EA eps^2 at one point, and the Kelvin-Voigt axial damping.
-template <int D, int S, bool Damped>
-CATENARY_HD_FORCE_INLINE void add_axial_point(const ElementProperties& p, const ReferencePoint<D>& r,
-                                 const double* edot, ElementEvaluation<D, S>& out,
-                                 const JacobianWeights* jacobian) {
-  constexpr int n = 4 * D;
-  const InvariantDerivatives f = axial_density(p.EA, r.g0, dot(r.a, r.a));
-  scatter_point<D, S, false>(r.h, r.w, invariant_point_derivatives<D, false>(r.a, r.b, f, jacobian != nullptr), out,
-                             jacobian);
-  out.energy += r.w * f.value;
-  if constexpr (!Damped) return;
-  if (!(p.eta > 0.0)) return;
-  Vec<n> g_eps;  // d(eps)/de
-  for (int k = 0; k < 4; ++k)
-    for (int i = 0; i < D; ++i) g_eps[k * D + i] = r.h.sx[k] * r.a[i] / r.g0;
-  add_damping_term(p.eta * p.EA * r.w, g_eps, edot, out, jacobian);
-}
-
 // Whether the stress-free reference is curved at a point of reference shape e_ref, and N0 =
 // |a0 x b0|^2 (a0 = r0', b0 = r0''): N0 above its round-off. b0 sums terms sxx_k e_k of size up to
 // |sxx| |e|, about 1e4 times b0's own size for short elements far from the origin, so a straight
@@ -348,41 +307,104 @@ CATENARY_HD bool curved_reference_at(const HermiteShape& h, const Vec<D>& a0, co
   return N0 > 1e-12 * A0 * (B0 + 1e-12 * b0_terms * b0_terms);
 }
 
-// Reference curvature kappa0 at one point: signed in the plane, |a0 x b0| / |a0|^3 in space; zero
-// where curved_reference_at says the reference is straight.
+}  // namespace detail
+
+// All evaluate_element needs of the stress-free reference, at the element's quadrature points:
+// g0 = |r0'|^2, the quadrature weight times the arc length element L |r0'|, and the reference
+// curvature kappa0 (signed in the plane, |r0' x r0''| / |r0'|^3 in space; zero where
+// curved_reference_at says the reference is straight). Constant over a run: the backends compute
+// it once per element, and the element pass reads these 16 numbers instead of interpolating the
+// reference (and testing its curvature) at every point of every evaluation.
+struct ReferenceQuadrature {
+  double axial_g0[AxialRule::kPoints], axial_w[AxialRule::kPoints];
+  double bending_w[GaussRule5::kPoints], kappa0[GaussRule5::kPoints];
+};
+
 template <int D>
-CATENARY_HD double reference_curvature(const ReferencePoint<D>& r, const double* e_ref) {
-  double N0;
-  if (!curved_reference_at(r.h, r.a0, r.b0, e_ref, N0)) return 0.0;
-  const double s0 = (D == 2) ? r.a0[0] * r.b0[1] - r.a0[1] * r.b0[0] : sqrt(N0);
-  return s0 / (r.g0 * sqrt(r.g0));
+CATENARY_HD ReferenceQuadrature reference_quadrature(const ElementProperties& p, const double* e_ref) {
+  ReferenceQuadrature r;
+  for (int g = 0; g < AxialRule::kPoints; ++g) {
+    const HermiteShape h = hermite_shape(AxialRule::point(g), p.length);
+    const Vec<D> a0 = detail::interpolate<D>(h.sx, e_ref);
+    r.axial_g0[g] = dot(a0, a0);
+    r.axial_w[g] = AxialRule::weight(g) * p.length * sqrt(r.axial_g0[g]);
+  }
+  for (int g = 0; g < GaussRule5::kPoints; ++g) {
+    const HermiteShape h = hermite_shape(GaussRule5::point(g), p.length);
+    const Vec<D> a0 = detail::interpolate<D>(h.sx, e_ref), b0 = detail::interpolate<D>(h.sxx, e_ref);
+    const double g0 = dot(a0, a0);
+    r.bending_w[g] = GaussRule5::weight(g) * p.length * sqrt(g0);
+    double N0;
+    r.kappa0[g] = 0.0;
+    if (detail::curved_reference_at(h, a0, b0, e_ref, N0)) {
+      const double s0 = (D == 2) ? a0[0] * b0[1] - a0[1] * b0[0] : sqrt(N0);
+      r.kappa0[g] = s0 / (g0 * sqrt(g0));
+    }
+  }
+  return r;
+}
+
+namespace detail {
+
+// The current configuration at one quadrature point: the shape functions, a = r' and b = r''.
+template <int D>
+struct CurrentPoint {
+  HermiteShape h;
+  Vec<D> a, b;
+};
+
+template <int D, class Rule>
+CATENARY_HD CurrentPoint<D> current_point(const ElementProperties& p, const double* e, int g) {
+  CurrentPoint<D> r;
+  r.h = hermite_shape(Rule::point(g), p.length);
+  r.a = interpolate<D>(r.h.sx, e);
+  r.b = interpolate<D>(r.h.sxx, e);
+  return r;
+}
+
+// Axial energy 1/2 EA eps^2 at one point (g0 = |r0'|^2, w the quadrature weight times the
+// reference arc length element), and the Kelvin-Voigt axial damping.
+template <int D, int S, bool Damped>
+CATENARY_HD_FORCE_INLINE void add_axial_point(const ElementProperties& p, const CurrentPoint<D>& r, double g0,
+                                              double w, const double* edot, ElementEvaluation<D, S>& out,
+                                              const JacobianWeights* jacobian) {
+  constexpr int n = 4 * D;
+  const InvariantDerivatives f = axial_density(p.EA, g0, dot(r.a, r.a));
+  scatter_point<D, S, false>(r.h, w, invariant_point_derivatives<D, false>(r.a, r.b, f, jacobian != nullptr), out,
+                             jacobian);
+  out.energy += w * f.value;
+  if constexpr (!Damped) return;
+  if (!(p.eta > 0.0)) return;
+  Vec<n> g_eps;  // d(eps)/de
+  for (int k = 0; k < 4; ++k)
+    for (int i = 0; i < D; ++i) g_eps[k * D + i] = r.h.sx[k] * r.a[i] / g0;
+  add_damping_term(p.eta * p.EA * w, g_eps, edot, out, jacobian);
 }
 
 // Bending energy 1/2 EI (kappa - kappa0)^2 at one point, and the bending damping.
 template <int D, int S, bool Damped>
-CATENARY_HD_FORCE_INLINE void add_bending_point(const ElementProperties& p, const ReferencePoint<D>& r, const double* e_ref,
-                                   const double* edot, ElementEvaluation<D, S>& out,
-                                   const JacobianWeights* jacobian) {
+CATENARY_HD_FORCE_INLINE void add_bending_point(const ElementProperties& p, const CurrentPoint<D>& r, double w,
+                                                double kappa0, const double* edot, ElementEvaluation<D, S>& out,
+                                                const JacobianWeights* jacobian) {
   constexpr int n = 4 * D;
-  const double kappa0 = reference_curvature<D>(r, e_ref);
   const InvariantDerivatives f =
       bending_density(p.EI, dot(r.a, r.a), dot(r.b, r.b), dot(r.a, r.b), D == 3 ? kappa0 : 0.0, jacobian != nullptr);
   PointDerivatives<D> bend = invariant_point_derivatives<D>(r.a, r.b, f, jacobian != nullptr);
-  out.energy += r.w * (f.value + 0.5 * p.EI * kappa0 * kappa0);
+  out.energy += w * (f.value + 0.5 * p.EI * kappa0 * kappa0);
   if constexpr (D == 2) {
     if (kappa0 != 0.0) {  // - EI kappa0 kappa with the signed kappa
       PointDerivatives<2> kd;
       const double kappa = signed_curvature(r.a, r.b, kd, jacobian != nullptr);
       add_scaled(-p.EI * kappa0, kd, bend, jacobian != nullptr);
-      out.energy -= r.w * p.EI * kappa0 * kappa;
+      out.energy -= w * p.EI * kappa0 * kappa;
     }
   }
-  scatter_point(r.h, r.w, bend, out, jacobian);
+  scatter_point(r.h, w, bend, out, jacobian);
   if constexpr (!Damped) return;
   if (!(p.eta > 0.0)) return;
   const CurvatureVectorJacobian<D> cj = curvature_vector_jacobian<D>(r.a, r.b);
   constexpr int R = CurvatureVectorJacobian<D>::kRows;
-  const double c = p.eta * p.EI * r.w;
+  const double c = p.eta * p.EI * w;
   for (int row = 0; row < R; ++row) {
     Vec<n> G;  // d(kappa_vec[row])/de
     for (int k = 0; k < 4; ++k)
@@ -395,17 +417,17 @@ CATENARY_HD_FORCE_INLINE void add_bending_point(const ElementProperties& p, cons
 
 // Strain energy, internal (elastic + damping) force and, when want_jacobian, the weighted sum of
 // the stiffness d2U/de2 and the damping matrix, in the rows of shape functions first .. first +
-// S - 1 (see ElementEvaluation). e_ref is the stress-free reference, e and edot the current
-// coordinates and velocities; all are 4*D arrays in node order. Damped = false leaves the
-// damping terms out at compile time (edot unused), for kernels over models without damping:
-// fewer registers.
+// S - 1 (see ElementEvaluation). ref is the stress-free reference at the quadrature points
+// (reference_quadrature), e and edot the current coordinates and velocities (4*D arrays in node
+// order). Damped = false leaves the damping terms out at compile time (edot unused), for kernels
+// over models without damping: fewer registers.
 //
 // Quadrature: bending with five Gauss points; the axial term with the reduced rule AxialRule.
 // Full integration of the Green strain energy of cubic Hermite elements locks in bending
 // (the quadratic part of the strain cannot vanish pointwise, so spurious membrane tension
 // stiffens the element); the reduced rule removes most of it.
 template <int D, int S, bool Damped = true>
-CATENARY_HD void evaluate_element(const ElementProperties& p, const double* e_ref, const double* e,
+CATENARY_HD void evaluate_element(const ElementProperties& p, const ReferenceQuadrature& ref, const double* e,
                                   const double* edot, bool want_jacobian, ElementEvaluation<D, S>& out,
                                   JacobianWeights weights = {}, int first = 0) {
   using Rows = ElementEvaluation<D, S>;
@@ -415,11 +437,20 @@ CATENARY_HD void evaluate_element(const ElementProperties& p, const double* e_re
   out.energy = 0.0;
   if (want_jacobian) out.jacobian = Mat<Rows::kRows, Rows::kDofs>::zero();
   for (int g = 0; g < AxialRule::kPoints; ++g)
-    detail::add_axial_point<D, S, Damped>(p, detail::reference_point<D, AxialRule>(p, e_ref, e, g), edot, out,
-                                          jacobian);
+    detail::add_axial_point<D, S, Damped>(p, detail::current_point<D, AxialRule>(p, e, g), ref.axial_g0[g],
+                                          ref.axial_w[g], edot, out, jacobian);
   for (int g = 0; g < GaussRule5::kPoints; ++g)
-    detail::add_bending_point<D, S, Damped>(p, detail::reference_point<D, GaussRule5>(p, e_ref, e, g), e_ref,
-                                            edot, out, jacobian);
+    detail::add_bending_point<D, S, Damped>(p, detail::current_point<D, GaussRule5>(p, e, g), ref.bending_w[g],
+                                            ref.kappa0[g], edot, out, jacobian);
+}
+
+// The same from the reference coordinates e_ref (4*D), for single evaluations (tests, the element
+// benchmark); the backends keep each element's ReferenceQuadrature.
+template <int D, int S, bool Damped = true>
+CATENARY_HD void evaluate_element(const ElementProperties& p, const double* e_ref, const double* e,
+                                  const double* edot, bool want_jacobian, ElementEvaluation<D, S>& out,
+                                  JacobianWeights weights = {}, int first = 0) {
+  evaluate_element<D, S, Damped>(p, reference_quadrature<D>(p, e_ref), e, edot, want_jacobian, out, weights, first);
 }
 
 // Consistent mass as a 4x4 scalar matrix (the full matrix is this Kronecker I_D):

@@ -32,6 +32,7 @@ struct ElementBlock {
   std::vector<double> reference;        // 4*D per element: stress-free e_ref
   std::vector<double> scalar_mass;      // 16 per element: element_scalar_mass
   std::vector<double> shape_integrals;  // 4 per element: element_shape_integrals
+  std::vector<ReferenceQuadrature> quadrature;  // the reference at the quadrature points
   int size() const { return static_cast<int>(node_a.size()); }
 };
 
