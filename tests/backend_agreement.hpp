@@ -31,7 +31,8 @@ inline double relative_difference(const Eigen::SparseMatrix<double>& reference, 
 
 // The operators of `other` (a CUDA backend) against a CpuBackend at random states of m.
 inline void check_operators_agree(const Model& m, Backend& other, unsigned seed) {
-  CpuBackend cpu(m);
+  CpuBackend cpu = umfpack_backend(m);
+  REQUIRE(cpu.linear_solver() == "UMFPACK");
   const int n = m.dof_count(), rows = m.constraint_count();
   std::mt19937 rng(seed);
   std::uniform_real_distribution<double> U(-1.0, 1.0);
@@ -130,7 +131,7 @@ inline void check_operators_agree(const Model& m, Backend& other, unsigned seed)
 // different settings (other_settings) that must reach the same solution.
 inline double dynamic_run_difference(const Model& m, const AnalysisSettings& a, Backend& other,
                                      const AnalysisSettings* other_settings = nullptr) {
-  const RunResult reference = run_model(m, a);
+  const RunResult reference = run_model_umfpack(m, a);
   const RunResult result = run_model_on(other, m, other_settings ? *other_settings : a);
   REQUIRE(result.frames.size() == reference.frames.size());
   double worst = 0.0;

@@ -1,5 +1,5 @@
-// The CPU backend's block chain elimination (solve/chain_solver.hpp) against UMFPACK, the CPU
-// backend's default: the same Newton matrices solved by both, and whole HHT runs.
+// The CPU backend's block chain elimination (solve/chain_solver.hpp; its default for chain
+// models) against UMFPACK: the same Newton matrices solved by both, and whole HHT runs.
 #include <catch2/catch.hpp>
 
 #include <random>
@@ -22,7 +22,8 @@ double relative_difference(const Eigen::VectorXd& reference, const Eigen::Vector
 // Both backends assemble the Newton matrix at the same random state (the same code, so the same
 // matrix) and solve the same random right-hand side; returns the relative difference.
 double solve_difference(const Model& m, unsigned seed) {
-  CpuBackend umfpack(m), chains(m, LinearSolverChoice::ChainElimination);
+  CpuBackend umfpack = umfpack_backend(m), chains(m, LinearSolverChoice::ChainElimination);
+  REQUIRE(umfpack.linear_solver() == "UMFPACK");
   REQUIRE(chains.linear_solver() == "block chain elimination");
   std::mt19937 rng(seed);
   std::uniform_real_distribution<double> U(-1.0, 1.0);
@@ -58,7 +59,7 @@ TEST_CASE("CPU chain elimination solves the Newton matrix as UMFPACK does", "[ch
 TEST_CASE("CPU chain elimination: HHT runs equal UMFPACK's", "[chain-solver][dynamics]") {
   const Model m = falling_cable_pendulum(10);
   const AnalysisSettings a = dynamic_settings(2e-3, 0.3, -0.1);
-  const RunResult reference = run_model(m, a);
+  const RunResult reference = run_model_umfpack(m, a);
   CpuBackend chains(m, LinearSolverChoice::ChainElimination);
   const RunResult result = run_model_on(chains, m, a);
   REQUIRE(result.frames.size() == reference.frames.size());
@@ -69,11 +70,16 @@ TEST_CASE("CPU chain elimination: HHT runs equal UMFPACK's", "[chain-solver][dyn
   CHECK(worst < 1e-9);
 }
 
-TEST_CASE("CPU chain elimination needs a chain model; other solver names keep UMFPACK", "[chain-solver][backend]") {
+TEST_CASE("CPU solver choice: chain elimination by default for chains, UMFPACK otherwise and when named",
+          "[chain-solver][backend]") {
   const Model beams = rancf_pendulum(21e6);  // joints between nodes: not a chain
   CHECK_THROWS_WITH(CpuBackend(beams, LinearSolverChoice::ChainElimination),
                     Catch::Contains("block chain elimination needs node blocks"));
+  CHECK(CpuBackend(beams).linear_solver() == "UMFPACK");
   const Model cable = falling_cable_pendulum(4);
+  CHECK(CpuBackend(cable).linear_solver() == "block chain elimination");
+  CHECK(CpuBackend(stiffness_sweep_batch(3, 4)).linear_solver() == "block chain elimination");
+  CHECK(umfpack_backend(cable).linear_solver() == "UMFPACK");
   const SelectedBackend chosen = make_backend(BackendChoice::Cpu, cable, LinearSolverChoice::ChainElimination);
   CHECK(chosen.notice.empty());
   CHECK(chosen.backend->linear_solver() == "block chain elimination");

@@ -78,6 +78,16 @@ inline RunResult run_model(const Model& m, const AnalysisSettings& a, double out
   return run_model_on(backend, m, a, output_interval);
 }
 
+// The CPU backend with UMFPACK, its general sparse LU (what "sparse_qr", the general sparse
+// direct solver, names on the CPU): the independent reference of the block solvers' tests, which
+// the CPU backend's default (chain elimination for chain models) is not.
+inline CpuBackend umfpack_backend(const Model& m) { return CpuBackend(m, LinearSolverChoice::SparseQr); }
+
+inline RunResult run_model_umfpack(const Model& m, const AnalysisSettings& a) {
+  CpuBackend backend = umfpack_backend(m);
+  return run_model_on(backend, m, a);
+}
+
 inline AnalysisSettings static_settings(int load_steps) {
   AnalysisSettings a;
   a.type = AnalysisSettings::Type::Static;

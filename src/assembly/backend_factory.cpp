@@ -50,7 +50,7 @@ SelectedBackend make_backend(BackendChoice choice, const Model& m, LinearSolverC
   if (s.backend->name() == "cpu" && solver != LinearSolverChoice::Auto && solver != LinearSolverChoice::ChainElimination)
     s.notice += std::string(s.notice.empty() ? "" : "; ") +
                 "analysis.linear_solver applies to the CUDA backend: the CPU backend factorizes with UMFPACK "
-                "(or, asked for, by chain elimination)";
+                "(by chain elimination if asked for, or by default for a chain model)";
   return s;
 }
 

@@ -44,11 +44,13 @@ CpuBackend::CpuBackend(const Model& m, LinearSolverChoice solver)
   local_matrices_.assign(ne * nl * nl, 0.0);
   local_forces_.assign(ne * nl, 0.0);
   local_energy_.assign(ne, 0.0);
-  if (solver == LinearSolverChoice::ChainElimination) {
+  if (solver == LinearSolverChoice::ChainElimination || solver == LinearSolverChoice::Auto) {
     std::string why;
     const std::optional<BlockChainOrdering> chain = block_chain_ordering(m, &why);
-    if (!chain) throw BackendUnavailable("block chain elimination needs node blocks: " + why);
-    chain_solver_ = std::make_unique<ChainSolver>(*chain, matrix_);
+    if (chain)
+      chain_solver_ = std::make_unique<ChainSolver>(*chain, matrix_);
+    else if (solver == LinearSolverChoice::ChainElimination)
+      throw BackendUnavailable("block chain elimination needs node blocks: " + why);
   }
 }
 
