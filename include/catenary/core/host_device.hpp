@@ -2,7 +2,7 @@
 // Marks functions that are compiled for both the host and CUDA devices. The element math is
 // written once with this marker so that the CPU path and the CUDA kernels call the same code.
 // CATENARY_HD_FORCE_INLINE is for the element math's per-point steps, which GCC otherwise leaves
-// out of line on the host (measured: a seventh longer element stage; see docs/benchmarks.md).
+// out of line on the host (measured: a 7 % longer element stage; docs/design.md, seventh session).
 #if defined(__CUDACC__)
 #define CATENARY_HD __host__ __device__ inline
 #define CATENARY_HD_FORCE_INLINE __host__ __device__ __forceinline__

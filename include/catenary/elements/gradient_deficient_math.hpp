@@ -9,8 +9,8 @@
 //   kappa = |r' x r''| / |r'|^3                  exact curvature (signed in the plane)
 // Both densities are functions of the invariants A = r'.r', B = r''.r'' and C = r'.r'' (kappa^2 =
 // (A B - C^2) / A^3, smooth everywhere), except the planar beam's kappa0 kappa with its signed
-// kappa: forces and Jacobians follow from derivatives in (A, B, C) (invariant_point_derivatives). The
-// kappa0 part (curved references only) needs kappa itself.
+// kappa: forces and Jacobians follow from derivatives in (A, B, C) (invariant_point_derivatives).
+// The kappa0 part (curved references only) needs kappa itself.
 // Material damping is Kelvin-Voigt in the strain rates: the dissipation function
 //   R = eta int [ 1/2 EA epsdot^2 + 1/2 EI |kappadot_vec|^2 ] |r0'| dx,  kappa_vec = r' x r'' / |r'|^3,
 // gives the damping force D(e) edot with D = eta int (EA g_eps g_eps^T + EI G_k^T G_k) |r0'| dx.
