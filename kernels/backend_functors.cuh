@@ -51,22 +51,6 @@ struct ElementPass {
   }
 };
 
-// One element's consistent mass (once per model), from its properties and reference shape.
-template <int D>
-struct ElementMass {
-  const ElementProperties* properties;
-  const double* reference;
-  double *scalar_mass, *shape_integrals;
-  CATENARY_HD void operator()(int e) const {
-    const Mat<4, 4> M = element_scalar_mass<D>(properties[e], reference + 4 * D * e);
-    const Vec<4> s = element_shape_integrals<D>(properties[e], reference + 4 * D * e);
-    for (int k = 0; k < 4; ++k) {
-      shape_integrals[4 * e + k] = s[k];
-      for (int l = 0; l < 4; ++l) scalar_mass[16 * e + 4 * k + l] = M(k, l);
-    }
-  }
-};
-
 // One element's mass product M_e x_e into its local force slots.
 template <int D>
 struct ElementMassProduct {

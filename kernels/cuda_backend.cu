@@ -60,9 +60,10 @@ class CudaBackend : public Backend {
     node_a_ = Ints(el.node_a.begin(), el.node_a.end());
     node_b_ = Ints(el.node_b.begin(), el.node_b.end());
     properties_ = ArrayOf<Space, ElementProperties>(el.properties.begin(), el.properties.end());
-    reference_ = Doubles(el.reference.begin(), el.reference.end());
     quadrature_ = ArrayOf<Space, ReferenceQuadrature>(el.quadrature.begin(), el.quadrature.end());
-    compute_element_masses();
+    // finalize_model's per-element data, as the CPU backend reads it: the same numbers on both.
+    scalar_mass_ = Doubles(el.scalar_mass.begin(), el.scalar_mass.end());
+    shape_integrals_ = Doubles(el.shape_integrals.begin(), el.shape_integrals.end());
 
     const Eigen::SparseMatrix<double, Eigen::RowMajor> C = constraint_matrix(m);
     const Eigen::SparseMatrix<double, Eigen::RowMajor> Ct = C.transpose();
@@ -349,20 +350,6 @@ class CudaBackend : public Backend {
     val = Doubles(A.valuePtr(), A.valuePtr() + A.nonZeros());
   }
 
-  void compute_element_masses() {
-    scalar_mass_ = Doubles(16 * static_cast<size_t>(elements_), 0.0);
-    shape_integrals_ = Doubles(4 * static_cast<size_t>(elements_), 0.0);
-    const thrust::counting_iterator<int> first(0);
-    if (dimension_ == 3)
-      thrust::for_each(Space::policy(), first, first + elements_,
-                       ElementMass<3>{raw<ElementProperties>(properties_), raw<double>(reference_),
-                                      raw<double>(scalar_mass_), raw<double>(shape_integrals_)});
-    else
-      thrust::for_each(Space::policy(), first, first + elements_,
-                       ElementMass<2>{raw<ElementProperties>(properties_), raw<double>(reference_),
-                                      raw<double>(scalar_mass_), raw<double>(shape_integrals_)});
-  }
-
   template <int D, bool Damped, bool Jacobian>
   void launch_element_pass(const Vector& q, const Vector& v, const NewtonMatrixCoefficients& c) {
     using Pass = ElementPass<D, Damped, Jacobian>;
@@ -399,7 +386,7 @@ class CudaBackend : public Backend {
   Ints node_a_, node_b_;
   ArrayOf<Space, ElementProperties> properties_;
   ArrayOf<Space, ReferenceQuadrature> quadrature_;
-  Doubles reference_, scalar_mass_, shape_integrals_;
+  Doubles scalar_mass_, shape_integrals_;
   Ints c_ptr_, c_col_, ct_ptr_, ct_col_;
   Doubles c_val_, ct_val_;
   Doubles load_patterns_;  // one dof-sized vector per pattern, back to back
@@ -448,10 +435,11 @@ std::string device_name() {
 size_t estimated_device_bytes(const Model& m) {
   const size_t ne = m.elements.size(), nl = 2 * m.coordinates_per_node(), entries = ne * nl * nl;
   const size_t unknowns = m.dof_count() + m.constraint_count();
-  // Resident: element data (with each element's ReferenceQuadrature) and local results; the CSR
-  // matrix (value, column, gather source per entry); about 12 vectors of the HHT step.
+  // Resident: element data (properties, ReferenceQuadrature, scalar mass, shape integrals) and
+  // local results; the CSR matrix (value, column, gather source per entry); about 12 vectors of
+  // the HHT step.
   const size_t resident = ne * (sizeof(ElementProperties) + sizeof(ReferenceQuadrature) +
-                                8 * (nl + 16 + 4 + nl + 1 + nl * nl) + 4 * nl) +
+                                8 * (16 + 4 + nl + 1 + nl * nl) + 4 * nl) +
                           entries * (8 + 4 + 4) + unknowns * 8 * 16;
   // Peak while the pattern is built: 64-bit keys and sources, sorted with a second buffer.
   const size_t pattern_build = entries * (2 * (8 + 4) + 8 + 4);

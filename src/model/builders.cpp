@@ -117,10 +117,8 @@ void finalize_model(Model& m) {
     const double* ref = &el.reference[4 * D * e];
     el.quadrature[e] = D == 3 ? reference_quadrature<3>(el.properties[e], ref)
                               : reference_quadrature<2>(el.properties[e], ref);
-    const Mat<4, 4> M = D == 3 ? element_scalar_mass<3>(el.properties[e], ref)
-                               : element_scalar_mass<2>(el.properties[e], ref);
-    const Vec<4> s = D == 3 ? element_shape_integrals<3>(el.properties[e], ref)
-                            : element_shape_integrals<2>(el.properties[e], ref);
+    const Mat<4, 4> M = element_scalar_mass(el.properties[e], el.quadrature[e]);
+    const Vec<4> s = element_shape_integrals(el.properties[e], el.quadrature[e]);
     for (int k = 0; k < 4; ++k) {
       el.shape_integrals[4 * e + k] = s[k];
       for (int l = 0; l < 4; ++l) el.scalar_mass[16 * e + 4 * k + l] = M(k, l);

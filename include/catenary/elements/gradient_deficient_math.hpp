@@ -454,14 +454,12 @@ CATENARY_HD void evaluate_element(const ElementProperties& p, const double* e_re
 }
 
 // Consistent mass as a 4x4 scalar matrix (the full matrix is this Kronecker I_D):
-// M_kl = rhoA int S_k S_l |r0'| dx.
-template <int D>
-CATENARY_HD Mat<4, 4> element_scalar_mass(const ElementProperties& p, const double* e_ref) {
+// M_kl = rhoA int S_k S_l |r0'| dx, over the bending points' weights of the reference quadrature.
+CATENARY_HD Mat<4, 4> element_scalar_mass(const ElementProperties& p, const ReferenceQuadrature& ref) {
   Mat<4, 4> M = Mat<4, 4>::zero();
   for (int g = 0; g < GaussRule5::kPoints; ++g) {
     const HermiteShape h = hermite_shape(GaussRule5::point(g), p.length);
-    const Vec<D> a0 = detail::interpolate<D>(h.sx, e_ref);
-    const double w = GaussRule5::weight(g) * p.length * sqrt(dot(a0, a0)) * p.rhoA;
+    const double w = ref.bending_w[g] * p.rhoA;
     for (int k = 0; k < 4; ++k)
       for (int l = 0; l < 4; ++l) M(k, l) += w * h.s[k] * h.s[l];
   }
@@ -469,14 +467,11 @@ CATENARY_HD Mat<4, 4> element_scalar_mass(const ElementProperties& p, const doub
 }
 
 // Load vector weights for a force per unit reference length f: F_k = f * int S_k |r0'| dx.
-template <int D>
-CATENARY_HD Vec<4> element_shape_integrals(const ElementProperties& p, const double* e_ref) {
+CATENARY_HD Vec<4> element_shape_integrals(const ElementProperties& p, const ReferenceQuadrature& ref) {
   Vec<4> s = Vec<4>::zero();
   for (int g = 0; g < GaussRule5::kPoints; ++g) {
     const HermiteShape h = hermite_shape(GaussRule5::point(g), p.length);
-    const Vec<D> a0 = detail::interpolate<D>(h.sx, e_ref);
-    const double w = GaussRule5::weight(g) * p.length * sqrt(dot(a0, a0));
-    for (int k = 0; k < 4; ++k) s[k] += w * h.s[k];
+    for (int k = 0; k < 4; ++k) s[k] += ref.bending_w[g] * h.s[k];
   }
   return s;
 }
