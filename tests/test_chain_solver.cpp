@@ -2,6 +2,8 @@
 // models) against UMFPACK: the same Newton matrices solved by both, and whole HHT runs.
 #include <catch2/catch.hpp>
 
+#include <omp.h>
+
 #include <random>
 
 #include "catenary/assembly/backend_factory.hpp"
@@ -19,12 +21,19 @@ double relative_difference(const Eigen::VectorXd& reference, const Eigen::Vector
   return (reference - other).cwiseAbs().maxCoeff() / reference.cwiseAbs().maxCoeff();
 }
 
-// Both backends assemble the Newton matrix at the same random state (the same code, so the same
-// matrix) and solve the same random right-hand side; returns the relative difference.
-double solve_difference(const Model& m, unsigned seed) {
-  CpuBackend umfpack = umfpack_backend(m), chains(m, LinearSolverChoice::ChainElimination);
-  REQUIRE(umfpack.linear_solver() == "UMFPACK");
-  REQUIRE(chains.linear_solver() == "block chain elimination");
+// The largest relative difference of a frame's `field` (q or v) between two runs.
+double largest_difference(const RunResult& reference, const RunResult& result, Eigen::VectorXd StoredFrame::*field) {
+  REQUIRE(result.frames.size() == reference.frames.size());
+  double worst = 0.0;
+  for (size_t k = 0; k < reference.frames.size(); ++k)
+    if ((reference.frames[k].*field).cwiseAbs().maxCoeff() > 0.0)  // the initial velocities are zero
+      worst = std::max(worst, relative_difference(reference.frames[k].*field, result.frames[k].*field));
+  return worst;
+}
+
+// The Newton matrix at a random state of m (seeded), assembled by `backend`, and a random
+// right-hand side.
+Eigen::VectorXd assemble_at_random_state(CpuBackend& backend, const Model& m, unsigned seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<double> U(-1.0, 1.0);
   const int n = m.dof_count(), rows = m.constraint_count();
@@ -32,14 +41,50 @@ double solve_difference(const Model& m, unsigned seed) {
   for (int i = 0; i < n; ++i) q[i] += 0.02 * U(rng), v[i] = U(rng);
   for (int i = 0; i < n + rows; ++i) rhs[i] = U(rng);
   const NewtonMatrixCoefficients c{1.0, 2e-6, 3e-4, 1.0};
-  Eigen::VectorXd f, x_umfpack, x_chains;
-  umfpack.assemble_newton_matrix(q, v, c, f);
-  chains.assemble_newton_matrix(q, v, c, f);
+  Eigen::VectorXd f;
+  backend.assemble_newton_matrix(q, v, c, f);
+  return rhs;
+}
+
+// Both backends assemble the Newton matrix at the same random state (the same code, so the same
+// matrix) and solve the same random right-hand side; returns the relative difference.
+double solve_difference(const Model& m, unsigned seed) {
+  CpuBackend umfpack = umfpack_backend(m), chains(m, LinearSolverChoice::ChainElimination);
+  REQUIRE(umfpack.linear_solver() == "UMFPACK");
+  REQUIRE(chains.linear_solver() == "block chain elimination");
+  const Eigen::VectorXd rhs = assemble_at_random_state(umfpack, m, seed);
+  assemble_at_random_state(chains, m, seed);
+  Eigen::VectorXd x_umfpack, x_chains;
   umfpack.factorize();
   chains.factorize();
   umfpack.solve(rhs, x_umfpack);
   chains.solve(rhs, x_chains);
   return relative_difference(x_umfpack, x_chains);
+}
+
+// A chain solver planned for `threads` threads against UMFPACK on one Newton matrix of m; checks
+// that the chains were cut into `parts` parts.
+void check_cut_solve(const Model& m, int threads, int parts, unsigned seed) {
+  CpuBackend umfpack = umfpack_backend(m);
+  const Eigen::VectorXd rhs = assemble_at_random_state(umfpack, m, seed);
+  Eigen::VectorXd x_umfpack, x_cut;
+  umfpack.factorize();
+  umfpack.solve(rhs, x_umfpack);
+  ChainSolver cut(*block_chain_ordering(m), umfpack.matrix(), threads);
+  CHECK(cut.partition().part_count() == parts);
+  cut.factorize(umfpack.matrix());
+  cut.solve(rhs, x_cut);
+  const double difference = relative_difference(x_umfpack, x_cut);
+  INFO("relative difference to UMFPACK: " << difference);
+  CHECK(difference < 1e-9);
+}
+
+// m with the position of each of `nodes` pinned: a 9-wide block (its 6 coordinates and 3
+// constraint rows) in a chain of 6-wide ones.
+Model with_pinned_nodes(Model m, const std::vector<int>& nodes) {
+  for (int node : nodes) add_fix(m, node, {0, 1, 2}, "pin " + std::to_string(node), "/test");
+  finalize_model(m);
+  return m;
 }
 
 }  // namespace
@@ -62,10 +107,7 @@ TEST_CASE("CPU chain elimination: HHT runs equal UMFPACK's", "[chain-solver][dyn
   const RunResult reference = run_model_umfpack(m, a);
   CpuBackend chains(m, LinearSolverChoice::ChainElimination);
   const RunResult result = run_model_on(chains, m, a);
-  REQUIRE(result.frames.size() == reference.frames.size());
-  double worst = 0.0;
-  for (size_t k = 0; k < reference.frames.size(); ++k)
-    worst = std::max(worst, relative_difference(reference.frames[k].q, result.frames[k].q));
+  const double worst = largest_difference(reference, result, &StoredFrame::q);
   INFO("largest relative coordinate difference: " << worst);
   CHECK(worst < 1e-9);
 }
@@ -85,4 +127,59 @@ TEST_CASE("CPU solver choice: chain elimination by default for chains, UMFPACK o
   CHECK(chosen.backend->linear_solver() == "block chain elimination");
   const SelectedBackend other = make_backend(BackendChoice::Cpu, cable, LinearSolverChoice::Krylov);
   CHECK(other.backend->linear_solver() == "UMFPACK");
+}
+
+TEST_CASE("CPU chain elimination cut into parts for threads solves as UMFPACK does", "[chain-solver]") {
+  const Model cable = damped_cable(1500);  // 1,501 blocks: at most five parts of 256 blocks
+  SECTION("two threads: head and tail, eliminated towards each other") { check_cut_solve(cable, 2, 2, 11); }
+  SECTION("three threads: an interior part between two separators") { check_cut_solve(cable, 3, 3, 12); }
+  SECTION("sixteen threads: five parts (three interior), none under 256 blocks") {
+    check_cut_solve(cable, 16, 5, 13);
+  }
+  SECTION("9-wide blocks (pinned nodes) at every separator and inside every part") {
+    const std::vector<int> separators =
+        ChainSolver(*block_chain_ordering(cable), umfpack_backend(cable).matrix(), 5).partition().separators();
+    REQUIRE(separators.size() == 4);
+    std::vector<int> pinned = separators;
+    for (int s : separators) pinned.push_back(s - 1), pinned.push_back(s + 1), pinned.push_back(s - 100);
+    pinned.push_back(1400);
+    check_cut_solve(with_pinned_nodes(cable, pinned), 5, 5, 14);
+  }
+  SECTION("three chains, seven threads: two parts each") { check_cut_solve(stiffness_sweep_batch(3, 600), 7, 6, 15); }
+  SECTION("one thread: no cuts") { check_cut_solve(cable, 1, 1, 16); }
+}
+
+TEST_CASE("CPU chain elimination cut for three threads: HHT runs equal UMFPACK's", "[chain-solver][dynamics]") {
+  const Model m = damped_cable(1100);  // over the thousand blocks below which the solver plans one thread
+  const AnalysisSettings a = dynamic_settings(1e-3, 0.02, -0.1);
+  const RunResult reference = run_model_umfpack(m, a);
+  const int threads = omp_get_max_threads();
+  omp_set_num_threads(3);
+  CpuBackend chains(m, LinearSolverChoice::ChainElimination);
+  const RunResult result = run_model_on(chains, m, a);
+  omp_set_num_threads(threads);
+  REQUIRE(chains.linear_solver() == "block chain elimination (3 parts)");
+  // Velocities: the coordinates' differences would drown in the cable's 110 m positions.
+  const double worst = largest_difference(reference, result, &StoredFrame::v);
+  INFO("largest relative velocity difference: " << worst);
+  CHECK(worst < 1e-9);
+}
+
+TEST_CASE("CPU chain elimination cut into parts reports a singular block where it is", "[chain-solver]") {
+  const Model cable = damped_cable(1500);
+  CpuBackend umfpack = umfpack_backend(cable);
+  assemble_at_random_state(umfpack, cable, 17);
+  const BlockChainOrdering order = *block_chain_ordering(cable);
+  ChainSolver cut(order, umfpack.matrix(), 3);
+  const std::vector<int>& separators = cut.partition().separators();
+  REQUIRE(separators.size() == 2);
+  // A zero column (a coordinate of the block's node) in the head, the interior part, the tail and
+  // at a separator, whose Schur complement is then singular.
+  for (int block : {100, separators[0] + 10, separators[1] + 10, separators[1]}) {
+    INFO("block " << block);
+    Eigen::SparseMatrix<double> A = umfpack.matrix();
+    for (Eigen::SparseMatrix<double>::InnerIterator it(A, order.original_of[order.block_ptr[block] + 1]); it; ++it)
+      it.valueRef() = 0.0;
+    CHECK_THROWS_WITH(cut.factorize(A), Catch::Contains("block " + std::to_string(block) + " is singular"));
+  }
 }

@@ -1,9 +1,8 @@
 #include "catenary/solve/chain_solver.hpp"
 
-#include <string>
+#include <omp.h>
 
-#include "catenary/core/errors.hpp"
-#include "catenary/solve/chain_elimination.hpp"
+#include <string>
 
 namespace catenary {
 
@@ -13,9 +12,10 @@ namespace {
 constexpr int kParallelBlocks = 1024;
 }  // namespace
 
-ChainSolver::ChainSolver(const BlockChainOrdering& order, const Eigen::SparseMatrix<double>& pattern)
-    : layout_(order.block_ptr), chain_ptr_(order.chain_ptr) {
-  check_chains(chain_ptr_, layout_.blocks);
+ChainSolver::ChainSolver(const BlockChainOrdering& order, const Eigen::SparseMatrix<double>& pattern, int threads)
+    : layout_(order.block_ptr),
+      partition_(layout_, order.chain_ptr,
+                 threads > 0 ? threads : layout_.blocks > kParallelBlocks ? omp_get_max_threads() : 1) {
   const int n = static_cast<int>(order.original_of.size());
   if (pattern.rows() != n || pattern.cols() != n)
     throw std::invalid_argument("chain solver: a matrix of " + std::to_string(pattern.rows()) + " unknowns for an order of " +
@@ -30,11 +30,16 @@ ChainSolver::ChainSolver(const BlockChainOrdering& order, const Eigen::SparseMat
       entry_row[s] = position_of[pattern.innerIndexPtr()[s]];
       entry_col[s] = position_of[col];
     }
-  scatter_ = block_scatter(layout_, chain_ptr_, entry_row, entry_col);
+  scatter_ = block_scatter(layout_, order.chain_ptr, entry_row, entry_col);
   block_data_.assign(3 * layout_.slots(), 0.0);
   pivots_.assign(static_cast<size_t>(layout_.blocks) * layout_.B, 0);
   padded_rhs_.assign(static_cast<size_t>(layout_.blocks) * layout_.B, 0.0);
   padded_x_ = padded_rhs_;
+}
+
+std::string ChainSolver::description() const {
+  const bool cut = !partition_.separators().empty();
+  return "block chain elimination" + (cut ? " (" + std::to_string(partition_.part_count()) + " parts)" : std::string());
 }
 
 Blocks ChainSolver::blocks() const {
@@ -50,24 +55,13 @@ void ChainSolver::factorize(const Eigen::SparseMatrix<double>& A) {
   const long entries = static_cast<long>(scatter_.destination.size());
 #pragma omp parallel for schedule(static) if (layout_.blocks > kParallelBlocks)
   for (long s = 0; s < entries; ++s) block_data_[scatter_.destination[s]] = values[s];
-  const Blocks b = blocks();
-  const int chains = static_cast<int>(chain_ptr_.size()) - 1;
-  std::vector<int> singular(chains, 0);
-#pragma omp parallel for schedule(dynamic) if (layout_.blocks > kParallelBlocks)
-  for (int c = 0; c < chains; ++c) FactorChain{b, chain_ptr_.data(), &singular[c]}(c);
-  for (int c = 0; c < chains; ++c)
-    if (singular[c] != 0)
-      throw SimulationError("chain solver: block " + std::to_string(singular[c] - 1) +
-                            " is singular (a constraint row without a coordinate to hold, or a mechanism)");
+  partition_.factorize(blocks());
 }
 
 void ChainSolver::solve(const Eigen::VectorXd& rhs, Eigen::VectorXd& x) const {
   const int n = static_cast<int>(padded_index_.size());
   for (int i = 0; i < n; ++i) padded_rhs_[padded_index_[i]] = rhs[i];
-  const Blocks b = blocks();
-  const int chains = static_cast<int>(chain_ptr_.size()) - 1;
-#pragma omp parallel for schedule(dynamic) if (layout_.blocks > kParallelBlocks)
-  for (int c = 0; c < chains; ++c) SolveChain{b, chain_ptr_.data(), padded_rhs_.data(), padded_x_.data()}(c);
+  partition_.solve(blocks(), padded_rhs_.data(), padded_x_.data());
   x.resize(n);
   for (int i = 0; i < n; ++i) x[i] = padded_x_[padded_index_[i]];
 }

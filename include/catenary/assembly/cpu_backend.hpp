@@ -27,7 +27,7 @@ class CpuBackend : public Backend {
   // cable, docs/benchmarks.md) and takes UMFPACK otherwise; any other choice takes UMFPACK, the
   // general sparse LU and the block solvers' independent reference.
   explicit CpuBackend(const Model& m, LinearSolverChoice solver = LinearSolverChoice::Auto);
-  std::string linear_solver() const override { return chain_solver_ ? "block chain elimination" : "UMFPACK"; }
+  std::string linear_solver() const override { return chain_solver_ ? chain_solver_->description() : "UMFPACK"; }
   std::string name() const override { return "cpu"; }
 
   Vector make_vector(int size) override;

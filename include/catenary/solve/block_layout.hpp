@@ -21,6 +21,7 @@ struct BlockLayout {
   std::vector<int> size;                 // per block: its own unknowns
   std::vector<long> offset;              // per block: its slot's start; offset[blocks]: all slots
 
+  BlockLayout() : offset(1, 0) {}  // no blocks
   explicit BlockLayout(const std::vector<int>& block_ptr) {
     blocks = static_cast<int>(block_ptr.size()) - 1;
     for (int k = 0; k < blocks; ++k) B = std::max(B, block_ptr[k + 1] - block_ptr[k]);
@@ -55,6 +56,7 @@ struct Blocks {
   const int* size;
   int B;
   CATENARY_HD double* at(double* base, int block) const { return base + offset[block]; }
+  CATENARY_HD const double* at(const double* base, int block) const { return base + offset[block]; }
   CATENARY_HD double* saved(double* base, int slot) const { return base + saved_offset[slot]; }
 };
 

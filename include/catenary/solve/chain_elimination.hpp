@@ -1,7 +1,8 @@
 #pragma once
 // Block elimination along each chain (the block Thomas algorithm), one thread per chain: the
 // block-tridiagonal solver's method for many short chains that do not couple, such as a sweep's
-// copies. Where cyclic reduction needs 2 log2(N) dependent launches over all N blocks, this is one
+// copies (and, on the CPU, the steps of the parts of a long chain that threads share:
+// solve/chain_partition.hpp). Where cyclic reduction needs 2 log2(N) dependent launches over all N blocks, this is one
 // launch whose depth is the longest chain; a batch of 10,000 copies of a 100-element cable thus
 // runs 10,000 independent threads of 101 block steps each.
 //
@@ -17,24 +18,50 @@
 
 namespace catenary {
 
-// One block step of the factorization (N: see dense_block.hpp); false if D_k is singular.
+// One block step of an elimination along a chain, in either direction: `behind` holds block k's
+// coupling to the block eliminated just before it (prev), `ahead` its coupling to the block
+// eliminated after it (next); L and U for an elimination towards higher blocks, U and L towards
+// lower ones (solve/chain_partition.hpp runs both). prev, next < 0: none. N: see dense_block.hpp.
+// Factorization: D_k -= behind_k ahead'_prev, D_k = its LU, ahead'_k = D_k^-1 ahead_k (replacing
+// ahead_k); false if D_k is singular.
 template <int N>
-CATENARY_HD bool factor_chain_block(const Blocks& b, int k, int first, int last) {
+CATENARY_HD bool eliminate_block(const Blocks& b, double* behind, double* ahead, int k, int prev, int next) {
   const int n = b.size[k], ld = b.B;
   double* D = b.at(b.D, k);
-  if (k > first) add_product<N>(-1.0, b.at(b.L, k), b.at(b.U, k - 1), D, n, b.size[k - 1], n, ld);
+  if (prev >= 0) add_product<N>(-1.0, b.at(behind, k), b.at(ahead, prev), D, n, b.size[prev], n, ld);
   if (!lu_factor<N>(D, b.piv + k * ld, n, ld)) return false;
-  if (k + 1 < last)
-    for (int col = 0; col < (N > 0 ? N : b.size[k + 1]); ++col)
-      lu_solve<N>(D, b.piv + k * ld, b.at(b.U, k) + col, n, ld, ld);
+  if (next >= 0)
+    for (int col = 0; col < (N > 0 ? N : b.size[next]); ++col)
+      lu_solve<N>(D, b.piv + k * ld, b.at(ahead, k) + col, n, ld, ld);
   return true;
 }
 
-// Whether block k and its neighbours in the chain are all N x N (the compile-time step applies).
+// Forward substitution of that step, on padded vectors (block k's entries at k * B; x may not
+// alias r): x_k = D_k^-1 (r_k - behind_k x_prev).
+template <int N>
+CATENARY_HD void forward_block(const Blocks& b, const double* behind, const double* r, double* x, int k, int prev) {
+  const int n = b.size[k], ld = b.B;
+  double* xk = x + k * ld;
+  for (int i = 0; i < (N > 0 ? N : n); ++i) xk[i] = r[k * ld + i];
+  if (prev >= 0) add_product_vector<N>(-1.0, b.at(behind, k), x + prev * ld, xk, n, b.size[prev], ld);
+  lu_solve<N>(b.at(b.D, k), b.piv + k * ld, xk, n, ld, 1);
+}
+
+// Back substitution: x_k -= ahead'_k x_next.
+template <int N>
+CATENARY_HD void backward_block(const Blocks& b, const double* ahead, double* x, int k, int next) {
+  const int ld = b.B;
+  add_product_vector<N>(-1.0, b.at(ahead, k), x + next * ld, x + k * ld, b.size[k], b.size[next],
+                        ld);
+}
+
+// Whether block k and its neighbours among blocks first .. last - 1 are all N x N (the
+// compile-time step applies).
 CATENARY_HD bool blocks_of_size(const Blocks& b, int k, int first, int last, int N) {
   return b.size[k] == N && (k == first || b.size[k - 1] == N) && (k + 1 == last || b.size[k + 1] == N);
 }
 
+// The block Thomas algorithm on chain c, towards higher blocks.
 struct FactorChain {
   Blocks b;
   const int* chain_ptr;
@@ -42,9 +69,10 @@ struct FactorChain {
   CATENARY_HD void operator()(int c) const {
     const int first = chain_ptr[c], last = chain_ptr[c + 1];
     for (int k = first; k < last; ++k) {
+      const int prev = k > first ? k - 1 : -1, next = k + 1 < last ? k + 1 : -1;
       const bool regular = blocks_of_size(b, k, first, last, kUnrolledBlock)
-                               ? factor_chain_block<kUnrolledBlock>(b, k, first, last)
-                               : factor_chain_block<0>(b, k, first, last);
+                               ? eliminate_block<kUnrolledBlock>(b, b.L, b.U, k, prev, next)
+                               : eliminate_block<0>(b, b.L, b.U, k, prev, next);
       if (!regular) {
         *singular = k + 1;
         return;
@@ -59,26 +87,17 @@ struct SolveChain {
   const int* chain_ptr;
   const double* r;
   double* x;
-  template <int N>
-  CATENARY_HD void forward(int k, int first) const {
-    const int n = b.size[k], ld = b.B;
-    double* xk = x + k * ld;
-    for (int i = 0; i < (N > 0 ? N : n); ++i) xk[i] = r[k * ld + i];
-    if (k > first) add_product_vector<N>(-1.0, b.at(b.L, k), x + (k - 1) * ld, xk, n, b.size[k - 1], ld);
-    lu_solve<N>(b.at(b.D, k), b.piv + k * ld, xk, n, ld, 1);
-  }
-  template <int N>
-  CATENARY_HD void backward(int k) const {
-    const int ld = b.B;
-    add_product_vector<N>(-1.0, b.at(b.U, k), x + (k + 1) * ld, x + k * ld, b.size[k], b.size[k + 1], ld);
-  }
   CATENARY_HD void operator()(int c) const {
     const int first = chain_ptr[c], last = chain_ptr[c + 1];
     constexpr int U = kUnrolledBlock;
-    for (int k = first; k < last; ++k)
-      blocks_of_size(b, k, first, last, U) ? forward<U>(k, first) : forward<0>(k, first);
+    for (int k = first; k < last; ++k) {
+      const int prev = k > first ? k - 1 : -1;
+      blocks_of_size(b, k, first, last, U) ? forward_block<U>(b, b.L, r, x, k, prev)
+                                           : forward_block<0>(b, b.L, r, x, k, prev);
+    }
     for (int k = last - 2; k >= first; --k)
-      blocks_of_size(b, k, first, last, U) ? backward<U>(k) : backward<0>(k);
+      blocks_of_size(b, k, first, last, U) ? backward_block<U>(b, b.U, x, k, k + 1)
+                                           : backward_block<0>(b, b.U, x, k, k + 1);
   }
 };
 

@@ -1,0 +1,78 @@
+#pragma once
+// All cores on few long chains: the CPU chain elimination (solve/chain_solver.hpp) cuts each
+// chain into parts at separator blocks, eliminates every part at once (a thread each), solves the
+// small block-tridiagonal system left in the separators (their Schur complement) alone, and then
+// back-substitutes every part at once. Chains that are not cut (a sweep's many copies, or short
+// chains) are eliminated whole, a thread each (solve/chain_elimination.hpp).
+//
+// The parts of a chain cut P ways, separators s_1 .. s_{P-1}:
+//   - head, blocks before s_1: the block Thomas steps towards s_1;
+//   - tail, blocks after s_{P-1}: the same steps from the chain's end towards s_{P-1} (L and U
+//     swap roles), so a chain cut in two costs no more work than a whole one;
+//   - interior, between separators a and b: Thomas steps from a towards b that keep a's unknowns
+//     as unknowns. Block k's coupling to a, the spike G_k, fills in: G_{a+1} = L_{a+1},
+//     G_{k+1} = -L_{k+1} G'_k with G'_k = D_k^-1 G_k, and back substitution reads
+//     x_k = y_k - U'_k x_{k+1} - G'_k x_a. Block a's row gets the part's Schur complement from a
+//     backward (Horner) sweep over the same factors, which needs no storage per block. An interior
+//     block costs about kInteriorCost Thomas steps (see the .cpp), so interior parts are shorter.
+// Pivoting stays inside each block, as in the whole chain's elimination; a cut changes the order
+// in which blocks are eliminated, so each part (and the separators' Schur complement) must be
+// regular on its own, as every leading block of a whole chain must.
+#include <vector>
+
+#include "catenary/solve/block_layout.hpp"
+
+namespace catenary {
+
+class ChainPartition {
+ public:
+  // Cuts the chains (chain_ptr over the layout's blocks) for `threads` threads: a chain gets
+  // threads / chains parts, fewer where a part would have under kMinPartBlocks blocks. One thread:
+  // no cuts, and the chains one after another.
+  ChainPartition(const BlockLayout& layout, const std::vector<int>& chain_ptr, int threads);
+
+  // Factorizes the blocks b (D, L, U of the layout, as scattered); throws SimulationError when a
+  // block or a separator's Schur complement is singular.
+  void factorize(const Blocks& b);
+  // x = A^-1 r on padded vectors (block k's entries at k * B); x may not alias r.
+  void solve(const Blocks& b, const double* r, double* x) const;
+
+  int part_count() const { return static_cast<int>(parts_.size()); }
+  const std::vector<int>& separators() const { return separator_block_; }  // their blocks
+
+ private:
+  enum class Kind { Whole, Head, Interior, Tail };
+  struct Part {
+    Kind kind;
+    int first, last;        // its own blocks first .. last - 1
+    int before, after;      // its separators' blocks (-1: none)
+    int sep_before, sep_after;  // their blocks in the separator system (-1: none)
+  };
+
+  void factorize_part(const Blocks& b, int p);
+  void forward_part(const Blocks& b, int p, const double* r, double* x) const;
+  void backward_part(const Blocks& b, int p, double* x) const;
+  void factorize_separators(const Blocks& b);
+  void solve_separators(const Blocks& b, const double* r, double* x) const;
+  Blocks separator_blocks() const;
+  // A part's B x B scratch block `which` (0, 1: its Schur complement to D_before, D_after; 2: the
+  // coupling of `before` to `after`, 3: of `after` to `before`) and B-vector `which` (0, 1: its
+  // right-hand side terms to before, after).
+  double* part_block(int p, int which) const { return part_blocks_.data() + (4 * p + which) * B_ * B_; }
+  double* part_vector(int p, int which) const { return part_vectors_.data() + (2 * p + which) * B_; }
+
+  int B_;
+  bool parallel_;
+  std::vector<Part> parts_;
+  std::vector<int> singular_;                  // per part: a singular block + 1
+  std::vector<double> spike_;                  // G'_k of interior blocks, at the layout's slots
+  mutable std::vector<double> part_blocks_, part_vectors_;
+  // The separators' block-tridiagonal system, chain by chain.
+  BlockLayout separators_;
+  std::vector<int> separator_block_, separator_chain_ptr_;
+  mutable std::vector<double> separator_data_;  // D, L, U
+  mutable std::vector<int> separator_pivots_;
+  mutable std::vector<double> separator_r_, separator_x_;
+};
+
+}  // namespace catenary
