@@ -22,10 +22,12 @@ namespace catenary {
 // coupling to the block eliminated just before it (prev), `ahead` its coupling to the block
 // eliminated after it (next); L and U for an elimination towards higher blocks, U and L towards
 // lower ones (solve/chain_partition.hpp runs both). prev, next < 0: none. N: see dense_block.hpp.
+// The three steps are forced inline: GCC left them out of line in the CPU's partition loops, which
+// cost 5 % of a factorization (docs/benchmarks.md, eighth session).
 // Factorization: D_k -= behind_k ahead'_prev, D_k = its LU, ahead'_k = D_k^-1 ahead_k (replacing
 // ahead_k); false if D_k is singular.
 template <int N>
-CATENARY_HD bool eliminate_block(const Blocks& b, double* behind, double* ahead, int k, int prev, int next) {
+CATENARY_HD_FORCE_INLINE bool eliminate_block(const Blocks& b, double* behind, double* ahead, int k, int prev, int next) {
   const int n = b.size[k], ld = b.B;
   double* D = b.at(b.D, k);
   if (prev >= 0) add_product<N>(-1.0, b.at(behind, k), b.at(ahead, prev), D, n, b.size[prev], n, ld);
@@ -39,7 +41,7 @@ CATENARY_HD bool eliminate_block(const Blocks& b, double* behind, double* ahead,
 // Forward substitution of that step, on padded vectors (block k's entries at k * B; x may not
 // alias r): x_k = D_k^-1 (r_k - behind_k x_prev).
 template <int N>
-CATENARY_HD void forward_block(const Blocks& b, const double* behind, const double* r, double* x, int k, int prev) {
+CATENARY_HD_FORCE_INLINE void forward_block(const Blocks& b, const double* behind, const double* r, double* x, int k, int prev) {
   const int n = b.size[k], ld = b.B;
   double* xk = x + k * ld;
   for (int i = 0; i < (N > 0 ? N : n); ++i) xk[i] = r[k * ld + i];
@@ -49,7 +51,7 @@ CATENARY_HD void forward_block(const Blocks& b, const double* behind, const doub
 
 // Back substitution: x_k -= ahead'_k x_next.
 template <int N>
-CATENARY_HD void backward_block(const Blocks& b, const double* ahead, double* x, int k, int next) {
+CATENARY_HD_FORCE_INLINE void backward_block(const Blocks& b, const double* ahead, double* x, int k, int next) {
   const int ld = b.B;
   add_product_vector<N>(-1.0, b.at(ahead, k), x + next * ld, x + k * ld, b.size[k], b.size[next],
                         ld);
