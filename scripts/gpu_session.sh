@@ -17,7 +17,9 @@
 #                          modified Newton; auto and modified Newton without stage waits
 #                 cpu:     the CPU backend on all cores, 100 ... 100,000 elements (3 repetitions) and
 #                          1,000,000 elements (one run of 3 steps), full and modified Newton; and
-#                          with chain elimination instead of UMFPACK, full Newton
+#                          with chain elimination instead of UMFPACK, full Newton; the chain
+#                          solver alone, a 1,000,000-element chain cut for 1 .. nproc threads on
+#                          all cores, and in series (one thread) to measure an interior block's cost
 #   -b BUILD_DIR  holds catenary_tests (or tests/catenary_tests) and catenary_benchmark, built with
 #                 CATENARY_CUDA=ON for sm_90; built there (Release) when missing (default build-gpu).
 #                 On a bare device machine: a directory made by scripts/pack_for_device.sh (its
@@ -39,7 +41,7 @@ while [[ $# -gt 0 ]]; do
     -b) build_dir=$2; shift 2 ;;
     -o) out_dir=$2; shift 2 ;;
     -T) limit=$2; shift 2 ;;
-    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
     tests|memcheck|gpu|solvers|sweep|cpu) parts+=("$1"); shift ;;
     all) parts+=(tests memcheck gpu solvers sweep cpu); shift ;;
     *) echo "unknown part '$1' (tests, memcheck, gpu, solvers, sweep, cpu or all)" >&2; exit 2 ;;
@@ -60,7 +62,7 @@ if [[ -f "$build_dir/source_dir" ]]; then  # a pack from scripts/pack_for_device
 fi
 if [[ ! -x "$build_dir/catenary_benchmark" ]]; then
   cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DCATENARY_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null
-  cmake --build "$build_dir" -j"$(nproc)" --target catenary_tests catenary_benchmark
+  cmake --build "$build_dir" -j"$(nproc)" --target catenary_tests catenary_benchmark catenary_chain_solver_benchmark
 fi
 tests_exe="$build_dir/tests/catenary_tests"
 [[ -x "$tests_exe" ]] || tests_exe="$build_dir/catenary_tests"
@@ -112,7 +114,12 @@ for part in "${parts[@]}"; do
         bench "cpu_$newton" -B cpu -N "$newton" -r 3 -s 20 -- 100 1000 10000 100000
         bench "cpu_1m_$newton" -B cpu -N "$newton" -r 1 -s 3 -- 1000000
       done
-      bench cpu_chains -B cpu -L chain_elimination -r 3 -s 10 -- 100 1000 10000 100000 1000000 ;;
+      bench cpu_chains -B cpu -L chain_elimination -r 3 -s 10 -- 100 1000 10000 100000 1000000
+      ${limit:+timeout "$limit"} "$build_dir/catenary_chain_solver_benchmark" 1000000 "$(nproc)" 5 \
+        > "$out_dir/cpu_chain_solver.txt" 2>&1 || echo "stopped or failed (exit $?)" >> "$out_dir/cpu_chain_solver.txt"
+      OMP_NUM_THREADS=1 ${limit:+timeout "$limit"} "$build_dir/catenary_chain_solver_benchmark" 100000 8 5 \
+        > "$out_dir/cpu_chain_solver_series.txt" 2>&1 ||
+        echo "stopped or failed (exit $?)" >> "$out_dir/cpu_chain_solver_series.txt" ;;
   esac
 done
 echo "results in $out_dir"
