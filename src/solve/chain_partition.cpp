@@ -121,69 +121,93 @@ void ChainPartition::solve(const Blocks& b, const double* r, double* x) const {
   for (int p = 0; p < parts; ++p) backward_part(b, p, x);
 }
 
+bool ChainPartition::unrolled(const Blocks& b, const Part& part, int k) const {
+  // Among the part's blocks and its separators.
+  const int lo = part.before >= 0 ? part.before : part.first, hi = part.after >= 0 ? part.after + 1 : part.last;
+  return blocks_of_size(b, k, lo, hi, N6);
+}
+
+double* ChainPartition::cleared_part_block(int p, int which) {
+  double* block = part_block(p, which);
+  std::fill(block, block + B_ * B_, 0.0);
+  return block;
+}
+
 void ChainPartition::factorize_part(const Blocks& b, int p) {
   const Part& part = parts_[p];
-  const int f = part.first, l = part.last, ld = b.B;
-  // Blocks among lo .. hi - 1 (the part and its separators) take the unrolled steps where all are N6.
-  const int lo = part.before >= 0 ? part.before : f, hi = part.after >= 0 ? part.after + 1 : l;
-  auto unrolled = [&](int k) { return blocks_of_size(b, k, lo, hi, N6); };
-  auto fail = [&](int k) { singular_[p] = k + 1; };
   if (part.kind == Kind::Whole) {
-    const int range[2] = {f, l};
+    const int range[2] = {part.first, part.last};
     FactorChain{b, range, &singular_[p]}(0);
     return;
   }
-  if (part.kind == Kind::Tail) {  // from the chain's end towards `before`: behind = U, ahead = L
-    for (int k = l - 1; k >= f; --k) {
-      const int prev = k + 1 < l ? k + 1 : -1;
-      if (k - kPrefetchAhead >= f) prefetch_slot(b, k - kPrefetchAhead, b.D, b.L, b.U);
-      if (!(unrolled(k) ? eliminate_block<N6>(b, b.U, b.L, k, prev, k - 1) : eliminate_block<0>(b, b.U, b.L, k, prev, k - 1)))
-        return fail(k);
-    }
-    double* diag = part_block(p, 0);  // -U_before L'_first
-    std::fill(diag, diag + B_ * B_, 0.0);
-    add_product<0>(-1.0, b.at(b.U, part.before), b.at(b.L, f), diag, b.size[part.before], b.size[f],
-                   b.size[part.before], ld);
+  const int singular = part.kind == Kind::Tail ? eliminate_tail(b, part) : eliminate_towards_after(b, part);
+  if (singular >= 0) {
+    singular_[p] = singular + 1;
     return;
   }
+  const int ld = b.B, f = part.first, l = part.last;
+  if (part.kind == Kind::Tail) {  // -U_before L'_first
+    const int a = part.before;
+    add_product<0>(-1.0, b.at(b.U, a), b.at(b.L, f), cleared_part_block(p, 0), b.size[a], b.size[f], b.size[a], ld);
+    return;
+  }
+  const int s = part.after;  // -L_after U'_{last-1}
+  add_product<0>(-1.0, b.at(b.L, s), b.at(b.U, l - 1), cleared_part_block(p, 1), b.size[s], b.size[l - 1], b.size[s], ld);
+  if (part.kind == Kind::Interior) {
+    const int a = part.before;  // -L_after G'_{last-1}
+    add_product<0>(-1.0, b.at(b.L, s), b.at(spike_.data(), l - 1), cleared_part_block(p, 3), b.size[s], b.size[l - 1],
+                   b.size[a], ld);
+    interior_schur_before(b, p);
+  }
+}
+
+int ChainPartition::eliminate_tail(const Blocks& b, const Part& part) const {
+  // From the chain's end towards `before`: behind = U, ahead = L.
+  const int f = part.first, l = part.last;
+  for (int k = l - 1; k >= f; --k) {
+    const int prev = k + 1 < l ? k + 1 : -1;
+    if (k - kPrefetchAhead >= f) prefetch_slot(b, k - kPrefetchAhead, b.D, b.L, b.U);
+    const bool regular = unrolled(b, part, k) ? eliminate_block<N6>(b, b.U, b.L, k, prev, k - 1)
+                                              : eliminate_block<0>(b, b.U, b.L, k, prev, k - 1);
+    if (!regular) return k;
+  }
+  return -1;
+}
+
+int ChainPartition::eliminate_towards_after(const Blocks& b, const Part& part) {
+  const int f = part.first, l = part.last, ld = b.B;
   const bool spike = part.kind == Kind::Interior;
-  const int a = part.before, na = spike ? b.size[a] : 0;
+  const int na = spike ? b.size[part.before] : 0;
   for (int k = f; k < l; ++k) {
     const int prev = k > f ? k - 1 : -1;
-    const bool u = unrolled(k) && (!spike || na == N6);
+    const bool u = unrolled(b, part, k) && (!spike || na == N6);
+    double* G = spike ? b.at(spike_.data(), k) : nullptr;
     if (spike) {  // G_k (n_k x n_a) from L_k and G'_{k-1}, before D_k is factored
-      double* G = b.at(spike_.data(), k);
-      if (prev < 0) {
-        for (int i = 0; i < b.size[k]; ++i)
-          for (int j = 0; j < na; ++j) G[i * ld + j] = b.at(b.L, k)[i * ld + j];
-      } else {
-        for (int i = 0; i < b.size[k]; ++i) std::fill(G + i * ld, G + i * ld + na, 0.0);
-        u ? add_product<N6>(-1.0, b.at(b.L, k), b.at(spike_.data(), prev), G, N6, N6, N6, ld)
-          : add_product<0>(-1.0, b.at(b.L, k), b.at(spike_.data(), prev), G, b.size[k], b.size[prev], na, ld);
-      }
+      const double* L = b.at(b.L, k);
+      for (int i = 0; i < b.size[k]; ++i)
+        for (int j = 0; j < na; ++j) G[i * ld + j] = prev < 0 ? L[i * ld + j] : 0.0;
+      if (prev >= 0)
+        u ? add_product<N6>(-1.0, L, b.at(spike_.data(), prev), G, N6, N6, N6, ld)
+          : add_product<0>(-1.0, L, b.at(spike_.data(), prev), G, b.size[k], b.size[prev], na, ld);
     }
-    if (!(u ? eliminate_block<N6>(b, b.L, b.U, k, prev, k + 1) : eliminate_block<0>(b, b.L, b.U, k, prev, k + 1)))
-      return fail(k);
-    if (spike)
-      for (int col = 0; col < na; ++col)
-        u ? lu_solve<N6>(b.at(b.D, k), b.piv + k * ld, b.at(spike_.data(), k) + col, N6, ld, ld)
-          : lu_solve<0>(b.at(b.D, k), b.piv + k * ld, b.at(spike_.data(), k) + col, b.size[k], ld, ld);
+    const bool regular = u ? eliminate_block<N6>(b, b.L, b.U, k, prev, k + 1) : eliminate_block<0>(b, b.L, b.U, k, prev, k + 1);
+    if (!regular) return k;
+    for (int col = 0; col < na; ++col)  // G'_k = D_k^-1 G_k
+      u ? lu_solve<N6>(b.at(b.D, k), b.piv + k * ld, G + col, N6, ld, ld)
+        : lu_solve<0>(b.at(b.D, k), b.piv + k * ld, G + col, b.size[k], ld, ld);
   }
-  const int s = part.after, ns = b.size[s], nl = b.size[l - 1];
-  double* diag_after = part_block(p, 1);  // -L_after U'_{last-1}
-  std::fill(diag_after, diag_after + B_ * B_, 0.0);
-  add_product<0>(-1.0, b.at(b.L, s), b.at(b.U, l - 1), diag_after, ns, nl, ns, ld);
-  if (!spike) return;
-  double* after_to_before = part_block(p, 3);  // -L_after G'_{last-1}
-  std::fill(after_to_before, after_to_before + B_ * B_, 0.0);
-  add_product<0>(-1.0, b.at(b.L, s), b.at(spike_.data(), l - 1), after_to_before, ns, nl, na, ld);
+  return -1;
+}
+
+void ChainPartition::interior_schur_before(const Blocks& b, int p) {
   // Horner: Z_k = G'_k - U'_k Z_{k+1} and W_k = -U'_k W_{k+1}, from Z = G'_{last-1} and
   // W = U'_{last-1} down to `first`; then block a's row gets -U_a Z_first (to its diagonal) and
   // -U_a W_first (its coupling to `after`).
+  const Part& part = parts_[p];
+  const int f = part.first, l = part.last, ld = b.B, a = part.before, na = b.size[a], ns = b.size[part.after];
   std::vector<double> work(4 * B_ * B_, 0.0);
   double *Z = work.data(), *W = Z + B_ * B_, *next_Z = W + B_ * B_, *next_W = next_Z + B_ * B_;
-  const int n_last = b.size[l - 1];
-  for (int i = 0; i < n_last; ++i) {
+  for (int i = 0; i < b.size[l - 1]; ++i) {
     std::copy(b.at(spike_.data(), l - 1) + i * ld, b.at(spike_.data(), l - 1) + i * ld + na, Z + i * ld);
     std::copy(b.at(b.U, l - 1) + i * ld, b.at(b.U, l - 1) + i * ld + ns, W + i * ld);
   }
@@ -195,7 +219,7 @@ void ChainPartition::factorize_part(const Blocks& b, int p) {
       std::copy(b.at(spike_.data(), k) + i * ld, b.at(spike_.data(), k) + i * ld + na, next_Z + i * ld);
       std::fill(next_W + i * ld, next_W + i * ld + ns, 0.0);
     }
-    if (unrolled(k) && na == N6 && ns == N6) {
+    if (unrolled(b, part, k) && na == N6 && ns == N6) {
       add_product<N6>(-1.0, Uk, Z, next_Z, N6, N6, N6, ld);
       add_product<N6>(-1.0, Uk, W, next_W, N6, N6, N6, ld);
     } else {
@@ -205,12 +229,8 @@ void ChainPartition::factorize_part(const Blocks& b, int p) {
     std::swap(Z, next_Z);
     std::swap(W, next_W);
   }
-  double* diag_before = part_block(p, 0);
-  double* before_to_after = part_block(p, 2);
-  std::fill(diag_before, diag_before + B_ * B_, 0.0);
-  std::fill(before_to_after, before_to_after + B_ * B_, 0.0);
-  add_product<0>(-1.0, b.at(b.U, a), Z, diag_before, na, b.size[f], na, ld);
-  add_product<0>(-1.0, b.at(b.U, a), W, before_to_after, na, b.size[f], ns, ld);
+  add_product<0>(-1.0, b.at(b.U, a), Z, cleared_part_block(p, 0), na, b.size[f], na, ld);
+  add_product<0>(-1.0, b.at(b.U, a), W, cleared_part_block(p, 2), na, b.size[f], ns, ld);
 }
 
 void ChainPartition::factorize_separators(const Blocks& b) {
@@ -249,8 +269,7 @@ void ChainPartition::factorize_separators(const Blocks& b) {
 void ChainPartition::forward_part(const Blocks& b, int p, const double* r, double* x) const {
   const Part& part = parts_[p];
   const int f = part.first, l = part.last, ld = b.B;
-  const int lo = part.before >= 0 ? part.before : f, hi = part.after >= 0 ? part.after + 1 : l;
-  auto unrolled = [&](int k) { return blocks_of_size(b, k, lo, hi, N6); };
+  auto unrolled = [&](int k) { return this->unrolled(b, part, k); };
   if (part.kind == Kind::Whole) {
     const int range[2] = {f, l};
     SolveChain{b, range, r, x}(0);
@@ -312,8 +331,7 @@ void ChainPartition::solve_separators(const Blocks& b, const double* r, double* 
 void ChainPartition::backward_part(const Blocks& b, int p, double* x) const {
   const Part& part = parts_[p];
   const int f = part.first, l = part.last, ld = b.B;
-  const int lo = part.before >= 0 ? part.before : f, hi = part.after >= 0 ? part.after + 1 : l;
-  auto unrolled = [&](int k) { return blocks_of_size(b, k, lo, hi, N6); };
+  auto unrolled = [&](int k) { return this->unrolled(b, part, k); };
   switch (part.kind) {
     case Kind::Whole:
       return;

@@ -49,7 +49,12 @@ class ChainPartition {
     int sep_before, sep_after;  // their blocks in the separator system (-1: none)
   };
 
+  bool unrolled(const Blocks& b, const Part& part, int k) const;  // block k's step at N6 (see the .cpp)
+  // A part's elimination and its terms of the separators' Schur complement.
   void factorize_part(const Blocks& b, int p);
+  int eliminate_tail(const Blocks& b, const Part& part) const;  // a singular block, or -1
+  int eliminate_towards_after(const Blocks& b, const Part& part);  // head, interior (with its spike)
+  void interior_schur_before(const Blocks& b, int p);
   void forward_part(const Blocks& b, int p, const double* r, double* x) const;
   void backward_part(const Blocks& b, int p, double* x) const;
   void factorize_separators(const Blocks& b);
@@ -60,6 +65,7 @@ class ChainPartition {
   // right-hand side terms to before, after).
   double* part_block(int p, int which) const { return part_blocks_.data() + (4 * p + which) * B_ * B_; }
   double* part_vector(int p, int which) const { return part_vectors_.data() + (2 * p + which) * B_; }
+  double* cleared_part_block(int p, int which);
 
   int B_;
   bool parallel_;
