@@ -1,7 +1,7 @@
 #pragma once
 // The CPU backend: OpenMP loops over elements calling the shared element math, gather-style
-// assembly into the SystemPattern, UMFPACK for the linear solves (or, when asked, block
-// elimination along the chains of a chain model). Its vectors are Eigen vectors
+// assembly into the SystemPattern, block elimination along the chains of a chain model on all
+// cores (solve/chain_solver.hpp) or UMFPACK for the linear solves. Its vectors are Eigen vectors
 // in host memory. It is the reference the CUDA backend is checked against.
 #include <memory>
 #include <string>
