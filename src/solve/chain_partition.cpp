@@ -25,7 +25,8 @@ constexpr int N6 = kUnrolledBlock;
 // slots a few blocks ahead themselves (docs/benchmarks.md, eighth session). Forced inline: out of
 // line, the call cost what the prefetch saved.
 constexpr int kPrefetchAhead = 4;
-__attribute__((always_inline)) inline void prefetch_slot(const Blocks& b, int k, const double* x, const double* y, const double* z = nullptr) {
+__attribute__((always_inline)) inline void prefetch_slot(const Blocks& b, int k, const double* x, const double* y,
+                                                         const double* z = nullptr) {
   const long first = b.offset[k], bytes = (b.offset[k + 1] - first) * static_cast<long>(sizeof(double));
   for (long at = 0; at < bytes; at += 64) {
     __builtin_prefetch(reinterpret_cast<const char*>(x + first) + at);
@@ -70,8 +71,8 @@ ChainPartition::ChainPartition(const BlockLayout& layout, const std::vector<int>
                                            : start + interior + (p - 1 < longer_interiors ? 1 : 0);
       const int sep = static_cast<int>(separator_block_.size());  // the separator after this part
       const bool before = kind != Kind::Head, after = kind != Kind::Tail;
-      parts_.push_back({kind, start, end, before ? start - 1 : -1, after ? end : -1, before ? sep - 1 : -1,
-                        after ? sep : -1});
+      parts_.push_back(
+          {kind, start, end, before ? start - 1 : -1, after ? end : -1, before ? sep - 1 : -1, after ? sep : -1});
       any_interior = any_interior || kind == Kind::Interior;
       if (after) {
         separator_block_.push_back(end);
@@ -83,8 +84,10 @@ ChainPartition::ChainPartition(const BlockLayout& layout, const std::vector<int>
   }
   singular_.assign(parts_.size(), 0);
   if (any_interior) spike_.assign(layout.slots(), 0.0);
-  part_blocks_.assign(parts_.size() * 4 * B_ * B_, 0.0);
-  part_vectors_.assign(parts_.size() * 2 * B_, 0.0);
+  if (!separator_block_.empty()) {  // only cut chains' parts use them (a sweep has thousands of whole ones)
+    part_blocks_.assign(parts_.size() * 4 * B_ * B_, 0.0);
+    part_vectors_.assign(parts_.size() * 2 * B_, 0.0);
+  }
   separators_ = BlockLayout(separator_ptr);
   separator_data_.assign(3 * separators_.slots(), 0.0);
   separator_pivots_.assign(static_cast<size_t>(separators_.blocks) * separators_.B, 0);
@@ -95,8 +98,9 @@ ChainPartition::ChainPartition(const BlockLayout& layout, const std::vector<int>
 Blocks ChainPartition::separator_blocks() const {
   double* base = separator_data_.data();
   const size_t per_array = separators_.slots();
-  return Blocks{base,   base + per_array, base + 2 * per_array, nullptr, nullptr, separators_.offset.data(), nullptr,
-                separator_pivots_.data(), separators_.size.data(), separators_.B};
+  return Blocks{
+      base,    base + per_array,         base + 2 * per_array,    nullptr,      nullptr, separators_.offset.data(),
+      nullptr, separator_pivots_.data(), separators_.size.data(), separators_.B};
 }
 
 void ChainPartition::factorize(const Blocks& b) {
@@ -152,7 +156,8 @@ void ChainPartition::factorize_part(const Blocks& b, int p) {
     return;
   }
   const int s = part.after;  // -L_after U'_{last-1}
-  add_product<0>(-1.0, b.at(b.L, s), b.at(b.U, l - 1), cleared_part_block(p, 1), b.size[s], b.size[l - 1], b.size[s], ld);
+  add_product<0>(-1.0, b.at(b.L, s), b.at(b.U, l - 1), cleared_part_block(p, 1), b.size[s], b.size[l - 1], b.size[s],
+                 ld);
   if (part.kind == Kind::Interior) {
     const int a = part.before;  // -L_after G'_{last-1}
     add_product<0>(-1.0, b.at(b.L, s), b.at(spike_.data(), l - 1), cleared_part_block(p, 3), b.size[s], b.size[l - 1],
@@ -190,7 +195,8 @@ int ChainPartition::eliminate_towards_after(const Blocks& b, const Part& part) {
         u ? add_product<N6>(-1.0, L, b.at(spike_.data(), prev), G, N6, N6, N6, ld)
           : add_product<0>(-1.0, L, b.at(spike_.data(), prev), G, b.size[k], b.size[prev], na, ld);
     }
-    const bool regular = u ? eliminate_block<N6>(b, b.L, b.U, k, prev, k + 1) : eliminate_block<0>(b, b.L, b.U, k, prev, k + 1);
+    const bool regular =
+        u ? eliminate_block<N6>(b, b.L, b.U, k, prev, k + 1) : eliminate_block<0>(b, b.L, b.U, k, prev, k + 1);
     if (!regular) return k;
     for (int col = 0; col < na; ++col)  // G'_k = D_k^-1 G_k
       u ? lu_solve<N6>(b.at(b.D, k), b.piv + k * ld, G + col, N6, ld, ld)
@@ -317,8 +323,10 @@ void ChainPartition::solve_separators(const Blocks& b, const double* r, double* 
   }
   for (int p = 0; p < part_count(); ++p) {
     const Part& part = parts_[p];
-    if (part.sep_before >= 0) add_block(part_vector(p, 0), 1, &separator_r_[part.sep_before * sld], 1, separators_.size[part.sep_before], 1);
-    if (part.sep_after >= 0) add_block(part_vector(p, 1), 1, &separator_r_[part.sep_after * sld], 1, separators_.size[part.sep_after], 1);
+    if (part.sep_before >= 0)
+      add_block(part_vector(p, 0), 1, &separator_r_[part.sep_before * sld], 1, separators_.size[part.sep_before], 1);
+    if (part.sep_after >= 0)
+      add_block(part_vector(p, 1), 1, &separator_r_[part.sep_after * sld], 1, separators_.size[part.sep_after], 1);
   }
   for (size_t c = 0; c + 1 < separator_chain_ptr_.size(); ++c)
     SolveChain{sb, separator_chain_ptr_.data(), separator_r_.data(), separator_x_.data()}(static_cast<int>(c));
@@ -336,10 +344,12 @@ void ChainPartition::backward_part(const Blocks& b, int p, double* x) const {
     case Kind::Whole:
       return;
     case Kind::Tail:
-      for (int k = f; k < l; ++k) unrolled(k) ? backward_block<N6>(b, b.L, x, k, k - 1) : backward_block<0>(b, b.L, x, k, k - 1);
+      for (int k = f; k < l; ++k)
+        unrolled(k) ? backward_block<N6>(b, b.L, x, k, k - 1) : backward_block<0>(b, b.L, x, k, k - 1);
       return;
     case Kind::Head:
-      for (int k = l - 1; k >= f; --k) unrolled(k) ? backward_block<N6>(b, b.U, x, k, k + 1) : backward_block<0>(b, b.U, x, k, k + 1);
+      for (int k = l - 1; k >= f; --k)
+        unrolled(k) ? backward_block<N6>(b, b.U, x, k, k + 1) : backward_block<0>(b, b.U, x, k, k + 1);
       return;
     case Kind::Interior: {
       const int a = part.before, na = b.size[a];

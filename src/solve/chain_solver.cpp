@@ -15,11 +15,13 @@ constexpr int kParallelBlocks = 1024;
 ChainSolver::ChainSolver(const BlockChainOrdering& order, const Eigen::SparseMatrix<double>& pattern, int threads)
     : layout_(order.block_ptr),
       partition_(layout_, order.chain_ptr,
-                 threads > 0 ? threads : layout_.blocks > kParallelBlocks ? omp_get_max_threads() : 1) {
+                 threads > 0                        ? threads
+                 : layout_.blocks > kParallelBlocks ? omp_get_max_threads()
+                                                    : 1) {
   const int n = static_cast<int>(order.original_of.size());
   if (pattern.rows() != n || pattern.cols() != n)
-    throw std::invalid_argument("chain solver: a matrix of " + std::to_string(pattern.rows()) + " unknowns for an order of " +
-                                std::to_string(n));
+    throw std::invalid_argument("chain solver: a matrix of " + std::to_string(pattern.rows()) +
+                                " unknowns for an order of " + std::to_string(n));
   std::vector<int> position_of(n);
   for (int p = 0; p < n; ++p) position_of[order.original_of[p]] = p;
   padded_index_.resize(n);
@@ -45,8 +47,8 @@ std::string ChainSolver::description() const {
 Blocks ChainSolver::blocks() const {
   double* base = block_data_.data();
   const size_t per_array = layout_.slots();
-  return Blocks{base,    base + per_array,      base + 2 * per_array, nullptr,           nullptr,
-                layout_.offset.data(), nullptr, pivots_.data(),       layout_.size.data(), layout_.B};
+  return Blocks{base,    base + per_array, base + 2 * per_array, nullptr,  nullptr, layout_.offset.data(),
+                nullptr, pivots_.data(),   layout_.size.data(),  layout_.B};
 }
 
 void ChainSolver::factorize(const Eigen::SparseMatrix<double>& A) {

@@ -27,7 +27,8 @@ namespace catenary {
 // Factorization: D_k -= behind_k ahead'_prev, D_k = its LU, ahead'_k = D_k^-1 ahead_k (replacing
 // ahead_k); false if D_k is singular.
 template <int N>
-CATENARY_HD_FORCE_INLINE bool eliminate_block(const Blocks& b, double* behind, double* ahead, int k, int prev, int next) {
+CATENARY_HD_FORCE_INLINE bool eliminate_block(const Blocks& b, double* behind, double* ahead, int k, int prev,
+                                              int next) {
   const int n = b.size[k], ld = b.B;
   double* D = b.at(b.D, k);
   if (prev >= 0) add_product<N>(-1.0, b.at(behind, k), b.at(ahead, prev), D, n, b.size[prev], n, ld);
@@ -41,7 +42,8 @@ CATENARY_HD_FORCE_INLINE bool eliminate_block(const Blocks& b, double* behind, d
 // Forward substitution of that step, on padded vectors (block k's entries at k * B; x may not
 // alias r): x_k = D_k^-1 (r_k - behind_k x_prev).
 template <int N>
-CATENARY_HD_FORCE_INLINE void forward_block(const Blocks& b, const double* behind, const double* r, double* x, int k, int prev) {
+CATENARY_HD_FORCE_INLINE void forward_block(const Blocks& b, const double* behind, const double* r, double* x, int k,
+                                            int prev) {
   const int n = b.size[k], ld = b.B;
   double* xk = x + k * ld;
   for (int i = 0; i < (N > 0 ? N : n); ++i) xk[i] = r[k * ld + i];
@@ -53,8 +55,7 @@ CATENARY_HD_FORCE_INLINE void forward_block(const Blocks& b, const double* behin
 template <int N>
 CATENARY_HD_FORCE_INLINE void backward_block(const Blocks& b, const double* ahead, double* x, int k, int next) {
   const int ld = b.B;
-  add_product_vector<N>(-1.0, b.at(ahead, k), x + next * ld, x + k * ld, b.size[k], b.size[next],
-                        ld);
+  add_product_vector<N>(-1.0, b.at(ahead, k), x + next * ld, x + k * ld, b.size[k], b.size[next], ld);
 }
 
 // Whether block k and its neighbours among blocks first .. last - 1 are all N x N (the

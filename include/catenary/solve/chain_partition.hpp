@@ -44,15 +44,15 @@ class ChainPartition {
   enum class Kind { Whole, Head, Interior, Tail };
   struct Part {
     Kind kind;
-    int first, last;        // its own blocks first .. last - 1
-    int before, after;      // its separators' blocks (-1: none)
+    int first, last;            // its own blocks first .. last - 1
+    int before, after;          // its separators' blocks (-1: none)
     int sep_before, sep_after;  // their blocks in the separator system (-1: none)
   };
 
   bool unrolled(const Blocks& b, const Part& part, int k) const;  // block k's step at N6 (see the .cpp)
   // A part's elimination and its terms of the separators' Schur complement.
   void factorize_part(const Blocks& b, int p);
-  int eliminate_tail(const Blocks& b, const Part& part) const;  // a singular block, or -1
+  int eliminate_tail(const Blocks& b, const Part& part) const;     // a singular block, or -1
   int eliminate_towards_after(const Blocks& b, const Part& part);  // head, interior (with its spike)
   void interior_schur_before(const Blocks& b, int p);
   void forward_part(const Blocks& b, int p, const double* r, double* x) const;
@@ -70,8 +70,8 @@ class ChainPartition {
   int B_;
   bool parallel_;
   std::vector<Part> parts_;
-  std::vector<int> singular_;                  // per part: a singular block + 1
-  std::vector<double> spike_;                  // G'_k of interior blocks, at the layout's slots
+  std::vector<int> singular_;  // per part: a singular block + 1
+  std::vector<double> spike_;  // G'_k of interior blocks, at the layout's slots
   mutable std::vector<double> part_blocks_, part_vectors_;
   // The separators' block-tridiagonal system, chain by chain.
   BlockLayout separators_;
