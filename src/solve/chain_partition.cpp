@@ -170,10 +170,9 @@ int ChainPartition::eliminate_tail(const Blocks& b, const Part& part) const {
   // From the chain's end towards `before`: behind = U, ahead = L.
   const int f = part.first, l = part.last;
   for (int k = l - 1; k >= f; --k) {
-    const int prev = k + 1 < l ? k + 1 : -1;
     if (k - kPrefetchAhead >= f) prefetch_slot(b, k - kPrefetchAhead, b.D, b.L, b.U);
-    const bool regular = unrolled(b, part, k) ? eliminate_block<N6>(b, b.U, b.L, k, prev, k - 1)
-                                              : eliminate_block<0>(b, b.U, b.L, k, prev, k - 1);
+    const bool regular = unrolled(b, part, k) ? eliminate_block<N6, false>(b, k, k + 1 < l, true)
+                                              : eliminate_block<0, false>(b, k, k + 1 < l, true);
     if (!regular) return k;
   }
   return -1;
@@ -196,7 +195,7 @@ int ChainPartition::eliminate_towards_after(const Blocks& b, const Part& part) {
           : add_product<0>(-1.0, L, b.at(spike_.data(), prev), G, b.size[k], b.size[prev], na, ld);
     }
     const bool regular =
-        u ? eliminate_block<N6>(b, b.L, b.U, k, prev, k + 1) : eliminate_block<0>(b, b.L, b.U, k, prev, k + 1);
+        u ? eliminate_block<N6, true>(b, k, k > f, true) : eliminate_block<0, true>(b, k, k > f, true);
     if (!regular) return k;
     for (int col = 0; col < na; ++col)  // G'_k = D_k^-1 G_k
       u ? lu_solve<N6>(b.at(b.D, k), b.piv + k * ld, G + col, N6, ld, ld)
@@ -282,19 +281,15 @@ void ChainPartition::forward_part(const Blocks& b, int p, const double* r, doubl
     return;
   }
   if (part.kind == Kind::Tail) {
-    for (int k = l - 1; k >= f; --k) {
-      const int prev = k + 1 < l ? k + 1 : -1;
-      unrolled(k) ? forward_block<N6>(b, b.U, r, x, k, prev) : forward_block<0>(b, b.U, r, x, k, prev);
-    }
+    for (int k = l - 1; k >= f; --k)
+      unrolled(k) ? forward_block<N6, false>(b, r, x, k, k + 1 < l) : forward_block<0, false>(b, r, x, k, k + 1 < l);
     double* term = part_vector(p, 0);  // -U_before y_first
     std::fill(term, term + B_, 0.0);
     add_product_vector<0>(-1.0, b.at(b.U, part.before), x + f * ld, term, b.size[part.before], b.size[f], ld);
     return;
   }
-  for (int k = f; k < l; ++k) {
-    const int prev = k > f ? k - 1 : -1;
-    unrolled(k) ? forward_block<N6>(b, b.L, r, x, k, prev) : forward_block<0>(b, b.L, r, x, k, prev);
-  }
+  for (int k = f; k < l; ++k)
+    unrolled(k) ? forward_block<N6, true>(b, r, x, k, k > f) : forward_block<0, true>(b, r, x, k, k > f);
   const int s = part.after;
   double* after = part_vector(p, 1);  // -L_after y_{last-1}
   std::fill(after, after + B_, 0.0);
@@ -345,16 +340,16 @@ void ChainPartition::backward_part(const Blocks& b, int p, double* x) const {
       return;
     case Kind::Tail:
       for (int k = f; k < l; ++k)
-        unrolled(k) ? backward_block<N6>(b, b.L, x, k, k - 1) : backward_block<0>(b, b.L, x, k, k - 1);
+        unrolled(k) ? backward_block<N6, false>(b, x, k) : backward_block<0, false>(b, x, k);
       return;
     case Kind::Head:
       for (int k = l - 1; k >= f; --k)
-        unrolled(k) ? backward_block<N6>(b, b.U, x, k, k + 1) : backward_block<0>(b, b.U, x, k, k + 1);
+        unrolled(k) ? backward_block<N6, true>(b, x, k) : backward_block<0, true>(b, x, k);
       return;
     case Kind::Interior: {
       const int a = part.before, na = b.size[a];
       for (int k = l - 1; k >= f; --k) {
-        unrolled(k) ? backward_block<N6>(b, b.U, x, k, k + 1) : backward_block<0>(b, b.U, x, k, k + 1);
+        unrolled(k) ? backward_block<N6, true>(b, x, k) : backward_block<0, true>(b, x, k);
         add_product_vector<0>(-1.0, b.at(spike_.data(), k), x + a * ld, x + k * ld, b.size[k], na, ld);
       }
       return;

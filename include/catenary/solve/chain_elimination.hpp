@@ -2,9 +2,9 @@
 // Block elimination along each chain (the block Thomas algorithm), one thread per chain: the
 // block-tridiagonal solver's method for many short chains that do not couple, such as a sweep's
 // copies (and, on the CPU, the steps of the parts of a long chain that threads share:
-// solve/chain_partition.hpp). Where cyclic reduction needs 2 log2(N) dependent launches over all N blocks, this is one
-// launch whose depth is the longest chain; a batch of 10,000 copies of a 100-element cable thus
-// runs 10,000 independent threads of 101 block steps each.
+// solve/chain_partition.hpp). Where cyclic reduction needs 2 log2(N) dependent launches over all
+// N blocks, this is one launch whose depth is the longest chain; a batch of 10,000 copies of a
+// 100-element cable thus runs 10,000 independent threads of 101 block steps each.
 //
 // Chain c holds blocks first .. last - 1 (first = chain_ptr[c], last = chain_ptr[c + 1]).
 // Factorization, block by block (L_k stays as assembled, U_k is replaced by U'_k):
@@ -18,44 +18,55 @@
 
 namespace catenary {
 
-// One block step of an elimination along a chain, in either direction: `behind` holds block k's
-// coupling to the block eliminated just before it (prev), `ahead` its coupling to the block
-// eliminated after it (next); L and U for an elimination towards higher blocks, U and L towards
-// lower ones (solve/chain_partition.hpp runs both). prev, next < 0: none. N: see dense_block.hpp.
-// The three steps are forced inline: GCC left them out of line in the CPU's partition loops, which
+// One block step of an elimination along a chain, in either direction: towards higher blocks
+// (Up), block k's coupling to the block eliminated just before it (prev = k - 1) is L_k and to
+// the one eliminated after it (next = k + 1) U_k; towards lower blocks (prev = k + 1, next =
+// k - 1) U_k and L_k (solve/chain_partition.hpp runs both). N: see dense_block.hpp. The
+// direction is a template argument and the neighbours are flags: with run-time neighbour
+// indices FactorChain spilled 76 / 108 bytes at its 64 registers (ptxas sm_90); so it spills
+// 24 / 24 bytes, where the single-direction code before spilled none (docs/benchmarks.md,
+// eighth session; whether it matters is for a device to say).
+// The steps are forced inline: GCC left them out of line in the CPU's partition loops, which
 // cost 5 % of a factorization (docs/benchmarks.md, eighth session).
+template <bool Up>
+CATENARY_HD double* behind(const Blocks& b) {
+  return Up ? b.L : b.U;
+}
+template <bool Up>
+CATENARY_HD double* ahead(const Blocks& b) {
+  return Up ? b.U : b.L;
+}
+
 // Factorization: D_k -= behind_k ahead'_prev, D_k = its LU, ahead'_k = D_k^-1 ahead_k (replacing
 // ahead_k); false if D_k is singular.
-template <int N>
-CATENARY_HD_FORCE_INLINE bool eliminate_block(const Blocks& b, double* behind, double* ahead, int k, int prev,
-                                              int next) {
-  const int n = b.size[k], ld = b.B;
+template <int N, bool Up>
+CATENARY_HD_FORCE_INLINE bool eliminate_block(const Blocks& b, int k, bool has_prev, bool has_next) {
+  const int n = b.size[k], ld = b.B, prev = Up ? k - 1 : k + 1, next = Up ? k + 1 : k - 1;
   double* D = b.at(b.D, k);
-  if (prev >= 0) add_product<N>(-1.0, b.at(behind, k), b.at(ahead, prev), D, n, b.size[prev], n, ld);
+  if (has_prev) add_product<N>(-1.0, b.at(behind<Up>(b), k), b.at(ahead<Up>(b), prev), D, n, b.size[prev], n, ld);
   if (!lu_factor<N>(D, b.piv + k * ld, n, ld)) return false;
-  if (next >= 0)
+  if (has_next)
     for (int col = 0; col < (N > 0 ? N : b.size[next]); ++col)
-      lu_solve<N>(D, b.piv + k * ld, b.at(ahead, k) + col, n, ld, ld);
+      lu_solve<N>(D, b.piv + k * ld, b.at(ahead<Up>(b), k) + col, n, ld, ld);
   return true;
 }
 
 // Forward substitution of that step, on padded vectors (block k's entries at k * B; x may not
 // alias r): x_k = D_k^-1 (r_k - behind_k x_prev).
-template <int N>
-CATENARY_HD_FORCE_INLINE void forward_block(const Blocks& b, const double* behind, const double* r, double* x, int k,
-                                            int prev) {
-  const int n = b.size[k], ld = b.B;
+template <int N, bool Up>
+CATENARY_HD_FORCE_INLINE void forward_block(const Blocks& b, const double* r, double* x, int k, bool has_prev) {
+  const int n = b.size[k], ld = b.B, prev = Up ? k - 1 : k + 1;
   double* xk = x + k * ld;
   for (int i = 0; i < (N > 0 ? N : n); ++i) xk[i] = r[k * ld + i];
-  if (prev >= 0) add_product_vector<N>(-1.0, b.at(behind, k), x + prev * ld, xk, n, b.size[prev], ld);
+  if (has_prev) add_product_vector<N>(-1.0, b.at(behind<Up>(b), k), x + prev * ld, xk, n, b.size[prev], ld);
   lu_solve<N>(b.at(b.D, k), b.piv + k * ld, xk, n, ld, 1);
 }
 
 // Back substitution: x_k -= ahead'_k x_next.
-template <int N>
-CATENARY_HD_FORCE_INLINE void backward_block(const Blocks& b, const double* ahead, double* x, int k, int next) {
-  const int ld = b.B;
-  add_product_vector<N>(-1.0, b.at(ahead, k), x + next * ld, x + k * ld, b.size[k], b.size[next], ld);
+template <int N, bool Up>
+CATENARY_HD_FORCE_INLINE void backward_block(const Blocks& b, double* x, int k) {
+  const int ld = b.B, next = Up ? k + 1 : k - 1;
+  add_product_vector<N>(-1.0, b.at(ahead<Up>(b), k), x + next * ld, x + k * ld, b.size[k], b.size[next], ld);
 }
 
 // Whether block k and its neighbours among blocks first .. last - 1 are all N x N (the
@@ -72,10 +83,9 @@ struct FactorChain {
   CATENARY_HD void operator()(int c) const {
     const int first = chain_ptr[c], last = chain_ptr[c + 1];
     for (int k = first; k < last; ++k) {
-      const int prev = k > first ? k - 1 : -1, next = k + 1 < last ? k + 1 : -1;
       const bool regular = blocks_of_size(b, k, first, last, kUnrolledBlock)
-                               ? eliminate_block<kUnrolledBlock>(b, b.L, b.U, k, prev, next)
-                               : eliminate_block<0>(b, b.L, b.U, k, prev, next);
+                               ? eliminate_block<kUnrolledBlock, true>(b, k, k > first, k + 1 < last)
+                               : eliminate_block<0, true>(b, k, k > first, k + 1 < last);
       if (!regular) {
         *singular = k + 1;
         return;
@@ -93,14 +103,12 @@ struct SolveChain {
   CATENARY_HD void operator()(int c) const {
     const int first = chain_ptr[c], last = chain_ptr[c + 1];
     constexpr int U = kUnrolledBlock;
-    for (int k = first; k < last; ++k) {
-      const int prev = k > first ? k - 1 : -1;
-      blocks_of_size(b, k, first, last, U) ? forward_block<U>(b, b.L, r, x, k, prev)
-                                           : forward_block<0>(b, b.L, r, x, k, prev);
-    }
+    for (int k = first; k < last; ++k)
+      blocks_of_size(b, k, first, last, U) ? forward_block<U, true>(b, r, x, k, k > first)
+                                           : forward_block<0, true>(b, r, x, k, k > first);
     for (int k = last - 2; k >= first; --k)
-      blocks_of_size(b, k, first, last, U) ? backward_block<U>(b, b.U, x, k, k + 1)
-                                           : backward_block<0>(b, b.U, x, k, k + 1);
+      blocks_of_size(b, k, first, last, U) ? backward_block<U, true>(b, x, k)
+                                           : backward_block<0, true>(b, x, k);
   }
 };
 
