@@ -35,6 +35,24 @@ __attribute__((always_inline)) inline void prefetch_slot(const Blocks& b, int k,
   }
 }
 
+// The chain steps (solve/chain_elimination.hpp) at N6 where the block and its neighbours are N6 x
+// N6 (`unrolled`), at run-time sizes otherwise; forced inline as the steps are.
+template <bool Up>
+__attribute__((always_inline)) inline bool eliminate(const Blocks& b, int k, bool has_prev, bool has_next,
+                                                     bool unrolled) {
+  return unrolled ? eliminate_block<N6, Up>(b, k, has_prev, has_next)
+                  : eliminate_block<0, Up>(b, k, has_prev, has_next);
+}
+template <bool Up>
+__attribute__((always_inline)) inline void forward(const Blocks& b, const double* r, double* x, int k, bool has_prev,
+                                                   bool unrolled) {
+  unrolled ? forward_block<N6, Up>(b, r, x, k, has_prev) : forward_block<0, Up>(b, r, x, k, has_prev);
+}
+template <bool Up>
+__attribute__((always_inline)) inline void backward(const Blocks& b, double* x, int k, bool unrolled) {
+  unrolled ? backward_block<N6, Up>(b, x, k) : backward_block<0, Up>(b, x, k);
+}
+
 // to (rows x cols, leading dimension to_ld) += from (leading dimension from_ld).
 void add_block(const double* from, int from_ld, double* to, int to_ld, int rows, int cols) {
   for (int i = 0; i < rows; ++i)
@@ -171,9 +189,7 @@ int ChainPartition::eliminate_tail(const Blocks& b, const Part& part) const {
   const int f = part.first, l = part.last;
   for (int k = l - 1; k >= f; --k) {
     if (k - kPrefetchAhead >= f) prefetch_slot(b, k - kPrefetchAhead, b.D, b.L, b.U);
-    const bool regular = unrolled(b, part, k) ? eliminate_block<N6, false>(b, k, k + 1 < l, true)
-                                              : eliminate_block<0, false>(b, k, k + 1 < l, true);
-    if (!regular) return k;
+    if (!eliminate<false>(b, k, k + 1 < l, true, unrolled(b, part, k))) return k;
   }
   return -1;
 }
@@ -194,9 +210,7 @@ int ChainPartition::eliminate_towards_after(const Blocks& b, const Part& part) {
         u ? add_product<N6>(-1.0, L, b.at(spike_.data(), prev), G, N6, N6, N6, ld)
           : add_product<0>(-1.0, L, b.at(spike_.data(), prev), G, b.size[k], b.size[prev], na, ld);
     }
-    const bool regular =
-        u ? eliminate_block<N6, true>(b, k, k > f, true) : eliminate_block<0, true>(b, k, k > f, true);
-    if (!regular) return k;
+    if (!eliminate<true>(b, k, k > f, true, u)) return k;
     for (int col = 0; col < na; ++col)  // G'_k = D_k^-1 G_k
       u ? lu_solve<N6>(b.at(b.D, k), b.piv + k * ld, G + col, N6, ld, ld)
         : lu_solve<0>(b.at(b.D, k), b.piv + k * ld, G + col, b.size[k], ld, ld);
@@ -281,15 +295,13 @@ void ChainPartition::forward_part(const Blocks& b, int p, const double* r, doubl
     return;
   }
   if (part.kind == Kind::Tail) {
-    for (int k = l - 1; k >= f; --k)
-      unrolled(k) ? forward_block<N6, false>(b, r, x, k, k + 1 < l) : forward_block<0, false>(b, r, x, k, k + 1 < l);
+    for (int k = l - 1; k >= f; --k) forward<false>(b, r, x, k, k + 1 < l, unrolled(k));
     double* term = part_vector(p, 0);  // -U_before y_first
     std::fill(term, term + B_, 0.0);
     add_product_vector<0>(-1.0, b.at(b.U, part.before), x + f * ld, term, b.size[part.before], b.size[f], ld);
     return;
   }
-  for (int k = f; k < l; ++k)
-    unrolled(k) ? forward_block<N6, true>(b, r, x, k, k > f) : forward_block<0, true>(b, r, x, k, k > f);
+  for (int k = f; k < l; ++k) forward<true>(b, r, x, k, k > f, unrolled(k));
   const int s = part.after;
   double* after = part_vector(p, 1);  // -L_after y_{last-1}
   std::fill(after, after + B_, 0.0);
@@ -339,17 +351,15 @@ void ChainPartition::backward_part(const Blocks& b, int p, double* x) const {
     case Kind::Whole:
       return;
     case Kind::Tail:
-      for (int k = f; k < l; ++k)
-        unrolled(k) ? backward_block<N6, false>(b, x, k) : backward_block<0, false>(b, x, k);
+      for (int k = f; k < l; ++k) backward<false>(b, x, k, unrolled(k));
       return;
     case Kind::Head:
-      for (int k = l - 1; k >= f; --k)
-        unrolled(k) ? backward_block<N6, true>(b, x, k) : backward_block<0, true>(b, x, k);
+      for (int k = l - 1; k >= f; --k) backward<true>(b, x, k, unrolled(k));
       return;
     case Kind::Interior: {
       const int a = part.before, na = b.size[a];
       for (int k = l - 1; k >= f; --k) {
-        unrolled(k) ? backward_block<N6, true>(b, x, k) : backward_block<0, true>(b, x, k);
+        backward<true>(b, x, k, unrolled(k));
         add_product_vector<0>(-1.0, b.at(spike_.data(), k), x + a * ld, x + k * ld, b.size[k], na, ld);
       }
       return;
