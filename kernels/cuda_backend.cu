@@ -78,7 +78,7 @@ class CudaBackend : public Backend {
     const bool krylov = solver == LinearSolver::Krylov;
     const std::optional<BlockChainOrdering> chain = krylov ? node_block_ordering(m, &why)
                                                     : solver == LinearSolver::SparseQr ? std::nullopt
-                                                                                       : block_chain_ordering(m, &why);
+                                                                                       : bordered_chain_ordering(m, &why);
     const bool block_method = solver == LinearSolver::BlockTridiagonal || solver == LinearSolver::ChainElimination;
     if ((block_method || krylov) && !chain)
       throw BackendUnavailable(std::string(krylov ? "GMRES" : "the block-tridiagonal solver") +
@@ -99,6 +99,10 @@ class CudaBackend : public Backend {
                                                                             : preferred_block_method(chain->chain_ptr);
       solver_ = make_block_tridiagonal_solver(chain->block_ptr, chain->chain_ptr, method, Space::on_device);
       solver_name_ = method == BlockMethod::CyclicReduction ? "block cyclic reduction" : "block chain elimination";
+      if (const int border = chain->border_size(); border > 0) {
+        solver_ = make_bordered_solver(std::move(solver_), border, Space::on_device);
+        solver_name_ += " with a border of " + std::to_string(border) + " unknowns";
+      }
     } else {
       solver_ = Space::on_device ? make_cusolver_qr_solver() : make_host_csr_solver();
       solver_name_ = Space::on_device ? "sparse QR" : "UMFPACK";
@@ -448,10 +452,12 @@ size_t estimated_device_bytes(const Model& m) {
   // constraint rows), and three padded vectors. Chain elimination needs less (no saved L, U, two
   // vectors), so this bounds both block methods.
   size_t reduction = 0;
-  if (const std::optional<BlockChainOrdering> chain = block_chain_ordering(m)) {
+  if (const std::optional<BlockChainOrdering> chain = bordered_chain_ordering(m)) {
     const BlockLayout layout(chain->block_ptr);
     const size_t B = layout.B, blocks = layout.blocks;
     reduction = 5 * layout.slots() * 8 + blocks * (3 * B * 8 + B * 4 + 2 * 8);
+    // A border's solver: T's values and slots again, two vectors of T's size, B's row pointers.
+    if (chain->border_size() > 0) reduction += entries * (8 + 2 * 4) + static_cast<size_t>(layout.B) * blocks * (2 * 8 + 4);
   }
   return resident + pattern_build + reduction;
 }

@@ -44,6 +44,15 @@ std::vector<T> to_host(const T* p, int n) {
   return out;
 }
 
+// values copied from the host to n = values.size() entries at p (memory of Space).
+template <class Space, class T>
+void from_host(const std::vector<T>& values, T* p) {
+  if constexpr (Space::on_device)
+    thrust::copy(values.begin(), values.end(), thrust::device_pointer_cast(p));
+  else
+    std::copy(values.begin(), values.end(), p);
+}
+
 template <class T, class A>
 T* raw(A& array) {
   return thrust::raw_pointer_cast(array.data());

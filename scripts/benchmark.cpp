@@ -3,7 +3,7 @@
 //
 //   catenary_benchmark [--backend cpu|cuda|cuda-host] [--solver auto|block_tridiagonal|chain_elimination|sparse_qr|krylov] [--steps S]
 //                      [--large-steps S2] [--large-from N] [--step H] [--newton full|modified]
-//                      [--no-stage-times] [--csv FILE] [n ...]
+//                      [--crane] [--no-stage-times] [--csv FILE] [n ...]
 //
 // On the CUDA backend, cuSOLVER's batched QR factorizes and solves in one call: its time is
 // reported as factorization. Block cyclic reduction (the default for these chains) reports both.
@@ -19,6 +19,10 @@
 // With --no-stage-times the CUDA backend does not wait for the device at each stage's end
 // (Backend::set_stage_timing): the stage columns read 0 and wall/step is the step without those
 // waits, the figure to quote for small models and batches.
+//
+// With --crane, the cable's first node hangs from the tip of a hinged rigid boom instead of the
+// ground pin (crane_falling_cable): the block solvers then carry a border of 16 unknowns
+// (kernels/bordered_solver.cu), and the CPU backend factorizes with UMFPACK.
 //
 // With --sweep E, each n is instead a number of copies of an E-element cable run as one batch
 // (merge_models, as a case file's "sweep" runs): the sweep benchmark; steps per second of the
@@ -97,8 +101,10 @@ std::unique_ptr<Backend> make_benchmark_backend(const std::string& name, const M
   return make_backend(parse_backend_choice(name), m, solver).backend;
 }
 
-// n elements, or with sweep_elements > 0 n copies of a sweep_elements-element cable.
-Model benchmark_model(int n, int sweep_elements) {
+// n elements (hung from a crane's boom with crane), or with sweep_elements > 0 n copies of a
+// sweep_elements-element cable.
+Model benchmark_model(int n, int sweep_elements, bool crane) {
+  if (crane) return crane_falling_cable(n);
   if (sweep_elements <= 0) return falling_cable_pendulum(n);
   const Model one = falling_cable_pendulum(sweep_elements);
   const std::vector<const Model*> copies(n, &one);
@@ -107,11 +113,11 @@ Model benchmark_model(int n, int sweep_elements) {
 }
 
 Row run_one(const std::string& backend_name, LinearSolverChoice solver, int n, int steps, double step,
-            DynamicSettings::Newton newton, int sweep_elements, bool stage_times) {
+            DynamicSettings::Newton newton, int sweep_elements, bool crane, bool stage_times) {
   Row r;
   r.n = n;
   const auto t_setup = Clock::now();
-  const Model m = benchmark_model(n, sweep_elements);
+  const Model m = benchmark_model(n, sweep_elements, crane);
   const std::unique_ptr<Backend> backend_holder = make_benchmark_backend(backend_name, m, solver);
   Backend& backend = *backend_holder;
   backend.set_stage_timing(stage_times);
@@ -173,6 +179,7 @@ void usage() {
                "  --step H: the fixed time step in s (default 1e-3)\n"
                "  --newton full|modified: a Newton matrix per iteration (default) or per step\n"
                "  --sweep E: n is a number of copies of an E-element cable run as one batch\n"
+               "  --crane: the cable hangs from a rigid boom's tip (crane_falling_cable): a chain with a border\n"
                "  --no-stage-times: the CUDA backend does not wait for the device at each stage's end (stage columns 0)\n"
                "  --csv FILE: also write the rows as CSV\n");
 }
@@ -181,7 +188,7 @@ void usage() {
 
 int main(int argc, char** argv) {
   int steps = 50, large_steps = -1, large_from = 4096, sweep_elements = 0;
-  bool stage_times = true;
+  bool stage_times = true, crane = false;
   double step = 1e-3;
   std::string csv_path, backend_name = "cpu", solver_name = "auto", newton_name = "full";
   std::vector<int> sizes;
@@ -202,6 +209,7 @@ int main(int argc, char** argv) {
     else if (a == "--step") step = std::atof(value());
     else if (a == "--newton") newton_name = value();
     else if (a == "--sweep") sweep_elements = std::atoi(value());
+    else if (a == "--crane") crane = true;
     else if (a == "--csv") csv_path = value();
     else if (a == "--no-stage-times") stage_times = false;
     else if (a == "-h" || a == "--help") {
@@ -249,8 +257,8 @@ int main(int argc, char** argv) {
   }
 
   const int threads = omp_get_max_threads();
-  std::printf("# falling cable pendulum, h = %g s, HHT alpha = -0.2, %s Newton, backend %s, OpenMP threads = %d\n",
-              step, newton_name.c_str(), backend_name.c_str(), threads);
+  std::printf("# falling cable pendulum%s, h = %g s, HHT alpha = -0.2, %s Newton, backend %s, OpenMP threads = %d\n",
+              crane ? " hung from a crane's boom" : "", step, newton_name.c_str(), backend_name.c_str(), threads);
   double peak_bandwidth = 0.0;  // bytes per second, known on the device only
 #ifdef CATENARY_WITH_CUDA
   if (backend_name == "cuda") {
@@ -276,7 +284,7 @@ int main(int argc, char** argv) {
     const int s = n >= large_from ? large_steps : steps;
     const Row r = run_one(backend_name, solver, n, s, step,
                           newton_name == "modified" ? DynamicSettings::Newton::Modified : DynamicSettings::Newton::Full,
-                          sweep_elements, stage_times);
+                          sweep_elements, crane, stage_times);
     const double k = r.steps > 0 ? 1.0 / r.steps : 0.0;
     const double it = r.iterations * k, wall = r.wall_ms * k;
     const double per_newton = r.iterations > 0 ? r.wall_ms / r.iterations : 0.0;

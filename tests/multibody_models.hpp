@@ -109,6 +109,21 @@ inline Model cable_hanging_from_boom(int elements) {
 }
 
 
+// The boom model with `bars` more rigid bars, each hinged to the ground (7 coordinates and 6
+// rows each, their normalizations included): borders of any size.
+inline Model cable_on_boom_with_bars(int elements, int bars) {
+  Model m = cable_hanging_from_boom(elements);
+  for (int k = 0; k < bars; ++k) {
+    const Vec<3> centre = rigid::vec3(-1.0 - k, 0, 0);
+    m.mechanism.bodies.push_back(
+        rigid_body("bar " + std::to_string(k), 1.0, rigid::vec3(0.1, 0.1, 0.1), centre, rigid::vec4(1, 0, 0, 0)));
+    add_joint(m.mechanism, "hinge " + std::to_string(k), rigid::JointType::Revolute, kGround,
+              static_cast<int>(m.mechanism.bodies.size()) - 1, centre, triad_from_axis(rigid::vec3(0, 1, 0)));
+  }
+  finalize_model(m);
+  return m;
+}
+
 // ground - k1 - m1 - k2 - m2 along x: two bodies on translational joints to the ground, two
 // TSDAs of free length 1 m between the ground point 0, body 1 at x = 1 + x1 and body 2 at
 // x = 2 + x2; no gravity.

@@ -4,8 +4,6 @@
 
 #include <omp.h>
 
-#include <random>
-
 #include "catenary/assembly/backend_factory.hpp"
 #include "catenary/assembly/cpu_backend.hpp"
 #include "catenary/core/errors.hpp"
@@ -29,21 +27,6 @@ double largest_difference(const RunResult& reference, const RunResult& result, E
     if ((reference.frames[k].*field).cwiseAbs().maxCoeff() > 0.0)  // the initial velocities are zero
       worst = std::max(worst, relative_difference(reference.frames[k].*field, result.frames[k].*field));
   return worst;
-}
-
-// The Newton matrix at a random state of m (seeded), assembled by `backend`, and a random
-// right-hand side.
-Eigen::VectorXd assemble_at_random_state(CpuBackend& backend, const Model& m, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> U(-1.0, 1.0);
-  const int n = m.dof_count(), rows = m.constraint_count();
-  Eigen::VectorXd q = initial_coordinates(m), v(n), rhs(n + rows);
-  for (int i = 0; i < n; ++i) q[i] += 0.02 * U(rng), v[i] = U(rng);
-  for (int i = 0; i < n + rows; ++i) rhs[i] = U(rng);
-  const NewtonMatrixCoefficients c{1.0, 2e-6, 3e-4, 1.0};
-  Eigen::VectorXd f;
-  backend.assemble_newton_matrix(q, v, c, f);
-  return rhs;
 }
 
 // Both backends assemble the Newton matrix at the same random state (the same code, so the same

@@ -70,18 +70,34 @@ void check_all_operators(BackendMaker make) {
     auto backend = make(m, cuda::LinearSolver::ChainElimination);
     testing::check_operators_agree(m, *backend, 19);
   }
-  SECTION("planar beams with revolute joints (beam2d): not a chain, sparse QR") {
+  SECTION("planar beams with revolute joints between nodes (beam2d): the joints' rows in a border") {
     const Model m = rancf_pendulum(21e6);
     auto backend = make(m, cuda::LinearSolver::Auto);
-    CHECK(backend->linear_solver() == (backend->name() == "cuda" ? "sparse QR" : "UMFPACK"));
-    CHECK_THROWS_AS(make(m, cuda::LinearSolver::BlockTridiagonal), BackendUnavailable);
-    CHECK_THROWS_AS(make(m, cuda::LinearSolver::ChainElimination), BackendUnavailable);
+    CHECK(backend->linear_solver() == "block chain elimination with a border of 8 unknowns");
     testing::check_operators_agree(m, *backend, 12);
+    auto reduction = make(m, cuda::LinearSolver::BlockTridiagonal);
+    CHECK(reduction->linear_solver() == "block cyclic reduction with a border of 8 unknowns");
+    testing::check_operators_agree(m, *reduction, 21);
   }
-  SECTION("cable attached to a hinged rigid boom (multibody block)") {
+  SECTION("planar beams with revolute joints between nodes (beam2d): sparse QR forced") {
+    const Model m = rancf_pendulum(21e6);
+    auto backend = make(m, cuda::LinearSolver::SparseQr);
+    CHECK(backend->linear_solver() == (backend->name() == "cuda" ? "sparse QR" : "UMFPACK"));
+    testing::check_operators_agree(m, *backend, 22);
+  }
+  SECTION("cable attached to a hinged rigid boom (multibody block): the boom and the mechanism's rows in a border") {
     const Model m = testing::cable_hanging_from_boom(6);
     auto backend = make(m, cuda::LinearSolver::Auto);
+    CHECK(backend->linear_solver() ==
+          "block chain elimination with a border of " + std::to_string(7 + m.mechanism.row_count()) + " unknowns");
     testing::check_operators_agree(m, *backend, 13);
+  }
+  SECTION("a border over 64 unknowns (eleven rigid bodies): sparse QR, the block methods refused") {
+    const Model m = testing::cable_on_boom_with_bars(4, 10);
+    auto backend = make(m, cuda::LinearSolver::Auto);
+    CHECK(backend->linear_solver() == (backend->name() == "cuda" ? "sparse QR" : "UMFPACK"));
+    CHECK_THROWS_WITH(make(m, cuda::LinearSolver::ChainElimination), Catch::Contains("more than 64"));
+    testing::check_operators_agree(m, *backend, 23);
   }
   SECTION("an arc (curved stress-free shape): the element pass with the kappa0 term") {
     Model m;
@@ -144,6 +160,13 @@ void check_whole_runs(BackendMaker make) {
     AnalysisSettings a = testing::dynamic_settings(1e-3, 0.3, -0.1);
     a.dynamics.formulation = DynamicSettings::Formulation::StabilizedIndex2;
     const double d = testing::dynamic_run_difference(m, a, *backend);
+    INFO("largest relative coordinate difference: " << d);
+    CHECK(d < 1e-9);
+  }
+  SECTION("cable hanging from a swinging rigid boom, block cyclic reduction with a border") {
+    const Model m = testing::cable_hanging_from_boom(8);
+    auto backend = make(m, cuda::LinearSolver::BlockTridiagonal);
+    const double d = testing::dynamic_run_difference(m, testing::dynamic_settings(1e-3, 0.3, -0.1), *backend);
     INFO("largest relative coordinate difference: " << d);
     CHECK(d < 1e-9);
   }

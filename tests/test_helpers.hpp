@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <random>
 #include <string>
 
 #include "catenary/assembly/cpu_backend.hpp"
@@ -15,6 +16,7 @@
 #include "catenary/model/builders.hpp"
 #include "catenary/model/model_merge.hpp"
 #include "catenary/model/reference_models.hpp"
+#include "catenary/multibody/multibody_block.hpp"
 
 namespace catenary::testing {
 
@@ -82,6 +84,31 @@ inline RunResult run_model(const Model& m, const AnalysisSettings& a, double out
 // direct solver, names on the CPU): the independent reference of the block solvers' tests, which
 // the CPU backend's default (chain elimination for chain models) is not.
 inline CpuBackend umfpack_backend(const Model& m) { return CpuBackend(m, LinearSolverChoice::SparseQr); }
+
+// The Newton matrix of m at a random state (seeded) assembled by `backend`, with the mechanism's
+// entries as the integrator adds them (multipliers 0.3), and a random right-hand side.
+inline Eigen::VectorXd assemble_at_random_state(CpuBackend& backend, const Model& m, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> U(-1.0, 1.0);
+  const int n = m.dof_count(), rows = m.constraint_count();
+  Eigen::VectorXd q = initial_coordinates(m), v(n), rhs(n + rows);
+  for (int i = 0; i < n; ++i) q[i] += 0.02 * U(rng), v[i] = U(rng);
+  for (int i = 0; i < n + rows; ++i) rhs[i] = U(rng);
+  const NewtonMatrixCoefficients c{1.0, 2e-6, 3e-4, 1.0};
+  Eigen::VectorXd f;
+  backend.assemble_newton_matrix(q, v, c, f);
+  if (!m.mechanism.empty()) {
+    const MultibodyBlock block(m);
+    const MultibodyLayout& layout = block.layout();
+    Eigen::VectorXd x(block.size()), xv(block.size());
+    for (int i = 0; i < block.size(); ++i) x[i] = q[layout.dofs[i]], xv[i] = v[layout.dofs[i]];
+    std::vector<double> values;
+    block.newton_matrix(x, xv, 0.0, Eigen::VectorXd::Zero(block.size()), Eigen::VectorXd::Constant(layout.rows, 0.3),
+                        c, values);
+    backend.add_block_entries(values);
+  }
+  return rhs;
+}
 
 inline RunResult run_model_umfpack(const Model& m, const AnalysisSettings& a) {
   CpuBackend backend = umfpack_backend(m);

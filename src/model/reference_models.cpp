@@ -4,16 +4,51 @@
 #include <string>
 
 #include "catenary/model/builders.hpp"
+#include "catenary/multibody/mechanism_builders.hpp"
 
 namespace catenary {
 
-Model falling_cable_pendulum(int elements) {
+namespace {
+
+// The falling cable pendulum's cable, free: along x from the origin, gravity -9.81 z.
+Model pendulum_cable(int elements) {
   Model m;
   m.dimension = 3;
   m.gravity[2] = -9.81;
   const double d = 0.02, A = M_PI * d * d / 4, I = M_PI * std::pow(d, 4) / 64, E = 2e9;
   add_straight_line(m, "cable", {0, 0, 0}, {0.1 * elements, 0, 0}, elements, {E * A, E * I, 7800 * A, 0.0});
+  return m;
+}
+
+}  // namespace
+
+Model falling_cable_pendulum(int elements) {
+  Model m = pendulum_cable(elements);
   add_spherical_to_ground(m, 0, {0, 0, 0}, "pin", "/constraints/0");
+  return m;
+}
+
+Model crane_falling_cable(int elements) {
+  Model m = pendulum_cable(elements);
+  RigidBody boom;
+  boom.name = "boom";
+  boom.mass = 500.0;
+  boom.inertia = Mat<3, 3>::zero();
+  boom.inertia(0, 0) = 1.0;
+  boom.inertia(1, 1) = boom.inertia(2, 2) = 500.0 * 5.0 * 5.0 / 12.0;  // a slender 5 m bar
+  boom.position = rigid::vec3(-2.5, 0, 0);
+  boom.orientation = rigid::vec4(1, 0, 0, 0);
+  boom.velocity = boom.angular_velocity = Vec<3>::zero();
+  m.mechanism.bodies.push_back(boom);
+  add_joint(m.mechanism, "boom pivot", rigid::JointType::Revolute, kGround, 0, rigid::vec3(-5, 0, 0),
+            triad_from_axis(rigid::vec3(0, 1, 0)));
+  Attachment hook;
+  hook.name = "hook";
+  hook.body = 0;
+  hook.node = body_node(m, 0, 0);
+  hook.point = rigid::vec3(2.5, 0, 0);
+  m.mechanism.attachments.push_back(hook);
+  finalize_model(m);
   return m;
 }
 

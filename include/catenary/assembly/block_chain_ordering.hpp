@@ -5,6 +5,12 @@
 // Cables and beams built by the builders number their nodes along the chain, several cables one
 // after the other (a sweep's copies too: their blocks simply do not couple), which makes this the
 // natural order for a block cyclic reduction (kernels/block_tridiagonal_solver.cu).
+//
+// A bordered order puts the few unknowns that break the chain after the blocks: rigid bodies'
+// coordinates, constraint rows over several nodes (joints between beams, node hinges) and the
+// mechanism's rows (joints, attachments of cable nodes). The matrix is then block-tridiagonal
+// with a border, [T B; C E], which kernels/bordered_solver.cu solves by the border's Schur
+// complement over the block solver of T.
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,19 +21,30 @@ namespace catenary {
 
 // The largest block (a node's coordinates and its constraint rows) the solver takes.
 constexpr int kMaxChainBlock = 16;
+// The largest border: the Schur complement costs one solve with T per border unknown at every
+// factorization (a crane's boom with its hinge and a cable attached: 16).
+constexpr int kMaxBorder = 64;
 
 struct BlockChainOrdering {
   std::vector<int> original_of;  // unknown at each position (coordinates, then dof_count + row)
   std::vector<int> block_ptr;    // block k holds positions block_ptr[k] .. block_ptr[k + 1] - 1
   // Chains that do not couple (the cables of a model, a sweep's copies): chain c is blocks
-  // chain_ptr[c] .. chain_ptr[c + 1] - 1. Filled by block_chain_ordering only.
+  // chain_ptr[c] .. chain_ptr[c + 1] - 1. Filled by the chain orderings only.
   std::vector<int> chain_ptr;
+  // Positions block_ptr.back() .. original_of.size() - 1: the border (bordered_chain_ordering).
+  int border_size() const { return static_cast<int>(original_of.size()) - block_ptr.back(); }
 };
 
 // The ordering, or none with the reason in why: an element between nodes that are not
 // consecutive, a constraint row over several nodes, a block over kMaxChainBlock unknowns, or
 // rigid bodies.
 std::optional<BlockChainOrdering> block_chain_ordering(const Model& m, std::string* why = nullptr);
+
+// The chain order with a border of at most kMaxBorder unknowns (rigid-body coordinates, rows over
+// several nodes, the mechanism's rows), or none with the reason in why: an element between nodes
+// that are not consecutive, a block over kMaxChainBlock unknowns, a larger border, or a
+// mechanism's term between the coordinates of nodes that are not neighbours in one chain.
+std::optional<BlockChainOrdering> bordered_chain_ordering(const Model& m, std::string* why = nullptr);
 
 // The same node blocks for any model without rigid bodies, a row over several nodes joining
 // the block of its lowest node: the blocks of a block-Jacobi preconditioner (the matrix is then

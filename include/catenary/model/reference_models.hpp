@@ -8,6 +8,12 @@ namespace catenary {
 // its first node, straight along x, gravity -9.81 z; diameter 0.02 m, E = 2e9 Pa, 7800 kg/m^3.
 Model falling_cable_pendulum(int elements);
 
+// The same cable hung from a crane instead of the ground pin: its first node attached (position
+// only) to the tip of a rigid boom (5 m, 500 kg, a slender bar) hinged to the ground at
+// (-5, 0, 0) about y and released horizontal with the cable: the benchmark's model with a
+// border (7 boom coordinates, 5 hinge rows, the normalization and 3 attachment rows).
+Model crane_falling_cable(int elements);
+
 // The RANCF paper's planar pendulum (Hu and Wang 2016): 5 beams of 5 m, 5 elements each, joined
 // by planar revolute joints, the first pinned to ground, horizontal; square section 0.02 m,
 // density 7800 kg/m^3, Young's modulus E, gravity -9.81 y.

@@ -46,6 +46,11 @@ std::unique_ptr<CsrSolver> make_block_tridiagonal_solver(const std::vector<int>&
                                                           bool on_device);
 // The method by count for chains of these lengths (chain_ptr as above).
 BlockMethod preferred_block_method(const std::vector<int>& chain_ptr);
+// A matrix whose last `border` unknowns border a block-tridiagonal rest (the bordered order of
+// assembly/block_chain_ordering.hpp): the rest by `inner` (a block-tridiagonal solver of its
+// size), the border by its Schur complement (kernels/bordered_solver.cu). Each factorization
+// costs one solve with the inner solver per border unknown; each solve two.
+std::unique_ptr<CsrSolver> make_bordered_solver(std::unique_ptr<CsrSolver> inner, int border, bool on_device);
 // Restarted GMRES with a block-Jacobi preconditioner over the same node blocks
 // (kernels/krylov_solver.cu), for mass-dominated matrices; throws SimulationError when it does
 // not converge to 1e-12 relative residual.

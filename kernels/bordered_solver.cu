@@ -1,0 +1,218 @@
+// A block-tridiagonal matrix with a border (assembly/block_chain_ordering.hpp's bordered order),
+//   A = [T B; C E],   T: the node blocks (p unknowns),   E: the border (m unknowns, m small),
+// solved by the border's Schur complement S = E - C T^-1 B over an inner solver of T (the block
+// solver: cyclic reduction or chain elimination), written once over a MemorySpace like the backend.
+// Rigid bodies, joints between beams and the attachments of cable nodes are few unknowns next to
+// a long cable's; putting them in the border keeps the cable on the block solver instead of
+// sending the whole model to the general sparse QR.
+//   factorize: T = its factorization; w_j = T^-1 b_j for each border column j (m solves);
+//              S = E - C W, LU on the host (m x m, partial pivoting; a zero pivot is singular).
+//   solve:     y = T^-1 r_T;  x_b = S^-1 (r_b - C y);  x_T = T^-1 (r_T - B x_b).
+// W is not kept (at 1,000,000 elements and m = 16 it would be 0.8 GB): a solve costs two solves
+// with T instead. B, C and S are copied at factorize(): the integrator may assemble a matrix it
+// never factorizes and still solve with the last factorization (docs/design.md, sixth part).
+// Written by hand: cuSOLVER and cuSPARSE have no bordered or block-tridiagonal solver.
+#include <thrust/copy.h>
+#include <thrust/fill.h>
+#include <thrust/for_each.h>
+#include <thrust/iterator/counting_iterator.h>
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "backend_functors.cuh"
+#include "catenary/core/errors.hpp"
+#include "catenary/core/host_device.hpp"
+#include "catenary/solve/csr_solver.hpp"
+#include "catenary/solve/dense_block.hpp"
+#include "memory_space.cuh"
+
+namespace catenary::cuda {
+
+namespace {
+
+// to[index[k]] = from[pick[k]]
+struct ScatterPicked {
+  const int *index, *pick;
+  const double* from;
+  double* to;
+  CATENARY_HD void operator()(int k) const { to[index[k]] = from[pick[k]]; }
+};
+
+// out[r] = rhs[r] - sum_k a[k] x[col[k]] over CSR row r.
+struct CsrRowResidual {
+  const int *row_ptr, *col;
+  const double *a, *x, *rhs;
+  double* out;
+  CATENARY_HD void operator()(int r) const {
+    double s = rhs[r];
+    for (int k = row_ptr[r]; k < row_ptr[r + 1]; ++k) s -= a[k] * x[col[k]];
+    out[r] = s;
+  }
+};
+
+// A part of the bordered matrix in CSR (host arrays while analyze() builds it): its rows' entries,
+// each with its slot among A's values.
+struct CsrPart {
+  std::vector<int> row_ptr{0}, col, slot;
+  void add(int c, int s) { col.push_back(c), slot.push_back(s); }
+  void end_row() { row_ptr.push_back(static_cast<int>(col.size())); }
+};
+
+template <class Space>
+class BorderedSolver : public CsrSolver {
+  using Doubles = ArrayOf<Space, double>;
+  using Ints = ArrayOf<Space, int>;
+
+ public:
+  BorderedSolver(std::unique_ptr<CsrSolver> inner, int border) : inner_(std::move(inner)), m_(border) {
+    if (m_ < 1) throw std::invalid_argument("bordered solver: a border of " + std::to_string(m_) + " unknowns");
+  }
+
+  void analyze(int size, int nonzeros, const int* row_ptr, const int* col_index) override {
+    p_ = size - m_;
+    if (p_ < 1)
+      throw std::invalid_argument("bordered solver: a border of " + std::to_string(m_) + " unknowns in a matrix of " +
+                                  std::to_string(size));
+    const std::vector<int> rows = to_host<Space>(row_ptr, size + 1), cols = to_host<Space>(col_index, nonzeros);
+    CsrPart t, b, c;  // T (p x p), B (p x m), C (m x p)
+    std::vector<int> e_index, e_slot;
+    std::vector<std::vector<std::pair<int, int>>> b_columns(m_);  // per border column: (row, B entry)
+    for (int row = 0; row < size; ++row) {
+      for (int s = rows[row]; s < rows[row + 1]; ++s) {
+        const int col = cols[s];
+        if (row < p_ && col < p_) {
+          t.add(col, s);
+        } else if (row < p_) {
+          b_columns[col - p_].push_back({row, static_cast<int>(b.col.size())});
+          b.add(col - p_, s);
+        } else if (col < p_) {
+          c.add(col, s);
+        } else {
+          e_index.push_back((col - p_) * m_ + row - p_);  // E column-major
+          e_slot.push_back(s);
+        }
+      }
+      (row < p_ ? t : c).end_row();
+      if (row < p_) b.end_row();
+    }
+    std::vector<int> b_column_ptr{0}, b_column_row, b_column_entry;
+    for (const auto& column : b_columns) {
+      for (const auto& [row, entry] : column) b_column_row.push_back(row), b_column_entry.push_back(entry);
+      b_column_ptr.push_back(static_cast<int>(b_column_row.size()));
+    }
+    b_column_ptr_ = b_column_ptr;
+    upload(t, t_ptr_, t_col_, t_slot_);
+    upload(b, b_ptr_, b_col_, b_slot_);
+    upload(c, c_ptr_, c_col_, c_slot_);
+    b_column_row_ = Ints(b_column_row.begin(), b_column_row.end());
+    b_column_entry_ = Ints(b_column_entry.begin(), b_column_entry.end());
+    e_index_ = Ints(e_index.begin(), e_index.end());
+    e_slot_ = Ints(e_slot.begin(), e_slot.end());
+    t_values_ = Doubles(t.col.size(), 0.0);
+    b_values_ = Doubles(b.col.size(), 0.0);
+    c_values_ = Doubles(c.col.size(), 0.0);
+    e_ = Doubles(static_cast<size_t>(m_) * m_, 0.0);
+    schur_ = Doubles(e_.size(), 0.0);
+    column_ = Doubles(p_, 0.0);
+    w_ = Doubles(p_, 0.0);
+    border_ = Doubles(m_, 0.0);
+    inner_->analyze(p_, static_cast<int>(t.col.size()), raw<int>(t_ptr_), raw<int>(t_col_));
+  }
+
+  size_t workspace_bytes() const override {
+    const size_t ints = t_ptr_.size() + t_col_.size() + t_slot_.size() + b_ptr_.size() + b_col_.size() +
+                        b_slot_.size() + c_ptr_.size() + c_col_.size() + c_slot_.size() + b_column_row_.size() +
+                        b_column_entry_.size() + e_index_.size() + e_slot_.size();
+    const size_t doubles = t_values_.size() + b_values_.size() + c_values_.size() + e_.size() + schur_.size() +
+                           column_.size() + w_.size() + border_.size();
+    return inner_->workspace_bytes() + sizeof(int) * ints + sizeof(double) * doubles;
+  }
+
+  void factorize(const double* values) override {
+    const auto policy = Space::policy();
+    const thrust::counting_iterator<int> first(0);
+    gather(t_slot_, values, t_values_);
+    gather(b_slot_, values, b_values_);
+    gather(c_slot_, values, c_values_);
+    thrust::fill(policy, e_.begin(), e_.end(), 0.0);
+    thrust::for_each(policy, first, first + static_cast<int>(e_index_.size()),
+                     ScatterPicked{raw<int>(e_index_), raw<int>(e_slot_), values, raw<double>(e_)});
+    inner_->factorize(raw<double>(t_values_));
+    for (int j = 0; j < m_; ++j) {  // column j of S: e_j - C T^-1 b_j
+      thrust::fill(policy, column_.begin(), column_.end(), 0.0);
+      thrust::for_each(policy, first + b_column_ptr_[j], first + b_column_ptr_[j + 1],
+                       ScatterPicked{raw<int>(b_column_row_), raw<int>(b_column_entry_), raw<double>(b_values_),
+                                     raw<double>(column_)});
+      inner_->solve(raw<double>(column_), raw<double>(w_));
+      thrust::for_each(policy, first, first + m_,
+                       CsrRowResidual{raw<int>(c_ptr_), raw<int>(c_col_), raw<double>(c_values_), raw<double>(w_),
+                                      raw<double>(e_) + static_cast<size_t>(j) * m_,
+                                      raw<double>(schur_) + static_cast<size_t>(j) * m_});
+    }
+    const std::vector<double> by_column = to_host<Space>(raw<double>(schur_), m_ * m_);
+    schur_lu_.resize(by_column.size());
+    for (int i = 0; i < m_; ++i)
+      for (int j = 0; j < m_; ++j) schur_lu_[i * m_ + j] = by_column[j * m_ + i];  // row-major for lu_factor
+    schur_pivots_.resize(m_);
+    if (!lu_factor(schur_lu_.data(), schur_pivots_.data(), m_, m_))
+      throw SimulationError("bordered solver: the Schur complement of the " + std::to_string(m_) +
+                            " border unknowns (rigid bodies, joints, rows over several nodes) is singular "
+                            "(a mechanism, or a constraint that repeats another)");
+  }
+
+  void solve(const double* rhs, double* x) override {
+    const auto policy = Space::policy();
+    const thrust::counting_iterator<int> first(0);
+    inner_->solve(rhs, x);  // y = T^-1 r_T in x's first p entries
+    thrust::for_each(policy, first, first + m_,
+                     CsrRowResidual{raw<int>(c_ptr_), raw<int>(c_col_), raw<double>(c_values_), x, rhs + p_,
+                                    raw<double>(border_)});
+    std::vector<double> x_border = to_host<Space>(raw<double>(border_), m_);
+    lu_solve(schur_lu_.data(), schur_pivots_.data(), x_border.data(), m_, m_, 1);
+    from_host<Space>(x_border, x + p_);
+    thrust::for_each(policy, first, first + p_,
+                     CsrRowResidual{raw<int>(b_ptr_), raw<int>(b_col_), raw<double>(b_values_), x + p_, rhs,
+                                    raw<double>(column_)});
+    inner_->solve(raw<double>(column_), x);
+  }
+
+  long iterations() const override { return inner_->iterations(); }
+
+ private:
+  void upload(const CsrPart& part, Ints& row_ptr, Ints& col, Ints& slot) {
+    row_ptr = Ints(part.row_ptr.begin(), part.row_ptr.end());
+    col = Ints(part.col.begin(), part.col.end());
+    slot = Ints(part.slot.begin(), part.slot.end());
+  }
+  void gather(const Ints& slot, const double* values, Doubles& out) {
+    const thrust::counting_iterator<int> first(0);
+    thrust::for_each(Space::policy(), first, first + static_cast<int>(slot.size()),
+                     GatherAt{raw<int>(slot), values, raw<double>(out)});
+  }
+
+  std::unique_ptr<CsrSolver> inner_;
+  int m_, p_ = 0;
+  std::vector<int> b_column_ptr_;                         // host: B's entries by border column
+  Ints t_ptr_, t_col_, t_slot_, b_ptr_, b_col_, b_slot_;  // T and B by rows; slot: A's value
+  Ints c_ptr_, c_col_, c_slot_, b_column_row_, b_column_entry_, e_index_, e_slot_;
+  Doubles t_values_, b_values_, c_values_, e_, schur_, column_, w_, border_;
+  std::vector<double> schur_lu_;  // host: S's LU, row-major
+  std::vector<int> schur_pivots_;
+};
+
+}  // namespace
+
+}  // namespace catenary::cuda
+
+namespace catenary {
+
+std::unique_ptr<CsrSolver> make_bordered_solver(std::unique_ptr<CsrSolver> inner, int border, bool on_device) {
+  if (on_device) return std::make_unique<cuda::BorderedSolver<cuda::DeviceSpace>>(std::move(inner), border);
+  return std::make_unique<cuda::BorderedSolver<cuda::HostSpace>>(std::move(inner), border);
+}
+
+}  // namespace catenary

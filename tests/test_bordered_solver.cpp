@@ -1,0 +1,176 @@
+// The bordered chain order (assembly/block_chain_ordering.hpp) and the bordered solver
+// (kernels/bordered_solver.cu, the CUDA backend's code run on the host) against UMFPACK on the
+// Newton matrices of models that are a chain except for a few unknowns: a cable hanging from a
+// hinged rigid boom, planar beams joined by revolute joints between nodes.
+#include <catch2/catch.hpp>
+
+#include "catenary/assembly/block_chain_ordering.hpp"
+#include "catenary/assembly/cpu_backend.hpp"
+#include "catenary/core/errors.hpp"
+#include "catenary/model/reference_models.hpp"
+#include "catenary/solve/csr_solver.hpp"
+#include "multibody_models.hpp"
+#include "test_helpers.hpp"
+
+using namespace catenary;
+using namespace catenary::testing;
+
+TEST_CASE("Bordered chain order: rigid bodies, rows over several nodes and the mechanism's rows form the border",
+          "[assembly]") {
+  SECTION("a cable on a hinged boom: the boom's 7 coordinates and every mechanism row") {
+    const Model m = cable_hanging_from_boom(6);
+    std::string why;
+    CHECK_FALSE(block_chain_ordering(m, &why));
+    CHECK(why == "the model has rigid bodies");
+    const std::optional<BlockChainOrdering> o = bordered_chain_ordering(m, &why);
+    REQUIRE(o);
+    const int dofs = m.dof_count(), border = 7 + m.mechanism.row_count();
+    REQUIRE(o->border_size() == border);
+    CHECK(o->original_of.size() == static_cast<size_t>(dofs + m.constraint_count()));
+    std::vector<int> expected;
+    for (int d = m.node_dof_count(); d < dofs; ++d) expected.push_back(d);
+    for (int r = m.linear_constraint_count(); r < m.constraint_count(); ++r) expected.push_back(dofs + r);
+    CHECK(std::vector<int>(o->original_of.end() - border, o->original_of.end()) == expected);
+    CHECK(o->block_ptr.size() == static_cast<size_t>(m.node_count + 1));
+    CHECK(o->chain_ptr == std::vector<int>{0, m.node_count});
+  }
+  SECTION("planar beams joined between nodes: the joints' rows, and no others") {
+    const Model m = rancf_pendulum(21e6);
+    const std::optional<BlockChainOrdering> o = bordered_chain_ordering(m);
+    REQUIRE(o);
+    const int per_node = m.coordinates_per_node(), dofs = m.dof_count();
+    int rows_over_nodes = 0;
+    for (const ConstraintRow& row : m.constraint_rows)
+      for (int dof : row.dofs)
+        if (dof / per_node != row.dofs.front() / per_node) {
+          ++rows_over_nodes;
+          break;
+        }
+    CHECK(rows_over_nodes > 0);
+    CHECK(o->border_size() == rows_over_nodes);
+    for (int p = 0; p < o->block_ptr.back(); ++p)
+      if (o->original_of[p] >= dofs) {  // a row kept in a block lies on that block's node
+        const ConstraintRow& row = m.constraint_rows[o->original_of[p] - dofs];
+        for (int dof : row.dofs) CHECK(dof / per_node == row.dofs.front() / per_node);
+      }
+  }
+  SECTION("a border larger than kMaxBorder is refused with its size") {
+    std::string why;
+    CHECK(bordered_chain_ordering(cable_on_boom_with_bars(4, 3), &why));
+    const Model m = cable_on_boom_with_bars(4, 10);
+    CHECK_FALSE(bordered_chain_ordering(m, &why));
+    CHECK(why == "rigid bodies and rows over several nodes make a border of " +
+                     std::to_string(7 * 11 + m.mechanism.row_count()) + " unknowns, more than 64");
+  }
+}
+
+#ifdef CATENARY_WITH_CUDA
+#include "backend_agreement.hpp"
+
+namespace {
+
+// The Newton matrix of m at a random state (seeded; assemble_at_random_state) in the bordered
+// order as CSR, a random right-hand side and UMFPACK's solution.
+struct BorderedSystem {
+  BlockChainOrdering order;
+  Eigen::SparseMatrix<double, Eigen::RowMajor> A;  // bordered order
+  Eigen::VectorXd rhs, reference;                  // bordered order; reference: UMFPACK's solution
+};
+
+BorderedSystem bordered_system(const Model& m, unsigned seed) {
+  CpuBackend umfpack = umfpack_backend(m);
+  const Eigen::VectorXd rhs = assemble_at_random_state(umfpack, m, seed);
+  Eigen::VectorXd x;
+  umfpack.factorize();
+  umfpack.solve(rhs, x);
+  BorderedSystem s{*bordered_chain_ordering(m), {}, {}, {}};
+  const int size = static_cast<int>(rhs.size());
+  Eigen::PermutationMatrix<Eigen::Dynamic> to_position(size);  // original unknown -> position
+  for (int p = 0; p < size; ++p) to_position.indices()[s.order.original_of[p]] = p;
+  s.A = (to_position * umfpack.matrix() * to_position.transpose());
+  s.A.makeCompressed();
+  s.rhs = to_position * rhs;
+  s.reference = to_position * x;
+  return s;
+}
+
+std::unique_ptr<CsrSolver> bordered_solver(const BlockChainOrdering& order, BlockMethod method) {
+  return make_bordered_solver(make_block_tridiagonal_solver(order.block_ptr, order.chain_ptr, method, false),
+                              order.border_size(), false);
+}
+
+// |A x - b| / (|A| |x| + |b|) in the max norms: the normwise backward error of a solution.
+double backward_error(const Eigen::SparseMatrix<double, Eigen::RowMajor>& A, const Eigen::VectorXd& x,
+                      const Eigen::VectorXd& b) {
+  double norm = 0.0;  // |A| in the max norm: the largest absolute row sum
+  for (int r = 0; r < A.outerSize(); ++r) {
+    double row = 0.0;
+    for (Eigen::SparseMatrix<double, Eigen::RowMajor>::InnerIterator it(A, r); it; ++it) row += std::fabs(it.value());
+    norm = std::max(norm, row);
+  }
+  return (A * x - b).cwiseAbs().maxCoeff() / (norm * x.cwiseAbs().maxCoeff() + b.cwiseAbs().maxCoeff());
+}
+
+}  // namespace
+
+TEST_CASE("Bordered solver: Newton matrices with rigid bodies and joints between nodes, against UMFPACK",
+          "[cuda-host]") {
+  struct Case {
+    const char* name;
+    Model model;
+  };
+  const Case cases[] = {{"a 6-element cable on a hinged boom", cable_hanging_from_boom(6)},
+                        {"a 300-element cable on a hinged boom", cable_hanging_from_boom(300)},
+                        {"a cable on a boom with three more hinged bars", cable_on_boom_with_bars(40, 3)},
+                        {"planar beams joined between nodes", rancf_pendulum(21e6)}};
+  unsigned seed = 40;
+  for (const Case& c : cases)
+    for (BlockMethod method : {BlockMethod::CyclicReduction, BlockMethod::ChainElimination}) {
+      const BorderedSystem s = bordered_system(c.model, ++seed);
+      INFO(c.name << (method == BlockMethod::CyclicReduction ? ", cyclic reduction" : ", chain elimination"));
+      auto solver = bordered_solver(s.order, method);
+      const int size = static_cast<int>(s.A.rows());
+      solver->analyze(size, static_cast<int>(s.A.nonZeros()), s.A.outerIndexPtr(), s.A.innerIndexPtr());
+      std::vector<double> values(s.A.valuePtr(), s.A.valuePtr() + s.A.nonZeros());
+      solver->factorize(values.data());
+      Eigen::VectorXd x(size);
+      solver->solve(s.rhs.data(), x.data());
+      const double difference = relative_difference(s.reference, x);
+      INFO("relative difference to UMFPACK: " << difference);
+      // Backward stable as UMFPACK is (both about 1e-17 and below here); the difference above is
+      // the 300-element cable's conditioning.
+      CHECK(backward_error(s.A, x, s.rhs) < 1e-15);
+      CHECK(difference < 1e-9);
+      // The factorization outlives the values it came from: the integrator may assemble a matrix
+      // it never factorizes and solve with the last factorization.
+      for (double& value : values) value *= 1.7;
+      Eigen::VectorXd again(size);
+      solver->solve(s.rhs.data(), again.data());
+      CHECK(again == x);
+    }
+}
+
+TEST_CASE("Bordered solver: a singular Schur complement is reported as the border's", "[cuda-host]") {
+  // A mechanism row with no entries: the border alone is singular, the blocks are not.
+  const BorderedSystem s = bordered_system(cable_hanging_from_boom(8), 7);
+  const int size = static_cast<int>(s.A.rows()), zero_row = size - 1;
+  std::vector<double> values(s.A.valuePtr(), s.A.valuePtr() + s.A.nonZeros());
+  for (int k = s.A.outerIndexPtr()[zero_row]; k < s.A.outerIndexPtr()[zero_row + 1]; ++k) values[k] = 0.0;
+  auto solver = bordered_solver(s.order, BlockMethod::ChainElimination);
+  solver->analyze(size, static_cast<int>(s.A.nonZeros()), s.A.outerIndexPtr(), s.A.innerIndexPtr());
+  CHECK_THROWS_WITH(solver->factorize(values.data()),
+                    Catch::Contains("Schur complement of the " + std::to_string(s.order.border_size()) +
+                                    " border unknowns") &&
+                        Catch::Contains("is singular"));
+}
+
+TEST_CASE("Bordered solver: the benchmark's cable hung from a crane's boom runs as on the CPU backend",
+          "[cuda-host]") {
+  const Model m = crane_falling_cable(40);
+  auto backend = cuda::make_cuda_backend_on_host(m, cuda::LinearSolver::Auto);
+  CHECK(backend->linear_solver() == "block chain elimination with a border of 16 unknowns");
+  const double d = dynamic_run_difference(m, dynamic_settings(1e-3, 0.1, -0.2), *backend);
+  INFO("largest relative coordinate difference to UMFPACK's run: " << d);
+  CHECK(d < 1e-9);
+}
+#endif
