@@ -127,6 +127,7 @@ struct SolveOdd {
   Level level;
   const double* r;
   double* y;
+  CATENARY_HD void shift(long k) { r += k, y += k; }
   CATENARY_HD void operator()(int j) const {
     const int ld = b.B, block = (2 * j + 1) * level.stride, n = b.size[block];
     for (int i = 0; i < n; ++i) y[block * ld + i] = r[block * ld + i];
@@ -159,6 +160,7 @@ struct ReduceEven {
   Level level;
   double* r;
   const double* y;
+  CATENARY_HD void shift(long k) { r += k, y += k; }
   CATENARY_HD void operator()(int j) const {
     const int k = 2 * j, slot = level.save_offset + j;
     const double *C_left = b.saved(b.saved_L, slot), *C_right = b.saved(b.saved_U, slot);
@@ -176,6 +178,7 @@ struct BackSubstituteOdd {
   Level level;
   const double* y;
   double* x;
+  CATENARY_HD void shift(long k) { y += k, x += k; }
   CATENARY_HD void operator()(int j) const {
     const int k = 2 * j + 1, ld = b.B, block = k * level.stride, n = b.size[block];
     double* xb = x + block * ld;
@@ -199,9 +202,44 @@ struct SolveTop {
   Blocks b;
   const double* r;
   double* x;
+  CATENARY_HD void shift(long k) { r += k, x += k; }
   CATENARY_HD void operator()(int) const {
     for (int i = 0; i < b.size[0]; ++i) x[i] = r[i];
     lu_solve(b.D, b.piv, x, b.size[0], b.B, 1);
+  }
+};
+
+// A solve step for several right-hand sides in one launch: thread t works on item t / count (a
+// block of a level, or a chain) of right-hand side t % count, whose padded vectors lie `stride`
+// doubles after the previous one's. Neighbouring threads thus read the same block's factors.
+template <class Step>
+struct EachRightHandSide {
+  Step step;
+  int count;
+  long stride;
+  CATENARY_HD void operator()(int t) const {
+    Step s = step;
+    s.shift((t % count) * stride);
+    s(t / count);
+  }
+};
+
+// to[k * to_stride + index[p]] = from[k * from_stride + p] for each right-hand side k < count;
+// the reverse with gather. One thread per entry p (no division per entry: it cost the host build
+// a third of its solve time).
+struct ScatterEach {
+  const int* index;
+  const double* from;
+  double* to;
+  int count;
+  long from_stride, to_stride;
+  bool gather;
+  CATENARY_HD void operator()(int p) const {
+    for (int k = 0; k < count; ++k)
+      if (gather)
+        to[k * to_stride + p] = from[k * from_stride + index[p]];
+      else
+        to[k * to_stride + index[p]] = from[k * from_stride + p];
   }
 };
 
@@ -214,8 +252,9 @@ class BlockTridiagonalSolver : public CsrSolver {
   using Longs = ArrayOf<Space, long>;
 
  public:
-  BlockTridiagonalSolver(const std::vector<int>& block_ptr, const std::vector<int>& chain_ptr, BlockMethod method)
-      : layout_(block_ptr), blocks_(layout_.blocks), B_(layout_.B), method_(method) {
+  BlockTridiagonalSolver(const std::vector<int>& block_ptr, const std::vector<int>& chain_ptr, BlockMethod method,
+                         int right_hand_sides)
+      : layout_(block_ptr), blocks_(layout_.blocks), B_(layout_.B), method_(method), right_hand_sides_(right_hand_sides) {
     if (blocks_ < 1 || B_ > kMaxBlock)
       throw std::invalid_argument("block-tridiagonal solver: " + std::to_string(blocks_) + " blocks of up to " +
                                   std::to_string(B_) + " unknowns (at most " + std::to_string(kMaxBlock) + ")");
@@ -254,7 +293,7 @@ class BlockTridiagonalSolver : public CsrSolver {
     block_size_ = Ints(layout.size.begin(), layout.size.end());
     blocks_data_ = Doubles(3 * per_array, 0.0);
     pivots_ = Ints(static_cast<size_t>(blocks_) * B_, 0);
-    r_ = Doubles(static_cast<size_t>(blocks_) * B_, 0.0);
+    r_ = Doubles(static_cast<size_t>(blocks_) * B_ * right_hand_sides_, 0.0);
     x_ = Doubles(r_.size(), 0.0);
     if (method_ == BlockMethod::CyclicReduction) {
       saved_data_ = Doubles(2 * std::max<size_t>(saved_slots_, 1), 0.0);
@@ -294,27 +333,40 @@ class BlockTridiagonalSolver : public CsrSolver {
                             " is singular (a constraint row without a coordinate to hold, or a mechanism)");
   }
 
-  void solve(const double* rhs, double* x) override {
+  void solve(const double* rhs, double* x) override { solve_many(rhs, x, 1, size_); }
+
+  // The right-hand sides in one pass: each step is one launch for all of them, so a block's
+  // factors are read once per pass instead of once per right-hand side.
+  void solve_many(const double* rhs, double* x, int count, int stride) override {
     const auto policy = Space::policy();
     const thrust::counting_iterator<int> first(0);
-    thrust::fill(policy, r_.begin(), r_.end(), 0.0);
-    thrust::for_each(policy, first, first + size_, ScatterAt{raw<int>(rhs_index_), rhs, raw<double>(r_)});
+    const long padded = static_cast<long>(blocks_) * B_;
+    if (r_.size() < static_cast<size_t>(count * padded)) {
+      r_.resize(count * padded);
+      x_.resize(count * padded);
+      if (method_ == BlockMethod::CyclicReduction) y_.resize(count * padded);
+    }
+    thrust::fill(policy, r_.begin(), r_.begin() + count * padded, 0.0);
+    thrust::for_each(policy, first, first + size_,
+                     ScatterEach{raw<int>(rhs_index_), rhs, raw<double>(r_), count, stride, padded, false});
     const Blocks b = blocks();
+    double *r = raw<double>(r_), *y = raw<double>(y_), *xp = raw<double>(x_);
+    const auto each = [&](int items, auto step) {
+      thrust::for_each(policy, first, first + items * count, EachRightHandSide<decltype(step)>{step, count, padded});
+    };
     if (method_ == BlockMethod::ChainElimination) {
-      thrust::for_each(policy, first, first + chains_,
-                       SolveChain{b, raw<int>(chain_ptr_), raw<double>(r_), raw<double>(x_)});
+      each(chains_, SolveChain{b, raw<int>(chain_ptr_), r, xp});
     } else {
       for (const Level& level : levels_) {
-        thrust::for_each(policy, first, first + level.count / 2, SolveOdd{b, level, raw<double>(r_), raw<double>(y_)});
-        thrust::for_each(policy, first, first + (level.count + 1) / 2,
-                         ReduceEven{b, level, raw<double>(r_), raw<double>(y_)});
+        each(level.count / 2, SolveOdd{b, level, r, y});
+        each((level.count + 1) / 2, ReduceEven{b, level, r, y});
       }
-      thrust::for_each(policy, first, first + 1, SolveTop{b, raw<double>(r_), raw<double>(x_)});
+      each(1, SolveTop{b, r, xp});
       for (auto level = levels_.rbegin(); level != levels_.rend(); ++level)
-        thrust::for_each(policy, first, first + level->count / 2,
-                         BackSubstituteOdd{b, *level, raw<double>(y_), raw<double>(x_)});
+        each(level->count / 2, BackSubstituteOdd{b, *level, y, xp});
     }
-    thrust::for_each(policy, first, first + size_, GatherAt{raw<int>(rhs_index_), raw<double>(x_), x});
+    thrust::for_each(policy, first, first + size_,
+                     ScatterEach{raw<int>(rhs_index_), raw<double>(x_), x, count, padded, stride, true});
   }
 
  private:
@@ -337,6 +389,7 @@ class BlockTridiagonalSolver : public CsrSolver {
   const BlockLayout layout_;
   int blocks_, B_, chains_ = 0, saved_ = 0, size_ = 0, nonzeros_ = 0;
   BlockMethod method_;
+  int right_hand_sides_;  // the padded vectors' room (solve_many grows it when asked for more)
   std::vector<int> chain_starts_;
   size_t saved_slots_ = 0;  // doubles of one saved array (L or U)
   std::vector<Level> levels_;
@@ -353,10 +406,12 @@ namespace catenary {
 
 std::unique_ptr<CsrSolver> make_block_tridiagonal_solver(const std::vector<int>& block_ptr,
                                                           const std::vector<int>& chain_ptr, BlockMethod method,
-                                                          bool on_device) {
+                                                          bool on_device, int right_hand_sides) {
   if (on_device)
-    return std::make_unique<cuda::BlockTridiagonalSolver<cuda::DeviceSpace>>(block_ptr, chain_ptr, method);
-  return std::make_unique<cuda::BlockTridiagonalSolver<cuda::HostSpace>>(block_ptr, chain_ptr, method);
+    return std::make_unique<cuda::BlockTridiagonalSolver<cuda::DeviceSpace>>(block_ptr, chain_ptr, method,
+                                                                             right_hand_sides);
+  return std::make_unique<cuda::BlockTridiagonalSolver<cuda::HostSpace>>(block_ptr, chain_ptr, method,
+                                                                         right_hand_sides);
 }
 
 }  // namespace catenary

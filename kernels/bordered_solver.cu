@@ -5,8 +5,10 @@
 // Rigid bodies, joints between beams and the attachments of cable nodes are few unknowns next to
 // a long cable's; putting them in the border keeps the cable on the block solver instead of
 // sending the whole model to the general sparse QR.
-//   factorize: T = its factorization; w_j = T^-1 b_j for each border column j (m solves);
-//              S = E - C W, LU on the host (m x m, partial pivoting; a zero pivot is singular).
+//   factorize: T = its factorization; w_j = T^-1 b_j for each border column j with entries in B
+//              (a zero column's w is zero), kBorderRightHandSides per pass of the inner solver
+//              (solve_many: its factors read once per pass); S = E - C W, LU on the host (m x m,
+//              partial pivoting; a zero pivot is singular).
 //   solve:     y = T^-1 r_T;  x_b = S^-1 (r_b - C y);  x_T = T^-1 (r_T - B x_b).
 // W is not kept (at 1,000,000 elements and m = 16 it would be 0.8 GB): a solve costs two solves
 // with T instead. B, C and S are copied at factorize(): the integrator may assemble a matrix it
@@ -17,6 +19,7 @@
 #include <thrust/for_each.h>
 #include <thrust/iterator/counting_iterator.h>
 
+#include <algorithm>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -51,6 +54,23 @@ struct CsrRowResidual {
     double s = rhs[r];
     for (int k = row_ptr[r]; k < row_ptr[r + 1]; ++k) s -= a[k] * x[col[k]];
     out[r] = s;
+  }
+};
+
+// Columns of S = E - C W for the border columns `columns[0 .. count)`, whose w = T^-1 b lie p
+// apart in w (E and S column-major, m x m): thread t gives entry t % m of column t / m.
+struct SchurColumns {
+  const int *c_ptr, *c_col;
+  const double *c_values, *w, *e;
+  const int* columns;
+  int m, p;
+  double* schur;
+  CATENARY_HD void operator()(int t) const {
+    const int i = t % m, column = columns[t / m];
+    const double* wj = w + static_cast<long>(t / m) * p;
+    double s = e[column * m + i];
+    for (int k = c_ptr[i]; k < c_ptr[i + 1]; ++k) s -= c_values[k] * wj[c_col[k]];
+    schur[column * m + i] = s;
   }
 };
 
@@ -100,11 +120,15 @@ class BorderedSolver : public CsrSolver {
       if (row < p_) b.end_row();
     }
     std::vector<int> b_column_ptr{0}, b_column_row, b_column_entry;
-    for (const auto& column : b_columns) {
-      for (const auto& [row, entry] : column) b_column_row.push_back(row), b_column_entry.push_back(entry);
+    solved_columns_.clear();
+    for (int j = 0; j < m_; ++j) {
+      for (const auto& [row, entry] : b_columns[j]) b_column_row.push_back(row), b_column_entry.push_back(entry);
       b_column_ptr.push_back(static_cast<int>(b_column_row.size()));
+      if (!b_columns[j].empty()) solved_columns_.push_back(j);  // a zero column's w is zero: S_j = E_j
     }
     b_column_ptr_ = b_column_ptr;
+    solved_columns_on_space_ = Ints(solved_columns_.begin(), solved_columns_.end());
+    const int pass = std::max(1, std::min<int>(kBorderRightHandSides, static_cast<int>(solved_columns_.size())));
     upload(t, t_ptr_, t_col_, t_slot_);
     upload(b, b_ptr_, b_col_, b_slot_);
     upload(c, c_ptr_, c_col_, c_slot_);
@@ -117,8 +141,8 @@ class BorderedSolver : public CsrSolver {
     c_values_ = Doubles(c.col.size(), 0.0);
     e_ = Doubles(static_cast<size_t>(m_) * m_, 0.0);
     schur_ = Doubles(e_.size(), 0.0);
-    column_ = Doubles(p_, 0.0);
-    w_ = Doubles(p_, 0.0);
+    column_ = Doubles(static_cast<size_t>(pass) * p_, 0.0);
+    w_ = Doubles(column_.size(), 0.0);
     border_ = Doubles(m_, 0.0);
     inner_->analyze(p_, static_cast<int>(t.col.size()), raw<int>(t_ptr_), raw<int>(t_col_));
   }
@@ -126,7 +150,7 @@ class BorderedSolver : public CsrSolver {
   size_t workspace_bytes() const override {
     const size_t ints = t_ptr_.size() + t_col_.size() + t_slot_.size() + b_ptr_.size() + b_col_.size() +
                         b_slot_.size() + c_ptr_.size() + c_col_.size() + c_slot_.size() + b_column_row_.size() +
-                        b_column_entry_.size() + e_index_.size() + e_slot_.size();
+                        b_column_entry_.size() + e_index_.size() + e_slot_.size() + solved_columns_on_space_.size();
     const size_t doubles = t_values_.size() + b_values_.size() + c_values_.size() + e_.size() + schur_.size() +
                            column_.size() + w_.size() + border_.size();
     return inner_->workspace_bytes() + sizeof(int) * ints + sizeof(double) * doubles;
@@ -142,16 +166,23 @@ class BorderedSolver : public CsrSolver {
     thrust::for_each(policy, first, first + static_cast<int>(e_index_.size()),
                      ScatterPicked{raw<int>(e_index_), raw<int>(e_slot_), values, raw<double>(e_)});
     inner_->factorize(raw<double>(t_values_));
-    for (int j = 0; j < m_; ++j) {  // column j of S: e_j - C T^-1 b_j
+    thrust::copy(policy, e_.begin(), e_.end(), schur_.begin());
+    // Column j of S is e_j - C T^-1 b_j: the columns with entries in B, several per pass.
+    const int solved = static_cast<int>(solved_columns_.size()), pass = static_cast<int>(column_.size() / p_);
+    for (int first_column = 0; first_column < solved; first_column += pass) {
+      const int count = std::min(pass, solved - first_column);
       thrust::fill(policy, column_.begin(), column_.end(), 0.0);
-      thrust::for_each(policy, first + b_column_ptr_[j], first + b_column_ptr_[j + 1],
-                       ScatterPicked{raw<int>(b_column_row_), raw<int>(b_column_entry_), raw<double>(b_values_),
-                                     raw<double>(column_)});
-      inner_->solve(raw<double>(column_), raw<double>(w_));
-      thrust::for_each(policy, first, first + m_,
-                       CsrRowResidual{raw<int>(c_ptr_), raw<int>(c_col_), raw<double>(c_values_), raw<double>(w_),
-                                      raw<double>(e_) + static_cast<size_t>(j) * m_,
-                                      raw<double>(schur_) + static_cast<size_t>(j) * m_});
+      for (int k = 0; k < count; ++k) {
+        const int j = solved_columns_[first_column + k];
+        thrust::for_each(policy, first + b_column_ptr_[j], first + b_column_ptr_[j + 1],
+                         ScatterPicked{raw<int>(b_column_row_), raw<int>(b_column_entry_), raw<double>(b_values_),
+                                       raw<double>(column_) + static_cast<size_t>(k) * p_});
+      }
+      inner_->solve_many(raw<double>(column_), raw<double>(w_), count, p_);
+      thrust::for_each(policy, first, first + count * m_,
+                       SchurColumns{raw<int>(c_ptr_), raw<int>(c_col_), raw<double>(c_values_), raw<double>(w_),
+                                    raw<double>(e_), raw<int>(solved_columns_on_space_) + first_column, m_, p_,
+                                    raw<double>(schur_)});
     }
     const std::vector<double> by_column = to_host<Space>(raw<double>(schur_), m_ * m_);
     schur_lu_.resize(by_column.size());
@@ -197,6 +228,8 @@ class BorderedSolver : public CsrSolver {
   std::unique_ptr<CsrSolver> inner_;
   int m_, p_ = 0;
   std::vector<int> b_column_ptr_;                         // host: B's entries by border column
+  std::vector<int> solved_columns_;                       // host: the border columns with entries in B
+  Ints solved_columns_on_space_;
   Ints t_ptr_, t_col_, t_slot_, b_ptr_, b_col_, b_slot_;  // T and B by rows; slot: A's value
   Ints c_ptr_, c_col_, c_slot_, b_column_row_, b_column_entry_, e_index_, e_slot_;
   Doubles t_values_, b_values_, c_values_, e_, schur_, column_, w_, border_;

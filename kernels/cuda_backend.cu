@@ -97,9 +97,11 @@ class CudaBackend : public Backend {
       const BlockMethod method = solver == LinearSolver::BlockTridiagonal   ? BlockMethod::CyclicReduction
                                  : solver == LinearSolver::ChainElimination ? BlockMethod::ChainElimination
                                                                             : preferred_block_method(chain->chain_ptr);
-      solver_ = make_block_tridiagonal_solver(chain->block_ptr, chain->chain_ptr, method, Space::on_device);
+      const int border = chain->border_size();
+      solver_ = make_block_tridiagonal_solver(chain->block_ptr, chain->chain_ptr, method, Space::on_device,
+                                              border > 0 ? kBorderRightHandSides : 1);
       solver_name_ = method == BlockMethod::CyclicReduction ? "block cyclic reduction" : "block chain elimination";
-      if (const int border = chain->border_size(); border > 0) {
+      if (border > 0) {
         solver_ = make_bordered_solver(std::move(solver_), border, Space::on_device);
         solver_name_ += " with a border of " + std::to_string(border) + " unknowns";
       }
@@ -456,8 +458,10 @@ size_t estimated_device_bytes(const Model& m) {
     const BlockLayout layout(chain->block_ptr);
     const size_t B = layout.B, blocks = layout.blocks;
     reduction = 5 * layout.slots() * 8 + blocks * (3 * B * 8 + B * 4 + 2 * 8);
-    // A border's solver: T's values and slots again, two vectors of T's size, B's row pointers.
-    if (chain->border_size() > 0) reduction += entries * (8 + 2 * 4) + static_cast<size_t>(layout.B) * blocks * (2 * 8 + 4);
+    // A border's solver: T's values and slots again, B's row pointers, and for each of the
+    // kBorderRightHandSides solved per pass two vectors of T's size and the block solver's three.
+    if (chain->border_size() > 0)
+      reduction += entries * (8 + 2 * 4) + B * blocks * (4 + kBorderRightHandSides * 5 * 8);
   }
   return resident + pattern_build + reduction;
 }

@@ -100,6 +100,7 @@ struct SolveChain {
   const int* chain_ptr;
   const double* r;
   double* x;
+  CATENARY_HD void shift(long k) { r += k, x += k; }  // to another right-hand side's vectors
   CATENARY_HD void operator()(int c) const {
     const int first = chain_ptr[c], last = chain_ptr[c + 1];
     constexpr int U = kUnrolledBlock;

@@ -18,6 +18,11 @@ class CsrSolver {
   virtual void factorize(const double* values) = 0;
   // x = A^-1 rhs with the last factorization.
   virtual void solve(const double* rhs, double* x) = 0;
+  // The same for `count` right-hand sides, the k-th at rhs + k * stride (its solution at
+  // x + k * stride); one at a time unless a solver does better.
+  virtual void solve_many(const double* rhs, double* x, int count, int stride) {
+    for (int k = 0; k < count; ++k) solve(rhs + static_cast<long>(k) * stride, x + static_cast<long>(k) * stride);
+  }
   // Iterations of all solves so far (iterative solvers; a direct solver has none).
   virtual long iterations() const { return 0; }
 };
@@ -41,15 +46,18 @@ enum class BlockMethod { CyclicReduction, ChainElimination };
 // A block-tridiagonal matrix whose block k holds the unknowns block_ptr[k] .. block_ptr[k + 1] - 1
 // and whose chain c, coupling with no other, is blocks chain_ptr[c] .. chain_ptr[c + 1] - 1
 // (kernels/block_tridiagonal_solver.cu); on the device, or the same code on the host.
+// right_hand_sides: how many its solve_many is planned for (the room is allocated in analyze()).
 std::unique_ptr<CsrSolver> make_block_tridiagonal_solver(const std::vector<int>& block_ptr,
                                                           const std::vector<int>& chain_ptr, BlockMethod method,
-                                                          bool on_device);
+                                                          bool on_device, int right_hand_sides = 1);
 // The method by count for chains of these lengths (chain_ptr as above).
 BlockMethod preferred_block_method(const std::vector<int>& chain_ptr);
 // A matrix whose last `border` unknowns border a block-tridiagonal rest (the bordered order of
 // assembly/block_chain_ordering.hpp): the rest by `inner` (a block-tridiagonal solver of its
 // size), the border by its Schur complement (kernels/bordered_solver.cu). Each factorization
-// costs one solve with the inner solver per border unknown; each solve two.
+// costs one solve with the inner solver per border column that has entries in the blocks' rows,
+// kBorderRightHandSides at a time (solve_many); each solve two.
+constexpr int kBorderRightHandSides = 8;
 std::unique_ptr<CsrSolver> make_bordered_solver(std::unique_ptr<CsrSolver> inner, int border, bool on_device);
 // Restarted GMRES with a block-Jacobi preconditioner over the same node blocks
 // (kernels/krylov_solver.cu), for mass-dominated matrices; throws SimulationError when it does
