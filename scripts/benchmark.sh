@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the solver benchmark (Release) and runs it R times; prints the median of every column per n.
 #
-#   scripts/benchmark.sh [-B cpu|cuda|cuda-host] [-L SOLVER] [-S ELEMENTS] [-r REPS] [-t THREADS] [-s STEPS] [-H STEP] [-N NEWTON]
+#   scripts/benchmark.sh [-B cpu|cuda|cuda-host] [-L SOLVER] [-S ELEMENTS] [--crane] [-r REPS] [-t THREADS] [-s STEPS] [-H STEP] [-N NEWTON]
 #                        [-b BUILD_DIR] [-o OUT_DIR]
 #                        [--no-stage-times] [--no-build] [-- n ...]
 #
@@ -11,6 +11,7 @@
 #                 krylov (the CPU backend takes chain_elimination, and UMFPACK for any other)
 #   -S ELEMENTS   sweep benchmark: each n is a number of copies of an ELEMENTS-element cable run
 #                 as one batch
+#   --crane       the cable hangs from a rigid boom's tip (a chain with a border of 16 unknowns)
 #   -r REPS       repetitions (default 3)
 #   -t THREADS    OMP_NUM_THREADS (default: all cores, nproc)
 #   -s STEPS      HHT steps per run (default 50, the benchmark's default)
@@ -43,6 +44,7 @@ while [[ $# -gt 0 ]]; do
   case "$1" in
     -B) backend=$2; shift 2 ;;
     -S) sweep=(--sweep "$2"); shift 2 ;;
+    --crane) sweep=(--crane); shift ;;
     -L) solver=(--solver "$2"); shift 2 ;;
     -r) reps=$2; shift 2 ;;
     -t) threads=$2; shift 2 ;;
@@ -54,7 +56,7 @@ while [[ $# -gt 0 ]]; do
     --no-build) build=0; shift ;;
     --no-stage-times) stage_times=(--no-stage-times); shift ;;
     --) shift; sizes=("$@"); break ;;
-    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
     *) sizes+=("$1"); shift ;;
   esac
 done

@@ -12,7 +12,8 @@
 #                 gpu:     auto solver, 100 ... 1,000,000 elements, 3 repetitions, full and
 #                          modified Newton; full Newton again without stage waits
 #                 solvers: block_tridiagonal, chain_elimination and krylov, 100 ... 100,000
-#                          elements, 10 steps; sparse_qr up to 10,000
+#                          elements, 10 steps; sparse_qr up to 10,000; the cable hung from a
+#                          crane's boom (--crane: the block methods with a border, sparse QR)
 #                 sweep:   1 ... 10,000 copies of a 100-element cable, each block method, full and
 #                          modified Newton; auto and modified Newton without stage waits
 #                 cpu:     the CPU backend on all cores, 100 ... 100,000 elements (3 repetitions) and
@@ -41,13 +42,13 @@ while [[ $# -gt 0 ]]; do
     -b) build_dir=$2; shift 2 ;;
     -o) out_dir=$2; shift 2 ;;
     -T) limit=$2; shift 2 ;;
-    -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,32p' "$0"; exit 0 ;;
     tests|memcheck|gpu|solvers|sweep|cpu) parts+=("$1"); shift ;;
     all) parts+=(tests memcheck gpu solvers sweep cpu); shift ;;
     *) echo "unknown part '$1' (tests, memcheck, gpu, solvers, sweep, cpu or all)" >&2; exit 2 ;;
   esac
 done
-[[ ${#parts[@]} -gt 0 ]] || { sed -n '2,29p' "$0"; exit 2; }
+[[ ${#parts[@]} -gt 0 ]] || { sed -n '2,31p' "$0"; exit 2; }
 mkdir -p "$out_dir"
 # On a device machine a [gpu] test that finds no usable device fails instead of skipping.
 export CATENARY_REQUIRE_GPU=1
@@ -101,6 +102,11 @@ for part in "${parts[@]}"; do
       bench gpu_sparse_qr -B cuda -L sparse_qr -r 3 -s 10 -- 100 1000 10000
       for solver in block_tridiagonal chain_elimination krylov; do
         bench "gpu_$solver" -B cuda -L "$solver" -r 3 -s 10 -- 100 1000 10000 100000
+      done
+      # The cable hung from a crane's boom: the block methods with a border against sparse QR.
+      bench gpu_crane_sparse_qr -B cuda -L sparse_qr --crane -r 3 -s 10 -- 100 1000 10000
+      for solver in block_tridiagonal chain_elimination; do
+        bench "gpu_crane_$solver" -B cuda -L "$solver" --crane -r 3 -s 10 -- 100 1000 10000 100000
       done ;;
     sweep)
       for solver in block_tridiagonal chain_elimination; do
