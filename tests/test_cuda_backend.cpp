@@ -123,6 +123,15 @@ void check_operators_at_scale(BackendMaker make) {
       testing::check_operators_agree(m, *backend, 30);
     }
   }
+  SECTION("a 20,000-element cable hung from a crane's boom: both block methods with a border of 16 unknowns") {
+    const Model m = crane_falling_cable(20000);
+    for (cuda::LinearSolver solver : {cuda::LinearSolver::BlockTridiagonal, cuda::LinearSolver::ChainElimination}) {
+      auto backend = make(m, solver);
+      INFO("solver " << backend->linear_solver());
+      CHECK(backend->linear_solver().find("with a border of 16 unknowns") != std::string::npos);
+      testing::check_operators_agree(m, *backend, 32);
+    }
+  }
   SECTION("a sweep's batch of 1,000 cables of 20 elements: chain elimination (chosen by default)") {
     const Model m = testing::stiffness_sweep_batch(1000, 20);
     auto backend = make(m, cuda::LinearSolver::Auto);
@@ -192,6 +201,12 @@ void check_whole_runs(BackendMaker make) {
 #ifdef CATENARY_WITH_CUDA
 TEST_CASE("CUDA backend code run on the host: operators equal the CPU backend's", "[cuda-host]") {
   check_all_operators(&cuda::make_cuda_backend_on_host);
+}
+
+// The at-scale checks of the [gpu] test below, on the host (about 12 s).
+TEST_CASE("CUDA backend code run on the host at scale: operators and solves equal the CPU backend's",
+          "[cuda-host]") {
+  check_operators_at_scale(&cuda::make_cuda_backend_on_host);
 }
 
 TEST_CASE("CUDA backend code run on the host: HHT runs equal the CPU backend's", "[cuda-host]") {
