@@ -12,7 +12,7 @@
 //   solve:     y = T^-1 r_T;  x_b = S^-1 (r_b - C y);  x_T = T^-1 (r_T - B x_b).
 // W is not kept (at 1,000,000 elements and m = 16 it would be 0.8 GB): a solve costs two solves
 // with T instead. B, C and S are copied at factorize(): the integrator may assemble a matrix it
-// never factorizes and still solve with the last factorization (docs/design.md, sixth part).
+// never factorizes and still solve with the last factorization (docs/design.md, fourth part).
 // Written by hand: cuSOLVER and cuSPARSE have no bordered or block-tridiagonal solver.
 #include <thrust/copy.h>
 #include <thrust/fill.h>
