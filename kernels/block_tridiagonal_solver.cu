@@ -351,8 +351,14 @@ class BlockTridiagonalSolver : public CsrSolver {
                      ScatterEach{raw<int>(rhs_index_), rhs, raw<double>(r_), count, stride, padded, false});
     const Blocks b = blocks();
     double *r = raw<double>(r_), *y = raw<double>(y_), *xp = raw<double>(x_);
+    // One right-hand side (every Newton solve) runs the step itself: wrapped, the cyclic
+    // reduction's forward and top steps spill 36 bytes at the 32 registers Thrust's kernels get
+    // (4 and 0 unwrapped; ptxas sm_90).
     const auto each = [&](int items, auto step) {
-      thrust::for_each(policy, first, first + items * count, EachRightHandSide<decltype(step)>{step, count, padded});
+      if (count == 1)
+        thrust::for_each(policy, first, first + items, step);
+      else
+        thrust::for_each(policy, first, first + items * count, EachRightHandSide<decltype(step)>{step, count, padded});
     };
     if (method_ == BlockMethod::ChainElimination) {
       each(chains_, SolveChain{b, raw<int>(chain_ptr_), r, xp});
