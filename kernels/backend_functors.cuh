@@ -105,16 +105,27 @@ struct GatherAt {
   CATENARY_HD void operator()(int k) const { out[k] = x[index[k]]; }
 };
 
+// sum_k a[k] x[col[k]] over CSR row r.
+CATENARY_HD double csr_row_dot(const int* row_ptr, const int* col, const double* a, const double* x, int r) {
+  double s = 0.0;
+  for (int k = row_ptr[r]; k < row_ptr[r + 1]; ++k) s += a[k] * x[col[k]];
+  return s;
+}
+
 // y[r] = sum_k a[k] x[col[k]] over CSR row r.
 struct CsrRowProduct {
   const int *row_ptr, *col;
   const double *a, *x;
   double* y;
-  CATENARY_HD void operator()(int r) const {
-    double s = 0.0;
-    for (int k = row_ptr[r]; k < row_ptr[r + 1]; ++k) s += a[k] * x[col[k]];
-    y[r] = s;
-  }
+  CATENARY_HD void operator()(int r) const { y[r] = csr_row_dot(row_ptr, col, a, x, r); }
+};
+
+// out[r] = rhs[r] - sum_k a[k] x[col[k]] over CSR row r.
+struct CsrRowResidual {
+  const int *row_ptr, *col;
+  const double *a, *x, *rhs;
+  double* out;
+  CATENARY_HD void operator()(int r) const { out[r] = rhs[r] - csr_row_dot(row_ptr, col, a, x, r); }
 };
 
 // Row sum of |a_ij| over the coordinate block of the permuted matrix (0 for multiplier rows).

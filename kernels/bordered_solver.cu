@@ -45,18 +45,6 @@ struct ScatterPicked {
   CATENARY_HD void operator()(int k) const { to[index[k]] = from[pick[k]]; }
 };
 
-// out[r] = rhs[r] - sum_k a[k] x[col[k]] over CSR row r.
-struct CsrRowResidual {
-  const int *row_ptr, *col;
-  const double *a, *x, *rhs;
-  double* out;
-  CATENARY_HD void operator()(int r) const {
-    double s = rhs[r];
-    for (int k = row_ptr[r]; k < row_ptr[r + 1]; ++k) s -= a[k] * x[col[k]];
-    out[r] = s;
-  }
-};
-
 // Columns of S = E - C W for the border columns `columns[0 .. count)`, whose w = T^-1 b lie p
 // apart in w (E and S column-major, m x m): thread t gives entry t % m of column t / m.
 struct SchurColumns {
@@ -68,9 +56,7 @@ struct SchurColumns {
   CATENARY_HD void operator()(int t) const {
     const int i = t % m, column = columns[t / m];
     const double* wj = w + static_cast<long>(t / m) * p;
-    double s = e[column * m + i];
-    for (int k = c_ptr[i]; k < c_ptr[i + 1]; ++k) s -= c_values[k] * wj[c_col[k]];
-    schur[column * m + i] = s;
+    schur[column * m + i] = e[column * m + i] - csr_row_dot(c_ptr, c_col, c_values, wj, i);
   }
 };
 

@@ -8,19 +8,6 @@
 
 namespace catenary::testing {
 
-inline RigidBody rigid_body(const std::string& name, double mass, const Vec<3>& principal_inertia,
-                            const Vec<3>& position, const Vec<4>& orientation) {
-  RigidBody b;
-  b.name = name;
-  b.mass = mass;
-  b.inertia = Mat<3, 3>::zero();
-  for (int k = 0; k < 3; ++k) b.inertia(k, k) = principal_inertia[k];
-  b.position = position;
-  b.orientation = orientation;
-  b.velocity = b.angular_velocity = Vec<3>::zero();
-  return b;
-}
-
 inline Model empty_3d_model(double gravity_y) {
   Model m;
   m.dimension = 3;
@@ -33,9 +20,9 @@ inline Model empty_3d_model(double gravity_y) {
 inline Model rigid_pendulum(double L, double mass, double theta0) {
   Model m = empty_3d_model(-9.81);
   const Vec<3> z = rigid::vec3(0, 0, 1);
-  m.mechanism.bodies.push_back(rigid_body("bob", mass, rigid::vec3(0.01, 0.01, 0.01),
-                                          rigid::vec3(L * std::sin(theta0), -L * std::cos(theta0), 0),
-                                          rigid::from_axis_angle(z, theta0)));
+  m.mechanism.bodies.push_back(rigid_body_at_rest("bob", mass, rigid::vec3(0.01, 0.01, 0.01),
+                                                  rigid::vec3(L * std::sin(theta0), -L * std::cos(theta0), 0),
+                                                  rigid::from_axis_angle(z, theta0)));
   add_joint(m.mechanism, "pivot", rigid::JointType::Revolute, kGround, 0, Vec<3>::zero(), triad_from_axis(z));
   finalize_model(m);
   return m;
@@ -48,9 +35,10 @@ inline Model spatial_double_pendulum() {
   Model m = empty_3d_model(-9.81);
   const Vec<4> identity = rigid::vec4(1, 0, 0, 0);
   const Vec<3> p1 = rigid::vec3(0.4, -0.3, 0.1), p2 = rigid::vec3(0.7, -0.7, -0.2);
-  RigidBody upper = rigid_body("upper", 1.5, rigid::vec3(0.02, 0.03, 0.012), rigid::vec_scale(0.5, p1), identity);
-  RigidBody lower = rigid_body("lower", 1.0, rigid::vec3(0.015, 0.01, 0.02),
-                               rigid::vec_scale(0.5, rigid::vec_add(p1, p2)), identity);
+  RigidBody upper =
+      rigid_body_at_rest("upper", 1.5, rigid::vec3(0.02, 0.03, 0.012), rigid::vec_scale(0.5, p1), identity);
+  RigidBody lower = rigid_body_at_rest("lower", 1.0, rigid::vec3(0.015, 0.01, 0.02),
+                                       rigid::vec_scale(0.5, rigid::vec_add(p1, p2)), identity);
   upper.angular_velocity = rigid::vec3(0.5, 2.0, -1.0);
   upper.velocity = rigid::cross3(upper.angular_velocity, upper.position);
   lower.angular_velocity = rigid::vec3(-1.0, 1.0, 3.0);
@@ -72,7 +60,7 @@ inline Model spinning_top(double tilt, double spin) {
   const double l = 0.1;  // tip to centre of mass
   const Vec<4> p = rigid::from_axis_angle(rigid::vec3(1, 0, 0), -(M_PI / 2 - tilt));  // body z toward the tilted axis
   const Vec<3> axis = rigid::rotate(p, rigid::vec3(0, 0, 1));
-  RigidBody top = rigid_body("top", 0.5, rigid::vec3(2e-3, 2e-3, 3e-3), rigid::vec_scale(l, axis), p);
+  RigidBody top = rigid_body_at_rest("top", 0.5, rigid::vec3(2e-3, 2e-3, 3e-3), rigid::vec_scale(l, axis), p);
   top.angular_velocity = rigid::vec_add(rigid::vec_scale(spin, axis), rigid::vec3(0, 1.0, 0));
   top.velocity = rigid::cross3(top.angular_velocity, top.position);
   m.mechanism.bodies = {top};
@@ -95,8 +83,8 @@ inline Model cable_hanging_from_boom(int elements) {
   rope.rhoA = 0.6;
   add_straight_line(m, "rope", {1.0, 0.0, 0.0}, {1.0, 0.0, -1.0}, elements, rope);
   const Vec<3> y = rigid::vec3(0, 1, 0);
-  m.mechanism.bodies.push_back(rigid_body("boom", 5.0, rigid::vec3(0.01, 5.0 / 12.0, 5.0 / 12.0),
-                                          rigid::vec3(0.5, 0, 0), rigid::vec4(1, 0, 0, 0)));
+  m.mechanism.bodies.push_back(rigid_body_at_rest("boom", 5.0, rigid::vec3(0.01, 5.0 / 12.0, 5.0 / 12.0),
+                                                  rigid::vec3(0.5, 0, 0), rigid::vec4(1, 0, 0, 0)));
   add_joint(m.mechanism, "boom pivot", rigid::JointType::Revolute, kGround, 0, Vec<3>::zero(), triad_from_axis(y));
   Attachment hook;
   hook.name = "hook";
@@ -115,8 +103,8 @@ inline Model cable_on_boom_with_bars(int elements, int bars) {
   Model m = cable_hanging_from_boom(elements);
   for (int k = 0; k < bars; ++k) {
     const Vec<3> centre = rigid::vec3(-1.0 - k, 0, 0);
-    m.mechanism.bodies.push_back(
-        rigid_body("bar " + std::to_string(k), 1.0, rigid::vec3(0.1, 0.1, 0.1), centre, rigid::vec4(1, 0, 0, 0)));
+    m.mechanism.bodies.push_back(rigid_body_at_rest("bar " + std::to_string(k), 1.0, rigid::vec3(0.1, 0.1, 0.1), centre,
+                                                    rigid::vec4(1, 0, 0, 0)));
     add_joint(m.mechanism, "hinge " + std::to_string(k), rigid::JointType::Revolute, kGround,
               static_cast<int>(m.mechanism.bodies.size()) - 1, centre, triad_from_axis(rigid::vec3(0, 1, 0)));
   }
@@ -130,8 +118,10 @@ inline Model cable_on_boom_with_bars(int elements, int bars) {
 inline Model two_mass_chain(double k1, double k2, double m1, double m2, double x1, double x2) {
   Model m = empty_3d_model(0.0);
   const Vec<4> identity = rigid::vec4(1, 0, 0, 0);
-  m.mechanism.bodies.push_back(rigid_body("m1", m1, rigid::vec3(0.01, 0.01, 0.01), rigid::vec3(1 + x1, 0, 0), identity));
-  m.mechanism.bodies.push_back(rigid_body("m2", m2, rigid::vec3(0.01, 0.01, 0.01), rigid::vec3(2 + x2, 0, 0), identity));
+  m.mechanism.bodies.push_back(
+      rigid_body_at_rest("m1", m1, rigid::vec3(0.01, 0.01, 0.01), rigid::vec3(1 + x1, 0, 0), identity));
+  m.mechanism.bodies.push_back(
+      rigid_body_at_rest("m2", m2, rigid::vec3(0.01, 0.01, 0.01), rigid::vec3(2 + x2, 0, 0), identity));
   const Mat<3, 3> along_x = triad_from_axis(rigid::vec3(1, 0, 0));
   add_joint(m.mechanism, "slide 1", rigid::JointType::Translational, kGround, 0, rigid::vec3(1 + x1, 0, 0), along_x);
   add_joint(m.mechanism, "slide 2", rigid::JointType::Translational, kGround, 1, rigid::vec3(2 + x2, 0, 0), along_x);
@@ -164,8 +154,9 @@ inline TimeFunction constant_rate(double rate) {
 
 // A slender bar along its body x axis, centre at `centre`, turned by `angle` about z.
 inline RigidBody planar_bar(const std::string& name, double mass, double length, const Vec<3>& centre, double angle) {
-  return rigid_body(name, mass, rigid::vec3(0.5 * mass * 1e-4, mass * length * length / 12.0, mass * length * length / 12.0),
-                    centre, rigid::from_axis_angle(rigid::vec3(0, 0, 1), angle));
+  return rigid_body_at_rest(
+      name, mass, rigid::vec3(0.5 * mass * 1e-4, mass * length * length / 12.0, mass * length * length / 12.0), centre,
+      rigid::from_axis_angle(rigid::vec3(0, 0, 1), angle));
 }
 
 // Slider-crank in the x-y plane (crank r about the origin, rod L, slider on the x axis) with the

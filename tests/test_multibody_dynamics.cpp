@@ -299,8 +299,8 @@ TEST_CASE("statics brings a pendulum released at 1.2 rad to hang straight down, 
 TEST_CASE("attachment rows (position and slope alignment): Jacobian and gamma by finite differences",
           "[multibody]") {
   Mechanism mech;
-  mech.bodies.push_back(rigid_body("hub", 3.0, rigid::vec3(0.1, 0.2, 0.3), rigid::vec3(0.1, -0.2, 0.3),
-                                   rigid::normalized(rigid::vec4(0.9, 0.2, -0.3, 0.1))));
+  mech.bodies.push_back(rigid_body_at_rest("hub", 3.0, rigid::vec3(0.1, 0.2, 0.3), rigid::vec3(0.1, -0.2, 0.3),
+                                           rigid::normalized(rigid::vec4(0.9, 0.2, -0.3, 0.1))));
   Attachment clamp;
   clamp.name = "clamp";
   clamp.point = rigid::vec3(0.4, 0.1, -0.2);
@@ -481,8 +481,8 @@ TEST_CASE("body loads on a free body: a ground-frame force and a body-frame torq
   // body up as omega = tau t / I_z, theta = tau t^2 / (2 I_z).
   Model m = empty_3d_model(0.0);
   const double mass = 2.0, Iz = 0.3, force = 4.0, torque = 0.6;
-  m.mechanism.bodies.push_back(rigid_body("free", mass, rigid::vec3(0.2, 0.25, Iz), rigid::vec3(1, 2, 3),
-                                          rigid::from_axis_angle(rigid::vec3(1, 1, 0), 0.4)));
+  m.mechanism.bodies.push_back(rigid_body_at_rest("free", mass, rigid::vec3(0.2, 0.25, Iz), rigid::vec3(1, 2, 3),
+                                                  rigid::from_axis_angle(rigid::vec3(1, 1, 0), 0.4)));
   BodyLoad push;
   push.name = "push";
   push.force = rigid::vec3(force, 0, 0);

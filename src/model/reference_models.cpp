@@ -30,16 +30,9 @@ Model falling_cable_pendulum(int elements) {
 
 Model crane_falling_cable(int elements) {
   Model m = pendulum_cable(elements);
-  RigidBody boom;
-  boom.name = "boom";
-  boom.mass = 500.0;
-  boom.inertia = Mat<3, 3>::zero();
-  boom.inertia(0, 0) = 1.0;
-  boom.inertia(1, 1) = boom.inertia(2, 2) = 500.0 * 5.0 * 5.0 / 12.0;  // a slender 5 m bar
-  boom.position = rigid::vec3(-2.5, 0, 0);
-  boom.orientation = rigid::vec4(1, 0, 0, 0);
-  boom.velocity = boom.angular_velocity = Vec<3>::zero();
-  m.mechanism.bodies.push_back(boom);
+  const double bar_inertia = 500.0 * 5.0 * 5.0 / 12.0;  // a slender 5 m bar
+  m.mechanism.bodies.push_back(rigid_body_at_rest("boom", 500.0, rigid::vec3(1.0, bar_inertia, bar_inertia),
+                                                  rigid::vec3(-2.5, 0, 0), rigid::vec4(1, 0, 0, 0)));
   add_joint(m.mechanism, "boom pivot", rigid::JointType::Revolute, kGround, 0, rigid::vec3(-5, 0, 0),
             triad_from_axis(rigid::vec3(0, 1, 0)));
   Attachment hook;

@@ -15,6 +15,19 @@ Mat<3, 3> triad_from_axis(const Vec<3>& axis) {
   return triad(m.f, m.g, m.h);
 }
 
+RigidBody rigid_body_at_rest(const std::string& name, double mass, const Vec<3>& principal_inertia,
+                             const Vec<3>& position, const Vec<4>& orientation) {
+  RigidBody b;
+  b.name = name;
+  b.mass = mass;
+  b.inertia = Mat<3, 3>::zero();
+  for (int k = 0; k < 3; ++k) b.inertia(k, k) = principal_inertia[k];
+  b.position = position;
+  b.orientation = orientation;
+  b.velocity = b.angular_velocity = Vec<3>::zero();
+  return b;
+}
+
 int add_joint(Mechanism& m, const std::string& name, rigid::JointType type, int body_i, int body_j,
               const Vec<3>& point, const Mat<3, 3>& frame) {
   auto initial_state = [&](int body) {
