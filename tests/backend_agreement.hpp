@@ -2,9 +2,8 @@
 // Checks another backend against the CPU backend on the same model: every operator at random
 // states, and whole dynamic runs. Shared by the test of the CUDA backend's code run on the host
 // (CI) and the [gpu] test of the same code on a device.
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdlib>
 #include <random>
@@ -12,6 +11,7 @@
 #include "catenary/assembly/cpu_backend.hpp"
 #include "catenary/kernels/cuda_backend.hpp"
 #include "catenary/multibody/multibody_block.hpp"
+#include "catenary/solve/linear_solver.hpp"
 #include "test_helpers.hpp"
 
 namespace catenary::testing {
@@ -29,8 +29,10 @@ inline double relative_difference(const Eigen::SparseMatrix<double>& reference, 
   return largest / (scale > 0.0 ? scale : 1.0);
 }
 
-// The operators of `other` (a CUDA backend) against a CpuBackend at random states of m.
-inline void check_operators_agree(const Model& m, Backend& other, unsigned seed) {
+// The operators of `other` (a CUDA backend) against a CpuBackend at random states of m. Element
+// forces and Jacobians agree to `element_tolerance` relative to their largest entry (1e-12 for
+// models of a few metres; see check_operators_at_scale for long cables on a device).
+inline void check_operators_agree(const Model& m, Backend& other, unsigned seed, double element_tolerance = 1e-12) {
   CpuBackend cpu = umfpack_backend(m);
   REQUIRE(cpu.linear_solver() == "UMFPACK");
   const int n = m.dof_count(), rows = m.constraint_count();
@@ -47,7 +49,7 @@ inline void check_operators_agree(const Model& m, Backend& other, unsigned seed)
   Eigen::VectorXd f_cpu, f_other;
   const double U_cpu = cpu.internal_force(q, v, f_cpu), U_other = other.internal_force(q, v, f_other);
   INFO("backend " << other.name());
-  CHECK(relative_difference(f_cpu, f_other) < 1e-12);
+  CHECK(relative_difference(f_cpu, f_other) < element_tolerance);
   CHECK(std::fabs(U_cpu - U_other) <= 1e-12 * std::fabs(U_cpu));
 
   const Eigen::VectorXd x = random_vector(n, 1.0);
@@ -73,8 +75,8 @@ inline void check_operators_agree(const Model& m, Backend& other, unsigned seed)
     cpu.assemble_newton_matrix(q, v, c, f_cpu);
     other.assemble_newton_matrix(q, v, c, f_other);
     INFO("coefficients mass " << c.mass << ", stiffness " << c.stiffness << ", damping " << c.damping);
-    CHECK(relative_difference(cpu.matrix(), cuda::assembled_matrix(other)) < 1e-12);
-    CHECK(relative_difference(f_cpu, f_other) < 1e-12);
+    CHECK(relative_difference(cpu.matrix(), cuda::assembled_matrix(other)) < element_tolerance);
+    CHECK(relative_difference(f_cpu, f_other) < element_tolerance);
     CHECK(std::fabs(cpu.newton_matrix_norm() - other.newton_matrix_norm()) <= 1e-12 * cpu.newton_matrix_norm());
   }
   // The multibody block's entries land in the same places, and its gathers and scatters agree.
@@ -84,7 +86,7 @@ inline void check_operators_agree(const Model& m, Backend& other, unsigned seed)
     const std::vector<double> values(add.data(), add.data() + add.size());
     cpu.add_block_entries(values);
     other.add_block_entries(values);
-    CHECK(relative_difference(cpu.matrix(), cuda::assembled_matrix(other)) < 1e-12);
+    CHECK(relative_difference(cpu.matrix(), cuda::assembled_matrix(other)) < element_tolerance);
     std::vector<double> picked_cpu, picked_other;
     Vector x_cpu = cpu.make_vector(n), x_other = other.make_vector(n);
     cpu.upload(q, x_cpu);
@@ -116,14 +118,23 @@ inline void check_operators_agree(const Model& m, Backend& other, unsigned seed)
     CHECK(maxima[1] == b.cwiseAbs().maxCoeff());
     CHECK(std::isinf(maxima[2]));
   }
-  // The last (regular) matrix: same solution of a random system.
+  // The last (regular) matrix: the other backend's solution of a random system is backward stable
+  // for its own matrix and equals UMFPACK's solution of that matrix. (Not the CPU backend's
+  // solution of the CPU's matrix: the two matrices differ by the rounding above, the device
+  // contracting products into fused multiply-adds, and that difference times the condition number
+  // reached 1.1e-7 on the 20,000-element crane on an H100, where both solvers are backward stable.)
   const Eigen::VectorXd rhs = random_vector(n + rows, 1.0);
-  Eigen::VectorXd s_cpu, s_other;
-  cpu.factorize();
-  cpu.solve(rhs, s_cpu);
+  const Eigen::SparseMatrix<double> A_other = cuda::assembled_matrix(other);
+  SparseDirectSolver umfpack;
+  umfpack.analyze(A_other);
+  umfpack.factorize(A_other);
+  Eigen::VectorXd s_umfpack, s_other;
+  umfpack.solve(rhs, s_umfpack);
   other.factorize();
   other.solve(rhs, s_other);
-  CHECK(relative_difference(s_cpu, s_other) < 1e-9);
+  CHECK(relative_difference(s_umfpack, s_other) < 1e-9);
+  // (GMRES stops at its own residual tolerance: the comparison above is its check.)
+  if (other.linear_solver() != "GMRES") CHECK(backward_error(A_other, s_other, rhs) < 1e-15);
 }
 
 // Largest difference of any coordinate over whole HHT runs on both backends, relative to the

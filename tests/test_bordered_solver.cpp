@@ -100,18 +100,6 @@ std::unique_ptr<CsrSolver> bordered_solver(const BlockChainOrdering& order, Bloc
       order.border_size(), false);
 }
 
-// |A x - b| / (|A| |x| + |b|) in the max norms: the normwise backward error of a solution.
-double backward_error(const Eigen::SparseMatrix<double, Eigen::RowMajor>& A, const Eigen::VectorXd& x,
-                      const Eigen::VectorXd& b) {
-  double norm = 0.0;  // |A| in the max norm: the largest absolute row sum
-  for (int r = 0; r < A.outerSize(); ++r) {
-    double row = 0.0;
-    for (Eigen::SparseMatrix<double, Eigen::RowMajor>::InnerIterator it(A, r); it; ++it) row += std::fabs(it.value());
-    norm = std::max(norm, row);
-  }
-  return (A * x - b).cwiseAbs().maxCoeff() / (norm * x.cwiseAbs().maxCoeff() + b.cwiseAbs().maxCoeff());
-}
-
 }  // namespace
 
 TEST_CASE("Bordered solver: Newton matrices with rigid bodies and joints between nodes, against UMFPACK",

@@ -1,15 +1,14 @@
 #pragma once
 // Shared helpers for the solver tests: run an analysis on a model built with the builders and
 // keep the frames in memory.
-#include <vector>
-
 #include <Eigen/Core>
-
+#include <Eigen/SparseCore>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "catenary/assembly/cpu_backend.hpp"
 #include "catenary/integrators/analyses.hpp"
@@ -84,6 +83,14 @@ inline RunResult run_model(const Model& m, const AnalysisSettings& a, double out
 // direct solver, names on the CPU): the independent reference of the block solvers' tests, which
 // the CPU backend's default (chain elimination for chain models) is not.
 inline CpuBackend umfpack_backend(const Model& m) { return CpuBackend(m, LinearSolverChoice::SparseQr); }
+
+// |A x - b| / (|A| |x| + |b|) in the max norms (|A|: the largest absolute row sum): the normwise
+// backward error of a solution x of A x = b, for a sparse A of either storage order.
+template <class SparseMatrix>
+double backward_error(const SparseMatrix& A, const Eigen::VectorXd& x, const Eigen::VectorXd& b) {
+  const double norm = (A.cwiseAbs() * Eigen::VectorXd::Ones(A.cols())).maxCoeff();
+  return (A * x - b).cwiseAbs().maxCoeff() / (norm * x.cwiseAbs().maxCoeff() + b.cwiseAbs().maxCoeff());
+}
 
 // The Newton matrix of m at a random state (seeded) assembled by `backend`, with the mechanism's
 // entries as the integrator adds them (multipliers 0.3), and a random right-hand side.
