@@ -4,7 +4,9 @@
 // block products. A block is n x n row-major with leading dimension ld (the n <= ld <= 16
 // unknowns of a node block, stored in slots padded to the largest block). N > 0 says at compile
 // time that every size argument is N (the loops then unroll; a block solver takes it for the
-// common node block of its model), N = 0 that the sizes are known only at run time.
+// common node block of its model), N = 0 that the sizes are known only at run time. The blocks
+// a function takes never overlap (__restrict__): a device thread then issues a block's loads
+// together instead of one memory latency per step after each store.
 #include <math.h>
 
 #include "catenary/core/host_device.hpp"
@@ -16,6 +18,28 @@ namespace catenary {
 // coordinates) take the run-time loops.
 constexpr int kUnrolledBlock = 6;
 
+// Swaps rows k and p >= k (n values each) of a block whose rows are ld apart. With
+// N > 0 row p is found by comparing it with each later row, so that once the loops unroll every
+// index is known at compile time: a block a thread holds in registers stays there (an index known
+// only at run time would move the whole block to local memory).
+template <int N>
+CATENARY_HD void swap_rows(double* A, int k, int p, int n, int ld) {
+  if (p == k) return;
+  const auto swap = [&](int other) {
+    for (int j = 0; j < n; ++j) {
+      const double t = A[k * ld + j];
+      A[k * ld + j] = A[other * ld + j];
+      A[other * ld + j] = t;
+    }
+  };
+  if (N > 0) {
+    for (int i = k + 1; i < N; ++i)
+      if (i == p) swap(i);
+  } else {
+    swap(p);
+  }
+}
+
 // In-place LU with partial pivoting of the n x n block A (whole rows swapped, as LAPACK's getrf);
 // false at a zero pivot.
 template <int N = 0>
@@ -23,16 +47,12 @@ CATENARY_HD bool lu_factor(double* A, int* piv, int n_, int ld) {
   const int n = N > 0 ? N : n_;
   for (int k = 0; k < n; ++k) {
     int p = k;
+    double largest = fabs(A[k * ld + k]);
     for (int i = k + 1; i < n; ++i)
-      if (fabs(A[i * ld + k]) > fabs(A[p * ld + k])) p = i;
+      if (fabs(A[i * ld + k]) > largest) largest = fabs(A[i * ld + k]), p = i;
     piv[k] = p;
-    if (A[p * ld + k] == 0.0) return false;
-    if (p != k)
-      for (int j = 0; j < n; ++j) {
-        const double t = A[k * ld + j];
-        A[k * ld + j] = A[p * ld + j];
-        A[p * ld + j] = t;
-      }
+    if (largest == 0.0) return false;
+    swap_rows<N>(A, k, p, n, ld);
     for (int i = k + 1; i < n; ++i) {
       const double l = A[i * ld + k] / A[k * ld + k];
       A[i * ld + k] = l;
@@ -44,14 +64,10 @@ CATENARY_HD bool lu_factor(double* A, int* piv, int n_, int ld) {
 
 // x = A^-1 x with the LU of A; x holds n values `stride` apart (a vector, or a block's column).
 template <int N = 0>
-CATENARY_HD void lu_solve(const double* LU, const int* piv, double* x, int n_, int ld, int stride) {
+CATENARY_HD void lu_solve(const double* __restrict__ LU, const int* __restrict__ piv, double* __restrict__ x, int n_,
+                          int ld, int stride) {
   const int n = N > 0 ? N : n_;
-  for (int k = 0; k < n; ++k)
-    if (piv[k] != k) {
-      const double t = x[k * stride];
-      x[k * stride] = x[piv[k] * stride];
-      x[piv[k] * stride] = t;
-    }
+  for (int k = 0; k < n; ++k) swap_rows<N>(x, k, piv[k], 1, stride);
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < i; ++j) x[i * stride] -= LU[i * ld + j] * x[j * stride];
   for (int i = n - 1; i >= 0; --i) {
@@ -62,8 +78,8 @@ CATENARY_HD void lu_solve(const double* LU, const int* piv, double* x, int n_, i
 
 // C += s A B for row-major blocks of leading dimension ld: A is rows x inner, B inner x cols.
 template <int N = 0>
-CATENARY_HD void add_product(double s, const double* A, const double* B, double* C, int rows_, int inner_, int cols_,
-                             int ld) {
+CATENARY_HD void add_product(double s, const double* __restrict__ A, const double* __restrict__ B,
+                             double* __restrict__ C, int rows_, int inner_, int cols_, int ld) {
   const int rows = N > 0 ? N : rows_, inner = N > 0 ? N : inner_, cols = N > 0 ? N : cols_;
   for (int i = 0; i < rows; ++i)
     for (int j = 0; j < cols; ++j) {
@@ -75,8 +91,8 @@ CATENARY_HD void add_product(double s, const double* A, const double* B, double*
 
 // y += s A x (A rows x cols, leading dimension ld).
 template <int N = 0>
-CATENARY_HD void add_product_vector(double s, const double* A, const double* x, double* y, int rows_, int cols_,
-                                    int ld) {
+CATENARY_HD void add_product_vector(double s, const double* __restrict__ A, const double* __restrict__ x,
+                                    double* __restrict__ y, int rows_, int cols_, int ld) {
   const int rows = N > 0 ? N : rows_, cols = N > 0 ? N : cols_;
   for (int i = 0; i < rows; ++i) {
     double sum = 0.0;
