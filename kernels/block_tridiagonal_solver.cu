@@ -482,21 +482,22 @@ std::unique_ptr<CsrSolver> make_block_tridiagonal_solver(const std::vector<int>&
 
 namespace catenary {
 
-// By count, before any device measurement (scripts/gpu_session.sh runs both methods). One
-// thread's block step (a 6 x 6 LU, its column solves and a product) waits on one load from memory
-// (~0.5 us, it cannot be issued before the step) and a dependent arithmetic path of several hundred
-// cycles: about 0.7 us. Back-to-back small launches cost about 3 us each, so about 4 block steps.
-// Moving N blocks' ~1 kB once takes N x 0.33 ns at 3 TB/s, N / 2,100 block steps. Chain
-// elimination is the longest chain's steps with the data read once; cyclic reduction is 2 log2(N)
-// launches with the data moved about twice.
+// From the H100 measurements of docs/benchmarks.md (tenth session; one factorization, medians of
+// 3): cyclic reduction costs about 80 us per level (its launches, and the deep levels' latency)
+// plus 8.3 ns per block (1,000,000 blocks: 9.9 ms; 100,000: 2.2 ms); chain elimination runs each
+// chain's blocks one after another at about 21 us per block (one chain of 10,000 blocks: 206 ms),
+// and a batch of many chains at about 33 ns per block in all (10,000 chains of 101 blocks:
+// 34 ms). Chain elimination wins only for many short chains of few blocks in all (1,000 cables of
+// 20 elements: 0.7 against 1.4 ms); a single cable of any length, and the benchmark's sweeps of
+// 1 to 10,000 100-element cables, take cyclic reduction.
 BlockMethod preferred_block_method(const std::vector<int>& chain_ptr) {
-  constexpr double kStepsPerLaunch = 4.0, kBlocksPerStep = 2100.0;
+  constexpr double kLevel = 80e-6, kReductionPerBlock = 8.3e-9, kChainStep = 21e-6, kEliminationPerBlock = 33e-9;
   int longest = 0;
   for (size_t c = 0; c + 1 < chain_ptr.size(); ++c) longest = std::max(longest, chain_ptr[c + 1] - chain_ptr[c]);
   const double blocks = chain_ptr.back();
-  const double reduction_steps =
-      kStepsPerLaunch * 2.0 * std::ceil(std::log2(std::max(blocks, 2.0))) + blocks / kBlocksPerStep;
-  return longest <= reduction_steps ? BlockMethod::ChainElimination : BlockMethod::CyclicReduction;
+  const double reduction = kLevel * std::ceil(std::log2(std::max(blocks, 2.0))) + kReductionPerBlock * blocks;
+  const double elimination = std::max(kChainStep * longest, kEliminationPerBlock * blocks);
+  return elimination < reduction ? BlockMethod::ChainElimination : BlockMethod::CyclicReduction;
 }
 
 }  // namespace catenary

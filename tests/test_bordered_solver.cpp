@@ -174,7 +174,7 @@ TEST_CASE("Bordered solver: the benchmark's cable hung from a crane's boom runs 
           "[cuda-host]") {
   const Model m = crane_falling_cable(40);
   auto backend = cuda::make_cuda_backend_on_host(m, cuda::LinearSolver::Auto);
-  CHECK(backend->linear_solver() == "block chain elimination with a border of 16 unknowns");
+  CHECK(backend->linear_solver() == "block cyclic reduction with a border of 16 unknowns");
   const double d = dynamic_run_difference(m, dynamic_settings(1e-3, 0.1, -0.2), *backend);
   INFO("largest relative coordinate difference to UMFPACK's run: " << d);
   CHECK(d < 1e-9);

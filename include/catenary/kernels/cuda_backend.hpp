@@ -35,8 +35,9 @@ size_t estimated_device_bytes(const Model& m);
 // model (assembly/block_chain_ordering.hpp), whose rigid bodies, rows over several nodes and
 // mechanism rows go to a border of at most kMaxBorder unknowns (kernels/bordered_solver.cu);
 // SparseQr is cuSOLVER's sparse QR in AMD order (UMFPACK in the host build), for any model. Auto
-// takes a block method where the model is a chain, border or not (preferred_block_method:
-// elimination for many short chains such as a sweep's, reduction for long ones), else sparse QR. Krylov (GMRES with block-Jacobi over the node blocks,
+// takes a block method where the model is a chain, border or not (preferred_block_method, from H100
+// measurements: elimination for many short chains of few blocks in all, else reduction), else
+// sparse QR. Krylov (GMRES with block-Jacobi over the node blocks,
 // kernels/krylov_solver.cu) is chosen only when asked: it suits small time steps.
 using LinearSolver = LinearSolverChoice;
 

@@ -50,7 +50,7 @@ enum class BlockMethod { CyclicReduction, ChainElimination };
 std::unique_ptr<CsrSolver> make_block_tridiagonal_solver(const std::vector<int>& block_ptr,
                                                           const std::vector<int>& chain_ptr, BlockMethod method,
                                                           bool on_device, int right_hand_sides = 1);
-// The method by count for chains of these lengths (chain_ptr as above).
+// The faster method on an H100 for chains of these lengths (chain_ptr as above), from measured costs.
 BlockMethod preferred_block_method(const std::vector<int>& chain_ptr);
 // A matrix whose last `border` unknowns border a block-tridiagonal rest (the bordered order of
 // assembly/block_chain_ordering.hpp): the rest by `inner` (a block-tridiagonal solver of its
