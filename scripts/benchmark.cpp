@@ -38,7 +38,9 @@
 // the last frame are emitted. Wall time is std::chrono::steady_clock around run_dynamic alone;
 // model building and backend construction (pattern, symbolic structures) are reported as setup.
 // run_dynamic includes the consistent initial state (one assembly, one factorization, solves),
-// which is amortised over the steps in every per-step figure.
+// which is amortised over the steps in every per-step figure. A one-step run on the same system
+// comes first (so the measured run finds the backend warm); the `step` column is the measured
+// run's time beyond it per further step, without the run's fixed cost.
 #include <omp.h>
 #include <sys/resource.h>
 
