@@ -3,6 +3,7 @@
 #include <string>
 
 #include "catenary/model/builders.hpp"
+#include "catenary/model/reference_models.hpp"
 #include "catenary/multibody/mechanism_builders.hpp"
 #include "catenary/rigid/euler_parameters.hpp"
 
@@ -82,17 +83,7 @@ inline Model cable_hanging_from_boom(int elements) {
   rope.EI = 2.0;
   rope.rhoA = 0.6;
   add_straight_line(m, "rope", {1.0, 0.0, 0.0}, {1.0, 0.0, -1.0}, elements, rope);
-  const Vec<3> y = rigid::vec3(0, 1, 0);
-  m.mechanism.bodies.push_back(rigid_body_at_rest("boom", 5.0, rigid::vec3(0.01, 5.0 / 12.0, 5.0 / 12.0),
-                                                  rigid::vec3(0.5, 0, 0), rigid::vec4(1, 0, 0, 0)));
-  add_joint(m.mechanism, "boom pivot", rigid::JointType::Revolute, kGround, 0, Vec<3>::zero(), triad_from_axis(y));
-  Attachment hook;
-  hook.name = "hook";
-  hook.body = 0;
-  hook.node = body_node(m, 0, 0);
-  hook.point = rigid::vec3(0.5, 0, 0);
-  m.mechanism.attachments.push_back(hook);
-  finalize_model(m);
+  hang_first_line_from_boom(m, 5.0, 1.0, 0.01, Vec<3>::zero());
   return m;
 }
 

@@ -14,6 +14,12 @@ Model falling_cable_pendulum(int elements);
 // border (7 boom coordinates, 5 hinge rows, the normalization and 3 attachment rows).
 Model crane_falling_cable(int elements);
 
+// Hangs the first node of m's first line (position only, its slope free) from the tip of a crane
+// boom: a slender rigid bar of `mass` and `length` along x whose other end is hinged to the
+// ground at `pivot` about y, released horizontal, with moment of inertia `axial_inertia` about
+// its own axis. Finalizes m.
+void hang_first_line_from_boom(Model& m, double mass, double length, double axial_inertia, const Vec<3>& pivot);
+
 // The RANCF paper's planar pendulum (Hu and Wang 2016): 5 beams of 5 m, 5 elements each, joined
 // by planar revolute joints, the first pinned to ground, horizontal; square section 0.02 m,
 // density 7800 kg/m^3, Young's modulus E, gravity -9.81 y.
