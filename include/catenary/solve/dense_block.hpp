@@ -26,13 +26,15 @@ template <int N>
 CATENARY_HD void swap_rows(double* A, int k, int p, int n, int ld) {
   if (p == k) return;
   const auto swap = [&](int other) {
+    CATENARY_UNROLL
     for (int j = 0; j < n; ++j) {
       const double t = A[k * ld + j];
       A[k * ld + j] = A[other * ld + j];
       A[other * ld + j] = t;
     }
   };
-  if (N > 0) {
+  if constexpr (N > 0) {
+    CATENARY_UNROLL
     for (int i = k + 1; i < N; ++i)
       if (i == p) swap(i);
   } else {
@@ -63,14 +65,25 @@ CATENARY_HD bool lu_factor(double* A, int* piv, int n_, int ld) {
 }
 
 // x = A^-1 x with the LU of A; x holds n values `stride` apart (a vector, or a block's column).
+// Its loops and swap_rows' unroll in device code (CATENARY_UNROLL): left rolled by nvcc, the
+// pivot loop indexed a thread's column by a run-time counter, moving it (and the LU FactorOdd
+// holds) to local memory: FactorOdd spilled 1,212 / 1,408 bytes, after 4 / 12 (ptxas sm_90).
+// lu_factor's loops are left to the compiler: unrolled, they kept FactorOdd's LU in registers
+// but made FactorChain, which factorizes in memory, spill 224 / 468 bytes instead of 68 / 168.
 template <int N = 0>
 CATENARY_HD void lu_solve(const double* __restrict__ LU, const int* __restrict__ piv, double* __restrict__ x, int n_,
                           int ld, int stride) {
   const int n = N > 0 ? N : n_;
+  CATENARY_UNROLL
   for (int k = 0; k < n; ++k) swap_rows<N>(x, k, piv[k], 1, stride);
-  for (int i = 0; i < n; ++i)
+  CATENARY_UNROLL
+  for (int i = 0; i < n; ++i) {
+    CATENARY_UNROLL
     for (int j = 0; j < i; ++j) x[i * stride] -= LU[i * ld + j] * x[j * stride];
+  }
+  CATENARY_UNROLL
   for (int i = n - 1; i >= 0; --i) {
+    CATENARY_UNROLL
     for (int j = i + 1; j < n; ++j) x[i * stride] -= LU[i * ld + j] * x[j * stride];
     x[i * stride] /= LU[i * ld + i];
   }
@@ -87,6 +100,15 @@ CATENARY_HD void add_product(double s, const double* __restrict__ A, const doubl
       for (int k = 0; k < inner; ++k) sum += A[i * ld + k] * B[k * ld + j];
       C[i * ld + j] += s * sum;
     }
+}
+
+// sum_k row[k] x[k] for k < cols: one row of a block times a vector.
+template <int N = 0>
+CATENARY_HD double row_dot(const double* __restrict__ row, const double* __restrict__ x, int cols_) {
+  const int cols = N > 0 ? N : cols_;
+  double sum = 0.0;
+  for (int k = 0; k < cols; ++k) sum += row[k] * x[k];
+  return sum;
 }
 
 // y += s A x (A rows x cols, leading dimension ld).
