@@ -13,7 +13,6 @@
 #include <string>
 
 #include "backend_functors.cuh"
-#include "catenary/solve/block_layout.hpp"
 #include "catenary/assembly/block_chain_ordering.hpp"
 #include "catenary/assembly/model_operators.hpp"
 #include "catenary/assembly/unknown_ordering.hpp"
@@ -21,6 +20,8 @@
 #include "catenary/core/errors.hpp"
 #include "catenary/core/stopwatch.hpp"
 #include "catenary/kernels/cuda_backend.hpp"
+#include "catenary/multibody/multibody_block.hpp"
+#include "catenary/solve/block_layout.hpp"
 #include "catenary/solve/csr_solver.hpp"
 #include "device_pattern.cuh"
 
@@ -408,6 +409,11 @@ class CudaBackend : public Backend {
 
 }  // namespace
 
+std::atomic<size_t> HostArrayBytes::in_use{0}, HostArrayBytes::peak{0};
+
+size_t host_array_peak_bytes() { return HostArrayBytes::peak; }
+void reset_host_array_peak_bytes() { HostArrayBytes::peak = HostArrayBytes::in_use.load(); }
+
 bool device_available(std::string& why) {
   int count = 0;
   const cudaError_t status = cudaGetDeviceCount(&count);
@@ -438,32 +444,73 @@ std::string device_name() {
   return properties.name;
 }
 
+namespace {
+
+// The Newton matrix's CSR slots, at most: a full node block for each node of an element and, both
+// ways, for each distinct pair of nodes an element joins; the diagonal of the other coordinates;
+// the constraint entries in both off-diagonal blocks; the multibody block's entries (some of
+// which may share slots already counted).
+size_t newton_matrix_slot_bound(const Model& m, size_t constraint_entries, size_t block_entries) {
+  const ElementBlock& el = m.elements;
+  std::vector<char> in_element(m.node_count, 0);
+  std::vector<unsigned long long> pairs;
+  for (int e = 0; e < el.size(); ++e) {
+    const unsigned long long a = el.node_a[e], b = el.node_b[e];
+    in_element[a] = in_element[b] = 1;
+    if (a != b) pairs.push_back(std::min(a, b) << 32 | std::max(a, b));
+  }
+  std::sort(pairs.begin(), pairs.end());
+  const size_t distinct_pairs = std::unique(pairs.begin(), pairs.end()) - pairs.begin();
+  const size_t per_node = m.coordinates_per_node(), nodes = std::count(in_element.begin(), in_element.end(), 1);
+  return per_node * per_node * (nodes + 2 * distinct_pairs) + (m.dof_count() - per_node * nodes) +
+         2 * constraint_entries + block_entries;
+}
+
+// Vectors of all unknowns an integrator holds on the backend, at most: the BDF integrator at order 5
+// holds 39 (HHT and generalized-alpha 21; counted on the host build's arrays).
+constexpr size_t kIntegratorVectors = 40;
+
+}  // namespace
+
+// The larger of the construction's two phases, array by array as the backend allocates them (the
+// host build's counted arrays check it: tests/test_cuda_backend.cpp).
 size_t estimated_device_bytes(const Model& m) {
-  const size_t ne = m.elements.size(), nl = 2 * m.coordinates_per_node(), entries = ne * nl * nl;
-  const size_t unknowns = m.dof_count() + m.constraint_count();
-  // Resident: element data (properties, ReferenceQuadrature, scalar mass, shape integrals) and
-  // local results; the CSR matrix (value, column, gather source per entry); about 12 vectors of
-  // the HHT step.
-  const size_t resident = ne * (sizeof(ElementProperties) + sizeof(ReferenceQuadrature) +
-                                8 * (16 + 4 + nl + 1 + nl * nl) + 4 * nl) +
-                          entries * (8 + 4 + 4) + unknowns * 8 * 16;
-  // Peak while the pattern is built: 64-bit keys and sources, sorted with a second buffer.
-  const size_t pattern_build = entries * (2 * (8 + 4) + 8 + 4);
+  const size_t ne = m.elements.size(), nl = 2 * m.coordinates_per_node(), local_entries = ne * nl * nl;
+  const size_t n = m.dof_count(), unknowns = n + m.constraint_count(), local_forces = ne * nl;
+  const size_t constraint_entries = constraint_matrix(m).nonZeros(), block_entries = multibody_layout(m).entries.size();
+  // The pattern's sort keys: each local matrix entry, each dof's diagonal, the constraint entries
+  // of both blocks and the multibody block's entries; they reduce to the CSR slots.
+  const size_t keys = local_entries + n + 2 * constraint_entries + block_entries;
+  const size_t slots = std::min(keys, newton_matrix_slot_bound(m, constraint_entries, block_entries));
+  // Held throughout: element data (nodes, properties, reference, scalar mass, shape integrals), the
+  // constraint Jacobian and its transpose, load patterns and scales, the unknown order both ways.
+  const size_t model_data = ne * (8 + sizeof(ElementProperties) + sizeof(ReferenceQuadrature) + 8 * (16 + 4)) +
+                            2 * (constraint_entries * 12 + unknowns * 4) +
+                            8 * n * (build_load_patterns(m).vectors.size() + 1) + 8 * unknowns;
+  // While the pattern is built: the keys and their sources (with the sort's second buffer, or, once
+  // sorted, the reduced keys and their counts: 12 bytes a key either way), then the slots' rows,
+  // columns and source pointers.
+  const size_t pattern_build = keys * (8 + 4 + 12) + slots * 12 + 4 * unknowns;
+  // Once it runs: the CSR pattern and gather maps (the slots' sources keep the keys' room), the
+  // values, the element results, the permuted right-hand side and solution, the integrator's vectors.
+  const size_t pattern = 4 * unknowns + slots * (4 + 4) + keys * 4 + 4 * n + 4 * local_forces +
+                         constraint_entries * (4 + 4 + 8) + 4 * block_entries;
+  const size_t results = 8 * (slots + local_forces + local_entries + ne + 2 * unknowns);
+  const size_t vectors = kIntegratorVectors * 8 * unknowns;
   // Block cyclic reduction, where the model is a chain: D, L, U and the saved L, U of about one
   // block per node, each its own rows, B wide (B: the largest node block, coordinates and
-  // constraint rows), and three padded vectors. Chain elimination needs less (no saved L, U, two
-  // vectors), so this bounds both block methods.
-  size_t reduction = 0;
+  // constraint rows), the scatter's destinations, and three padded vectors. Chain elimination and
+  // GMRES need less (measured), so this bounds them too.
+  size_t solver = 0;
   if (const std::optional<BlockChainOrdering> chain = bordered_chain_ordering(m)) {
     const BlockLayout layout(chain->block_ptr);
     const size_t B = layout.B, blocks = layout.blocks;
-    reduction = 5 * layout.slots() * 8 + blocks * (3 * B * 8 + B * 4 + 2 * 8);
+    solver = 5 * layout.slots() * 8 + 4 * slots + 4 * unknowns + blocks * (3 * B * 8 + B * 4 + 3 * 8);
     // A border's solver: T's values and slots again, B's row pointers, and for each of the
     // kBorderRightHandSides solved per pass two vectors of T's size and the block solver's three.
-    if (chain->border_size() > 0)
-      reduction += entries * (8 + 2 * 4) + B * blocks * (4 + kBorderRightHandSides * 5 * 8);
+    if (chain->border_size() > 0) solver += slots * (8 + 2 * 4) + B * blocks * (4 + kBorderRightHandSides * 5 * 8);
   }
-  return resident + pattern_build + reduction;
+  return model_data + std::max(pattern_build, pattern + results + solver + vectors);
 }
 
 std::unique_ptr<Backend> make_cuda_backend(const Model& m, LinearSolver solver) {

@@ -8,6 +8,8 @@
 #include <thrust/system/cuda/execution_policy.h>
 
 #include <algorithm>
+#include <atomic>
+#include <memory>
 #include <vector>
 
 namespace catenary::cuda {
@@ -23,9 +25,37 @@ struct DeviceSpace {
   static constexpr bool on_device = true;
 };
 
+// Bytes HostSpace's arrays hold now and at most since the last reset: the very allocations the
+// device backend makes (the same code), so that tests can hold the device-memory estimate
+// against them without a GPU (host_array_bytes in cuda_backend.hpp).
+struct HostArrayBytes {
+  static std::atomic<size_t> in_use, peak;
+};
+
+template <class T>
+struct CountedAllocator : std::allocator<T> {
+  template <class U>
+  struct rebind {
+    using other = CountedAllocator<U>;
+  };
+  CountedAllocator() = default;
+  template <class U>
+  CountedAllocator(const CountedAllocator<U>&) {}
+  T* allocate(size_t n) {
+    const size_t now = HostArrayBytes::in_use += n * sizeof(T);
+    for (size_t seen = HostArrayBytes::peak; now > seen && !HostArrayBytes::peak.compare_exchange_weak(seen, now);) {
+    }
+    return std::allocator<T>::allocate(n);
+  }
+  void deallocate(T* p, size_t n) {
+    HostArrayBytes::in_use -= n * sizeof(T);
+    std::allocator<T>::deallocate(p, n);
+  }
+};
+
 struct HostSpace {
   template <class T>
-  using Array = thrust::host_vector<T>;
+  using Array = thrust::host_vector<T, CountedAllocator<T>>;
   static auto policy() { return thrust::host; }
   static constexpr bool on_device = false;
 };

@@ -21,13 +21,19 @@ bool device_available(std::string& why);
 double peak_memory_bandwidth();
 std::string device_name();
 
-// Device memory the CUDA backend needs for a model, without the sparse QR factor (whose size
-// cuSOLVER reports after its analysis): about 10 kB per element of the 3D cable, 4.7 kB of it
-// resident (mostly the 12 x 12 local matrices and their CSR slots) and 5 kB more while the
-// pattern is built (the sort keys and their second buffer); for chain models plus the block
-// cyclic reduction's 5 B doubles per unknown (1.4 kB per node at B = 6 and 2.2 kB at B = 9,
-// where a pinned end's three rows make one node block 9 wide).
+// Device memory the CUDA backend needs for a model at its peak, without the sparse QR factor
+// (whose size cuSOLVER reports after its analysis): the larger of the pattern's construction (sort
+// keys and their second buffer) and the run (the 12 x 12 local matrices, their CSR slots, the
+// block solver, room for 40 vectors of all unknowns: BDF at order 5 holds 39). For the 3D cable
+// about 9.1 kB per element; its run holds 8.2 kB per element (HHT) to 9.0 kB (BDF order 5),
+// counted on the host build and measured on an H100 (7,798 MiB at 1,000,000 elements, HHT).
 size_t estimated_device_bytes(const Model& m);
+
+// The most bytes the arrays of make_cuda_backend_on_host's backends held at once since the last
+// reset (which sets it to the bytes held now): the allocations the device backend makes, the same
+// code, counted without a GPU; Thrust's temporary buffers (a sort's) are not among them.
+size_t host_array_peak_bytes();
+void reset_host_array_peak_bytes();
 
 // The linear solver of the CUDA backend (the case file's analysis.linear_solver). BlockTridiagonal
 // (block cyclic reduction, kernels/block_tridiagonal_solver.cu) and ChainElimination (block
