@@ -297,7 +297,7 @@ struct SolveTop {
 };
 
 // A solve step for several right-hand sides in one launch: thread t works on item t / count (a
-// block of a level, or a chain) of right-hand side t % count, whose padded vectors lie `stride`
+// member's row of a level, or a chain) of right-hand side t % count, whose padded vectors lie `stride`
 // doubles after the previous one's. Neighbouring threads thus read the same block's factors.
 template <class Step>
 struct EachRightHandSide {
