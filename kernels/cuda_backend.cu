@@ -485,8 +485,8 @@ size_t estimated_device_bytes(const Model& m) {
   // Held throughout: element data (nodes, properties, reference, scalar mass, shape integrals), the
   // constraint Jacobian and its transpose, load patterns and scales, the unknown order both ways.
   const size_t model_data = ne * (8 + sizeof(ElementProperties) + sizeof(ReferenceQuadrature) + 8 * (16 + 4)) +
-                            2 * (constraint_entries * 12 + unknowns * 4) +
-                            8 * n * (build_load_patterns(m).vectors.size() + 1) + 8 * unknowns;
+                            2 * (constraint_entries * 12 + unknowns * 4) + 8 * n * (load_pattern_count(m) + 1) +
+                            8 * unknowns;
   // While the pattern is built: the keys and their sources (with the sort's second buffer, or, once
   // sorted, the reduced keys and their counts: 12 bytes a key either way), then the slots' rows,
   // columns and source pointers.

@@ -1,11 +1,13 @@
 // The gather-style assembly (SystemPattern + CpuBackend) against a direct dense assembly of the
 // same element matrices: the maps the CUDA backend will reuse are checked here on the CPU.
-#include <catch2/catch.hpp>
 #include <Eigen/Dense>
+#include <catch2/catch.hpp>
 #include <random>
 
 #include "catenary/assembly/cpu_backend.hpp"
+#include "catenary/assembly/model_operators.hpp"
 #include "catenary/model/builders.hpp"
+#include "catenary/model/reference_models.hpp"
 
 using namespace catenary;
 
@@ -96,4 +98,21 @@ TEST_CASE("gather assembly equals direct assembly of element matrices", "[assemb
   Eigen::VectorXd z = Eigen::VectorXd::Random(n + nc), sol;
   backend.solve(A * z, sol);
   CHECK((sol - z).norm() <= 1e-9 * z.norm());
+}
+
+TEST_CASE("Load pattern count: constant loads join the first pattern, each time-varying load has its own",
+          "[assembly][loads]") {
+  Model m = falling_cable_pendulum(4);
+  TimeFunction ramp;
+  ramp.kind = TimeFunction::Kind::LinearRamp;
+  ramp.v1 = ramp.t1 = 1.0;
+  m.point_loads.push_back({5, 2.0, TimeFunction::constant(3.0)});
+  m.point_loads.push_back({7, 1.0, ramp});
+  DistributedLoad d;
+  d.element_count = 2;
+  d.force[2] = 1.0;
+  d.scale = ramp;
+  m.distributed_loads.push_back(d);
+  CHECK(load_pattern_count(m) == 3);
+  CHECK(load_pattern_count(m) == build_load_patterns(m).vectors.size());
 }

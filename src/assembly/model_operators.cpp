@@ -1,5 +1,7 @@
 #include "catenary/assembly/model_operators.hpp"
 
+#include <algorithm>
+
 #include "catenary/elements/gradient_deficient_math.hpp"
 
 namespace catenary {
@@ -48,6 +50,12 @@ std::vector<double> LoadPatterns::scales_at(double t) const {
   std::vector<double> s(scales.size());
   for (size_t k = 0; k < scales.size(); ++k) s[k] = scales[k].value(t);
   return s;
+}
+
+size_t load_pattern_count(const Model& m) {
+  const auto varying = [](const auto& load) { return !is_constant(load.scale); };
+  return 1 + std::count_if(m.distributed_loads.begin(), m.distributed_loads.end(), varying) +
+         std::count_if(m.point_loads.begin(), m.point_loads.end(), varying);
 }
 
 LoadPatterns build_load_patterns(const Model& m) {

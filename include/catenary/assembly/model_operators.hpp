@@ -25,6 +25,8 @@ struct LoadPatterns {
   std::vector<double> scales_at(double t) const;
 };
 LoadPatterns build_load_patterns(const Model& m);
+// build_load_patterns(m).vectors.size(), without building them.
+size_t load_pattern_count(const Model& m);
 
 // Scale of each coordinate in the convergence and error norms: the characteristic length for
 // positions, 1 for (dimensionless) slopes and Euler parameters.
