@@ -114,6 +114,8 @@ class NewmarkNewton {
   // factorizes the Newton matrix if refresh, else solves with the backend's current factorization.
   StepOutcome iterate(const NewmarkParameters& p, double t1, double bh2, double gamma_h, const Vector& lambda0,
                       const Vector* memory, bool refresh, StepState& to);
+  // Weighted (1 = tolerance); previous: the Newton update before this Newton update, else infinite.
+  static double estimated_error(double update, double previous);
   static bool same_coefficients(const NewtonMatrixCoefficients& a, const NewtonMatrixCoefficients& b);
 
   System& sys_;

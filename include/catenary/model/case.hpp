@@ -24,7 +24,7 @@ struct DynamicSettings {
   double rho_infinity = 0.8; // generalized-alpha spectral radius at infinite frequency, in [0, 1]
   int max_order = 5;         // BDF: highest order used, 1..5
   int max_iterations = 10;   // Newton iterations per step
-  double newton_tolerance = 1e-10;  // relative tolerance on the coordinate update
+  double newton_tolerance = 1e-10;  // relative tolerance on the coordinates' error (time_stepper.cpp)
   bool adaptive = false;
   double min_step = 1e-8, max_step = 1e-2;
   double error_tolerance = 1e-4;  // local error target, relative to characteristic length
