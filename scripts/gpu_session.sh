@@ -5,11 +5,14 @@
 #
 #   scripts/gpu_session.sh [-b BUILD_DIR] [-o OUT_DIR] [-T SECONDS] PART ...
 #
-#   PART          tests | memcheck | gpu | solvers | sweep | cpu | all
+#   PART          tests | memcheck | kernels | gpu | solvers | sweep | cpu | all
 #                 tests:   catenary_tests "[gpu]"
 #                 memcheck: the [gpu] tests under compute-sanitizer (memcheck: out-of-bounds and
 #                          misaligned device accesses, API errors), less the at-scale checks (too
 #                          slow under it) and the compare test (its CLI runs are other processes)
+#                 kernels: the element pass alone at 100,000 and 1,000,000 elements, launched as the
+#                          backend does and with registers capped for 2 to 4 blocks an SM
+#                          (catenary_element_pass_benchmark; about 10 s)
 #                 gpu:     auto solver, 100 ... 1,000,000 elements, 3 repetitions, full and
 #                          modified Newton; full Newton again without stage waits
 #                 solvers: block_tridiagonal, chain_elimination and krylov, 100 ... 100,000
@@ -43,13 +46,13 @@ while [[ $# -gt 0 ]]; do
     -b) build_dir=$2; shift 2 ;;
     -o) out_dir=$2; shift 2 ;;
     -T) limit=$2; shift 2 ;;
-    -h|--help) sed -n '2,32p' "$0"; exit 0 ;;
-    tests|memcheck|gpu|solvers|sweep|cpu) parts+=("$1"); shift ;;
-    all) parts+=(tests memcheck gpu solvers sweep cpu); shift ;;
-    *) echo "unknown part '$1' (tests, memcheck, gpu, solvers, sweep, cpu or all)" >&2; exit 2 ;;
+    -h|--help) sed -n '2,36p' "$0"; exit 0 ;;
+    tests|memcheck|kernels|gpu|solvers|sweep|cpu) parts+=("$1"); shift ;;
+    all) parts+=(tests memcheck kernels gpu solvers sweep cpu); shift ;;
+    *) echo "unknown part '$1' (tests, memcheck, kernels, gpu, solvers, sweep, cpu or all)" >&2; exit 2 ;;
   esac
 done
-[[ ${#parts[@]} -gt 0 ]] || { sed -n '2,31p' "$0"; exit 2; }
+[[ ${#parts[@]} -gt 0 ]] || { sed -n '2,36p' "$0"; exit 2; }
 mkdir -p "$out_dir"
 # On a device machine a [gpu] test that finds no usable device fails instead of skipping.
 export CATENARY_REQUIRE_GPU=1
@@ -64,7 +67,8 @@ if [[ -f "$build_dir/source_dir" ]]; then  # a pack from scripts/pack_for_device
 fi
 if [[ ! -x "$build_dir/catenary_benchmark" ]]; then
   cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DCATENARY_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null
-  cmake --build "$build_dir" -j"$(nproc)" --target catenary_tests catenary_benchmark catenary_chain_solver_benchmark
+  cmake --build "$build_dir" -j"$(nproc)" --target catenary_tests catenary_benchmark catenary_chain_solver_benchmark \
+    catenary_element_pass_benchmark
 fi
 tests_exe="$build_dir/tests/catenary_tests"
 [[ -x "$tests_exe" ]] || tests_exe="$build_dir/catenary_tests"
@@ -93,6 +97,9 @@ for part in "${parts[@]}"; do
     memcheck)
       ${limit:+timeout "$limit"} compute-sanitizer --tool memcheck --target-processes application-only --error-exitcode 3 "$tests_exe" "[gpu]" "~*compare*" "~*scale*" \
         > "$out_dir/gpu_memcheck.txt" 2>&1 || echo "memcheck FAILED or stopped (exit $?)" >> "$out_dir/gpu_memcheck.txt" ;;
+    kernels)
+      ${limit:+timeout "$limit"} "$build_dir/catenary_element_pass_benchmark" 100000 1000000 \
+        > "$out_dir/element_pass.txt" 2>&1 || echo "stopped or failed (exit $?)" >> "$out_dir/element_pass.txt" ;;
     gpu)
       for newton in full modified; do
         bench "gpu_$newton" -B cuda -N "$newton" -r 3 -- 100 1000 10000 100000 1000000

@@ -1,0 +1,181 @@
+// The device element pass alone (kernels/backend_functors.cuh's ElementPass, the CUDA backend's
+// element stage) on an n-element falling cable, launched the backend's way and with capped
+// registers, to measure what bounds it: the backend launches it through Thrust's for_each (CUB's
+// 256-thread blocks), where ptxas gives the 3D pass 220 registers a thread with the Jacobian and
+// 152 without: one block, 8 warps, per SM. A kernel of this file's with __launch_bounds__(256, B)
+// makes ptxas fit B blocks per SM (128 registers at B = 2) and spill the rest: 56 / 56 bytes a
+// thread for the forces-only pass, 764 / 872 with the Jacobian (sm_90). Whether the occupancy
+// gained outweighs the spills is a question for the device: this prints, per launch, the median
+// time of a pass, the bandwidth it reaches (element_pass_bytes, as the benchmark's "el GB/s") and
+// its fraction of the device's peak, and checks that its forces, matrices and energies equal the
+// backend launch's bit for bit (the same code; anything else is a launch bug).
+//
+//   catenary_element_pass_benchmark [n ...]     (default 100000 1000000)
+#include <cuda_runtime.h>
+#include <thrust/device_vector.h>
+#include <thrust/for_each.h>
+#include <thrust/iterator/counting_iterator.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "../kernels/backend_functors.cuh"
+#include "catenary/assembly/model_operators.hpp"
+#include "catenary/kernels/cuda_backend.hpp"
+#include "catenary/model/reference_models.hpp"
+
+using namespace catenary;
+using catenary::cuda::ElementPass;
+
+namespace {
+
+void check(cudaError_t status, const char* what) {
+  if (status != cudaSuccess) {
+    std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(status));
+    std::exit(1);
+  }
+}
+
+template <class Pass, int MinBlocks>
+__global__ void __launch_bounds__(256, MinBlocks) capped_pass(Pass pass, int threads) {
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t < threads) pass(t);
+}
+
+template <class T>
+T* raw(thrust::device_vector<T>& v) {
+  return thrust::raw_pointer_cast(v.data());
+}
+
+// The cable's element arrays on the device and the pass's outputs, as the backend holds them.
+struct DeviceCable {
+  int elements;
+  thrust::device_vector<ElementProperties> properties;
+  thrust::device_vector<ReferenceQuadrature> quadrature;
+  thrust::device_vector<double> scalar_mass, q, v, forces, matrices, energy;
+  thrust::device_vector<int> node_a, node_b;
+
+  explicit DeviceCable(const Model& m)
+      : elements(m.elements.size()),
+        properties(m.elements.properties.begin(), m.elements.properties.end()),
+        quadrature(m.elements.quadrature.begin(), m.elements.quadrature.end()),
+        scalar_mass(m.elements.scalar_mass.begin(), m.elements.scalar_mass.end()),
+        forces(static_cast<size_t>(elements) * 12),
+        matrices(static_cast<size_t>(elements) * 144),
+        energy(elements),
+        node_a(m.elements.node_a.begin(), m.elements.node_a.end()),
+        node_b(m.elements.node_b.begin(), m.elements.node_b.end()) {
+    // Coordinates 1 mm around the reference, so that every term of the element math is non-zero.
+    Eigen::VectorXd q0 = initial_coordinates(m);
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<double> U(-1e-3, 1e-3);
+    for (int i = 0; i < q0.size(); ++i) q0[i] += U(rng);
+    q.assign(q0.data(), q0.data() + q0.size());
+    v.assign(q0.size(), 0.0);
+  }
+
+  template <bool Jacobian>
+  ElementPass<3, false, Jacobian> pass() {
+    const NewtonMatrixCoefficients c{1.0, 2.5e-7, 5e-4, 1.0};
+    return {raw(properties), raw(quadrature), raw(scalar_mass), raw(node_a), raw(node_b), raw(q), raw(v), c,
+            raw(forces),     raw(matrices),   raw(energy)};
+  }
+  std::vector<double> outputs() const {
+    std::vector<double> out(forces.begin(), forces.end());
+    out.insert(out.end(), matrices.begin(), matrices.end());
+    out.insert(out.end(), energy.begin(), energy.end());
+    return out;
+  }
+  void clear() {
+    thrust::fill(forces.begin(), forces.end(), 0.0);
+    thrust::fill(matrices.begin(), matrices.end(), 0.0);
+    thrust::fill(energy.begin(), energy.end(), 0.0);
+  }
+};
+
+// Median milliseconds of 7 timed launches after one untimed.
+template <class Launch>
+double median_ms(Launch launch) {
+  cudaEvent_t start, stop;
+  check(cudaEventCreate(&start), "cudaEventCreate");
+  check(cudaEventCreate(&stop), "cudaEventCreate");
+  launch();
+  std::vector<float> times;
+  for (int round = 0; round < 7; ++round) {
+    check(cudaEventRecord(start), "cudaEventRecord");
+    launch();
+    check(cudaEventRecord(stop), "cudaEventRecord");
+    check(cudaEventSynchronize(stop), "cudaEventSynchronize");
+    float ms = 0.0f;
+    check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
+    times.push_back(ms);
+  }
+  check(cudaGetLastError(), "launch");
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+void print_row(int n, const char* pass, const std::string& launch, double ms, double bytes, double peak, bool same) {
+  const double gbs = bytes / (ms * 1e-3) / 1e9;
+  std::printf("%9d  %-9s  %-24s %9.3f %9.1f %7.1f  %s\n", n, pass, launch.c_str(), ms, gbs,
+              peak > 0 ? 100.0 * gbs * 1e9 / peak : 0.0, same ? "same" : "DIFFERENT");
+}
+
+template <bool Jacobian>
+void run_pass(DeviceCable& cable, int n, int dofs, double peak) {
+  using Pass = ElementPass<3, false, Jacobian>;
+  const int threads = Pass::kThreadsPerElement * cable.elements;
+  const Pass pass = cable.template pass<Jacobian>();
+  const double bytes = element_pass_bytes<3>(cable.elements, dofs, Jacobian);
+  const char* name = Jacobian ? "jacobian" : "forces";
+  const thrust::counting_iterator<int> first(0);
+  const auto thrust_launch = [&] { thrust::for_each(thrust::cuda::par_nosync, first, first + threads, pass); };
+  cable.clear();
+  const double backend_ms = median_ms(thrust_launch);
+  const std::vector<double> reference = cable.outputs();
+  print_row(n, name, "thrust for_each (backend)", backend_ms, bytes, peak, true);
+  const auto capped = [&](auto kernel, int min_blocks) {
+    const int blocks = (threads + 255) / 256;
+    cable.clear();
+    const double ms = median_ms([&] { kernel<<<blocks, 256>>>(pass, threads); });
+    print_row(n, name, "256 x " + std::to_string(min_blocks) + " blocks/SM bound", ms, bytes, peak,
+              cable.outputs() == reference);
+  };
+  capped(capped_pass<Pass, 1>, 1);
+  capped(capped_pass<Pass, 2>, 2);
+  capped(capped_pass<Pass, 3>, 3);
+  capped(capped_pass<Pass, 4>, 4);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string why;
+  if (!catenary::cuda::device_available(why)) {
+    std::fprintf(stderr, "no usable CUDA device: %s\n", why.c_str());
+    return 2;
+  }
+  std::vector<int> sizes;
+  for (int i = 1; i < argc; ++i) sizes.push_back(std::atoi(argv[i]));
+  if (sizes.empty()) sizes = {100000, 1000000};
+  const double peak = catenary::cuda::peak_memory_bandwidth();
+  std::printf("# device %s, peak memory bandwidth %.0f GB/s; the 3D cable's undamped element pass\n",
+              catenary::cuda::device_name().c_str(), peak / 1e9);
+  std::printf(
+      "# ms: median of 7 launches; GB/s: element_pass_bytes / time; same: outputs equal the backend "
+      "launch's bit for bit\n");
+  std::printf("%9s  %-9s  %-24s %9s %9s %7s  %s\n", "n", "pass", "launch", "ms", "GB/s", "%peak", "outputs");
+  for (const int n : sizes) {
+    const Model m = falling_cable_pendulum(n);
+    DeviceCable cable(m);
+    run_pass<false>(cable, n, m.dof_count(), peak);
+    run_pass<true>(cable, n, m.dof_count(), peak);
+  }
+  return 0;
+}
