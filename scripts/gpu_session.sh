@@ -5,7 +5,7 @@
 #
 #   scripts/gpu_session.sh [-b BUILD_DIR] [-o OUT_DIR] [-T SECONDS] PART ...
 #
-#   PART          tests | memcheck | kernels | gpu | solvers | sweep | cpu | all
+#   PART          tests | memcheck | kernels | profile | gpu | solvers | sweep | cpu | all
 #                 tests:   catenary_tests "[gpu]"
 #                 memcheck: the [gpu] tests under compute-sanitizer (memcheck: out-of-bounds and
 #                          misaligned device accesses, API errors), less the at-scale checks (too
@@ -13,6 +13,10 @@
 #                 kernels: the element pass alone at 100,000 and 1,000,000 elements, launched as the
 #                          backend does and with registers capped for 2 to 4 blocks an SM
 #                          (catenary_element_pass_benchmark; about 10 s)
+#                 profile: every kernel launch's time (ncu, the device's own clocks) of a
+#                          100,000-element run (2 full-Newton steps) and of the 10,000 x 100-element
+#                          sweep (2 modified-Newton steps): profile_*.csv, and per loop body and per
+#                          cyclic-reduction level in profile_*.txt (scripts/kernel_times.py)
 #                 gpu:     auto solver, 100 ... 1,000,000 elements, 3 repetitions, full and
 #                          modified Newton; full Newton again without stage waits
 #                 solvers: block_tridiagonal, chain_elimination and krylov, 100 ... 100,000
@@ -46,13 +50,13 @@ while [[ $# -gt 0 ]]; do
     -b) build_dir=$2; shift 2 ;;
     -o) out_dir=$2; shift 2 ;;
     -T) limit=$2; shift 2 ;;
-    -h|--help) sed -n '2,36p' "$0"; exit 0 ;;
-    tests|memcheck|kernels|gpu|solvers|sweep|cpu) parts+=("$1"); shift ;;
-    all) parts+=(tests memcheck kernels gpu solvers sweep cpu); shift ;;
-    *) echo "unknown part '$1' (tests, memcheck, kernels, gpu, solvers, sweep, cpu or all)" >&2; exit 2 ;;
+    -h|--help) sed -n '2,40p' "$0"; exit 0 ;;
+    tests|memcheck|kernels|profile|gpu|solvers|sweep|cpu) parts+=("$1"); shift ;;
+    all) parts+=(tests memcheck kernels profile gpu solvers sweep cpu); shift ;;
+    *) echo "unknown part '$1' (tests, memcheck, kernels, profile, gpu, solvers, sweep, cpu or all)" >&2; exit 2 ;;
   esac
 done
-[[ ${#parts[@]} -gt 0 ]] || { sed -n '2,36p' "$0"; exit 2; }
+[[ ${#parts[@]} -gt 0 ]] || { sed -n '2,40p' "$0"; exit 2; }
 mkdir -p "$out_dir"
 # On a device machine a [gpu] test that finds no usable device fails instead of skipping.
 export CATENARY_REQUIRE_GPU=1
@@ -100,6 +104,17 @@ for part in "${parts[@]}"; do
     kernels)
       ${limit:+timeout "$limit"} "$build_dir/catenary_element_pass_benchmark" 100000 1000000 \
         > "$out_dir/element_pass.txt" 2>&1 || echo "stopped or failed (exit $?)" >> "$out_dir/element_pass.txt" ;;
+    profile)
+      ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+      for run in "100k 100000" "sweep --sweep 100 --newton modified 10000"; do
+        name=${run%% *}
+        # shellcheck disable=SC2086  # the run's arguments split on purpose
+        ${limit:+timeout "$limit"} "$ncu" --csv --clock-control none --metrics gpu__time_duration.sum \
+          --log-file "$out_dir/profile_$name.csv" "$build_dir/catenary_benchmark" --backend cuda --steps 2 \
+          ${run#* } > "$out_dir/profile_${name}_run.txt" 2>&1 ||
+          echo "stopped or failed (exit $?)" >> "$out_dir/profile_${name}_run.txt"
+        python3 scripts/kernel_times.py "$out_dir/profile_$name.csv" > "$out_dir/profile_$name.txt" 2>&1 || true
+      done ;;
     gpu)
       for newton in full modified; do
         bench "gpu_$newton" -B cuda -N "$newton" -r 3 -- 100 1000 10000 100000 1000000
