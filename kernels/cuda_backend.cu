@@ -466,15 +466,11 @@ size_t newton_matrix_slot_bound(const Model& m, size_t constraint_entries, size_
          2 * constraint_entries + block_entries;
 }
 
-// Vectors of all unknowns an integrator holds on the backend, at most: the BDF integrator at order 5
-// holds 39 (HHT and generalized-alpha 21; counted on the host build's arrays).
-constexpr size_t kIntegratorVectors = 40;
-
 }  // namespace
 
 // The larger of the construction's two phases, array by array as the backend allocates them (the
 // host build's counted arrays check it: tests/test_cuda_backend.cpp).
-size_t estimated_device_bytes(const Model& m) {
+size_t estimated_device_bytes(const Model& m, int vectors) {
   const size_t ne = m.elements.size(), nl = 2 * m.coordinates_per_node(), local_entries = ne * nl * nl;
   const size_t n = m.dof_count(), unknowns = n + m.constraint_count(), local_forces = ne * nl;
   const size_t constraint_entries = constraint_matrix(m).nonZeros(), block_entries = multibody_layout(m).entries.size();
@@ -496,7 +492,7 @@ size_t estimated_device_bytes(const Model& m) {
   const size_t pattern = 4 * unknowns + slots * (4 + 4) + keys * 4 + 4 * n + 4 * local_forces +
                          constraint_entries * (4 + 4 + 8) + 4 * block_entries;
   const size_t results = 8 * (slots + local_forces + local_entries + ne + 2 * unknowns);
-  const size_t vectors = kIntegratorVectors * 8 * unknowns;
+  const size_t vector_bytes = static_cast<size_t>(vectors) * 8 * unknowns;
   // Block cyclic reduction, where the model is a chain: D, L, U and the saved L, U of about one
   // block per node, each its own rows, B wide (B: the largest node block, coordinates and
   // constraint rows), the scatter's destinations, and three padded vectors. Chain elimination and
@@ -510,13 +506,13 @@ size_t estimated_device_bytes(const Model& m) {
     // kBorderRightHandSides solved per pass two vectors of T's size and the block solver's three.
     if (chain->border_size() > 0) solver += slots * (8 + 2 * 4) + B * blocks * (4 + kBorderRightHandSides * 5 * 8);
   }
-  return model_data + std::max(pattern_build, pattern + results + solver + vectors);
+  return model_data + std::max(pattern_build, pattern + results + solver + vector_bytes);
 }
 
-std::unique_ptr<Backend> make_cuda_backend(const Model& m, LinearSolver solver) {
+std::unique_ptr<Backend> make_cuda_backend(const Model& m, LinearSolver solver, int vectors) {
   size_t free_bytes = 0, total_bytes = 0;
   check_cuda(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
-  const size_t needed = estimated_device_bytes(m);
+  const size_t needed = estimated_device_bytes(m, vectors);
   if (needed > free_bytes)
     throw BackendUnavailable("the model needs about " + std::to_string(needed >> 20) + " MiB of device memory before the "
                              "sparse QR factor, " + std::to_string(free_bytes >> 20) + " MiB are free");
@@ -527,6 +523,10 @@ std::unique_ptr<Backend> make_cuda_backend(const Model& m, LinearSolver solver) 
     throw BackendUnavailable("the model does not fit in device memory (" + std::to_string(free_bytes >> 20) + " of " +
                              std::to_string(total_bytes >> 20) + " MiB free)");
   }
+}
+
+std::unique_ptr<Backend> make_cuda_backend(const Model& m, LinearSolver solver) {
+  return make_cuda_backend(m, solver, kMostBackendVectors);
 }
 
 std::unique_ptr<Backend> make_cuda_backend_on_host(const Model& m, LinearSolver solver) {

@@ -93,7 +93,8 @@ double peak_resident_mib() {
 }
 
 // "cpu", "cuda" (the device) or "cuda-host" (the CUDA backend's code on the host).
-std::unique_ptr<Backend> make_benchmark_backend(const std::string& name, const Model& m, LinearSolverChoice solver) {
+std::unique_ptr<Backend> make_benchmark_backend(const std::string& name, const Model& m, LinearSolverChoice solver,
+                                                int vectors) {
   if (name == "cuda-host") {
 #ifdef CATENARY_WITH_CUDA
     return cuda::make_cuda_backend_on_host(m, solver);
@@ -101,7 +102,7 @@ std::unique_ptr<Backend> make_benchmark_backend(const std::string& name, const M
     throw BackendUnavailable("cuda-host needs a build with CATENARY_CUDA=ON");
 #endif
   }
-  return make_backend(parse_backend_choice(name), m, solver).backend;
+  return make_backend(parse_backend_choice(name), m, solver, vectors).backend;
 }
 
 // n elements (hung from a crane's boom with crane), or with sweep_elements > 0 n copies of a
@@ -121,19 +122,8 @@ Row run_one(const std::string& backend_name, LinearSolverChoice solver, int n, i
   r.n = n;
   const auto t_setup = Clock::now();
   const Model m = benchmark_model(n, sweep_elements, crane);
-  const std::unique_ptr<Backend> backend_holder = make_benchmark_backend(backend_name, m, solver);
-  Backend& backend = *backend_holder;
-  backend.set_stage_timing(stage_times);
-  System sys(m, backend);
-  r.setup_ms = 1e3 * seconds_since(t_setup);
-  r.dofs = sys.dofs();
-  r.solver = backend.linear_solver();
-#ifdef CATENARY_WITH_CUDA
-  r.estimate_mib = cuda::estimated_device_bytes(m) / 1048576.0;
-#endif
-  r.constraints = sys.constraints();
-
-  DynamicSettings s;
+  AnalysisSettings analysis;  // HHT, fixed step
+  DynamicSettings& s = analysis.dynamics;
   s.step = step;
   s.end_time = steps * s.step;
   s.alpha = -0.2;
@@ -141,6 +131,18 @@ Row run_one(const std::string& backend_name, LinearSolverChoice solver, int n, i
   s.newton_tolerance = 1e-10;
   s.adaptive = false;
   s.newton = newton;
+  const int vectors = backend_vector_count(analysis);
+  const std::unique_ptr<Backend> backend_holder = make_benchmark_backend(backend_name, m, solver, vectors);
+  Backend& backend = *backend_holder;
+  backend.set_stage_timing(stage_times);
+  System sys(m, backend);
+  r.setup_ms = 1e3 * seconds_since(t_setup);
+  r.dofs = sys.dofs();
+  r.solver = backend.linear_solver();
+#ifdef CATENARY_WITH_CUDA
+  r.estimate_mib = cuda::estimated_device_bytes(m, vectors) / 1048576.0;
+#endif
+  r.constraints = sys.constraints();
 
   long frames = 0;
   const FrameSink sink = [&frames](const Frame&) { ++frames; };
@@ -249,7 +251,8 @@ int main(int argc, char** argv) {
   }
   const LinearSolverChoice solver = *known;
   try {
-    make_benchmark_backend(backend_name, falling_cable_pendulum(2), solver);  // fails early, with the reason
+    make_benchmark_backend(backend_name, falling_cable_pendulum(2), solver,
+                           kMostBackendVectors);  // fails early, with the reason
   } catch (const std::exception& e) {
     std::fprintf(stderr, "catenary_benchmark: %s\n", e.what());
     return 2;

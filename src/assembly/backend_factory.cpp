@@ -19,29 +19,30 @@ BackendChoice parse_backend_choice(const std::string& text) {
 
 namespace {
 
-std::unique_ptr<Backend> make_cuda(const Model& m, LinearSolverChoice solver) {
+std::unique_ptr<Backend> make_cuda(const Model& m, LinearSolverChoice solver, int vectors) {
 #ifdef CATENARY_WITH_CUDA
   std::string why;
   if (!cuda::device_available(why)) throw BackendUnavailable("the CUDA backend cannot run: " + why);
-  return cuda::make_cuda_backend(m, solver);
+  return cuda::make_cuda_backend(m, solver, vectors);
 #else
   (void)m;
   (void)solver;
+  (void)vectors;
   throw BackendUnavailable("the CUDA backend cannot run: this build has no CUDA support (configure with CATENARY_CUDA=ON)");
 #endif
 }
 
 }  // namespace
 
-SelectedBackend make_backend(BackendChoice choice, const Model& m, LinearSolverChoice solver) {
+SelectedBackend make_backend(BackendChoice choice, const Model& m, LinearSolverChoice solver, int vectors) {
   SelectedBackend s;
   if (choice == BackendChoice::Cpu) {
     s.backend = std::make_unique<CpuBackend>(m, solver);
   } else if (choice == BackendChoice::Cuda) {
-    s.backend = make_cuda(m, solver);
+    s.backend = make_cuda(m, solver, vectors);
   } else {
     try {
-      s.backend = make_cuda(m, solver);
+      s.backend = make_cuda(m, solver, vectors);
     } catch (const BackendUnavailable& e) {
       s.notice = std::string(e.what()) + "; running on the CPU";
       s.backend = std::make_unique<CpuBackend>(m, solver);

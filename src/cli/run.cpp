@@ -224,7 +224,8 @@ int run_sweep(const std::vector<SweepCase>& cases, const std::string& case_path,
   const Case& first = cases.front().c;
   std::printf("sweep of %zu copies of '%s': %d coordinates, %d constraint rows in the batch\n", cases.size(),
               first.name.c_str(), batch.dof_count(), batch.constraint_count());
-  const SelectedBackend selected = make_backend(choice, batch, first.analysis.linear_solver);
+  const SelectedBackend selected =
+      make_backend(choice, batch, first.analysis.linear_solver, backend_vector_count(first.analysis));
   if (!selected.notice.empty()) std::fprintf(stderr, "catenary: note: %s\n", selected.notice.c_str());
   std::unique_ptr<SweepWriter> writer;
   try {
@@ -257,7 +258,8 @@ int run_command(const std::string& case_path, const std::string& out, const std:
   if (cases.size() > 1) return run_sweep(cases, case_path, run_directory(cases.front().c, out), choice);
   const Case& c = cases.front().c;
   print_case_summary(c);
-  const SelectedBackend selected = make_backend(choice, c.model, c.analysis.linear_solver);
+  const SelectedBackend selected =
+      make_backend(choice, c.model, c.analysis.linear_solver, backend_vector_count(c.analysis));
   if (!selected.notice.empty()) std::fprintf(stderr, "catenary: note: %s\n", selected.notice.c_str());
   return run_analysis(c, *selected.backend, run_directory(c, out));
 }

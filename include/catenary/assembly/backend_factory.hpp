@@ -4,6 +4,7 @@
 #include <string>
 
 #include "catenary/assembly/backend.hpp"
+#include "catenary/integrators/analyses.hpp"
 #include "catenary/model/case.hpp"
 #include "catenary/model/model.hpp"
 
@@ -20,9 +21,11 @@ struct SelectedBackend {
 };
 
 // Cpu: the CPU backend. Cuda: the CUDA backend, or BackendUnavailable (no driver, no device,
-// not enough device memory, a build without CUDA). Auto: the CUDA backend when it can be used,
-// else the CPU backend with a notice. The linear solver applies to the CUDA backend (a notice
-// says so when another than auto meets the CPU backend).
-SelectedBackend make_backend(BackendChoice choice, const Model& m, LinearSolverChoice solver = LinearSolverChoice::Auto);
+// not enough device memory for the model and `vectors` vectors of all unknowns, a build without
+// CUDA). Auto: the CUDA backend when it can be used, else the CPU backend with a notice. The linear
+// solver applies to the CUDA backend (a notice says so when another than auto meets the CPU
+// backend). vectors: backend_vector_count of the analysis to run (integrators/analyses.hpp).
+SelectedBackend make_backend(BackendChoice choice, const Model& m, LinearSolverChoice solver = LinearSolverChoice::Auto,
+                             int vectors = kMostBackendVectors);
 
 }  // namespace catenary

@@ -2,12 +2,12 @@
 // Host interface of the CUDA backend (kernels/cuda_backend.cu). Plain C++ so the CPU code and
 // the tests can use it without CUDA headers. Available only when the project is built with
 // CATENARY_CUDA (CATENARY_WITH_CUDA defined).
+#include <Eigen/SparseCore>
 #include <memory>
 #include <string>
 
-#include <Eigen/SparseCore>
-
 #include "catenary/assembly/backend.hpp"
+#include "catenary/integrators/analyses.hpp"
 #include "catenary/model/case.hpp"
 #include "catenary/model/model.hpp"
 
@@ -24,10 +24,11 @@ std::string device_name();
 // Device memory the CUDA backend needs for a model at its peak, without the sparse QR factor
 // (whose size cuSOLVER reports after its analysis): the larger of the pattern's construction (sort
 // keys and their second buffer) and the run (the 12 x 12 local matrices, their CSR slots, the
-// block solver, room for 40 vectors of all unknowns: BDF at order 5 holds 39). For the 3D cable
-// about 9.1 kB per element; its run holds 8.2 kB per element (HHT) to 9.0 kB (BDF order 5),
-// counted on the host build and measured on an H100 (7,798 MiB at 1,000,000 elements, HHT).
-size_t estimated_device_bytes(const Model& m);
+// block solver, and `vectors` vectors of all unknowns: backend_vector_count of the analysis, by
+// default the most any holds). For the 3D cable, 8.2 kB per element with HHT's 21 vectors to
+// 9.0 kB with BDF's 39 at order 5, counted on the host build and measured on an H100 (7,798 MiB at
+// 1,000,000 elements, HHT).
+size_t estimated_device_bytes(const Model& m, int vectors = kMostBackendVectors);
 
 // The most bytes the arrays of make_cuda_backend_on_host's backends held at once since the last
 // reset (which sets it to the bytes held now): the allocations the device backend makes, the same
@@ -49,8 +50,11 @@ using LinearSolver = LinearSolverChoice;
 
 // The CUDA backend of a model: element kernels, device assembly, the chosen solver. Throws
 // BackendUnavailable when the model does not fit in the free device memory (checked with the
-// estimate before anything is allocated, and against the solver's workspace after analysis), or
-// when a block method is asked for a model that is not a chain.
+// estimate for `vectors` vectors of all unknowns before anything is allocated, and against the
+// solver's workspace after analysis), or when a block method is asked for a model that is not a
+// chain.
+std::unique_ptr<Backend> make_cuda_backend(const Model& m, LinearSolver solver, int vectors);
+// The same with room for the most vectors any analysis holds.
 std::unique_ptr<Backend> make_cuda_backend(const Model& m, LinearSolver solver = LinearSolver::Auto);
 
 // The same backend code run on the host (Thrust's host system; UMFPACK in place of cuSOLVER's

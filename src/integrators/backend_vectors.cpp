@@ -1,0 +1,12 @@
+#include "catenary/integrators/analyses.hpp"
+
+namespace catenary {
+
+int backend_vector_count(const AnalysisSettings& a) {
+  constexpr int kNewmarkVectors = 21;  // two step states, the Newton work vectors, the integrator's own
+  if (a.type == AnalysisSettings::Type::Dynamic && a.dynamics.integrator == DynamicSettings::Integrator::BDF)
+    return 29 + 2 * a.dynamics.max_order;
+  return kNewmarkVectors;
+}
+
+}  // namespace catenary
