@@ -506,7 +506,7 @@ size_t estimated_device_bytes(const Model& m, int vectors) {
     // kBorderRightHandSides solved per pass two vectors of T's size and the block solver's three.
     if (chain->border_size() > 0) solver += slots * (8 + 2 * 4) + B * blocks * (4 + kBorderRightHandSides * 5 * 8);
   }
-  return model_data + std::max(pattern_build, pattern + results + solver + vector_bytes);
+  return model_data + std::max(pattern_build, pattern + results + solver + vector_bytes) + kDevicePageAllowance;
 }
 
 std::unique_ptr<Backend> make_cuda_backend(const Model& m, LinearSolver solver, int vectors) {

@@ -245,8 +245,8 @@ TEST_CASE("CUDA backend code run on the host: HHT runs equal the CPU backend's",
 // The host build allocates exactly the device backend's arrays (the same code; a 1,000,000-element
 // cable: 7,798 MiB counted here and measured on an H100), so its counted peak checks the estimate
 // that refuses a model before anything is allocated, with the analysis's vectors
-// (backend_vector_count): never below, and at most 20 % above for the chain models it is written
-// for.
+// (backend_vector_count): never below, and its arrays' part (without the device's page rounding)
+// at most 20 % above for the chain models it is written for.
 TEST_CASE("The device-memory estimate bounds the backend's arrays, counted on the host build", "[cuda-host]") {
   const Model cable = falling_cable_pendulum(2000), crane = crane_falling_cable(2000),
               one = falling_cable_pendulum(100);
@@ -277,7 +277,8 @@ TEST_CASE("The device-memory estimate bounds the backend's arrays, counted on th
         INFO(name << ", solver " << static_cast<int>(solver) << ", " << analysis << ": peak " << peak
                   << " bytes, estimate " << estimate);
         CHECK(peak <= estimate);
-        if (tight && solver == cuda::LinearSolver::BlockTridiagonal) CHECK(estimate <= 1.2 * peak);
+        if (tight && solver == cuda::LinearSolver::BlockTridiagonal)
+          CHECK(estimate - cuda::kDevicePageAllowance <= 1.2 * peak);
       }
     }
   }
