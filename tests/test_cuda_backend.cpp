@@ -262,6 +262,8 @@ TEST_CASE("The device-memory estimate bounds the backend's arrays, counted on th
   };
   const AnalysisSettings hht = testing::dynamic_settings(1e-3, 3e-3, -0.1), bdf2 = testing::bdf_settings(1e-3, 1e-2, 2),
                          bdf5 = testing::bdf_settings(1e-3, 1e-2, 5);
+  AnalysisSettings generalized_alpha = hht;
+  generalized_alpha.dynamics.integrator = DynamicSettings::Integrator::GeneralizedAlpha;
   for (const auto& [name, model, tight] : {std::tuple<const char*, const Model*, bool>{"cable", &cable, true},
                                            {"crane", &crane, true},
                                            {"sweep", &sweep, true},
@@ -270,6 +272,7 @@ TEST_CASE("The device-memory estimate bounds the backend's arrays, counted on th
          {cuda::LinearSolver::BlockTridiagonal, cuda::LinearSolver::ChainElimination, cuda::LinearSolver::Krylov}) {
       if (solver == cuda::LinearSolver::Krylov && !model->mechanism.bodies.empty()) continue;  // GMRES: no rigid bodies
       for (const auto& [analysis, a] : {std::pair<const char*, const AnalysisSettings*>{"HHT", &hht},
+                                        {"generalized-alpha", &generalized_alpha},
                                         {"BDF order 2", &bdf2},
                                         {"BDF order 5", &bdf5}}) {
         const size_t estimate = cuda::estimated_device_bytes(*model, backend_vector_count(*a));
