@@ -25,75 +25,67 @@ namespace {
 #ifdef CATENARY_WITH_CUDA
 using BackendMaker = std::unique_ptr<Backend> (*)(const Model&, cuda::LinearSolver);
 
+// One model's operators on one solver: the solver the backend reports ("" for no check; kDirect:
+// cuSOLVER's sparse QR on the device, UMFPACK in the host build) and the random state's seed.
+constexpr const char* kDirect = "(the direct solver)";
+struct OperatorCase {
+  std::string title;
+  Model model;
+  cuda::LinearSolver solver;
+  std::string reported_solver;
+  unsigned seed;
+};
+
+Model arc_model() {
+  Model m;
+  m.dimension = 3;
+  m.gravity[2] = -9.81;
+  add_arc(m, "arc", {0, 0, 0}, 2.0, 0.0, M_PI / 2, 8, {1e5, 50.0, 3.0, 0.0});
+  add_spherical_to_ground(m, 0, {2, 0, 0}, "pin", "/constraints/0");
+  return m;
+}
+
+std::vector<OperatorCase> operator_cases() {
+  using S = cuda::LinearSolver;
+  const Model one = testing::damped_cable(5), beams = rancf_pendulum(21e6), boom = testing::cable_hanging_from_boom(6);
+  std::vector<CopyRange> ranges;
+  const std::string boom_border =
+      "block chain elimination with a border of " + std::to_string(7 + boom.mechanism.row_count()) + " unknowns";
+  return {
+      {"spatial cable (cable3d), damped: block chain elimination (chosen by default for a short chain)",
+       testing::damped_cable(7), S::Auto, "block chain elimination", 11},
+      {"spatial cable (cable3d), damped: sparse QR forced", testing::damped_cable(7), S::SparseQr, kDirect, 11},
+      {"spatial cable (cable3d), damped: GMRES with block-Jacobi", testing::damped_cable(7), S::Krylov, "GMRES", 16},
+      {"planar beams with joints between nodes: GMRES with block-Jacobi", beams, S::Krylov, "", 17},
+      {"a long cable: 301 blocks, 9 levels of cyclic reduction (chosen by default)", testing::damped_cable(300),
+       S::Auto, "block cyclic reduction", 15},
+      {"a sweep's batch of three cables is one block-tridiagonal chain", merge_models({&one, &one, &one}, ranges),
+       S::BlockTridiagonal, "", 14},
+      {"a sweep's batch of 40 cables of different stiffness: chain elimination (chosen by default)",
+       testing::stiffness_sweep_batch(40, 5), S::Auto, "block chain elimination", 18},
+      {"a long cable by chain elimination: one chain of 301 blocks, one thread", testing::damped_cable(300),
+       S::ChainElimination, "", 19},
+      {"planar beams with revolute joints between nodes (beam2d): the joints' rows in a border, chain elimination",
+       beams, S::Auto, "block chain elimination with a border of 8 unknowns", 12},
+      {"planar beams with revolute joints between nodes (beam2d): the joints' rows in a border, cyclic reduction",
+       beams, S::BlockTridiagonal, "block cyclic reduction with a border of 8 unknowns", 21},
+      {"planar beams with revolute joints between nodes (beam2d): sparse QR forced", beams, S::SparseQr, kDirect, 22},
+      {"cable attached to a hinged rigid boom (multibody block): the boom and the mechanism's rows in a border", boom,
+       S::Auto, boom_border, 13},
+      {"an arc (curved stress-free shape): the element pass with the kappa0 term", arc_model(), S::Auto, "", 20},
+  };
+}
+
 void check_all_operators(BackendMaker make) {
-  SECTION("spatial cable (cable3d), damped: block chain elimination (chosen by default for a short chain)") {
-    const Model m = testing::damped_cable(7);
-    auto backend = make(m, cuda::LinearSolver::Auto);
-    CHECK(backend->linear_solver() == "block chain elimination");
-    testing::check_operators_agree(m, *backend, 11);
-  }
-  SECTION("spatial cable (cable3d), damped: sparse QR forced") {
-    const Model m = testing::damped_cable(7);
-    auto backend = make(m, cuda::LinearSolver::SparseQr);
-    CHECK(backend->linear_solver() == (backend->name() == "cuda" ? "sparse QR" : "UMFPACK"));
-    testing::check_operators_agree(m, *backend, 11);
-  }
-  SECTION("spatial cable (cable3d), damped: GMRES with block-Jacobi") {
-    const Model m = testing::damped_cable(7);
-    auto backend = make(m, cuda::LinearSolver::Krylov);
-    CHECK(backend->linear_solver() == "GMRES");
-    testing::check_operators_agree(m, *backend, 16);
-  }
-  SECTION("planar beams with joints between nodes: GMRES with block-Jacobi") {
-    const Model m = rancf_pendulum(21e6);
-    auto backend = make(m, cuda::LinearSolver::Krylov);
-    testing::check_operators_agree(m, *backend, 17);
-  }
-  SECTION("a long cable: 301 blocks, 9 levels of cyclic reduction (chosen by default)") {
-    const Model m = testing::damped_cable(300);
-    auto backend = make(m, cuda::LinearSolver::Auto);
-    CHECK(backend->linear_solver() == "block cyclic reduction");
-    testing::check_operators_agree(m, *backend, 15);
-  }
-  SECTION("a sweep's batch of three cables is one block-tridiagonal chain") {
-    const Model one = testing::damped_cable(5);
-    std::vector<CopyRange> ranges;
-    const Model m = merge_models({&one, &one, &one}, ranges);
-    auto backend = make(m, cuda::LinearSolver::BlockTridiagonal);
-    testing::check_operators_agree(m, *backend, 14);
-  }
-  SECTION("a sweep's batch of 40 cables of different stiffness: chain elimination (chosen by default)") {
-    const Model m = testing::stiffness_sweep_batch(40, 5);
-    auto backend = make(m, cuda::LinearSolver::Auto);
-    CHECK(backend->linear_solver() == "block chain elimination");
-    testing::check_operators_agree(m, *backend, 18);
-  }
-  SECTION("a long cable by chain elimination: one chain of 301 blocks, one thread") {
-    const Model m = testing::damped_cable(300);
-    auto backend = make(m, cuda::LinearSolver::ChainElimination);
-    testing::check_operators_agree(m, *backend, 19);
-  }
-  SECTION("planar beams with revolute joints between nodes (beam2d): the joints' rows in a border") {
-    const Model m = rancf_pendulum(21e6);
-    auto backend = make(m, cuda::LinearSolver::Auto);
-    CHECK(backend->linear_solver() == "block chain elimination with a border of 8 unknowns");
-    testing::check_operators_agree(m, *backend, 12);
-    auto reduction = make(m, cuda::LinearSolver::BlockTridiagonal);
-    CHECK(reduction->linear_solver() == "block cyclic reduction with a border of 8 unknowns");
-    testing::check_operators_agree(m, *reduction, 21);
-  }
-  SECTION("planar beams with revolute joints between nodes (beam2d): sparse QR forced") {
-    const Model m = rancf_pendulum(21e6);
-    auto backend = make(m, cuda::LinearSolver::SparseQr);
-    CHECK(backend->linear_solver() == (backend->name() == "cuda" ? "sparse QR" : "UMFPACK"));
-    testing::check_operators_agree(m, *backend, 22);
-  }
-  SECTION("cable attached to a hinged rigid boom (multibody block): the boom and the mechanism's rows in a border") {
-    const Model m = testing::cable_hanging_from_boom(6);
-    auto backend = make(m, cuda::LinearSolver::Auto);
-    CHECK(backend->linear_solver() ==
-          "block chain elimination with a border of " + std::to_string(7 + m.mechanism.row_count()) + " unknowns");
-    testing::check_operators_agree(m, *backend, 13);
+  for (const OperatorCase& c : operator_cases()) {
+    DYNAMIC_SECTION(c.title) {
+      auto backend = make(c.model, c.solver);
+      if (c.reported_solver == kDirect)
+        CHECK(backend->linear_solver() == (backend->name() == "cuda" ? "sparse QR" : "UMFPACK"));
+      else if (!c.reported_solver.empty())
+        CHECK(backend->linear_solver() == c.reported_solver);
+      testing::check_operators_agree(c.model, *backend, c.seed);
+    }
   }
   SECTION("a border over 64 unknowns (eleven rigid bodies): sparse QR, the block methods refused") {
     const Model m = testing::cable_on_boom_with_bars(4, 10);
@@ -101,15 +93,6 @@ void check_all_operators(BackendMaker make) {
     CHECK(backend->linear_solver() == (backend->name() == "cuda" ? "sparse QR" : "UMFPACK"));
     CHECK_THROWS_WITH(make(m, cuda::LinearSolver::ChainElimination), Catch::Contains("more than 64"));
     testing::check_operators_agree(m, *backend, 23);
-  }
-  SECTION("an arc (curved stress-free shape): the element pass with the kappa0 term") {
-    Model m;
-    m.dimension = 3;
-    m.gravity[2] = -9.81;
-    add_arc(m, "arc", {0, 0, 0}, 2.0, 0.0, M_PI / 2, 8, {1e5, 50.0, 3.0, 0.0});
-    add_spherical_to_ground(m, 0, {2, 0, 0}, "pin", "/constraints/0");
-    auto backend = make(m, cuda::LinearSolver::Auto);
-    testing::check_operators_agree(m, *backend, 20);
   }
 }
 
