@@ -24,12 +24,14 @@
 #include <vector>
 
 #include "../kernels/backend_functors.cuh"
+#include "../kernels/memory_space.cuh"
 #include "catenary/assembly/model_operators.hpp"
 #include "catenary/kernels/cuda_backend.hpp"
 #include "catenary/model/reference_models.hpp"
 
 using namespace catenary;
 using catenary::cuda::ElementPass;
+using catenary::cuda::raw;
 
 namespace {
 
@@ -44,11 +46,6 @@ template <class Pass, int MinBlocks>
 __global__ void __launch_bounds__(256, MinBlocks) capped_pass(Pass pass, int threads) {
   const int t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t < threads) pass(t);
-}
-
-template <class T>
-T* raw(thrust::device_vector<T>& v) {
-  return thrust::raw_pointer_cast(v.data());
 }
 
 // The cable's element arrays on the device and the pass's outputs, as the backend holds them.
@@ -81,8 +78,17 @@ struct DeviceCable {
   template <bool Jacobian>
   ElementPass<3, false, Jacobian> pass() {
     const NewtonMatrixCoefficients c{1.0, 2.5e-7, 5e-4, 1.0};
-    return {raw(properties), raw(quadrature), raw(scalar_mass), raw(node_a), raw(node_b), raw(q), raw(v), c,
-            raw(forces),     raw(matrices),   raw(energy)};
+    return {raw<ElementProperties>(properties),
+            raw<ReferenceQuadrature>(quadrature),
+            raw<double>(scalar_mass),
+            raw<int>(node_a),
+            raw<int>(node_b),
+            raw<double>(q),
+            raw<double>(v),
+            c,
+            raw<double>(forces),
+            raw<double>(matrices),
+            raw<double>(energy)};
   }
   std::vector<double> outputs() const {
     std::vector<double> out(forces.begin(), forces.end());
