@@ -29,6 +29,7 @@
 #include "backend_functors.cuh"
 #include "catenary/core/errors.hpp"
 #include "catenary/core/host_device.hpp"
+#include "catenary/solve/border_split.hpp"
 #include "catenary/solve/csr_solver.hpp"
 #include "catenary/solve/dense_block.hpp"
 #include "memory_space.cuh"
@@ -60,14 +61,6 @@ struct SchurColumns {
   }
 };
 
-// A part of the bordered matrix in CSR (host arrays while analyze() builds it): its rows' entries,
-// each with its slot among A's values.
-struct CsrPart {
-  std::vector<int> row_ptr{0}, col, slot;
-  void add(int c, int s) { col.push_back(c), slot.push_back(s); }
-  void end_row() { row_ptr.push_back(static_cast<int>(col.size())); }
-};
-
 template <class Space>
 class BorderedSolver : public CsrSolver {
   using Doubles = ArrayOf<Space, double>;
@@ -79,49 +72,24 @@ class BorderedSolver : public CsrSolver {
   }
 
   void analyze(int size, int nonzeros, const int* row_ptr, const int* col_index) override {
-    p_ = size - m_;
-    if (p_ < 1)
-      throw std::invalid_argument("bordered solver: a border of " + std::to_string(m_) + " unknowns in a matrix of " +
-                                  std::to_string(size));
     const std::vector<int> rows = to_host<Space>(row_ptr, size + 1), cols = to_host<Space>(col_index, nonzeros);
-    CsrPart t, b, c;  // T (p x p), B (p x m), C (m x p)
-    std::vector<int> e_index, e_slot;
-    std::vector<std::vector<std::pair<int, int>>> b_columns(m_);  // per border column: (row, B entry)
-    for (int row = 0; row < size; ++row) {
-      for (int s = rows[row]; s < rows[row + 1]; ++s) {
-        const int col = cols[s];
-        if (row < p_ && col < p_) {
-          t.add(col, s);
-        } else if (row < p_) {
-          b_columns[col - p_].push_back({row, static_cast<int>(b.col.size())});
-          b.add(col - p_, s);
-        } else if (col < p_) {
-          c.add(col, s);
-        } else {
-          e_index.push_back((col - p_) * m_ + row - p_);  // E column-major
-          e_slot.push_back(s);
-        }
-      }
-      (row < p_ ? t : c).end_row();
-      if (row < p_) b.end_row();
-    }
-    std::vector<int> b_column_ptr{0}, b_column_row, b_column_entry;
-    solved_columns_.clear();
-    for (int j = 0; j < m_; ++j) {
-      for (const auto& [row, entry] : b_columns[j]) b_column_row.push_back(row), b_column_entry.push_back(entry);
-      b_column_ptr.push_back(static_cast<int>(b_column_row.size()));
-      if (!b_columns[j].empty()) solved_columns_.push_back(j);  // a zero column's w is zero: S_j = E_j
-    }
-    b_column_ptr_ = b_column_ptr;
+    std::vector<int> entry_row(nonzeros);
+    for (int row = 0; row < size; ++row)
+      std::fill(entry_row.begin() + rows[row], entry_row.begin() + rows[row + 1], row);
+    const BorderSplit split = split_border(size, m_, entry_row, cols);
+    p_ = split.p;
+    const CsrPart &t = split.t, &b = split.b, &c = split.c;
+    b_column_ptr_ = split.b_column_ptr;
+    solved_columns_ = split.solved_columns;
     solved_columns_on_space_ = Ints(solved_columns_.begin(), solved_columns_.end());
     const int pass = std::max(1, std::min<int>(kBorderRightHandSides, static_cast<int>(solved_columns_.size())));
     upload(t, t_ptr_, t_col_, t_slot_);
     upload(b, b_ptr_, b_col_, b_slot_);
     upload(c, c_ptr_, c_col_, c_slot_);
-    b_column_row_ = Ints(b_column_row.begin(), b_column_row.end());
-    b_column_entry_ = Ints(b_column_entry.begin(), b_column_entry.end());
-    e_index_ = Ints(e_index.begin(), e_index.end());
-    e_slot_ = Ints(e_slot.begin(), e_slot.end());
+    b_column_row_ = Ints(split.b_column_row.begin(), split.b_column_row.end());
+    b_column_entry_ = Ints(split.b_column_entry.begin(), split.b_column_entry.end());
+    e_index_ = Ints(split.e_index.begin(), split.e_index.end());
+    e_slot_ = Ints(split.e_slot.begin(), split.e_slot.end());
     t_values_ = Doubles(t.col.size(), 0.0);
     b_values_ = Doubles(b.col.size(), 0.0);
     c_values_ = Doubles(c.col.size(), 0.0);

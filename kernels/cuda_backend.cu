@@ -103,6 +103,7 @@ class CudaBackend : public Backend {
                                               border > 0 ? kBorderRightHandSides : 1);
       solver_name_ = method == BlockMethod::CyclicReduction ? "block cyclic reduction" : "block chain elimination";
       if (border > 0) {
+        bordered_ = true;
         solver_ = make_bordered_solver(std::move(solver_), border, Space::on_device);
         solver_name_ += " with a border of " + std::to_string(border) + " unknowns";
       }
@@ -215,6 +216,7 @@ class CudaBackend : public Backend {
 
   void assemble_newton_matrix(const Vector& q, const Vector& v, const NewtonMatrixCoefficients& c, Vector& f) override {
     Stopwatch w;
+    mass_in_matrix_ = c.mass > 0.0;
     element_pass(q, v, true, c);
     timings_.element += finish_stage(w);
     const thrust::counting_iterator<int> first(0);
@@ -238,7 +240,8 @@ class CudaBackend : public Backend {
   // cuSOLVER's batched QR factorizes inside solve(); its time counts as factorization there.
   void factorize() override {
     Stopwatch w;
-    solver_->factorize(raw<double>(values_));
+    factorized_ = bordered_ && !mass_in_matrix_ ? &general_solver() : solver_.get();
+    factorized_->factorize(raw<double>(values_));
     timings_.factorization += finish_stage(w);
     timings_.factorizations++;
   }
@@ -249,9 +252,10 @@ class CudaBackend : public Backend {
                      GatherPermuted{raw<int>(pattern_.original_of), raw<double>(array(rhs_dofs)),
                                     raw<double>(array(rhs_constraints)), raw<double>(permuted_rhs_), dof_count()});
     Stopwatch w;
-    solver_->solve(raw<double>(permuted_rhs_), raw<double>(permuted_solution_));
+    CsrSolver& solver = factorized_ ? *factorized_ : *solver_;
+    solver.solve(raw<double>(permuted_rhs_), raw<double>(permuted_solution_));
     timings_.solve += finish_stage(w);
-    timings_.linear_iterations = solver_->iterations();
+    timings_.linear_iterations = solver.iterations();
     thrust::for_each(Space::policy(), first, first + pattern_.size,
                      ScatterPermuted{raw<int>(pattern_.original_of), raw<double>(permuted_solution_),
                                      raw<double>(array(x)), raw<double>(array(y)), dof_count()});
@@ -403,6 +407,22 @@ class CudaBackend : public Backend {
   Ints block_index_;  // the multibody block's indices and values, uploaded each call (upload_to)
   Doubles block_values_;
   std::unique_ptr<CsrSolver> solver_;
+  // The bordered solver eliminates the border by its Schur complement over the blocks T, which
+  // needs T regular: a matrix without a mass term (statics, the assembly's projection) leaves a
+  // chain held only by border rows (a cable hung from a rigid body) free in T, singular. Those
+  // go to the general solver, made at the first of them.
+  bool bordered_ = false;
+  bool mass_in_matrix_ = true;  // the last assembled matrix has a mass term
+  std::unique_ptr<CsrSolver> general_solver_;
+  CsrSolver* factorized_ = nullptr;  // the solver of the last factorization
+  CsrSolver& general_solver() {
+    if (!general_solver_) {
+      general_solver_ = Space::on_device ? make_cusolver_qr_solver() : make_host_csr_solver();
+      general_solver_->analyze(pattern_.size, pattern_.nonzeros, raw<int>(pattern_.row_ptr),
+                               raw<int>(pattern_.col_index));
+    }
+    return *general_solver_;
+  }
   std::string solver_name_;
   double matrix_norm_ = 0.0;
 };

@@ -87,6 +87,19 @@ inline Model cable_hanging_from_boom(int elements) {
   return m;
 }
 
+// The boom model held by a rotational spring of stiffness k at its pivot.
+inline Model sprung_boom_with_cable(int elements, double k) {
+  Model m = cable_hanging_from_boom(elements);
+  Rsda spring;
+  spring.name = "pivot spring";
+  spring.body_i = kGround;
+  spring.body_j = 0;
+  spring.marker_i = m.mechanism.joints[0].marker_i;
+  spring.marker_j = m.mechanism.joints[0].marker_j;
+  spring.stiffness = k;
+  m.mechanism.forces.rsda.push_back(spring);
+  return m;
+}
 
 // The boom model with `bars` more rigid bars, each hinged to the ground (7 coordinates and 6
 // rows each, their normalizations included): borders of any size.

@@ -1,13 +1,14 @@
 // The CPU backend's block chain elimination (solve/chain_solver.hpp; its default for chain
 // models) against UMFPACK: the same Newton matrices solved by both, and whole HHT runs.
-#include <catch2/catch.hpp>
-
 #include <omp.h>
+
+#include <catch2/catch.hpp>
 
 #include "catenary/assembly/backend_factory.hpp"
 #include "catenary/assembly/cpu_backend.hpp"
 #include "catenary/core/errors.hpp"
 #include "catenary/model/reference_models.hpp"
+#include "multibody_models.hpp"
 #include "test_helpers.hpp"
 
 using namespace catenary;
@@ -45,21 +46,36 @@ double solve_difference(const Model& m, unsigned seed) {
   return relative_difference(x_umfpack, x_chains);
 }
 
-// A chain solver planned for `threads` threads against UMFPACK on one Newton matrix of m; checks
-// that the chains were cut into `parts` parts.
-void check_cut_solve(const Model& m, int threads, int parts, unsigned seed) {
+// A chain solver of `order` (with or without a border) planned for `threads` threads against
+// UMFPACK on the Newton matrix of m at a random state: checks the solver's description (its parts,
+// its border) and backward error; returns the relative difference.
+double chain_solver_difference(const Model& m, const BlockChainOrdering& order, int threads,
+                               const std::string& description, unsigned seed) {
   CpuBackend umfpack = umfpack_backend(m);
   const Eigen::VectorXd rhs = assemble_at_random_state(umfpack, m, seed);
-  Eigen::VectorXd x_umfpack, x_cut;
+  Eigen::VectorXd x_umfpack, x_chains;
   umfpack.factorize();
   umfpack.solve(rhs, x_umfpack);
-  ChainSolver cut(*block_chain_ordering(m), umfpack.matrix(), threads);
-  CHECK(cut.partition().part_count() == parts);
-  cut.factorize(umfpack.matrix());
-  cut.solve(rhs, x_cut);
-  const double difference = relative_difference(x_umfpack, x_cut);
+  ChainSolver chains(order, umfpack.matrix(), threads);
+  CHECK(chains.description() == description);
+  chains.factorize(umfpack.matrix());
+  chains.solve(rhs, x_chains);
+  CHECK(backward_error(umfpack.matrix(), x_chains, rhs) < 1e-15);
+  const double difference = relative_difference(x_umfpack, x_chains);
   INFO("relative difference to UMFPACK: " << difference);
-  CHECK(difference < 1e-9);
+  return difference;
+}
+
+// The chains of m cut for `threads` threads into `parts` parts solve as UMFPACK does.
+void check_cut_solve(const Model& m, int threads, int parts, unsigned seed) {
+  const std::string description =
+      parts == 1 ? "block chain elimination" : "block chain elimination (" + std::to_string(parts) + " parts)";
+  CHECK(chain_solver_difference(m, *block_chain_ordering(m), threads, description, seed) < 1e-9);
+}
+
+// The chains of m with the border of its bordered order solve as UMFPACK does.
+void check_bordered_solve(const Model& m, int threads, const std::string& description, unsigned seed) {
+  CHECK(chain_solver_difference(m, *bordered_chain_ordering(m), threads, description, seed) < 1e-9);
 }
 
 // m with the position of each of `nodes` pinned: a 9-wide block (its 6 coordinates and 3
@@ -97,10 +113,12 @@ TEST_CASE("CPU chain elimination: HHT runs equal UMFPACK's", "[chain-solver][dyn
 
 TEST_CASE("CPU solver choice: chain elimination by default for chains, UMFPACK otherwise and when named",
           "[chain-solver][backend]") {
-  const Model beams = rancf_pendulum(21e6);  // joints between nodes: not a chain
-  CHECK_THROWS_WITH(CpuBackend(beams, LinearSolverChoice::ChainElimination),
-                    Catch::Contains("block chain elimination needs node blocks"));
-  CHECK(CpuBackend(beams).linear_solver() == "UMFPACK");
+  const Model beams = rancf_pendulum(21e6);  // joints between nodes: a chain with a border
+  CHECK(CpuBackend(beams).linear_solver() == "block chain elimination with a border of 8 unknowns");
+  const Model bars = cable_on_boom_with_bars(4, 10);  // 11 rigid bodies: a border over kMaxBorder
+  CHECK_THROWS_WITH(CpuBackend(bars, LinearSolverChoice::ChainElimination),
+                    Catch::Contains("block chain elimination needs node blocks") && Catch::Contains("more than 64"));
+  CHECK(CpuBackend(bars).linear_solver() == "UMFPACK");
   const Model cable = falling_cable_pendulum(4);
   CHECK(CpuBackend(cable).linear_solver() == "block chain elimination");
   CHECK(CpuBackend(stiffness_sweep_batch(3, 4)).linear_solver() == "block chain elimination");
@@ -110,6 +128,52 @@ TEST_CASE("CPU solver choice: chain elimination by default for chains, UMFPACK o
   CHECK(chosen.backend->linear_solver() == "block chain elimination");
   const SelectedBackend other = make_backend(BackendChoice::Cpu, cable, LinearSolverChoice::Krylov);
   CHECK(other.backend->linear_solver() == "UMFPACK");
+}
+
+TEST_CASE("CPU chain elimination with a border (rigid bodies, joints between nodes) solves as UMFPACK does",
+          "[chain-solver]") {
+  SECTION("a 6-element cable on a hinged boom: a border of 16") {
+    check_bordered_solve(cable_hanging_from_boom(6), 1, "block chain elimination with a border of 16 unknowns", 21);
+  }
+  SECTION("a cable on a boom with three more hinged bars: a border of 55") {
+    check_bordered_solve(cable_on_boom_with_bars(40, 3), 1, "block chain elimination with a border of 55 unknowns", 22);
+  }
+  SECTION("planar beams joined between nodes: the joints' rows") {
+    check_bordered_solve(rancf_pendulum(21e6), 1, "block chain elimination with a border of 8 unknowns", 23);
+  }
+  SECTION("a 1,500-element cable on a boom, cut for three threads") {
+    check_bordered_solve(cable_hanging_from_boom(1500), 3,
+                         "block chain elimination (3 parts) with a border of 16 unknowns", 24);
+  }
+}
+
+TEST_CASE("CPU chain elimination with a border: a singular Schur complement is reported as the border's",
+          "[chain-solver]") {
+  // A mechanism row with no entries: the border alone is singular, the blocks are not.
+  const Model m = cable_hanging_from_boom(8);
+  CpuBackend umfpack = umfpack_backend(m);
+  assemble_at_random_state(umfpack, m, 25);
+  Eigen::SparseMatrix<double> A = umfpack.matrix();
+  const int last_row = m.dof_count() + m.constraint_count() - 1;
+  for (int col = 0; col < A.outerSize(); ++col)
+    for (Eigen::SparseMatrix<double>::InnerIterator it(A, col); it; ++it)
+      if (it.row() == last_row) it.valueRef() = 0.0;
+  ChainSolver chains(*bordered_chain_ordering(m), A, 1);
+  CHECK_THROWS_WITH(chains.factorize(A),
+                    Catch::Contains("Schur complement of the 16 border unknowns") && Catch::Contains("is singular"));
+}
+
+TEST_CASE("CPU chain elimination with a border: HHT runs of the cable hung from a crane equal UMFPACK's",
+          "[chain-solver][dynamics]") {
+  const Model m = crane_falling_cable(40);
+  const AnalysisSettings a = dynamic_settings(1e-3, 0.1, -0.2);
+  const RunResult reference = run_model_umfpack(m, a);
+  CpuBackend chains(m);
+  REQUIRE(chains.linear_solver() == "block chain elimination with a border of 16 unknowns");
+  const RunResult result = run_model_on(chains, m, a);
+  const double worst = largest_difference(reference, result, &StoredFrame::q);
+  INFO("largest relative coordinate difference: " << worst);
+  CHECK(worst < 1e-9);
 }
 
 TEST_CASE("CPU chain elimination cut into parts for threads solves as UMFPACK does", "[chain-solver]") {

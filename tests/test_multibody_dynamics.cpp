@@ -258,16 +258,8 @@ TEST_CASE("static equilibrium of a sprung boom carrying a hanging cable matches 
   // The boom (5 kg, 1 m) and the cable (0.6 kg/m, 1 m, its weight hanging from the tip) are held
   // by a rotational spring k at the pivot: k phi = (m_boom g L / 2 + m_cable g L) cos(phi), phi the
   // boom's angle below the horizontal.
-  Model m = cable_hanging_from_boom(8);
   const double k = 300.0, g = 9.81, W = 5.0 * g * 0.5 + 0.6 * 1.0 * g * 1.0;
-  Rsda spring;
-  spring.name = "pivot spring";
-  spring.body_i = kGround;
-  spring.body_j = 0;
-  spring.marker_i = m.mechanism.joints[0].marker_i;
-  spring.marker_j = m.mechanism.joints[0].marker_j;
-  spring.stiffness = k;
-  m.mechanism.forces.rsda.push_back(spring);
+  const Model m = sprung_boom_with_cable(8, k);
   double phi = 0.0;  // Newton on k phi - W cos(phi) = 0
   for (int it = 0; it < 50; ++it) phi -= (k * phi - W * std::cos(phi)) / (k + W * std::sin(phi));
   const RunResult r = run_model(m, static_settings(4));

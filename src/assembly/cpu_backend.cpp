@@ -46,7 +46,7 @@ CpuBackend::CpuBackend(const Model& m, LinearSolverChoice solver)
   local_energy_.assign(ne, 0.0);
   if (solver == LinearSolverChoice::ChainElimination || solver == LinearSolverChoice::Auto) {
     std::string why;
-    const std::optional<BlockChainOrdering> chain = block_chain_ordering(m, &why);
+    const std::optional<BlockChainOrdering> chain = bordered_chain_ordering(m, &why);
     if (chain)
       chain_solver_ = std::make_unique<ChainSolver>(*chain, matrix_);
     else if (solver == LinearSolverChoice::ChainElimination)
@@ -171,6 +171,7 @@ void CpuBackend::mass_product(const Vector& x_, Vector& y) {
 void CpuBackend::assemble_newton_matrix(const Vector& q, const Vector& v, const NewtonMatrixCoefficients& c,
                                         Vector& f) {
   Stopwatch w;
+  mass_in_matrix_ = c.mass > 0.0;
   strain_energy_ = evaluate_elements(host(q), host(v), true, c);
   timings_.element += w.lap();
   const SystemPattern& p = pattern_;
@@ -199,9 +200,13 @@ void CpuBackend::assemble_newton_matrix(const Vector& q, const Vector& v, const 
   timings_.assembly += w.lap();
 }
 
+// A border is eliminated by its Schur complement over the chains' blocks T, which needs T
+// regular: a matrix without a mass term (statics, the assembly's projection) leaves a chain held
+// only by border rows (a cable hung from a rigid body) free in T, singular. UMFPACK takes those.
 void CpuBackend::factorize() {
   Stopwatch w;
-  if (chain_solver_)
+  chain_factorized_ = chain_solver_ && (mass_in_matrix_ || !chain_solver_->has_border());
+  if (chain_factorized_)
     chain_solver_->factorize(matrix_);
   else
     solver_.factorize(matrix_);
@@ -214,7 +219,7 @@ void CpuBackend::solve(const Vector& rhs_dofs, const Vector& rhs_constraints, Ve
   const int n = dof_count(), m = constraint_count();
   Eigen::VectorXd rhs(n + m), sol;
   rhs << host(rhs_dofs), host(rhs_constraints);
-  if (chain_solver_)
+  if (chain_factorized_)
     chain_solver_->solve(rhs, sol);
   else
     solver_.solve(rhs, sol);

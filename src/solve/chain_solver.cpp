@@ -2,7 +2,11 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <string>
+
+#include "catenary/core/errors.hpp"
+#include "catenary/solve/dense_block.hpp"
 
 namespace catenary {
 
@@ -18,21 +22,42 @@ ChainSolver::ChainSolver(const BlockChainOrdering& order, const Eigen::SparseMat
                  threads > 0                        ? threads
                  : layout_.blocks > kParallelBlocks ? omp_get_max_threads()
                                                     : 1) {
-  const int n = static_cast<int>(order.original_of.size());
+  const int n = static_cast<int>(order.original_of.size()), p = order.block_ptr.back();
+  border_ = n - p;
   if (pattern.rows() != n || pattern.cols() != n)
     throw std::invalid_argument("chain solver: a matrix of " + std::to_string(pattern.rows()) +
                                 " unknowns for an order of " + std::to_string(n));
   std::vector<int> position_of(n);
   for (int p = 0; p < n; ++p) position_of[order.original_of[p]] = p;
   padded_index_.resize(n);
-  for (int i = 0; i < n; ++i) padded_index_[i] = layout_.vector_index[position_of[i]];
+  for (int i = 0; i < n; ++i)
+    padded_index_[i] = position_of[i] < p ? layout_.vector_index[position_of[i]] : -1 - (position_of[i] - p);
   std::vector<int> entry_row(pattern.nonZeros()), entry_col(pattern.nonZeros());
   for (int col = 0; col < pattern.outerSize(); ++col)
     for (int s = pattern.outerIndexPtr()[col]; s < pattern.outerIndexPtr()[col + 1]; ++s) {
       entry_row[s] = position_of[pattern.innerIndexPtr()[s]];
       entry_col[s] = position_of[col];
     }
-  scatter_ = block_scatter(layout_, order.chain_ptr, entry_row, entry_col);
+  if (border_ == 0) {
+    scatter_ = block_scatter(layout_, order.chain_ptr, entry_row, entry_col);
+  } else {
+    split_ = split_border(n, border_, entry_row, entry_col);
+    split_.t = CsrPart();  // T's entries go to the blocks by the scatter
+    std::vector<int> t_entry;
+    for (size_t s = 0; s < entry_row.size(); ++s)
+      if (entry_row[s] < p && entry_col[s] < p) {
+        entry_row[t_entry.size()] = entry_row[s];
+        entry_col[t_entry.size()] = entry_col[s];
+        t_entry.push_back(static_cast<int>(s));
+      }
+    entry_row.resize(t_entry.size());
+    entry_col.resize(t_entry.size());
+    const BlockScatter t_scatter = block_scatter(layout_, order.chain_ptr, entry_row, entry_col);
+    scatter_.uncovered = t_scatter.uncovered;
+    scatter_.destination.assign(pattern.nonZeros(), -1);
+    for (size_t k = 0; k < t_entry.size(); ++k) scatter_.destination[t_entry[k]] = t_scatter.destination[k];
+    border_x_.resize(border_);
+  }
   block_data_.assign(3 * layout_.slots(), 0.0);
   pivots_.assign(static_cast<size_t>(layout_.blocks) * layout_.B, 0);
   padded_rhs_.assign(static_cast<size_t>(layout_.blocks) * layout_.B, 0.0);
@@ -41,7 +66,9 @@ ChainSolver::ChainSolver(const BlockChainOrdering& order, const Eigen::SparseMat
 
 std::string ChainSolver::description() const {
   const bool cut = !partition_.separators().empty();
-  return "block chain elimination" + (cut ? " (" + std::to_string(partition_.part_count()) + " parts)" : std::string());
+  return "block chain elimination" +
+         (cut ? " (" + std::to_string(partition_.part_count()) + " parts)" : std::string()) +
+         (border_ > 0 ? " with a border of " + std::to_string(border_) + " unknowns" : std::string());
 }
 
 Blocks ChainSolver::blocks() const {
@@ -56,16 +83,69 @@ void ChainSolver::factorize(const Eigen::SparseMatrix<double>& A) {
   const double* values = A.valuePtr();
   const long entries = static_cast<long>(scatter_.destination.size());
 #pragma omp parallel for schedule(static) if (layout_.blocks > kParallelBlocks)
-  for (long s = 0; s < entries; ++s) block_data_[scatter_.destination[s]] = values[s];
+  for (long s = 0; s < entries; ++s)
+    if (scatter_.destination[s] >= 0) block_data_[scatter_.destination[s]] = values[s];
   partition_.factorize(blocks());
+  if (border_ > 0) factorize_border(values);
+}
+
+// S = E - C T^-1 B, a border column at a time: w = T^-1 b_j, S_j = E_j - C w (split_border's
+// columns without entries in B keep S_j = E_j). Its LU is the shared dense code's, partial
+// pivoting, as the CUDA backend's bordered solver.
+void ChainSolver::factorize_border(const double* values) {
+  const BorderSplit& s = split_;
+  const int m = border_;
+  const auto gather = [&](const std::vector<int>& slot, std::vector<double>& out) {
+    out.resize(slot.size());
+    for (size_t k = 0; k < slot.size(); ++k) out[k] = values[slot[k]];
+  };
+  gather(s.b.slot, b_values_);
+  gather(s.c.slot, c_values_);
+  std::vector<double> schur(static_cast<size_t>(m) * m, 0.0);  // column-major
+  for (size_t k = 0; k < s.e_index.size(); ++k) schur[s.e_index[k]] = values[s.e_slot[k]];
+  const Blocks b = blocks();
+  for (int j : s.solved_columns) {
+    std::fill(padded_rhs_.begin(), padded_rhs_.end(), 0.0);
+    for (int k = s.b_column_ptr[j]; k < s.b_column_ptr[j + 1]; ++k)
+      padded_rhs_[layout_.vector_index[s.b_column_row[k]]] = b_values_[s.b_column_entry[k]];
+    partition_.solve(b, padded_rhs_.data(), padded_x_.data());
+    for (int i = 0; i < m; ++i)
+      for (int k = s.c.row_ptr[i]; k < s.c.row_ptr[i + 1]; ++k)
+        schur[j * m + i] -= c_values_[k] * padded_x_[layout_.vector_index[s.c.col[k]]];
+  }
+  schur_lu_.resize(schur.size());
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < m; ++j) schur_lu_[i * m + j] = schur[j * m + i];
+  schur_pivots_.resize(m);
+  if (!lu_factor(schur_lu_.data(), schur_pivots_.data(), m, m))
+    throw SimulationError("block chain elimination: the Schur complement of the " + std::to_string(m) +
+                          " border unknowns (rigid bodies, joints, rows over several nodes) is singular "
+                          "(a mechanism, or a constraint that repeats another)");
 }
 
 void ChainSolver::solve(const Eigen::VectorXd& rhs, Eigen::VectorXd& x) const {
   const int n = static_cast<int>(padded_index_.size());
-  for (int i = 0; i < n; ++i) padded_rhs_[padded_index_[i]] = rhs[i];
+  for (int i = 0; i < n; ++i)
+    if (padded_index_[i] >= 0)
+      padded_rhs_[padded_index_[i]] = rhs[i];
+    else
+      border_x_[-1 - padded_index_[i]] = rhs[i];
+  if (border_ > 0) {
+    // y = T^-1 r_T;  x_b = S^-1 (r_b - C y);  then r_T -= B x_b for the second solve.
+    partition_.solve(blocks(), padded_rhs_.data(), padded_x_.data());
+    const BorderSplit& s = split_;
+    for (int i = 0; i < border_; ++i)
+      for (int k = s.c.row_ptr[i]; k < s.c.row_ptr[i + 1]; ++k)
+        border_x_[i] -= c_values_[k] * padded_x_[layout_.vector_index[s.c.col[k]]];
+    lu_solve(schur_lu_.data(), schur_pivots_.data(), border_x_.data(), border_, border_, 1);
+    for (int j : s.solved_columns)
+      for (int k = s.b_column_ptr[j]; k < s.b_column_ptr[j + 1]; ++k)
+        padded_rhs_[layout_.vector_index[s.b_column_row[k]]] -= b_values_[s.b_column_entry[k]] * border_x_[j];
+  }
   partition_.solve(blocks(), padded_rhs_.data(), padded_x_.data());
   x.resize(n);
-  for (int i = 0; i < n; ++i) x[i] = padded_x_[padded_index_[i]];
+  for (int i = 0; i < n; ++i)
+    x[i] = padded_index_[i] >= 0 ? padded_x_[padded_index_[i]] : border_x_[-1 - padded_index_[i]];
 }
 
 }  // namespace catenary

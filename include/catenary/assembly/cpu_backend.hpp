@@ -25,7 +25,9 @@ class CpuBackend : public Backend {
   // (solve/chain_solver.hpp; throws BackendUnavailable unless the model is a chain); Auto does
   // too where the model is a chain (about 2.7x faster steps than UMFPACK for a 16,384-element
   // cable, docs/benchmarks.md) and takes UMFPACK otherwise; any other choice takes UMFPACK, the
-  // general sparse LU and the block solvers' independent reference.
+  // general sparse LU and the block solvers' independent reference. A chain with a border
+  // (rigid bodies, joints between nodes; bordered_chain_ordering) takes the chain elimination for
+  // matrices with a mass term and UMFPACK for those without (see factorize()).
   explicit CpuBackend(const Model& m, LinearSolverChoice solver = LinearSolverChoice::Auto);
   std::string linear_solver() const override { return chain_solver_ ? chain_solver_->description() : "UMFPACK"; }
   std::string name() const override { return "cpu"; }
@@ -79,6 +81,8 @@ class CpuBackend : public Backend {
   Eigen::SparseMatrix<double> matrix_;
   SparseDirectSolver solver_;
   std::unique_ptr<ChainSolver> chain_solver_;  // instead of solver_ when asked for
+  bool mass_in_matrix_ = true;                 // the last assembled matrix has a mass term
+  bool chain_factorized_ = false;              // the last factorization is chain_solver_'s
   Eigen::SparseMatrix<double, Eigen::RowMajor> constraints_;
   LoadPatterns loads_;
   Eigen::VectorXd coordinate_scales_;

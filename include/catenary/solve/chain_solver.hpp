@@ -5,13 +5,18 @@
 // (solve/chain_partition.hpp). It runs the block code of the CUDA backend's solver, not that
 // solver's host build (kernels/block_tridiagonal_solver.cu over HostSpace), which needs Thrust and
 // nvcc, which a CPU-only build lacks; only the scatter and the partition are its own.
+//
+// A bordered order (bordered_chain_ordering: rigid bodies, joints, rows over several nodes after
+// the node blocks) is solved by the border's Schur complement over the chains (solve/border_split.hpp),
+// as the CUDA backend's bordered solver does: each factorization costs one chain solve per border
+// column with entries in the blocks' rows, each solve two.
+#include <Eigen/SparseCore>
 #include <string>
 #include <vector>
 
-#include <Eigen/SparseCore>
-
 #include "catenary/assembly/block_chain_ordering.hpp"
 #include "catenary/solve/block_layout.hpp"
+#include "catenary/solve/border_split.hpp"
 #include "catenary/solve/chain_partition.hpp"
 
 namespace catenary {
@@ -19,29 +24,41 @@ namespace catenary {
 class ChainSolver {
  public:
   // pattern: the Newton matrix's entries (CSC in the original unknown order: coordinates, then
-  // constraint rows); order: its chain order (block_chain_ordering). Throws std::invalid_argument
-  // for an entry that couples blocks which are not neighbours in one chain.
+  // constraint rows); order: its chain order (block_chain_ordering), or one with a border
+  // (bordered_chain_ordering). Throws std::invalid_argument for an entry that couples blocks which
+  // are not neighbours in one chain.
   // threads: how many the partition plans for (solve/chain_partition.hpp); 0: OpenMP's
   // maximum, or one for a model under a thousand blocks.
   ChainSolver(const BlockChainOrdering& order, const Eigen::SparseMatrix<double>& pattern, int threads = 0);
   // Factorizes the values of A, which has the pattern's entries; throws SimulationError when a
-  // block is singular.
+  // block or the border's Schur complement is singular. The factorization keeps what it needs of
+  // A: solve() may follow changes to A.
   void factorize(const Eigen::SparseMatrix<double>& A);
   void solve(const Eigen::VectorXd& rhs, Eigen::VectorXd& x) const;
   const ChainPartition& partition() const { return partition_; }
-  // "block chain elimination", with the parts where chains were cut: "... (16 parts)".
+  bool has_border() const { return border_ > 0; }
+  // "block chain elimination", with the parts where chains were cut: "... (16 parts)", and the
+  // border: "... with a border of 16 unknowns".
   std::string description() const;
 
  private:
   Blocks blocks() const;
+  void factorize_border(const double* values);
 
   BlockLayout layout_;
   ChainPartition partition_;
-  std::vector<int> padded_index_;  // per original unknown: its place in a padded block vector
-  BlockScatter scatter_;
+  // Per original unknown: its place in a padded block vector, or -1 - (its place in the border).
+  std::vector<int> padded_index_;
+  int border_ = 0;
+  BorderSplit split_;                       // B, C and E (T's entries are the scatter's), with a border
+  BlockScatter scatter_;                    // per entry of A: its place in the blocks, or -1 (the border's)
   mutable std::vector<double> block_data_;  // D, L, U
   mutable std::vector<int> pivots_;
   mutable std::vector<double> padded_rhs_, padded_x_;
+  // The border at the last factorization: B's and C's values, S's LU (row-major) and pivots.
+  std::vector<double> b_values_, c_values_, schur_lu_;
+  std::vector<int> schur_pivots_;
+  mutable std::vector<double> border_x_;
 };
 
 }  // namespace catenary

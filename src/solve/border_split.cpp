@@ -1,0 +1,83 @@
+#include "catenary/solve/border_split.hpp"
+
+#include <stdexcept>
+#include <string>
+
+namespace catenary {
+
+namespace {
+
+// Rows of a part from entries given as (row, col, slot) in any row order: a counting sort by row,
+// which keeps each row's entries in the order they were added.
+class PartBuilder {
+ public:
+  explicit PartBuilder(int rows) : count_(rows + 1, 0) {}
+  void add(int row, int col, int slot) {
+    row_.push_back(row), col_.push_back(col), slot_.push_back(slot);
+    ++count_[row + 1];
+  }
+  // The part, and per added entry (in the order added) its index in the part.
+  CsrPart build(std::vector<int>* index_of_added = nullptr) const {
+    CsrPart part;
+    part.row_ptr = count_;
+    for (size_t i = 1; i < part.row_ptr.size(); ++i) part.row_ptr[i] += part.row_ptr[i - 1];
+    part.col.resize(col_.size());
+    part.slot.resize(slot_.size());
+    std::vector<int> next(part.row_ptr.begin(), part.row_ptr.end() - 1);
+    if (index_of_added) index_of_added->resize(col_.size());
+    for (size_t k = 0; k < col_.size(); ++k) {
+      const int at = next[row_[k]]++;
+      part.col[at] = col_[k], part.slot[at] = slot_[k];
+      if (index_of_added) (*index_of_added)[k] = at;
+    }
+    return part;
+  }
+
+ private:
+  std::vector<int> count_, row_, col_, slot_;
+};
+
+}  // namespace
+
+BorderSplit split_border(int size, int m, const std::vector<int>& entry_row, const std::vector<int>& entry_col) {
+  if (m < 1 || m >= size)
+    throw std::invalid_argument("bordered solver: a border of " + std::to_string(m) + " unknowns in a matrix of " +
+                                std::to_string(size));
+  BorderSplit out;
+  out.m = m;
+  const int p = out.p = size - m;
+  PartBuilder t(p), b(p), c(m);
+  std::vector<std::vector<int>> b_column_added(m);  // per border column: its entries' places in b's list
+  std::vector<int> b_row_added;
+  for (size_t s = 0; s < entry_row.size(); ++s) {
+    const int row = entry_row[s], col = entry_col[s], slot = static_cast<int>(s);
+    if (row < p && col < p) {
+      t.add(row, col, slot);
+    } else if (row < p) {
+      b_column_added[col - p].push_back(static_cast<int>(b_row_added.size()));
+      b_row_added.push_back(row);
+      b.add(row, col - p, slot);
+    } else if (col < p) {
+      c.add(row - p, col, slot);
+    } else {
+      out.e_index.push_back((col - p) * m + row - p);
+      out.e_slot.push_back(slot);
+    }
+  }
+  std::vector<int> b_place;
+  out.t = t.build();
+  out.b = b.build(&b_place);
+  out.c = c.build();
+  out.b_column_ptr.assign(1, 0);
+  for (int j = 0; j < m; ++j) {
+    for (int added : b_column_added[j]) {
+      out.b_column_row.push_back(b_row_added[added]);
+      out.b_column_entry.push_back(b_place[added]);
+    }
+    out.b_column_ptr.push_back(static_cast<int>(out.b_column_row.size()));
+    if (!b_column_added[j].empty()) out.solved_columns.push_back(j);
+  }
+  return out;
+}
+
+}  // namespace catenary
