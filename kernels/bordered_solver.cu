@@ -5,10 +5,12 @@
 // Rigid bodies, joints between beams and the attachments of cable nodes are few unknowns next to
 // a long cable's; putting them in the border keeps the cable on the block solver instead of
 // sending the whole model to the general sparse QR.
-//   factorize: T = its factorization; w_j = T^-1 b_j for each border column j with entries in B
-//              (a zero column's w is zero), kBorderRightHandSides per pass of the inner solver
-//              (solve_many: its factors read once per pass); S = E - C W, LU on the host (m x m,
-//              partial pivoting; a zero pivot is singular).
+//   factorize: T = its factorization; w_l = T^-1 x_l for split_border's right-hand sides (B's
+//              columns with entries, or the unit vectors of B's rows with entries, whichever are
+//              fewer; solve/border_split.hpp), kBorderRightHandSides per pass of the inner solver
+//              (solve_many: its factors read once per pass); C w_l on the device, then
+//              S = E - sum_l (C w_l) y_l^T and its LU on the host (m x m, partial pivoting; a zero
+//              pivot is singular).
 //   solve:     y = T^-1 r_T;  x_b = S^-1 (r_b - C y);  x_T = T^-1 (r_T - B x_b).
 // W is not kept (at 1,000,000 elements and m = 16 it would be 0.8 GB): a solve costs two solves
 // with T instead. B, C and S are copied at factorize(): the integrator may assemble a matrix it
@@ -46,18 +48,23 @@ struct ScatterPicked {
   CATENARY_HD void operator()(int k) const { to[index[k]] = from[pick[k]]; }
 };
 
-// Columns of S = E - C W for the border columns `columns[0 .. count)`, whose w = T^-1 b lie p
-// apart in w (E and S column-major, m x m): thread t gives entry t % m of column t / m.
-struct SchurColumns {
+// to[row[k]] = B's entry entry[k], or 1.0 where entry[k] < 0: a right-hand side of split_border's.
+struct ScatterRightHandSide {
+  const int *row, *entry;
+  const double* b_values;
+  double* to;
+  CATENARY_HD void operator()(int k) const { to[row[k]] = entry[k] < 0 ? 1.0 : b_values[entry[k]]; }
+};
+
+// cw = C w for right-hand sides whose w = T^-1 x lie p apart: thread t gives entry t % m of the
+// right-hand side t / m.
+struct ProductsWithC {
   const int *c_ptr, *c_col;
-  const double *c_values, *w, *e;
-  const int* columns;
+  const double *c_values, *w;
   int m, p;
-  double* schur;
+  double* cw;
   CATENARY_HD void operator()(int t) const {
-    const int i = t % m, column = columns[t / m];
-    const double* wj = w + static_cast<long>(t / m) * p;
-    schur[column * m + i] = e[column * m + i] - csr_row_dot(c_ptr, c_col, c_values, wj, i);
+    cw[t] = csr_row_dot(c_ptr, c_col, c_values, w + static_cast<long>(t / m) * p, t % m);
   }
 };
 
@@ -76,36 +83,34 @@ class BorderedSolver : public CsrSolver {
     std::vector<int> entry_row(nonzeros);
     for (int row = 0; row < size; ++row)
       std::fill(entry_row.begin() + rows[row], entry_row.begin() + rows[row + 1], row);
-    const BorderSplit split = split_border(size, m_, entry_row, cols);
-    p_ = split.p;
-    const CsrPart &t = split.t, &b = split.b, &c = split.c;
-    b_column_ptr_ = split.b_column_ptr;
-    solved_columns_ = split.solved_columns;
-    solved_columns_on_space_ = Ints(solved_columns_.begin(), solved_columns_.end());
-    const int pass = std::max(1, std::min<int>(kBorderRightHandSides, static_cast<int>(solved_columns_.size())));
+    split_ = split_border(size, m_, entry_row, cols);
+    p_ = split_.p;
+    const CsrPart &t = split_.t, &b = split_.b, &c = split_.c;
+    const int pass = std::max(1, std::min(kBorderRightHandSides, split_.right_hand_sides()));
     upload(t, t_ptr_, t_col_, t_slot_);
     upload(b, b_ptr_, b_col_, b_slot_);
     upload(c, c_ptr_, c_col_, c_slot_);
-    b_column_row_ = Ints(split.b_column_row.begin(), split.b_column_row.end());
-    b_column_entry_ = Ints(split.b_column_entry.begin(), split.b_column_entry.end());
-    e_index_ = Ints(split.e_index.begin(), split.e_index.end());
-    e_slot_ = Ints(split.e_slot.begin(), split.e_slot.end());
+    rhs_row_ = Ints(split_.rhs_row.begin(), split_.rhs_row.end());
+    rhs_entry_ = Ints(split_.rhs_entry.begin(), split_.rhs_entry.end());
+    e_index_ = Ints(split_.e_index.begin(), split_.e_index.end());
+    e_slot_ = Ints(split_.e_slot.begin(), split_.e_slot.end());
     t_values_ = Doubles(t.col.size(), 0.0);
     b_values_ = Doubles(b.col.size(), 0.0);
     c_values_ = Doubles(c.col.size(), 0.0);
     e_ = Doubles(static_cast<size_t>(m_) * m_, 0.0);
-    schur_ = Doubles(e_.size(), 0.0);
+    cw_ = Doubles(static_cast<size_t>(m_) * std::max(1, split_.right_hand_sides()), 0.0);
     column_ = Doubles(static_cast<size_t>(pass) * p_, 0.0);
     w_ = Doubles(column_.size(), 0.0);
     border_ = Doubles(m_, 0.0);
     inner_->analyze(p_, static_cast<int>(t.col.size()), raw<int>(t_ptr_), raw<int>(t_col_));
+    split_.t = CsrPart();  // uploaded: the host copy is not needed again
   }
 
   size_t workspace_bytes() const override {
     const size_t ints = t_ptr_.size() + t_col_.size() + t_slot_.size() + b_ptr_.size() + b_col_.size() +
-                        b_slot_.size() + c_ptr_.size() + c_col_.size() + c_slot_.size() + b_column_row_.size() +
-                        b_column_entry_.size() + e_index_.size() + e_slot_.size() + solved_columns_on_space_.size();
-    const size_t doubles = t_values_.size() + b_values_.size() + c_values_.size() + e_.size() + schur_.size() +
+                        b_slot_.size() + c_ptr_.size() + c_col_.size() + c_slot_.size() + rhs_row_.size() +
+                        rhs_entry_.size() + e_index_.size() + e_slot_.size();
+    const size_t doubles = t_values_.size() + b_values_.size() + c_values_.size() + e_.size() + cw_.size() +
                            column_.size() + w_.size() + border_.size();
     return inner_->workspace_bytes() + sizeof(int) * ints + sizeof(double) * doubles;
   }
@@ -120,33 +125,27 @@ class BorderedSolver : public CsrSolver {
     thrust::for_each(policy, first, first + static_cast<int>(e_index_.size()),
                      ScatterPicked{raw<int>(e_index_), raw<int>(e_slot_), values, raw<double>(e_)});
     inner_->factorize(raw<double>(t_values_));
-    thrust::copy(policy, e_.begin(), e_.end(), schur_.begin());
-    // Column j of S is e_j - C T^-1 b_j: the columns with entries in B, several per pass.
-    const int solved = static_cast<int>(solved_columns_.size()), pass = static_cast<int>(column_.size() / p_);
-    for (int first_column = 0; first_column < solved; first_column += pass) {
-      const int count = std::min(pass, solved - first_column);
+    // C T^-1 x_l for split_border's right-hand sides (B's columns or the unit vectors of its rows),
+    // several per pass of the inner solver; then S and its LU on the host.
+    const int count_all = split_.right_hand_sides(), pass = static_cast<int>(column_.size() / p_);
+    for (int first_rhs = 0; first_rhs < count_all; first_rhs += pass) {
+      const int count = std::min(pass, count_all - first_rhs);
       thrust::fill(policy, column_.begin(), column_.end(), 0.0);
       for (int k = 0; k < count; ++k) {
-        const int j = solved_columns_[first_column + k];
-        thrust::for_each(policy, first + b_column_ptr_[j], first + b_column_ptr_[j + 1],
-                         ScatterPicked{raw<int>(b_column_row_), raw<int>(b_column_entry_), raw<double>(b_values_),
-                                       raw<double>(column_) + static_cast<size_t>(k) * p_});
+        const int l = first_rhs + k;
+        thrust::for_each(policy, first + split_.rhs_ptr[l], first + split_.rhs_ptr[l + 1],
+                         ScatterRightHandSide{raw<int>(rhs_row_), raw<int>(rhs_entry_), raw<double>(b_values_),
+                                              raw<double>(column_) + static_cast<size_t>(k) * p_});
       }
       inner_->solve_many(raw<double>(column_), raw<double>(w_), count, p_);
       thrust::for_each(policy, first, first + count * m_,
-                       SchurColumns{raw<int>(c_ptr_), raw<int>(c_col_), raw<double>(c_values_), raw<double>(w_),
-                                    raw<double>(e_), raw<int>(solved_columns_on_space_) + first_column, m_, p_,
-                                    raw<double>(schur_)});
+                       ProductsWithC{raw<int>(c_ptr_), raw<int>(c_col_), raw<double>(c_values_), raw<double>(w_), m_,
+                                     p_, raw<double>(cw_) + static_cast<size_t>(first_rhs) * m_});
     }
-    const std::vector<double> by_column = to_host<Space>(raw<double>(schur_), m_ * m_);
-    schur_lu_.resize(by_column.size());
-    for (int i = 0; i < m_; ++i)
-      for (int j = 0; j < m_; ++j) schur_lu_[i * m_ + j] = by_column[j * m_ + i];  // row-major for lu_factor
-    schur_pivots_.resize(m_);
-    if (!lu_factor(schur_lu_.data(), schur_pivots_.data(), m_, m_))
-      throw SimulationError("bordered solver: the Schur complement of the " + std::to_string(m_) +
-                            " border unknowns (rigid bodies, joints, rows over several nodes) is singular "
-                            "(a mechanism, or a constraint that repeats another)");
+    factorize_schur_complement(split_, to_host<Space>(raw<double>(e_), m_ * m_),
+                               to_host<Space>(raw<double>(cw_), m_ * count_all),
+                               to_host<Space>(raw<double>(b_values_), static_cast<int>(b_values_.size())), schur_lu_,
+                               schur_pivots_, "bordered solver");
   }
 
   void solve(const double* rhs, double* x) override {
@@ -181,12 +180,10 @@ class BorderedSolver : public CsrSolver {
 
   std::unique_ptr<CsrSolver> inner_;
   int m_, p_ = 0;
-  std::vector<int> b_column_ptr_;                         // host: B's entries by border column
-  std::vector<int> solved_columns_;                       // host: the border columns with entries in B
-  Ints solved_columns_on_space_;
+  BorderSplit split_;  // host: the parts (without T's, uploaded) and the factorization's right-hand sides
   Ints t_ptr_, t_col_, t_slot_, b_ptr_, b_col_, b_slot_;  // T and B by rows; slot: A's value
-  Ints c_ptr_, c_col_, c_slot_, b_column_row_, b_column_entry_, e_index_, e_slot_;
-  Doubles t_values_, b_values_, c_values_, e_, schur_, column_, w_, border_;
+  Ints c_ptr_, c_col_, c_slot_, rhs_row_, rhs_entry_, e_index_, e_slot_;
+  Doubles t_values_, b_values_, c_values_, e_, cw_, column_, w_, border_;  // cw_: C T^-1 x_l
   std::vector<double> schur_lu_;  // host: S's LU, row-major
   std::vector<int> schur_pivots_;
 };

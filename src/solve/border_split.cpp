@@ -3,6 +3,9 @@
 #include <stdexcept>
 #include <string>
 
+#include "catenary/core/errors.hpp"
+#include "catenary/solve/dense_block.hpp"
+
 namespace catenary {
 
 namespace {
@@ -68,16 +71,53 @@ BorderSplit split_border(int size, int m, const std::vector<int>& entry_row, con
   out.t = t.build();
   out.b = b.build(&b_place);
   out.c = c.build();
-  out.b_column_ptr.assign(1, 0);
-  for (int j = 0; j < m; ++j) {
-    for (int added : b_column_added[j]) {
-      out.b_column_row.push_back(b_row_added[added]);
-      out.b_column_entry.push_back(b_place[added]);
+  int rows_with_entries = 0, columns_with_entries = 0;
+  for (int row = 0; row < p; ++row) rows_with_entries += out.b.row_ptr[row + 1] > out.b.row_ptr[row];
+  for (int j = 0; j < m; ++j) columns_with_entries += !b_column_added[j].empty();
+  if (columns_with_entries <= rows_with_entries) {
+    for (int j = 0; j < m; ++j) {
+      if (b_column_added[j].empty()) continue;  // S_j = E_j
+      for (int added : b_column_added[j])
+        out.rhs_row.push_back(b_row_added[added]), out.rhs_entry.push_back(b_place[added]);
+      out.fold_rhs.push_back(out.right_hand_sides());
+      out.fold_column.push_back(j);
+      out.fold_entry.push_back(-1);
+      out.rhs_ptr.push_back(static_cast<int>(out.rhs_row.size()));
     }
-    out.b_column_ptr.push_back(static_cast<int>(out.b_column_row.size()));
-    if (!b_column_added[j].empty()) out.solved_columns.push_back(j);
+  } else {
+    for (int row = 0; row < p; ++row) {
+      if (out.b.row_ptr[row + 1] == out.b.row_ptr[row]) continue;
+      for (int entry = out.b.row_ptr[row]; entry < out.b.row_ptr[row + 1]; ++entry) {
+        out.fold_rhs.push_back(out.right_hand_sides());
+        out.fold_column.push_back(out.b.col[entry]);
+        out.fold_entry.push_back(entry);
+      }
+      out.rhs_row.push_back(row);
+      out.rhs_entry.push_back(-1);
+      out.rhs_ptr.push_back(static_cast<int>(out.rhs_row.size()));
+    }
   }
   return out;
+}
+
+void factorize_schur_complement(const BorderSplit& split, const std::vector<double>& e, const std::vector<double>& cw,
+                                const std::vector<double>& b_values, std::vector<double>& lu, std::vector<int>& pivots,
+                                const std::string& solver) {
+  const int m = split.m;
+  std::vector<double> schur = e;  // column-major
+  for (size_t f = 0; f < split.fold_rhs.size(); ++f) {
+    const double y = split.fold_entry[f] < 0 ? 1.0 : b_values[split.fold_entry[f]];
+    const double* cw_l = cw.data() + static_cast<size_t>(split.fold_rhs[f]) * m;
+    for (int i = 0; i < m; ++i) schur[split.fold_column[f] * m + i] -= cw_l[i] * y;
+  }
+  lu.resize(schur.size());
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < m; ++j) lu[i * m + j] = schur[j * m + i];  // row-major for lu_factor
+  pivots.resize(m);
+  if (!lu_factor(lu.data(), pivots.data(), m, m))
+    throw SimulationError(solver + ": the Schur complement of the " + std::to_string(m) +
+                          " border unknowns (rigid bodies, joints, rows over several nodes) is singular "
+                          "(a mechanism, or a constraint that repeats another)");
 }
 
 }  // namespace catenary

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <string>
 
-#include "catenary/core/errors.hpp"
 #include "catenary/solve/dense_block.hpp"
 
 namespace catenary {
@@ -89,9 +88,8 @@ void ChainSolver::factorize(const Eigen::SparseMatrix<double>& A) {
   if (border_ > 0) factorize_border(values);
 }
 
-// S = E - C T^-1 B, a border column at a time: w = T^-1 b_j, S_j = E_j - C w (split_border's
-// columns without entries in B keep S_j = E_j). Its LU is the shared dense code's, partial
-// pivoting, as the CUDA backend's bordered solver.
+// S = E - C T^-1 B from split_border's right-hand sides x_l (B's columns, or the unit vectors of
+// its rows): C T^-1 x_l, one chain solve each.
 void ChainSolver::factorize_border(const double* values) {
   const BorderSplit& s = split_;
   const int m = border_;
@@ -101,26 +99,22 @@ void ChainSolver::factorize_border(const double* values) {
   };
   gather(s.b.slot, b_values_);
   gather(s.c.slot, c_values_);
-  std::vector<double> schur(static_cast<size_t>(m) * m, 0.0);  // column-major
-  for (size_t k = 0; k < s.e_index.size(); ++k) schur[s.e_index[k]] = values[s.e_slot[k]];
+  std::vector<double> e(static_cast<size_t>(m) * m, 0.0), cw(static_cast<size_t>(m) * s.right_hand_sides());
+  for (size_t k = 0; k < s.e_index.size(); ++k) e[s.e_index[k]] = values[s.e_slot[k]];
   const Blocks b = blocks();
-  for (int j : s.solved_columns) {
+  for (int l = 0; l < s.right_hand_sides(); ++l) {
     std::fill(padded_rhs_.begin(), padded_rhs_.end(), 0.0);
-    for (int k = s.b_column_ptr[j]; k < s.b_column_ptr[j + 1]; ++k)
-      padded_rhs_[layout_.vector_index[s.b_column_row[k]]] = b_values_[s.b_column_entry[k]];
+    for (int k = s.rhs_ptr[l]; k < s.rhs_ptr[l + 1]; ++k)
+      padded_rhs_[layout_.vector_index[s.rhs_row[k]]] = s.rhs_entry[k] < 0 ? 1.0 : b_values_[s.rhs_entry[k]];
     partition_.solve(b, padded_rhs_.data(), padded_x_.data());
-    for (int i = 0; i < m; ++i)
+    for (int i = 0; i < m; ++i) {
+      double sum = 0.0;
       for (int k = s.c.row_ptr[i]; k < s.c.row_ptr[i + 1]; ++k)
-        schur[j * m + i] -= c_values_[k] * padded_x_[layout_.vector_index[s.c.col[k]]];
+        sum += c_values_[k] * padded_x_[layout_.vector_index[s.c.col[k]]];
+      cw[static_cast<size_t>(l) * m + i] = sum;
+    }
   }
-  schur_lu_.resize(schur.size());
-  for (int i = 0; i < m; ++i)
-    for (int j = 0; j < m; ++j) schur_lu_[i * m + j] = schur[j * m + i];
-  schur_pivots_.resize(m);
-  if (!lu_factor(schur_lu_.data(), schur_pivots_.data(), m, m))
-    throw SimulationError("block chain elimination: the Schur complement of the " + std::to_string(m) +
-                          " border unknowns (rigid bodies, joints, rows over several nodes) is singular "
-                          "(a mechanism, or a constraint that repeats another)");
+  factorize_schur_complement(s, e, cw, b_values_, schur_lu_, schur_pivots_, "block chain elimination");
 }
 
 void ChainSolver::solve(const Eigen::VectorXd& rhs, Eigen::VectorXd& x) const {
@@ -138,9 +132,9 @@ void ChainSolver::solve(const Eigen::VectorXd& rhs, Eigen::VectorXd& x) const {
       for (int k = s.c.row_ptr[i]; k < s.c.row_ptr[i + 1]; ++k)
         border_x_[i] -= c_values_[k] * padded_x_[layout_.vector_index[s.c.col[k]]];
     lu_solve(schur_lu_.data(), schur_pivots_.data(), border_x_.data(), border_, border_, 1);
-    for (int j : s.solved_columns)
-      for (int k = s.b_column_ptr[j]; k < s.b_column_ptr[j + 1]; ++k)
-        padded_rhs_[layout_.vector_index[s.b_column_row[k]]] -= b_values_[s.b_column_entry[k]] * border_x_[j];
+    for (int row = 0; row < s.p; ++row)
+      for (int k = s.b.row_ptr[row]; k < s.b.row_ptr[row + 1]; ++k)
+        padded_rhs_[layout_.vector_index[row]] -= b_values_[k] * border_x_[s.b.col[k]];
   }
   partition_.solve(blocks(), padded_rhs_.data(), padded_x_.data());
   x.resize(n);

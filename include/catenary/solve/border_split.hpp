@@ -3,9 +3,13 @@
 //   A = [T B; C E],   T: the node blocks (p unknowns),   E: the border (m unknowns, m small),
 // worked out once on the host for the two solvers that eliminate the border by its Schur
 // complement S = E - C T^-1 B: the CUDA backend's (kernels/bordered_solver.cu) and the CPU's
-// (solve/chain_solver.hpp). Both then factorize with one solve of T per border column that has
-// entries in B (a zero column's T^-1 b is zero), and solve with two:
+// (solve/chain_solver.hpp). A solve takes two solves with T:
 //   y = T^-1 r_T;  x_b = S^-1 (r_b - C y);  x_T = T^-1 (r_T - B x_b).
+// A factorization takes one per right-hand side x_l of  S = E - sum_l (C T^-1 x_l) y_l^T:
+// either B's columns that have entries (x_l = b_j, y_l = e_j; a zero column's T^-1 b is zero) or
+// the unit vectors of B's rows that have entries (x_l = e_r, y_l = row r of B), whichever are
+// fewer. A cable hung from a crane's boom: 10 columns with entries, all in its first node's 6 rows.
+#include <string>
 #include <vector>
 
 namespace catenary {
@@ -21,15 +25,25 @@ struct BorderSplit {
   CsrPart t, b, c;  // T (p x p), B (p x m), C (m x p)
   // E column-major: E[e_index[k]] = A's entry e_slot[k].
   std::vector<int> e_index, e_slot;
-  // B's entries by border column j: b_column_ptr[j] .. b_column_ptr[j + 1] - 1, each with its row and
-  // its index among b's entries.
-  std::vector<int> b_column_ptr, b_column_row, b_column_entry;
-  std::vector<int> solved_columns;  // the border columns with entries in B
+  // The factorization's right-hand sides x_l: entries rhs_ptr[l] .. rhs_ptr[l + 1] - 1, each at
+  // row rhs_row (of T) with the value of B's entry rhs_entry (an index into b's entries; -1: 1.0).
+  std::vector<int> rhs_ptr{0}, rhs_row, rhs_entry;
+  // The terms of S: S(:, fold_column) -= (C T^-1 x_fold_rhs) * (B's entry fold_entry, or 1.0 at -1).
+  std::vector<int> fold_rhs, fold_column, fold_entry;
+  int right_hand_sides() const { return static_cast<int>(rhs_ptr.size()) - 1; }
 };
 
 // Splits the entries of a size x size matrix (entry s at positions entry_row[s], entry_col[s]) whose
 // last m unknowns are the border. Within a part's row, entries keep their order in the lists.
 // Throws std::invalid_argument unless 1 <= m < size.
 BorderSplit split_border(int size, int m, const std::vector<int>& entry_row, const std::vector<int>& entry_col);
+
+// S = E - sum_l cw_l y_l^T (cw: C T^-1 x_l for each right-hand side, m values each, one after
+// another; e: E column-major; b_values: B's entries in the order of split.b), LU-factorized with
+// partial pivoting into lu (row-major) and pivots. Throws SimulationError, naming `solver`, when S
+// is singular.
+void factorize_schur_complement(const BorderSplit& split, const std::vector<double>& e, const std::vector<double>& cw,
+                                const std::vector<double>& b_values, std::vector<double>& lu, std::vector<int>& pivots,
+                                const std::string& solver);
 
 }  // namespace catenary
