@@ -7,12 +7,14 @@
 // nvcc, which a CPU-only build lacks; only the scatter and the partition are its own.
 //
 // A bordered order (bordered_chain_ordering: rigid bodies, joints, rows over several nodes after
-// the node blocks) is solved by the border's Schur complement over the chains (solve/border_split.hpp),
-// as the CUDA backend's bordered solver does: each factorization costs one chain solve per border
-// column with entries in the blocks' rows, each solve two.
-#include <Eigen/SparseCore>
+// the node blocks) is solved by the border's Schur complement over the chains
+// (solve/border_split.hpp), as the CUDA backend's bordered solver does: each factorization costs
+// one chain solve per right-hand side of split_border (the border columns coupled to the blocks,
+// or the block rows coupled to the border, whichever are fewer), each solve two.
 #include <string>
 #include <vector>
+
+#include <Eigen/SparseCore>
 
 #include "catenary/assembly/block_chain_ordering.hpp"
 #include "catenary/solve/block_layout.hpp"
