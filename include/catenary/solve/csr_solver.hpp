@@ -55,8 +55,9 @@ BlockMethod preferred_block_method(const std::vector<int>& chain_ptr);
 // A matrix whose last `border` unknowns border a block-tridiagonal rest (the bordered order of
 // assembly/block_chain_ordering.hpp): the rest by `inner` (a block-tridiagonal solver of its
 // size), the border by its Schur complement (kernels/bordered_solver.cu). Each factorization
-// costs one solve with the inner solver per border column that has entries in the blocks' rows,
-// kBorderRightHandSides at a time (solve_many); each solve two.
+// costs one solve with the inner solver per right-hand side of split_border (the border columns
+// coupled to the blocks, or the block rows coupled to the border, whichever are fewer;
+// solve/border_split.hpp), kBorderRightHandSides at a time (solve_many); each solve two.
 constexpr int kBorderRightHandSides = 8;
 std::unique_ptr<CsrSolver> make_bordered_solver(std::unique_ptr<CsrSolver> inner, int border, bool on_device);
 // Restarted GMRES with a block-Jacobi preconditioner over the same node blocks
