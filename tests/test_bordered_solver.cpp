@@ -182,20 +182,34 @@ TEST_CASE("Bordered solver: the benchmark's cable hung from a crane's boom runs 
 #endif
 
 #ifdef CATENARY_WITH_CUDA
-TEST_CASE("Bordered solver: statics (no mass term, the cable free in the blocks) takes the general solver",
-          "[cuda-host]") {
-  // The cable hangs from the boom by border rows only: without the mass term its blocks alone are
-  // singular, and the Schur complement over them fails (Newton diverged at load 0.3 before).
+namespace {
+
+// The cable hangs from the boom by border rows only: without the mass term its blocks alone are
+// singular, and the Schur complement over them fails (Newton diverged at load 0.3 before the
+// general solver took these matrices). The equilibrium against UMFPACK's, both block methods.
+void check_bordered_statics(std::unique_ptr<Backend> (*make)(const Model&, cuda::LinearSolver)) {
   const Model m = sprung_boom_with_cable(8, 300.0);
   const RunResult reference = run_model_umfpack(m, static_settings(4));
   for (cuda::LinearSolver solver : {cuda::LinearSolver::BlockTridiagonal, cuda::LinearSolver::ChainElimination}) {
-    auto backend = cuda::make_cuda_backend_on_host(m, solver);
+    auto backend = make(m, solver);
     INFO(backend->linear_solver());
     CHECK_THAT(backend->linear_solver(), Catch::EndsWith("with a border of 16 unknowns"));
-    const RunResult on_host = run_model_on(*backend, m, static_settings(4));
-    const double d = relative_difference(reference.frames.back().q, on_host.frames.back().q);
+    const RunResult result = run_model_on(*backend, m, static_settings(4));
+    const double d = relative_difference(reference.frames.back().q, result.frames.back().q);
     INFO("relative difference of the equilibria: " << d);
     CHECK(d < 1e-9);
   }
+}
+
+}  // namespace
+
+TEST_CASE("Bordered solver: statics (no mass term, the cable free in the blocks) takes the general solver",
+          "[cuda-host]") {
+  check_bordered_statics(&cuda::make_cuda_backend_on_host);
+}
+
+TEST_CASE("Bordered solver on the device: statics takes the general solver (sparse QR)", "[gpu]") {
+  if (!testing::device_usable()) return;
+  check_bordered_statics(&cuda::make_cuda_backend);
 }
 #endif
