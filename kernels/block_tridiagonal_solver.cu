@@ -369,8 +369,7 @@ class BlockTridiagonalSolver : public CsrSolver {
     const std::vector<int> rows = to_host<Space>(row_ptr, size + 1), cols = to_host<Space>(col_index, nonzeros);
     const BlockLayout& layout = layout_;
     const size_t per_array = layout.slots();
-    std::vector<int> entry_row(nonzeros);
-    for (int row = 0; row < size; ++row) std::fill(entry_row.begin() + rows[row], entry_row.begin() + rows[row + 1], row);
+    const std::vector<int> entry_row = entry_rows(rows);
     const BlockScatter scatter = block_scatter(layout, chain_starts_, entry_row, cols);
     size_ = size;
     nonzeros_ = nonzeros;

@@ -31,6 +31,7 @@
 #include "backend_functors.cuh"
 #include "catenary/core/errors.hpp"
 #include "catenary/core/host_device.hpp"
+#include "catenary/solve/block_layout.hpp"
 #include "catenary/solve/border_split.hpp"
 #include "catenary/solve/csr_solver.hpp"
 #include "catenary/solve/dense_block.hpp"
@@ -53,7 +54,7 @@ struct ScatterRightHandSide {
   const int *row, *entry;
   const double* b_values;
   double* to;
-  CATENARY_HD void operator()(int k) const { to[row[k]] = entry[k] < 0 ? 1.0 : b_values[entry[k]]; }
+  CATENARY_HD void operator()(int k) const { to[row[k]] = border_value(b_values, entry[k]); }
 };
 
 // cw = C w for right-hand sides whose w = T^-1 x lie p apart: thread t gives entry t % m of the
@@ -80,10 +81,7 @@ class BorderedSolver : public CsrSolver {
 
   void analyze(int size, int nonzeros, const int* row_ptr, const int* col_index) override {
     const std::vector<int> rows = to_host<Space>(row_ptr, size + 1), cols = to_host<Space>(col_index, nonzeros);
-    std::vector<int> entry_row(nonzeros);
-    for (int row = 0; row < size; ++row)
-      std::fill(entry_row.begin() + rows[row], entry_row.begin() + rows[row + 1], row);
-    split_ = split_border(size, m_, entry_row, cols);
+    split_ = split_border(size, m_, entry_rows(rows), cols);
     p_ = split_.p;
     const CsrPart &t = split_.t, &b = split_.b, &c = split_.c;
     const int pass = std::max(1, std::min(kBorderRightHandSides, split_.right_hand_sides()));

@@ -22,6 +22,7 @@
 #include "catenary/kernels/cuda_backend.hpp"
 #include "catenary/multibody/multibody_block.hpp"
 #include "catenary/solve/block_layout.hpp"
+#include "catenary/solve/border_split.hpp"
 #include "catenary/solve/csr_solver.hpp"
 #include "device_pattern.cuh"
 
@@ -216,7 +217,7 @@ class CudaBackend : public Backend {
 
   void assemble_newton_matrix(const Vector& q, const Vector& v, const NewtonMatrixCoefficients& c, Vector& f) override {
     Stopwatch w;
-    mass_in_matrix_ = c.mass > 0.0;
+    mass_coefficient_ = c.mass;
     element_pass(q, v, true, c);
     timings_.element += finish_stage(w);
     const thrust::counting_iterator<int> first(0);
@@ -240,7 +241,7 @@ class CudaBackend : public Backend {
   // cuSOLVER's batched QR factorizes inside solve(); its time counts as factorization there.
   void factorize() override {
     Stopwatch w;
-    factorized_ = bordered_ && !mass_in_matrix_ ? &general_solver() : solver_.get();
+    factorized_ = bordered_ && !border_eliminates(mass_coefficient_) ? &general_solver() : solver_.get();
     factorized_->factorize(raw<double>(values_));
     timings_.factorization += finish_stage(w);
     timings_.factorizations++;
@@ -407,12 +408,10 @@ class CudaBackend : public Backend {
   Ints block_index_;  // the multibody block's indices and values, uploaded each call (upload_to)
   Doubles block_values_;
   std::unique_ptr<CsrSolver> solver_;
-  // The bordered solver eliminates the border by its Schur complement over the blocks T, which
-  // needs T regular: a matrix without a mass term (statics, the assembly's projection) leaves a
-  // chain held only by border rows (a cable hung from a rigid body) free in T, singular. Those
-  // go to the general solver, made at the first of them.
+  // A bordered model's matrices without a mass term go to the general solver (border_eliminates,
+  // solve/border_split.hpp), made at the first of them.
   bool bordered_ = false;
-  bool mass_in_matrix_ = true;  // the last assembled matrix has a mass term
+  double mass_coefficient_ = 1.0;  // of the last assembled matrix
   std::unique_ptr<CsrSolver> general_solver_;
   CsrSolver* factorized_ = nullptr;  // the solver of the last factorization
   CsrSolver& general_solver() {

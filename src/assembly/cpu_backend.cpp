@@ -171,7 +171,7 @@ void CpuBackend::mass_product(const Vector& x_, Vector& y) {
 void CpuBackend::assemble_newton_matrix(const Vector& q, const Vector& v, const NewtonMatrixCoefficients& c,
                                         Vector& f) {
   Stopwatch w;
-  mass_in_matrix_ = c.mass > 0.0;
+  mass_coefficient_ = c.mass;
   strain_energy_ = evaluate_elements(host(q), host(v), true, c);
   timings_.element += w.lap();
   const SystemPattern& p = pattern_;
@@ -200,12 +200,11 @@ void CpuBackend::assemble_newton_matrix(const Vector& q, const Vector& v, const 
   timings_.assembly += w.lap();
 }
 
-// A border is eliminated by its Schur complement over the chains' blocks T, which needs T
-// regular: a matrix without a mass term (statics, the assembly's projection) leaves a chain held
-// only by border rows (a cable hung from a rigid body) free in T, singular. UMFPACK takes those.
+// A bordered model's matrices without a mass term go to UMFPACK (border_eliminates,
+// solve/border_split.hpp).
 void CpuBackend::factorize() {
   Stopwatch w;
-  chain_factorized_ = chain_solver_ && (mass_in_matrix_ || !chain_solver_->has_border());
+  chain_factorized_ = chain_solver_ && (border_eliminates(mass_coefficient_) || !chain_solver_->has_border());
   if (chain_factorized_)
     chain_solver_->factorize(matrix_);
   else

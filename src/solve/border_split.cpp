@@ -106,7 +106,7 @@ void factorize_schur_complement(const BorderSplit& split, const std::vector<doub
   const int m = split.m;
   std::vector<double> schur = e;  // column-major
   for (size_t f = 0; f < split.fold_rhs.size(); ++f) {
-    const double y = split.fold_entry[f] < 0 ? 1.0 : b_values[split.fold_entry[f]];
+    const double y = border_value(b_values.data(), split.fold_entry[f]);
     const double* cw_l = cw.data() + static_cast<size_t>(split.fold_rhs[f]) * m;
     for (int i = 0; i < m; ++i) schur[split.fold_column[f] * m + i] -= cw_l[i] * y;
   }

@@ -37,25 +37,20 @@ ChainSolver::ChainSolver(const BlockChainOrdering& order, const Eigen::SparseMat
       entry_row[s] = position_of[pattern.innerIndexPtr()[s]];
       entry_col[s] = position_of[col];
     }
-  if (border_ == 0) {
-    scatter_ = block_scatter(layout_, order.chain_ptr, entry_row, entry_col);
-  } else {
+  std::vector<int> t_slot;  // with a border: per entry of T, its entry of A
+  if (border_ > 0) {
     split_ = split_border(n, border_, entry_row, entry_col);
+    entry_row = entry_rows(split_.t.row_ptr);
+    entry_col = std::move(split_.t.col);
+    t_slot = std::move(split_.t.slot);
     split_.t = CsrPart();  // T's entries go to the blocks by the scatter
-    std::vector<int> t_entry;
-    for (size_t s = 0; s < entry_row.size(); ++s)
-      if (entry_row[s] < p && entry_col[s] < p) {
-        entry_row[t_entry.size()] = entry_row[s];
-        entry_col[t_entry.size()] = entry_col[s];
-        t_entry.push_back(static_cast<int>(s));
-      }
-    entry_row.resize(t_entry.size());
-    entry_col.resize(t_entry.size());
-    const BlockScatter t_scatter = block_scatter(layout_, order.chain_ptr, entry_row, entry_col);
-    scatter_.uncovered = t_scatter.uncovered;
-    scatter_.destination.assign(pattern.nonZeros(), -1);
-    for (size_t k = 0; k < t_entry.size(); ++k) scatter_.destination[t_entry[k]] = t_scatter.destination[k];
     border_x_.resize(border_);
+  }
+  scatter_ = block_scatter(layout_, order.chain_ptr, entry_row, entry_col);
+  if (border_ > 0) {  // the scatter per entry of A: the border's entries go nowhere
+    std::vector<int> destination(pattern.nonZeros(), -1);
+    for (size_t k = 0; k < t_slot.size(); ++k) destination[t_slot[k]] = scatter_.destination[k];
+    scatter_.destination = std::move(destination);
   }
   block_data_.assign(3 * layout_.slots(), 0.0);
   pivots_.assign(static_cast<size_t>(layout_.blocks) * layout_.B, 0);
@@ -105,7 +100,7 @@ void ChainSolver::factorize_border(const double* values) {
   for (int l = 0; l < s.right_hand_sides(); ++l) {
     std::fill(padded_rhs_.begin(), padded_rhs_.end(), 0.0);
     for (int k = s.rhs_ptr[l]; k < s.rhs_ptr[l + 1]; ++k)
-      padded_rhs_[layout_.vector_index[s.rhs_row[k]]] = s.rhs_entry[k] < 0 ? 1.0 : b_values_[s.rhs_entry[k]];
+      padded_rhs_[layout_.vector_index[s.rhs_row[k]]] = border_value(b_values_.data(), s.rhs_entry[k]);
     partition_.solve(b, padded_rhs_.data(), padded_x_.data());
     for (int i = 0; i < m; ++i) {
       double sum = 0.0;

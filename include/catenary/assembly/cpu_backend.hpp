@@ -81,7 +81,7 @@ class CpuBackend : public Backend {
   Eigen::SparseMatrix<double> matrix_;
   SparseDirectSolver solver_;
   std::unique_ptr<ChainSolver> chain_solver_;  // instead of solver_ when asked for
-  bool mass_in_matrix_ = true;                 // the last assembled matrix has a mass term
+  double mass_coefficient_ = 1.0;              // of the last assembled matrix
   bool chain_factorized_ = false;              // the last factorization is chain_solver_'s
   Eigen::SparseMatrix<double, Eigen::RowMajor> constraints_;
   LoadPatterns loads_;

@@ -79,6 +79,15 @@ struct BlockScatter {
   std::vector<int> uncovered;
 };
 
+// The row of each entry of a CSR pattern (row_ptr of rows + 1 entries), as block_scatter and
+// split_border (solve/border_split.hpp) take them.
+inline std::vector<int> entry_rows(const std::vector<int>& row_ptr) {
+  std::vector<int> rows(row_ptr.back());
+  for (size_t row = 0; row + 1 < row_ptr.size(); ++row)
+    std::fill(rows.begin() + row_ptr[row], rows.begin() + row_ptr[row + 1], static_cast<int>(row));
+  return rows;
+}
+
 // entry_row[s], entry_col[s]: the positions (node-block order) of matrix entry s. Throws
 // std::invalid_argument for an entry outside the three block bands, or one coupling two chains.
 inline BlockScatter block_scatter(const BlockLayout& layout, const std::vector<int>& chain_ptr,

@@ -12,7 +12,20 @@
 #include <string>
 #include <vector>
 
+#include "catenary/core/host_device.hpp"
+
 namespace catenary {
+
+// The Schur complement needs T regular. A matrix without a mass term (statics, the assembly's
+// stiffness metric) leaves a chain that only border rows hold (a cable hung from a rigid body)
+// free in T: its block LU meets no exact zero pivot and loses every digit (the sprung boom's
+// statics diverged). Both backends factorize such matrices of a bordered model by their general
+// solver; a dynamic step's matrix always has the mass.
+inline bool border_eliminates(double mass_coefficient) { return mass_coefficient > 0.0; }
+
+// The value of B's entry `entry` of a right-hand side or a term of S (split_border's rhs_entry,
+// fold_entry), where -1 stands for 1.0.
+CATENARY_HD double border_value(const double* b_values, int entry) { return entry < 0 ? 1.0 : b_values[entry]; }
 
 // A part of A by rows: the entries of its row i are row_ptr[i] .. row_ptr[i + 1] - 1, each with its
 // column inside the part and its index (slot) among A's entries.
