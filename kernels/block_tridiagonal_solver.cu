@@ -7,19 +7,23 @@
 //
 // Each block is worked on at its own size and stored as its own rows, B wide (B: the largest
 // block; solve/block_layout.hpp), so a pinned end's constraint rows make one block 9 x 9 without
-// widening the 6 x 6 others: D_k (diagonal), L_k (coupling to block k - 1), U_k (to k + 1). Level l works on the chain of blocks
-// k 2^l. Its odd members are eliminated in parallel (one thread per block): each factorizes its D
-// and replaces its couplings by L'_k = D_k^-1 L_k and U'_k = D_k^-1 U_k; then each even member
-// folds in its odd neighbours:
+// widening the 6 x 6 others: D_k (diagonal), L_k (coupling to block k - 1), U_k (to k + 1). Level l works on the chain
+// of blocks k 2^l. Its odd members are eliminated in parallel (one thread per block): each factorizes its D and
+// replaces its couplings by L'_k = D_k^-1 L_k and U'_k = D_k^-1 U_k; then each even member folds in its odd neighbours:
 //   D_k -= L_k U'_{k-1} + U_k L'_{k+1},   L_k = -L_k L'_{k-1},   U_k = -U_k U'_{k+1},
-// until one block is left: log2(N) levels of O(N / 2^l) independent small dense operations. An
+// until no two members left are of one chain (2^l at least the longest chain's length: one block
+// for a single chain), and each is factorized alone: ceil(log2(longest chain)) levels of
+// O(N / 2^l) independent small dense operations, whatever the number of chains. An
 // eliminated block's D (as its LU), L' and U' are never touched again, and the even members' L
 // and U of each level are saved: all the solve's sweeps need. Forward: y_k = D_k^-1 r_k for the
 // odd members, r_k -= L_k y_{k-1} + U_k y_{k+1} for the even ones, level by level; backward:
 // x_k = y_k - L'_k x_{k-1} - U'_k x_{k+1}. Each block is factorized with partial pivoting inside
 // the block (the diagonal blocks of a saddle-point matrix carry constraint rows with zero diagonal).
 // Cyclic reduction runs the chains of a batch as one chain whose blocks at a chain's ends simply do
-// not couple.
+// not couple (the updates keep those couplings zero). Reducing further than the longest chain
+// needs would only pair members of different chains: a sweep of 10,000 copies of a 101-block cable
+// takes 7 levels, not the 20 of one 1,010,000-block chain (each level of a factorization cost about
+// 80 us on an H100, 13 levels about 1 ms, however few its members).
 #include <thrust/copy.h>
 #include <thrust/fill.h>
 #include <thrust/for_each.h>
@@ -276,23 +280,29 @@ struct BackSubstituteOdd {
   }
 };
 
-// The last block left (block 0).
-struct FactorTop {
+// The members left after the last level (blocks k * stride), none coupled to another: each is
+// factorized alone (one block for a single chain).
+struct FactorLeft {
   Blocks b;
+  int stride;
   int* singular;
-  CATENARY_HD void operator()(int) const {
-    if (!lu_factor(b.D, b.piv, b.size[0], b.B)) *singular = 1;
+  CATENARY_HD void operator()(int k) const {
+    const int block = k * stride;
+    if (!lu_factor(b.at(b.D, block), b.piv + block * b.B, b.size[block], b.B)) *singular = block + 1;
   }
 };
 
-struct SolveTop {
+// x_k = D_k^-1 r_k for the members left after the last level.
+struct SolveLeft {
   Blocks b;
+  int stride;
   const double* r;
   double* x;
   CATENARY_HD void shift(long k) { r += k, x += k; }
-  CATENARY_HD void operator()(int) const {
-    for (int i = 0; i < b.size[0]; ++i) x[i] = r[i];
-    lu_solve(b.D, b.piv, x, b.size[0], b.B, 1);
+  CATENARY_HD void operator()(int k) const {
+    const int block = k * stride, ld = b.B;
+    for (int i = 0; i < b.size[block]; ++i) x[block * ld + i] = r[block * ld + i];
+    lu_solve(b.at(b.D, block), b.piv + block * ld, x + block * ld, b.size[block], ld, 1);
   }
 };
 
@@ -352,14 +362,15 @@ class BlockTridiagonalSolver : public CsrSolver {
     block_offset_ = Longs(layout_.offset.begin(), layout_.offset.end());
     if (method_ == BlockMethod::ChainElimination) return;
     // Save slot s holds the L, U of one even member of one level: that block's rows, B wide.
-    int save = 0;
+    int save = 0, stride = 1, count = blocks_;
     std::vector<long> saved_offset(1, 0);
-    for (int stride = 1, count = blocks_; count > 1; stride *= 2, count = (count + 1) / 2) {
+    for (int l = 0; l < cyclic_reduction_levels(chain_ptr); ++l, stride *= 2, count = (count + 1) / 2) {
       levels_.push_back({stride, count, save});
       for (int j = 0; j < (count + 1) / 2; ++j)
         saved_offset.push_back(saved_offset.back() + static_cast<long>(layout_.size[2 * j * stride]) * B_);
       save += (count + 1) / 2;
     }
+    left_ = {stride, count, save};
     saved_ = save;
     saved_slots_ = static_cast<size_t>(saved_offset.back());
     saved_offset_ = Longs(saved_offset.begin(), saved_offset.end());
@@ -411,7 +422,7 @@ class BlockTridiagonalSolver : public CsrSolver {
         thrust::for_each(policy, first, first + level.count / 2, FactorOdd{b, level, raw<int>(singular_)});
         thrust::for_each(policy, first, first + (level.count + 1) / 2 * B_, UpdateEven{b, level});
       }
-      thrust::for_each(policy, first, first + 1, FactorTop{b, raw<int>(singular_)});
+      thrust::for_each(policy, first, first + left_.count, FactorLeft{b, left_.stride, raw<int>(singular_)});
     }
     const int singular = singular_[0];
     if (singular != 0)
@@ -453,7 +464,7 @@ class BlockTridiagonalSolver : public CsrSolver {
         each(level.count / 2 * B_, SolveOdd{b, level, r, y});
         each((level.count + 1) / 2 * B_, ReduceEven{b, level, r, y});
       }
-      each(1, SolveTop{b, r, xp});
+      each(left_.count, SolveLeft{b, left_.stride, r, xp});
       for (auto level = levels_.rbegin(); level != levels_.rend(); ++level)
         each(level->count / 2 * B_, BackSubstituteOdd{b, *level, y, xp});
     }
@@ -485,6 +496,7 @@ class BlockTridiagonalSolver : public CsrSolver {
   std::vector<int> chain_starts_;
   size_t saved_slots_ = 0;  // doubles of one saved array (L or U)
   std::vector<Level> levels_;
+  Level left_{1, 0, 0};  // the members left after the last level
   Ints destination_, uncovered_, rhs_index_, block_size_, pivots_, singular_, chain_ptr_;
   Longs block_offset_, saved_offset_;
   Doubles blocks_data_, saved_data_, r_, x_, y_;
@@ -510,20 +522,28 @@ std::unique_ptr<CsrSolver> make_block_tridiagonal_solver(const std::vector<int>&
 
 namespace catenary {
 
+int cyclic_reduction_levels(const std::vector<int>& chain_ptr) {
+  int longest = 0, levels = 0;
+  for (size_t c = 0; c + 1 < chain_ptr.size(); ++c) longest = std::max(longest, chain_ptr[c + 1] - chain_ptr[c]);
+  while ((1L << levels) < longest) ++levels;
+  return levels;
+}
+
 // From the H100 measurements of docs/benchmarks.md (tenth session; one factorization, medians of
 // 3): cyclic reduction costs about 80 us per level (its launches, and the deep levels' latency)
 // plus 8.3 ns per block (1,000,000 blocks: 9.9 ms; 100,000: 2.2 ms); chain elimination runs each
 // chain's blocks one after another at about 21 us per block (one chain of 10,000 blocks: 206 ms),
 // and a batch of many chains at about 33 ns per block in all (10,000 chains of 101 blocks:
-// 34 ms). Chain elimination wins only for many short chains of few blocks in all (1,000 cables of
-// 20 elements: 0.7 against 1.4 ms); a single cable of any length, and the benchmark's sweeps of
-// 1 to 10,000 100-element cables, take cyclic reduction.
+// 34 ms). Those runs reduced a batch as far as one chain of all its blocks (1,000 cables of 20
+// elements: 15 levels, 1.4 ms against elimination's 0.7); since the levels stop at the longest
+// chain (5 levels there: about 0.6 ms by these costs, not yet measured), elimination is left the
+// winner only for a few short chains: a cable of a handful of elements.
 BlockMethod preferred_block_method(const std::vector<int>& chain_ptr) {
   constexpr double kLevel = 80e-6, kReductionPerBlock = 8.3e-9, kChainStep = 21e-6, kEliminationPerBlock = 33e-9;
   int longest = 0;
   for (size_t c = 0; c + 1 < chain_ptr.size(); ++c) longest = std::max(longest, chain_ptr[c + 1] - chain_ptr[c]);
   const double blocks = chain_ptr.back();
-  const double reduction = kLevel * std::ceil(std::log2(std::max(blocks, 2.0))) + kReductionPerBlock * blocks;
+  const double reduction = kLevel * cyclic_reduction_levels(chain_ptr) + kReductionPerBlock * blocks;
   const double elimination = std::max(kChainStep * longest, kEliminationPerBlock * blocks);
   return elimination < reduction ? BlockMethod::ChainElimination : BlockMethod::CyclicReduction;
 }

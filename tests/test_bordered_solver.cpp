@@ -156,6 +156,33 @@ TEST_CASE("Block-tridiagonal solver: several right-hand sides in one pass equal 
   }
 }
 
+TEST_CASE("Block-tridiagonal solver: a batch of chains of different lengths, against UMFPACK", "[cuda-host]") {
+  // Cables of 1 to 100 elements (chains of 2 to 101 blocks, each led by its pinned node's 9 x 9
+  // block): cyclic reduction stops after ceil(log2(101)) = 7 levels with one block or none left
+  // of each chain, not after the 9 levels of one chain of all 413 blocks.
+  std::vector<Model> cables;
+  for (int elements : {100, 1, 2, 7, 64, 63, 31, 100, 3, 32})
+    cables.push_back(damped_cable(elements, 1.0 + 0.01 * elements));
+  std::vector<const Model*> pointers;
+  for (const Model& c : cables) pointers.push_back(&c);
+  std::vector<CopyRange> ranges;
+  const BorderedSystem s = bordered_system(merge_models(pointers, ranges), 5);
+  REQUIRE(s.order.border_size() == 0);
+  REQUIRE(s.order.chain_ptr.size() == cables.size() + 1);
+  CHECK(cyclic_reduction_levels(s.order.chain_ptr) == 7);
+  const int size = static_cast<int>(s.A.rows());
+  for (BlockMethod method : {BlockMethod::CyclicReduction, BlockMethod::ChainElimination}) {
+    INFO((method == BlockMethod::CyclicReduction ? "cyclic reduction" : "chain elimination"));
+    auto solver = make_block_tridiagonal_solver(s.order.block_ptr, s.order.chain_ptr, method, false);
+    solver->analyze(size, static_cast<int>(s.A.nonZeros()), s.A.outerIndexPtr(), s.A.innerIndexPtr());
+    solver->factorize(s.A.valuePtr());
+    Eigen::VectorXd x(size);
+    solver->solve(s.rhs.data(), x.data());
+    CHECK(backward_error(s.A, x, s.rhs) < 1e-15);
+    CHECK(relative_difference(s.reference, x) < 1e-9);
+  }
+}
+
 TEST_CASE("Bordered solver: a singular Schur complement is reported as the border's", "[cuda-host]") {
   // A mechanism row with no entries: the border alone is singular, the blocks are not.
   const BorderedSystem s = bordered_system(cable_hanging_from_boom(8), 7);

@@ -40,7 +40,7 @@ namespace catenary {
 // caller orders the unknowns (newton_unknown_order).
 std::unique_ptr<CsrSolver> make_cusolver_qr_solver();
 // How the block-tridiagonal solver eliminates: block cyclic reduction (2 log2(N) dependent steps
-// over all N blocks, each step parallel over blocks: long chains), or block elimination along
+// for chains of up to N blocks, each step parallel over all blocks: long chains), or block elimination along
 // each chain, one thread per chain (depth: the longest chain; many short chains, as a sweep's).
 enum class BlockMethod { CyclicReduction, ChainElimination };
 // A block-tridiagonal matrix whose block k holds the unknowns block_ptr[k] .. block_ptr[k + 1] - 1
@@ -52,6 +52,9 @@ std::unique_ptr<CsrSolver> make_block_tridiagonal_solver(const std::vector<int>&
                                                           bool on_device, int right_hand_sides = 1);
 // The faster method on an H100 for chains of these lengths (chain_ptr as above), from measured costs.
 BlockMethod preferred_block_method(const std::vector<int>& chain_ptr);
+// The levels block cyclic reduction takes for these chains: ceil(log2) of the longest chain's
+// blocks (after them no two blocks left are of one chain).
+int cyclic_reduction_levels(const std::vector<int>& chain_ptr);
 // A matrix whose last `border` unknowns border a block-tridiagonal rest (the bordered order of
 // assembly/block_chain_ordering.hpp): the rest by `inner` (a block-tridiagonal solver of its
 // size), the border by its Schur complement (kernels/bordered_solver.cu). Each factorization
