@@ -66,66 +66,54 @@ CATENARY_HD bool level_blocks_of_size(const Blocks& b, const Level& level, int k
   return true;
 }
 
-// Factor the odd members' diagonal blocks and premultiply their couplings: L' = D^-1 L, U' = D^-1 U.
-// A 6 x 6 member between 6 x 6 neighbours (nearly all) works in registers: its D, pivots and
-// each coupling column are loaded together, not one dependent load per arithmetic step; in place
-// in memory (as other blocks still are) the first level of a 1,000,000-element chain took 33 ms
-// on an H100 and each of the last levels' few members 0.8 ms, one memory latency per step.
+// Factor the odd members' diagonal blocks, one thread per member; PremultiplyOdd then replaces
+// their couplings by L' = D^-1 L and U' = D^-1 U. A 6 x 6 block (nearly all) is factorized in
+// registers: loaded together, not one dependent load per arithmetic step (in place in memory, as
+// other blocks still are, the first level of a 1,000,000-element chain took 33 ms on an H100 and
+// each of the last levels' few members 0.8 ms, one memory latency per step).
 struct FactorOdd {
   Blocks b;
   Level level;
   int* singular;
   CATENARY_HD void operator()(int j) const {
-    const int k = 2 * j + 1, block = k * level.stride;
-    const bool has_right = k + 1 < level.count;
-    const bool factored = level_blocks_of_size(b, level, k, 1, kUnrolledBlock) ? factor_in_registers(block, has_right)
-                                                                               : factor_in_place(k, block, has_right);
-    if (!factored) *singular = block + 1;
-  }
-
-  CATENARY_HD bool factor_in_registers(int block, bool has_right) const {
-    constexpr int N = kUnrolledBlock;
-    const int ld = b.B;
+    const int block = (2 * j + 1) * level.stride, ld = b.B;
     double* D = b.at(b.D, block);
     int* piv = b.piv + block * ld;
-    double LU[N * N];
-    int p[N];
-    for (int i = 0; i < N; ++i)
-      for (int c = 0; c < N; ++c) LU[i * N + c] = D[i * ld + c];
-    if (!lu_factor<N>(LU, p, N, N)) return false;
-    for (int i = 0; i < N; ++i) {
-      piv[i] = p[i];
-      for (int c = 0; c < N; ++c) D[i * ld + c] = LU[i * N + c];
-    }
-    premultiply_in_registers(LU, p, b.at(b.L, block));
-    if (has_right) premultiply_in_registers(LU, p, b.at(b.U, block));
-    return true;
+    const bool factored = b.size[block] == kUnrolledBlock ? lu_factor_loaded<kUnrolledBlock>(D, piv, ld)
+                                                          : lu_factor(D, piv, b.size[block], ld);
+    if (!factored) *singular = block + 1;
   }
+};
 
-  // C = D^-1 C for a 6 x 6 coupling C, a column at a time.
-  CATENARY_HD void premultiply_in_registers(const double* LU, const int* p, double* C) const {
-    constexpr int N = kUnrolledBlock;
-    const int ld = b.B;
-    for (int c = 0; c < N; ++c) {
-      double x[N];
-      for (int i = 0; i < N; ++i) x[i] = C[i * ld + c];
-      lu_solve<N>(LU, p, x, N, N, 1);
-      for (int i = 0; i < N; ++i) C[i * ld + c] = x[i];
-    }
-  }
-
-  CATENARY_HD bool factor_in_place(int k, int block, bool has_right) const {
+// C = D^-1 C for the odd members' couplings, one thread per column (item t: member t / (2 B),
+// column t % (2 B) of L then of U): the member's threads read its LU at the same addresses. A
+// thread per member that did its LU and then the 12 columns' solves, in series, held about 90
+// doubles (spilling 1.2 kB, later 16 bytes; ptxas sm_90), and each level of the factorization
+// cost about 80 us on an H100 however few its members (tenth session; this split is not measured
+// on a device yet).
+struct PremultiplyOdd {
+  Blocks b;
+  Level level;
+  CATENARY_HD void operator()(int t) const {
+    const int width = 2 * b.B, k = 2 * (t / width) + 1, c = t % width, block = k * level.stride;
+    const bool right = c >= b.B;
+    const int column = right ? c - b.B : c;
+    if (right && k + 1 >= level.count) return;
+    if (column >= b.size[(right ? k + 1 : k - 1) * level.stride]) return;
     const int ld = b.B, n = b.size[block];
-    double* LU = b.at(b.D, block);
-    int* piv = b.piv + block * ld;
-    if (!lu_factor(LU, piv, n, ld)) return false;
-    const int left = b.size[(k - 1) * level.stride];
-    for (int c = 0; c < left; ++c) lu_solve(LU, piv, b.at(b.L, block) + c, n, ld, ld);
-    if (has_right) {
-      const int right = b.size[(k + 1) * level.stride];
-      for (int c = 0; c < right; ++c) lu_solve(LU, piv, b.at(b.U, block) + c, n, ld, ld);
-    }
-    return true;
+    double* C = b.at(right ? b.U : b.L, block) + column;
+    n == kUnrolledBlock ? solve_column<kUnrolledBlock>(block, C)
+                        : lu_solve(b.at(b.D, block), b.piv + block * ld, C, n, ld, ld);
+  }
+
+  // The column in registers (its loads issued together), solved with the LU read in place.
+  template <int N>
+  CATENARY_HD void solve_column(int block, double* C) const {
+    const int ld = b.B;
+    double x[N];
+    for (int i = 0; i < N; ++i) x[i] = C[i * ld];
+    lu_solve<N>(b.at(b.D, block), b.piv + block * ld, x, N, ld, 1);
+    for (int i = 0; i < N; ++i) C[i * ld] = x[i];
   }
 };
 
@@ -420,6 +408,7 @@ class BlockTridiagonalSolver : public CsrSolver {
     } else {
       for (const Level& level : levels_) {
         thrust::for_each(policy, first, first + level.count / 2, FactorOdd{b, level, raw<int>(singular_)});
+        thrust::for_each(policy, first, first + level.count / 2 * 2 * B_, PremultiplyOdd{b, level});
         thrust::for_each(policy, first, first + (level.count + 1) / 2 * B_, UpdateEven{b, level});
       }
       thrust::for_each(policy, first, first + left_.count, FactorLeft{b, left_.stride, raw<int>(singular_)});

@@ -42,34 +42,64 @@ CATENARY_HD void swap_rows(double* A, int k, int p, int n, int ld) {
   }
 }
 
+// Step k of lu_factor: column k's pivot, the swap, the elimination below it; false at a zero pivot.
+template <int N>
+CATENARY_HD bool lu_step(double* A, int* piv, int k, int n, int ld) {
+  int p = k;
+  double largest = fabs(A[k * ld + k]);
+  for (int i = k + 1; i < n; ++i)
+    if (fabs(A[i * ld + k]) > largest) largest = fabs(A[i * ld + k]), p = i;
+  piv[k] = p;
+  if (largest == 0.0) return false;
+  swap_rows<N>(A, k, p, n, ld);
+  for (int i = k + 1; i < n; ++i) {
+    const double l = A[i * ld + k] / A[k * ld + k];
+    A[i * ld + k] = l;
+    for (int j = k + 1; j < n; ++j) A[i * ld + j] -= l * A[k * ld + j];
+  }
+  return true;
+}
+
 // In-place LU with partial pivoting of the n x n block A (whole rows swapped, as LAPACK's getrf);
-// false at a zero pivot.
-template <int N = 0>
+// false at a zero pivot. Unrolled (device code, N > 0), every index of the block is known at
+// compile time, which keeps a block a thread holds in registers there (lu_factor_loaded), but
+// made FactorChain, which factorizes in memory, spill 224 / 468 bytes instead of 68 / 168
+// (ptxas sm_90): so the steps' loop unrolls only where asked.
+template <int N = 0, bool Unrolled = false>
 CATENARY_HD bool lu_factor(double* A, int* piv, int n_, int ld) {
   const int n = N > 0 ? N : n_;
-  for (int k = 0; k < n; ++k) {
-    int p = k;
-    double largest = fabs(A[k * ld + k]);
-    for (int i = k + 1; i < n; ++i)
-      if (fabs(A[i * ld + k]) > largest) largest = fabs(A[i * ld + k]), p = i;
-    piv[k] = p;
-    if (largest == 0.0) return false;
-    swap_rows<N>(A, k, p, n, ld);
-    for (int i = k + 1; i < n; ++i) {
-      const double l = A[i * ld + k] / A[k * ld + k];
-      A[i * ld + k] = l;
-      for (int j = k + 1; j < n; ++j) A[i * ld + j] -= l * A[k * ld + j];
-    }
+  if constexpr (Unrolled) {
+    CATENARY_UNROLL
+    for (int k = 0; k < n; ++k)
+      if (!lu_step<N>(A, piv, k, n, ld)) return false;
+  } else {
+    for (int k = 0; k < n; ++k)
+      if (!lu_step<N>(A, piv, k, n, ld)) return false;
+  }
+  return true;
+}
+
+// lu_factor of an N x N block of leading dimension ld, loaded into a local array and stored back:
+// in device code the array stays in registers and the block's loads issue together.
+template <int N>
+CATENARY_HD bool lu_factor_loaded(double* A, int* piv, int ld) {
+  double LU[N * N];
+  int p[N];
+  for (int i = 0; i < N; ++i)
+    for (int c = 0; c < N; ++c) LU[i * N + c] = A[i * ld + c];
+  if (!lu_factor<N, true>(LU, p, N, N)) return false;
+  for (int i = 0; i < N; ++i) {
+    piv[i] = p[i];
+    for (int c = 0; c < N; ++c) A[i * ld + c] = LU[i * N + c];
   }
   return true;
 }
 
 // x = A^-1 x with the LU of A; x holds n values `stride` apart (a vector, or a block's column).
 // Its loops and swap_rows' unroll in device code (CATENARY_UNROLL): left rolled by nvcc, the
-// pivot loop indexed a thread's column by a run-time counter, moving it (and the LU FactorOdd
-// holds) to local memory: FactorOdd spilled 1,212 / 1,408 bytes, after 4 / 12 (ptxas sm_90).
-// lu_factor's loops are left to the compiler: unrolled, they kept FactorOdd's LU in registers
-// but made FactorChain, which factorizes in memory, spill 224 / 468 bytes instead of 68 / 168.
+// pivot loop indexed a thread's column by a run-time counter, moving it to local memory: FactorOdd
+// (which then also solved its couplings' columns) spilled 1,212 / 1,408 bytes, after 4 / 12
+// (ptxas sm_90).
 template <int N = 0>
 CATENARY_HD void lu_solve(const double* __restrict__ LU, const int* __restrict__ piv, double* __restrict__ x, int n_,
                           int ld, int stride) {
