@@ -14,7 +14,8 @@ import statistics
 import sys
 from collections import OrderedDict
 
-LEVEL_KERNELS = ("FactorOdd", "UpdateEven", "FactorTop", "SolveOdd", "ReduceEven", "BackSubstituteOdd", "SolveTop")
+LEVEL_KERNELS = ("FactorOdd", "PremultiplyOdd", "UpdateEven", "FactorLeft", "SolveOdd", "ReduceEven", "BackSubstituteOdd",
+                 "SolveLeft")
 TO_US = {"nsecond": 1e-3, "ns": 1e-3, "usecond": 1.0, "us": 1.0, "msecond": 1e3, "ms": 1e3, "second": 1e6, "s": 1e6}
 
 
