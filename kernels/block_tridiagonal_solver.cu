@@ -66,22 +66,37 @@ CATENARY_HD bool level_blocks_of_size(const Blocks& b, const Level& level, int k
   return true;
 }
 
+// Factorizes block `block`'s D in place, false at a zero pivot. A 6 x 6 block (nearly all) is
+// loaded into registers: its loads issue together, not one dependent load per arithmetic step (in
+// place in memory, the first level of a 1,000,000-element chain took 33 ms on an H100 and each of
+// the last levels' few members 0.8 ms, one memory latency per step).
+CATENARY_HD bool factor_block(const Blocks& b, int block) {
+  double* D = b.at(b.D, block);
+  int* piv = b.piv + block * b.B;
+  return b.size[block] == kUnrolledBlock ? lu_factor_loaded<kUnrolledBlock>(D, piv, b.B)
+                                         : lu_factor(D, piv, b.size[block], b.B);
+}
+
+// x = D^-1 x with block `block`'s LU, x's values `stride` apart (a vector block, or a column of a
+// coupling); a 6 x 6 block's in registers.
+CATENARY_HD void solve_with_block(const Blocks& b, int block, double* x, int stride) {
+  const double* LU = b.at(b.D, block);
+  const int* piv = b.piv + block * b.B;
+  if (b.size[block] == kUnrolledBlock)
+    lu_solve_loaded<kUnrolledBlock>(LU, piv, x, b.B, stride);
+  else
+    lu_solve(LU, piv, x, b.size[block], b.B, stride);
+}
+
 // Factor the odd members' diagonal blocks, one thread per member; PremultiplyOdd then replaces
-// their couplings by L' = D^-1 L and U' = D^-1 U. A 6 x 6 block (nearly all) is factorized in
-// registers: loaded together, not one dependent load per arithmetic step (in place in memory, as
-// other blocks still are, the first level of a 1,000,000-element chain took 33 ms on an H100 and
-// each of the last levels' few members 0.8 ms, one memory latency per step).
+// their couplings by L' = D^-1 L and U' = D^-1 U.
 struct FactorOdd {
   Blocks b;
   Level level;
   int* singular;
   CATENARY_HD void operator()(int j) const {
-    const int block = (2 * j + 1) * level.stride, ld = b.B;
-    double* D = b.at(b.D, block);
-    int* piv = b.piv + block * ld;
-    const bool factored = b.size[block] == kUnrolledBlock ? lu_factor_loaded<kUnrolledBlock>(D, piv, ld)
-                                                          : lu_factor(D, piv, b.size[block], ld);
-    if (!factored) *singular = block + 1;
+    const int block = (2 * j + 1) * level.stride;
+    if (!factor_block(b, block)) *singular = block + 1;
   }
 };
 
@@ -100,20 +115,7 @@ struct PremultiplyOdd {
     const int column = right ? c - b.B : c;
     if (right && k + 1 >= level.count) return;
     if (column >= b.size[(right ? k + 1 : k - 1) * level.stride]) return;
-    const int ld = b.B, n = b.size[block];
-    double* C = b.at(right ? b.U : b.L, block) + column;
-    n == kUnrolledBlock ? solve_column<kUnrolledBlock>(block, C)
-                        : lu_solve(b.at(b.D, block), b.piv + block * ld, C, n, ld, ld);
-  }
-
-  // The column in registers (its loads issued together), solved with the LU read in place.
-  template <int N>
-  CATENARY_HD void solve_column(int block, double* C) const {
-    const int ld = b.B;
-    double x[N];
-    for (int i = 0; i < N; ++i) x[i] = C[i * ld];
-    lu_solve<N>(b.at(b.D, block), b.piv + block * ld, x, N, ld, 1);
-    for (int i = 0; i < N; ++i) C[i * ld] = x[i];
+    solve_with_block(b, block, b.at(right ? b.U : b.L, block) + column, b.B);
   }
 };
 
@@ -276,7 +278,7 @@ struct FactorLeft {
   int* singular;
   CATENARY_HD void operator()(int k) const {
     const int block = k * stride;
-    if (!lu_factor(b.at(b.D, block), b.piv + block * b.B, b.size[block], b.B)) *singular = block + 1;
+    if (!factor_block(b, block)) *singular = block + 1;
   }
 };
 
@@ -290,7 +292,7 @@ struct SolveLeft {
   CATENARY_HD void operator()(int k) const {
     const int block = k * stride, ld = b.B;
     for (int i = 0; i < b.size[block]; ++i) x[block * ld + i] = r[block * ld + i];
-    lu_solve(b.at(b.D, block), b.piv + block * ld, x + block * ld, b.size[block], ld, 1);
+    solve_with_block(b, block, x + block * ld, 1);
   }
 };
 

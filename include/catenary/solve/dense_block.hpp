@@ -119,6 +119,17 @@ CATENARY_HD void lu_solve(const double* __restrict__ LU, const int* __restrict__
   }
 }
 
+// lu_solve of an N x N system for x's N values `stride` apart, loaded into a local array and
+// stored back: in device code x stays in registers and its loads issue together.
+template <int N>
+CATENARY_HD void lu_solve_loaded(const double* __restrict__ LU, const int* __restrict__ piv, double* __restrict__ x,
+                                 int ld, int stride) {
+  double v[N];
+  for (int i = 0; i < N; ++i) v[i] = x[i * stride];
+  lu_solve<N>(LU, piv, v, N, ld, 1);
+  for (int i = 0; i < N; ++i) x[i * stride] = v[i];
+}
+
 // C += s A B for row-major blocks of leading dimension ld: A is rows x inner, B inner x cols.
 template <int N = 0>
 CATENARY_HD void add_product(double s, const double* __restrict__ A, const double* __restrict__ B,
