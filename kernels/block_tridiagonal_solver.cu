@@ -423,17 +423,38 @@ class BlockTridiagonalSolver : public CsrSolver {
 
   void solve(const double* rhs, double* x) override { solve_many(rhs, x, 1, size_); }
 
+  // Cyclic reduction keeps block 0 to the end (member 0 of every level is even): its factorized D
+  // is T's Schur complement onto it. A right-hand side with entries only in block 0 leaves the
+  // forward sweep with nothing to do (every other block's r stays zero), so block 0's entries of
+  // the solution are one small solve: a border coupled to a cable's first node (a crane's boom)
+  // needs no sweeps over the chain at its factorization.
+  int leading_block_solved_last() const override {
+    return method_ == BlockMethod::CyclicReduction ? layout_.size[0] : 0;
+  }
+
+  void solve_leading_block_many(const double* rhs, double* x, int count, int stride) override {
+    if (method_ != BlockMethod::CyclicReduction) return solve_many(rhs, x, count, stride);
+    const auto policy = Space::policy();
+    const thrust::counting_iterator<int> first(0);
+    const long padded = static_cast<long>(blocks_) * B_;
+    const int lead = layout_.size[0];
+    grow_vectors(count);
+    thrust::for_each(policy, first, first + lead,
+                     ScatterEach{raw<int>(rhs_index_), rhs, raw<double>(r_), count, stride, padded, false});
+    const Blocks b = blocks();
+    const SolveLeft step{b, left_.stride, raw<double>(r_), raw<double>(x_)};
+    thrust::for_each(policy, first, first + count, EachRightHandSide<SolveLeft>{step, count, padded});
+    thrust::for_each(policy, first, first + lead,
+                     ScatterEach{raw<int>(rhs_index_), raw<double>(x_), x, count, padded, stride, true});
+  }
+
   // The right-hand sides in one pass: each step is one launch for all of them, so a block's
   // factors are read once per pass instead of once per right-hand side.
   void solve_many(const double* rhs, double* x, int count, int stride) override {
     const auto policy = Space::policy();
     const thrust::counting_iterator<int> first(0);
     const long padded = static_cast<long>(blocks_) * B_;
-    if (r_.size() < static_cast<size_t>(count * padded)) {
-      r_.resize(count * padded);
-      x_.resize(count * padded);
-      if (method_ == BlockMethod::CyclicReduction) y_.resize(count * padded);
-    }
+    grow_vectors(count);
     thrust::fill(policy, r_.begin(), r_.begin() + count * padded, 0.0);
     thrust::for_each(policy, first, first + size_,
                      ScatterEach{raw<int>(rhs_index_), rhs, raw<double>(r_), count, stride, padded, false});
@@ -464,6 +485,15 @@ class BlockTridiagonalSolver : public CsrSolver {
   }
 
  private:
+  // Room in the padded vectors for `count` right-hand sides.
+  void grow_vectors(int count) {
+    const size_t needed = static_cast<size_t>(count) * blocks_ * B_;
+    if (r_.size() >= needed) return;
+    r_.resize(needed);
+    x_.resize(needed);
+    if (method_ == BlockMethod::CyclicReduction) y_.resize(needed);
+  }
+
   Blocks blocks() {
     const size_t per_array = layout_.slots();
     double* base = raw<double>(blocks_data_);

@@ -8,7 +8,8 @@
 //   factorize: T = its factorization; w_l = T^-1 x_l for split_border's right-hand sides (B's
 //              columns with entries, or the unit vectors of B's rows with entries, whichever are
 //              fewer; solve/border_split.hpp), kBorderRightHandSides per pass of the inner solver
-//              (solve_many: its factors read once per pass); C w_l on the device, then
+//              (solve_many: its factors read once per pass; or only the inner solver's last
+//              block's solve, where the x_l and C touch nothing else); C w_l on the device, then
 //              S = E - sum_l (C w_l) y_l^T and its LU on the host (m x m, partial pivoting; a zero
 //              pivot is singular).
 //   solve:     y = T^-1 r_T;  x_b = S^-1 (r_b - C y);  x_T = T^-1 (r_T - B x_b).
@@ -101,6 +102,11 @@ class BorderedSolver : public CsrSolver {
     w_ = Doubles(column_.size(), 0.0);
     border_ = Doubles(m_, 0.0);
     inner_->analyze(p_, static_cast<int>(t.col.size()), raw<int>(t_ptr_), raw<int>(t_col_));
+    const int lead = inner_->leading_block_solved_last();
+    const auto in_lead = [lead](const std::vector<int>& indices) {
+      return std::all_of(indices.begin(), indices.end(), [lead](int i) { return i < lead; });
+    };
+    leading_block_only_ = lead > 0 && in_lead(split_.rhs_row) && in_lead(c.col);
     split_.t = CsrPart();  // uploaded: the host copy is not needed again
   }
 
@@ -135,7 +141,10 @@ class BorderedSolver : public CsrSolver {
                          ScatterRightHandSide{raw<int>(rhs_row_), raw<int>(rhs_entry_), raw<double>(b_values_),
                                               raw<double>(column_) + static_cast<size_t>(k) * p_});
       }
-      inner_->solve_many(raw<double>(column_), raw<double>(w_), count, p_);
+      if (leading_block_only_)
+        inner_->solve_leading_block_many(raw<double>(column_), raw<double>(w_), count, p_);
+      else
+        inner_->solve_many(raw<double>(column_), raw<double>(w_), count, p_);
       thrust::for_each(policy, first, first + count * m_,
                        ProductsWithC{raw<int>(c_ptr_), raw<int>(c_col_), raw<double>(c_values_), raw<double>(w_), m_,
                                      p_, raw<double>(cw_) + static_cast<size_t>(first_rhs) * m_});
@@ -178,6 +187,10 @@ class BorderedSolver : public CsrSolver {
 
   std::unique_ptr<CsrSolver> inner_;
   int m_, p_ = 0;
+  // The factorization's right-hand sides and C's columns all lie in the block the inner solver
+  // eliminates last (a crane's boom on the cable's first node, under cyclic reduction): C T^-1 x_l
+  // then needs that block's solve alone, no sweeps over the chain.
+  bool leading_block_only_ = false;
   BorderSplit split_;  // host: the parts (without T's, uploaded) and the factorization's right-hand sides
   Ints t_ptr_, t_col_, t_slot_, b_ptr_, b_col_, b_slot_;  // T and B by rows; slot: A's value
   Ints c_ptr_, c_col_, c_slot_, rhs_row_, rhs_entry_, e_index_, e_slot_;

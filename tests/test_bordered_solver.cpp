@@ -183,6 +183,27 @@ TEST_CASE("Block-tridiagonal solver: a batch of chains of different lengths, aga
   }
 }
 
+TEST_CASE("Block-tridiagonal solver: right-hand sides in the first block, that block's solution alone", "[cuda-host]") {
+  // Cyclic reduction eliminates block 0 last, so its solution for right-hand sides with entries
+  // there alone is its factorized block's solve: the same numbers as the whole solve's.
+  const BorderedSystem s = bordered_system(stiffness_sweep_batch(3, 40), 12);
+  const int size = static_cast<int>(s.A.rows()), lead = s.order.block_ptr[1], count = 3;
+  REQUIRE(lead == 9);  // the pinned node: 6 coordinates and 3 constraint rows
+  Eigen::MatrixXd rhs = Eigen::MatrixXd::Zero(size, count);
+  rhs.topRows(lead) = Eigen::MatrixXd::Random(lead, count);
+  for (BlockMethod method : {BlockMethod::CyclicReduction, BlockMethod::ChainElimination}) {
+    auto solver = make_block_tridiagonal_solver(s.order.block_ptr, s.order.chain_ptr, method, false);
+    solver->analyze(size, static_cast<int>(s.A.nonZeros()), s.A.outerIndexPtr(), s.A.innerIndexPtr());
+    solver->factorize(s.A.valuePtr());
+    CHECK(solver->leading_block_solved_last() == (method == BlockMethod::CyclicReduction ? lead : 0));
+    Eigen::MatrixXd whole(size, count), leading = Eigen::MatrixXd::Zero(size, count);
+    solver->solve_many(rhs.data(), whole.data(), count, size);
+    solver->solve_leading_block_many(rhs.data(), leading.data(), count, size);
+    CHECK(leading.topRows(lead) == whole.topRows(lead));
+    CHECK(backward_error(s.A, whole.col(0), rhs.col(0)) < 1e-15);
+  }
+}
+
 TEST_CASE("Bordered solver: a singular Schur complement is reported as the border's", "[cuda-host]") {
   // A mechanism row with no entries: the border alone is singular, the blocks are not.
   const BorderedSystem s = bordered_system(cable_hanging_from_boom(8), 7);

@@ -25,6 +25,14 @@ class CsrSolver {
   }
   // Iterations of all solves so far (iterative solvers; a direct solver has none).
   virtual long iterations() const { return 0; }
+  // How many leading unknowns form the block a factorization eliminates last (0: none such). For a
+  // right-hand side with entries only there, the solution's entries there are that block's
+  // (factorized, fully updated) system solved alone: solve_leading_block_many, which forms only
+  // those entries of x (after analyze).
+  virtual int leading_block_solved_last() const { return 0; }
+  virtual void solve_leading_block_many(const double* rhs, double* x, int count, int stride) {
+    solve_many(rhs, x, count, stride);
+  }
 };
 
 // UMFPACK on host CSR arrays: stands in for cuSOLVER when the CUDA backend's code runs on the host.
