@@ -7,9 +7,11 @@
 //
 // Each block is worked on at its own size and stored as its own rows, B wide (B: the largest
 // block; solve/block_layout.hpp), so a pinned end's constraint rows make one block 9 x 9 without
-// widening the 6 x 6 others: D_k (diagonal), L_k (coupling to block k - 1), U_k (to k + 1). Level l works on the chain
-// of blocks k 2^l. Its odd members are eliminated in parallel (one thread per block): each factorizes its D and
-// replaces its couplings by L'_k = D_k^-1 L_k and U'_k = D_k^-1 U_k; then each even member folds in its odd neighbours:
+// widening the 6 x 6 others: D_k (diagonal), L_k (coupling to block k - 1), U_k (to k + 1).
+// Level l works on the chain of blocks k 2^l. Its odd members are eliminated in parallel: each
+// factorizes its D (FactorOdd) and replaces its couplings by L'_k = D_k^-1 L_k and
+// U'_k = D_k^-1 U_k (PremultiplyOdd, a column per thread); then each even member folds in its odd
+// neighbours (UpdateEven, a row per thread):
 //   D_k -= L_k U'_{k-1} + U_k L'_{k+1},   L_k = -L_k L'_{k-1},   U_k = -U_k U'_{k+1},
 // until no two members left are of one chain (2^l at least the longest chain's length: one block
 // for a single chain), and each is factorized alone: ceil(log2(longest chain)) levels of
@@ -423,17 +425,15 @@ class BlockTridiagonalSolver : public CsrSolver {
 
   void solve(const double* rhs, double* x) override { solve_many(rhs, x, 1, size_); }
 
-  // Cyclic reduction keeps block 0 to the end (member 0 of every level is even): its factorized D
-  // is T's Schur complement onto it. A right-hand side with entries only in block 0 leaves the
-  // forward sweep with nothing to do (every other block's r stays zero), so block 0's entries of
-  // the solution are one small solve: a border coupled to a cable's first node (a crane's boom)
-  // needs no sweeps over the chain at its factorization.
-  int leading_block_solved_last() const override {
-    return method_ == BlockMethod::CyclicReduction ? layout_.size[0] : 0;
-  }
+  // Both methods eliminate block 0 last (cyclic reduction: member 0 of every level is even;
+  // chain elimination: from each chain's end down), so its factorized D is T's Schur complement
+  // onto it. A right-hand side with entries only in block 0 leaves the forward sweep with nothing
+  // to do (every other block's r stays zero), so block 0's entries of the solution are one small
+  // solve: a border coupled to a cable's first node (a crane's boom) needs no sweeps over the
+  // chain at its factorization.
+  int leading_block_solved_last() const override { return layout_.size[0]; }
 
   void solve_leading_block_many(const double* rhs, double* x, int count, int stride) override {
-    if (method_ != BlockMethod::CyclicReduction) return solve_many(rhs, x, count, stride);
     const auto policy = Space::policy();
     const thrust::counting_iterator<int> first(0);
     const long padded = static_cast<long>(blocks_) * B_;
@@ -442,7 +442,7 @@ class BlockTridiagonalSolver : public CsrSolver {
     thrust::for_each(policy, first, first + lead,
                      ScatterEach{raw<int>(rhs_index_), rhs, raw<double>(r_), count, stride, padded, false});
     const Blocks b = blocks();
-    const SolveLeft step{b, left_.stride, raw<double>(r_), raw<double>(x_)};
+    const SolveLeft step{b, 1, raw<double>(r_), raw<double>(x_)};  // its member 0: block 0
     thrust::for_each(policy, first, first + count, EachRightHandSide<SolveLeft>{step, count, padded});
     thrust::for_each(policy, first, first + lead,
                      ScatterEach{raw<int>(rhs_index_), raw<double>(x_), x, count, padded, stride, true});

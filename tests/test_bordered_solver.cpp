@@ -184,8 +184,8 @@ TEST_CASE("Block-tridiagonal solver: a batch of chains of different lengths, aga
 }
 
 TEST_CASE("Block-tridiagonal solver: right-hand sides in the first block, that block's solution alone", "[cuda-host]") {
-  // Cyclic reduction eliminates block 0 last, so its solution for right-hand sides with entries
-  // there alone is its factorized block's solve: the same numbers as the whole solve's.
+  // Both methods eliminate block 0 last, so its solution for right-hand sides with entries there
+  // alone is its factorized block's solve: the same numbers as the whole solve's.
   const BorderedSystem s = bordered_system(stiffness_sweep_batch(3, 40), 12);
   const int size = static_cast<int>(s.A.rows()), lead = s.order.block_ptr[1], count = 3;
   REQUIRE(lead == 9);  // the pinned node: 6 coordinates and 3 constraint rows
@@ -195,7 +195,7 @@ TEST_CASE("Block-tridiagonal solver: right-hand sides in the first block, that b
     auto solver = make_block_tridiagonal_solver(s.order.block_ptr, s.order.chain_ptr, method, false);
     solver->analyze(size, static_cast<int>(s.A.nonZeros()), s.A.outerIndexPtr(), s.A.innerIndexPtr());
     solver->factorize(s.A.valuePtr());
-    CHECK(solver->leading_block_solved_last() == (method == BlockMethod::CyclicReduction ? lead : 0));
+    CHECK(solver->leading_block_solved_last() == lead);
     Eigen::MatrixXd whole(size, count), leading = Eigen::MatrixXd::Zero(size, count);
     solver->solve_many(rhs.data(), whole.data(), count, size);
     solver->solve_leading_block_many(rhs.data(), leading.data(), count, size);

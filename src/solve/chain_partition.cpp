@@ -155,18 +155,19 @@ double* ChainPartition::cleared_part_block(int p, int which) {
   return block;
 }
 
+bool ChainPartition::first_block_eliminated_last() const {
+  return std::any_of(parts_.begin(), parts_.end(), [](const Part& p) { return p.kind == Kind::Whole && p.first == 0; });
+}
+
 void ChainPartition::factorize_part(const Blocks& b, int p) {
   const Part& part = parts_[p];
-  if (part.kind == Kind::Whole) {
-    const int range[2] = {part.first, part.last};
-    FactorChain{b, range, &singular_[p]}(0);
-    return;
-  }
-  const int singular = part.kind == Kind::Tail ? eliminate_tail(b, part) : eliminate_towards_after(b, part);
+  const bool downwards = part.kind == Kind::Whole || part.kind == Kind::Tail;
+  const int singular = downwards ? eliminate_downwards(b, part) : eliminate_towards_after(b, part);
   if (singular >= 0) {
     singular_[p] = singular + 1;
     return;
   }
+  if (part.kind == Kind::Whole) return;
   const int ld = b.B, f = part.first, l = part.last;
   if (part.kind == Kind::Tail) {  // -U_before L'_first
     const int a = part.before;
@@ -184,12 +185,14 @@ void ChainPartition::factorize_part(const Blocks& b, int p) {
   }
 }
 
-int ChainPartition::eliminate_tail(const Blocks& b, const Part& part) const {
-  // From the chain's end towards `before`: behind = U, ahead = L.
+int ChainPartition::eliminate_downwards(const Blocks& b, const Part& part) const {
+  // From the chain's end towards `before` (a tail) or the chain's first block (a whole chain, as
+  // FactorChain does on the device): behind = U, ahead = L.
   const int f = part.first, l = part.last;
+  const bool tail = part.kind == Kind::Tail;
   for (int k = l - 1; k >= f; --k) {
     if (k - kPrefetchAhead >= f) prefetch_slot(b, k - kPrefetchAhead, b.D, b.L, b.U);
-    if (!eliminate<false>(b, k, k + 1 < l, true, unrolled(b, part, k))) return k;
+    if (!eliminate<false>(b, k, k + 1 < l, tail || k > f, unrolled(b, part, k))) return k;
   }
   return -1;
 }
@@ -289,13 +292,12 @@ void ChainPartition::forward_part(const Blocks& b, int p, const double* r, doubl
   const Part& part = parts_[p];
   const int f = part.first, l = part.last, ld = b.B;
   auto unrolled = [&](int k) { return this->unrolled(b, part, k); };
-  if (part.kind == Kind::Whole) {
-    const int range[2] = {f, l};
-    SolveChain{b, range, r, x}(0);
-    return;
-  }
-  if (part.kind == Kind::Tail) {
+  if (part.kind == Kind::Whole || part.kind == Kind::Tail) {
     for (int k = l - 1; k >= f; --k) forward<false>(b, r, x, k, k + 1 < l, unrolled(k));
+    if (part.kind == Kind::Whole) {  // needs no separator: its back substitution follows at once
+      for (int k = f + 1; k < l; ++k) backward<false>(b, x, k, unrolled(k));
+      return;
+    }
     double* term = part_vector(p, 0);  // -U_before y_first
     std::fill(term, term + B_, 0.0);
     add_product_vector<0>(-1.0, b.at(b.U, part.before), x + f * ld, term, b.size[part.before], b.size[f], ld);
@@ -348,7 +350,7 @@ void ChainPartition::backward_part(const Blocks& b, int p, double* x) const {
   const int f = part.first, l = part.last, ld = b.B;
   auto unrolled = [&](int k) { return this->unrolled(b, part, k); };
   switch (part.kind) {
-    case Kind::Whole:
+    case Kind::Whole:  // done by forward_part
       return;
     case Kind::Tail:
       for (int k = f; k < l; ++k) backward<false>(b, x, k, unrolled(k));

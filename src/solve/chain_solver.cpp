@@ -45,6 +45,11 @@ ChainSolver::ChainSolver(const BlockChainOrdering& order, const Eigen::SparseMat
     t_slot = std::move(split_.t.slot);
     split_.t = CsrPart();  // T's entries go to the blocks by the scatter
     border_x_.resize(border_);
+    const auto in_first_block = [&](const std::vector<int>& indices) {
+      return std::all_of(indices.begin(), indices.end(), [&](int i) { return i < layout_.size[0]; });
+    };
+    leading_block_only_ =
+        partition_.first_block_eliminated_last() && in_first_block(split_.rhs_row) && in_first_block(split_.c.col);
   }
   scatter_ = block_scatter(layout_, order.chain_ptr, entry_row, entry_col);
   if (border_ > 0) {  // the scatter per entry of A: the border's entries go nowhere
@@ -84,7 +89,8 @@ void ChainSolver::factorize(const Eigen::SparseMatrix<double>& A) {
 }
 
 // S = E - C T^-1 B from split_border's right-hand sides x_l (B's columns, or the unit vectors of
-// its rows): C T^-1 x_l, one chain solve each.
+// its rows): C T^-1 x_l, one chain solve each, or one solve with block 0's factorization where
+// it is eliminated last and the x_l and C touch nothing else.
 void ChainSolver::factorize_border(const double* values) {
   const BorderSplit& s = split_;
   const int m = border_;
@@ -97,11 +103,17 @@ void ChainSolver::factorize_border(const double* values) {
   std::vector<double> e(static_cast<size_t>(m) * m, 0.0), cw(static_cast<size_t>(m) * s.right_hand_sides());
   for (size_t k = 0; k < s.e_index.size(); ++k) e[s.e_index[k]] = values[s.e_slot[k]];
   const Blocks b = blocks();
+  const int lead = layout_.size[0];
   for (int l = 0; l < s.right_hand_sides(); ++l) {
-    std::fill(padded_rhs_.begin(), padded_rhs_.end(), 0.0);
+    std::fill(padded_rhs_.begin(), leading_block_only_ ? padded_rhs_.begin() + lead : padded_rhs_.end(), 0.0);
     for (int k = s.rhs_ptr[l]; k < s.rhs_ptr[l + 1]; ++k)
       padded_rhs_[layout_.vector_index[s.rhs_row[k]]] = border_value(b_values_.data(), s.rhs_entry[k]);
-    partition_.solve(b, padded_rhs_.data(), padded_x_.data());
+    if (leading_block_only_) {  // block 0's entries of T^-1 x_l, all that C reads
+      std::copy(padded_rhs_.begin(), padded_rhs_.begin() + lead, padded_x_.begin());
+      lu_solve(b.at(b.D, 0), b.piv, padded_x_.data(), lead, b.B, 1);
+    } else {
+      partition_.solve(b, padded_rhs_.data(), padded_x_.data());
+    }
     for (int i = 0; i < m; ++i) {
       double sum = 0.0;
       for (int k = s.c.row_ptr[i]; k < s.c.row_ptr[i + 1]; ++k)

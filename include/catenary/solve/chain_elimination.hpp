@@ -2,15 +2,20 @@
 // Block elimination along each chain (the block Thomas algorithm), one thread per chain: the
 // block-tridiagonal solver's method for many short chains that do not couple, such as a sweep's
 // copies (and, on the CPU, the steps of the parts of a long chain that threads share:
-// solve/chain_partition.hpp). Where cyclic reduction needs 2 log2(N) dependent launches over all
-// N blocks, this is one launch whose depth is the longest chain; a batch of 10,000 copies of a
-// 100-element cable thus runs 10,000 independent threads of 101 block steps each.
+// solve/chain_partition.hpp). Where cyclic reduction needs 2 log2(N) dependent launches for
+// chains of up to N blocks, this is one launch whose depth is the longest chain; a batch of
+// 10,000 copies of a 100-element cable thus runs 10,000 independent threads of 101 block steps.
 //
-// Chain c holds blocks first .. last - 1 (first = chain_ptr[c], last = chain_ptr[c + 1]).
-// Factorization, block by block (L_k stays as assembled, U_k is replaced by U'_k):
-//   D_k -= L_k U'_{k-1} (k > first),   D_k = its LU (partial pivoting inside the block),
-//   U'_k = D_k^-1 U_k (k < last - 1).
-// Solve: forward y_k = D_k^-1 (r_k - L_k y_{k-1}), backward x_k = y_k - U'_k x_{k+1}.
+// Chain c holds blocks first .. last - 1 (first = chain_ptr[c], last = chain_ptr[c + 1]). The
+// elimination runs from the chain's last block down to its first, so that the first block is
+// eliminated last: its factorized D is then the chain's Schur complement onto it, and a border
+// coupled to that block alone (a crane's boom on a cable's first node) needs no sweep over the
+// chain at a factorization (CsrSolver::leading_block_solved_last). Block by block (U_k stays as
+// assembled, L_k is replaced by L'_k):
+//   D_k -= U_k L'_{k+1} (k < last - 1),   D_k = its LU (partial pivoting inside the block),
+//   L'_k = D_k^-1 L_k (k > first).
+// Solve: forward y_k = D_k^-1 (r_k - U_k y_{k+1}) from the last block, backward
+// x_k = y_k - L'_k x_{k-1} from the first.
 // Pivoting stays inside each block, as in cyclic reduction: the diagonal blocks carry the
 // constraint rows of their node, whose zero diagonal the in-block pivoting handles.
 #include "catenary/solve/block_layout.hpp"
@@ -75,17 +80,17 @@ CATENARY_HD bool blocks_of_size(const Blocks& b, int k, int first, int last, int
   return b.size[k] == N && (k == first || b.size[k - 1] == N) && (k + 1 == last || b.size[k + 1] == N);
 }
 
-// The block Thomas algorithm on chain c, towards higher blocks.
+// The block Thomas algorithm on chain c, towards lower blocks (see the top).
 struct FactorChain {
   Blocks b;
   const int* chain_ptr;
   int* singular;  // set to a singular block + 1
   CATENARY_HD void operator()(int c) const {
     const int first = chain_ptr[c], last = chain_ptr[c + 1];
-    for (int k = first; k < last; ++k) {
+    for (int k = last - 1; k >= first; --k) {
       const bool regular = blocks_of_size(b, k, first, last, kUnrolledBlock)
-                               ? eliminate_block<kUnrolledBlock, true>(b, k, k > first, k + 1 < last)
-                               : eliminate_block<0, true>(b, k, k > first, k + 1 < last);
+                               ? eliminate_block<kUnrolledBlock, false>(b, k, k + 1 < last, k > first)
+                               : eliminate_block<0, false>(b, k, k + 1 < last, k > first);
       if (!regular) {
         *singular = k + 1;
         return;
@@ -104,12 +109,11 @@ struct SolveChain {
   CATENARY_HD void operator()(int c) const {
     const int first = chain_ptr[c], last = chain_ptr[c + 1];
     constexpr int U = kUnrolledBlock;
-    for (int k = first; k < last; ++k)
-      blocks_of_size(b, k, first, last, U) ? forward_block<U, true>(b, r, x, k, k > first)
-                                           : forward_block<0, true>(b, r, x, k, k > first);
-    for (int k = last - 2; k >= first; --k)
-      blocks_of_size(b, k, first, last, U) ? backward_block<U, true>(b, x, k)
-                                           : backward_block<0, true>(b, x, k);
+    for (int k = last - 1; k >= first; --k)
+      blocks_of_size(b, k, first, last, U) ? forward_block<U, false>(b, r, x, k, k + 1 < last)
+                                           : forward_block<0, false>(b, r, x, k, k + 1 < last);
+    for (int k = first + 1; k < last; ++k)
+      blocks_of_size(b, k, first, last, U) ? backward_block<U, false>(b, x, k) : backward_block<0, false>(b, x, k);
   }
 };
 

@@ -3,7 +3,8 @@
 // chain into parts at separator blocks, eliminates every part at once (a thread each), solves the
 // small block-tridiagonal system left in the separators (their Schur complement) alone, and then
 // back-substitutes every part at once. Chains that are not cut (a sweep's many copies, or short
-// chains) are eliminated whole, a thread each (solve/chain_elimination.hpp).
+// chains) are eliminated whole, a thread each, from their last block down to their first as the
+// device's chain elimination does (solve/chain_elimination.hpp's steps, prefetched as a tail's).
 //
 // The parts of a chain cut P ways, separators s_1 .. s_{P-1}:
 //   - head, blocks before s_1: the block Thomas steps towards s_1;
@@ -38,6 +39,9 @@ class ChainPartition {
   void solve(const Blocks& b, const double* r, double* x) const;
 
   int part_count() const { return static_cast<int>(parts_.size()); }
+  // Whether block 0 is eliminated last: its chain is not cut (a whole chain is eliminated from
+  // its end down to its first block; a cut one ends on its separators).
+  bool first_block_eliminated_last() const;
   const std::vector<int>& separators() const { return separator_block_; }  // their blocks
 
  private:
@@ -52,7 +56,7 @@ class ChainPartition {
   bool unrolled(const Blocks& b, const Part& part, int k) const;  // block k's step at N6 (see the .cpp)
   // A part's elimination and its terms of the separators' Schur complement.
   void factorize_part(const Blocks& b, int p);
-  int eliminate_tail(const Blocks& b, const Part& part) const;     // a singular block, or -1
+  int eliminate_downwards(const Blocks& b, const Part& part) const;  // tail, whole; a singular block, or -1
   int eliminate_towards_after(const Blocks& b, const Part& part);  // head, interior (with its spike)
   void interior_schur_before(const Blocks& b, int p);
   void forward_part(const Blocks& b, int p, const double* r, double* x) const;

@@ -10,7 +10,10 @@
 // the node blocks) is solved by the border's Schur complement over the chains
 // (solve/border_split.hpp), as the CUDA backend's bordered solver does: each factorization costs
 // one chain solve per right-hand side of split_border (the border columns coupled to the blocks,
-// or the block rows coupled to the border, whichever are fewer), each solve two.
+// or the block rows coupled to the border, whichever are fewer), each solve two. Where those
+// right-hand sides and C touch block 0 alone and its chain is not cut (a crane's boom on a
+// cable's first node, one thread), block 0 is eliminated last and a right-hand side costs one
+// solve with its factorized block instead (chain_elimination.hpp).
 #include <string>
 #include <vector>
 
@@ -52,6 +55,7 @@ class ChainSolver {
   // Per original unknown: its place in a padded block vector, or -1 - (its place in the border).
   std::vector<int> padded_index_;
   int border_ = 0;
+  bool leading_block_only_ = false;         // the border's right-hand sides and C touch block 0 alone
   BorderSplit split_;                       // B, C and E (T's entries are the scatter's), with a border
   BlockScatter scatter_;                    // per entry of A: its place in the blocks, or -1 (the border's)
   mutable std::vector<double> block_data_;  // D, L, U
