@@ -28,9 +28,9 @@ namespace catenary {
 // the one eliminated after it (next = k + 1) U_k; towards lower blocks (prev = k + 1, next =
 // k - 1) U_k and L_k (solve/chain_partition.hpp runs both). N: see dense_block.hpp. The
 // direction is a template argument and the neighbours are flags: with run-time neighbour
-// indices FactorChain spilled 76 / 108 bytes at its 64 registers (ptxas sm_90); so it spills
-// 24 / 24 bytes, where the single-direction code before spilled none (docs/benchmarks.md,
-// eighth session; whether it matters is for a device to say).
+// indices FactorChain spilled 76 / 108 bytes at its 64 registers (ptxas sm_90); with flags it
+// spilled 24 / 24 then, and running downwards now spills 84 / 236 (docs/benchmarks.md, eighth
+// and fourteenth sessions; whether it matters is for a device to say).
 // The steps are forced inline: GCC left them out of line in the CPU's partition loops, which
 // cost 5 % of a factorization (docs/benchmarks.md, eighth session).
 template <bool Up>
