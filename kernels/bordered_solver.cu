@@ -102,11 +102,7 @@ class BorderedSolver : public CsrSolver {
     w_ = Doubles(column_.size(), 0.0);
     border_ = Doubles(m_, 0.0);
     inner_->analyze(p_, static_cast<int>(t.col.size()), raw<int>(t_ptr_), raw<int>(t_col_));
-    const int lead = inner_->leading_block_solved_last();
-    const auto in_lead = [lead](const std::vector<int>& indices) {
-      return std::all_of(indices.begin(), indices.end(), [lead](int i) { return i < lead; });
-    };
-    leading_block_only_ = lead > 0 && in_lead(split_.rhs_row) && in_lead(c.col);
+    leading_block_only_ = split_.within_leading_block(inner_->leading_block_solved_last());
     split_.t = CsrPart();  // uploaded: the host copy is not needed again
   }
 
@@ -188,7 +184,7 @@ class BorderedSolver : public CsrSolver {
   std::unique_ptr<CsrSolver> inner_;
   int m_, p_ = 0;
   // The factorization's right-hand sides and C's columns all lie in the block the inner solver
-  // eliminates last (a crane's boom on the cable's first node, under cyclic reduction): C T^-1 x_l
+  // eliminates last (a crane's boom on the cable's first node, under either block method): C T^-1 x_l
   // then needs that block's solve alone, no sweeps over the chain.
   bool leading_block_only_ = false;
   BorderSplit split_;  // host: the parts (without T's, uploaded) and the factorization's right-hand sides

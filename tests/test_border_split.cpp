@@ -97,3 +97,22 @@ TEST_CASE("Border split: a singular Schur complement names the solver and the bo
                     Catch::StartsWith("some solver: the Schur complement of the 3 border unknowns"));
   CHECK_THROWS_WITH(split_border(13, 13, rows, cols), Catch::Contains("a border of 13 unknowns in a matrix of 13"));
 }
+
+TEST_CASE("Border split: whether the right-hand sides and C lie in a leading block", "[solver]") {
+  const auto split_of = [](const Eigen::MatrixXd& A, int m) {
+    std::vector<int> rows, cols;
+    std::vector<double> values;
+    entries_of(A, rows, cols, values);
+    return split_border(static_cast<int>(A.rows()), m, rows, cols);
+  };
+  // The crane's shape: B's and C's entries in T's first 6 rows / columns.
+  const BorderSplit crane = split_of(bordered_matrix(30, 16, {0, 1, 2, 3, 4, 5}, {6, 7, 8, 9}, 3), 16);
+  CHECK(crane.within_leading_block(6));
+  CHECK(crane.within_leading_block(9));
+  CHECK_FALSE(crane.within_leading_block(5));
+  CHECK_FALSE(crane.within_leading_block(0));  // no block eliminated last
+  // A border on both ends of the chain: not within any leading block short of the whole T.
+  const BorderSplit both_ends = split_of(bordered_matrix(30, 4, {0, 29}, {1, 2}, 4), 4);
+  CHECK_FALSE(both_ends.within_leading_block(6));
+  CHECK(both_ends.within_leading_block(30));
+}

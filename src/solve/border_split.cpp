@@ -1,5 +1,6 @@
 #include "catenary/solve/border_split.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -118,6 +119,13 @@ void factorize_schur_complement(const BorderSplit& split, const std::vector<doub
     throw SimulationError(solver + ": the Schur complement of the " + std::to_string(m) +
                           " border unknowns (rigid bodies, joints, rows over several nodes) is singular "
                           "(a mechanism, or a constraint that repeats another)");
+}
+
+bool BorderSplit::within_leading_block(int lead) const {
+  const auto within = [lead](const std::vector<int>& indices) {
+    return std::all_of(indices.begin(), indices.end(), [lead](int i) { return i < lead; });
+  };
+  return lead > 0 && within(rhs_row) && within(c.col);
 }
 
 }  // namespace catenary

@@ -45,11 +45,7 @@ ChainSolver::ChainSolver(const BlockChainOrdering& order, const Eigen::SparseMat
     t_slot = std::move(split_.t.slot);
     split_.t = CsrPart();  // T's entries go to the blocks by the scatter
     border_x_.resize(border_);
-    const auto in_first_block = [&](const std::vector<int>& indices) {
-      return std::all_of(indices.begin(), indices.end(), [&](int i) { return i < layout_.size[0]; });
-    };
-    leading_block_only_ =
-        partition_.first_block_eliminated_last() && in_first_block(split_.rhs_row) && in_first_block(split_.c.col);
+    leading_block_only_ = partition_.first_block_eliminated_last() && split_.within_leading_block(layout_.size[0]);
   }
   scatter_ = block_scatter(layout_, order.chain_ptr, entry_row, entry_col);
   if (border_ > 0) {  // the scatter per entry of A: the border's entries go nowhere

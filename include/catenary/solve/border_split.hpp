@@ -44,6 +44,10 @@ struct BorderSplit {
   // The terms of S: S(:, fold_column) -= (C T^-1 x_fold_rhs) * (B's entry fold_entry, or 1.0 at -1).
   std::vector<int> fold_rhs, fold_column, fold_entry;
   int right_hand_sides() const { return static_cast<int>(rhs_ptr.size()) - 1; }
+  // Whether the right-hand sides and C's columns all lie among T's first `lead` unknowns: with a
+  // block solver that eliminates that block last, C T^-1 x_l is then its solve alone
+  // (CsrSolver::leading_block_solved_last).
+  bool within_leading_block(int lead) const;
 };
 
 // Splits the entries of a size x size matrix (entry s at positions entry_row[s], entry_col[s]) whose
