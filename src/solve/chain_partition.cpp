@@ -61,7 +61,8 @@ void add_block(const double* from, int from_ld, double* to, int to_ld, int rows,
 
 }  // namespace
 
-ChainPartition::ChainPartition(const BlockLayout& layout, const std::vector<int>& chain_ptr, int threads)
+ChainPartition::ChainPartition(const BlockLayout& layout, const std::vector<int>& chain_ptr, int threads,
+                               bool first_block_last)
     : B_(layout.B), parallel_(threads > 1) {
   check_chains(chain_ptr, layout.blocks);
   const int chains = static_cast<int>(chain_ptr.size()) - 1;
@@ -76,17 +77,27 @@ ChainPartition::ChainPartition(const BlockLayout& layout, const std::vector<int>
       parts_.push_back({Kind::Whole, first, last, -1, -1, -1, -1});
       continue;
     }
-    // Head and tail get `end_part` blocks, the cuts - 2 interior parts about end_part / kInteriorCost.
-    const int own = last - first - (cuts - 1);
-    const int end_part = static_cast<int>(std::lround(own / (2.0 + (cuts - 2) / kInteriorCost)));
-    const int interior = cuts > 2 ? (own - 2 * end_part) / (cuts - 2) : 0;
-    const int longer_interiors = cuts > 2 ? (own - 2 * end_part) % (cuts - 2) : 0;
-    int start = first;
+    // Block 0 eliminated last in a cut chain: it is the chain's first separator (no head part),
+    // which the separators' elimination (downwards) reaches last.
+    const bool leading_separator = first_block_last && first == 0;
+    if (leading_separator) {
+      separator_block_.push_back(first);
+      separator_ptr.push_back(separator_ptr.back() + layout.size[first]);
+    }
+    // The end parts (head and tail, or the tail alone) get `end_part` blocks, the interior parts
+    // about end_part / kInteriorCost.
+    const int ends = leading_separator ? 1 : 2, interiors = cuts - ends;
+    const int own = last - first - (leading_separator ? cuts : cuts - 1);
+    const int end_part = static_cast<int>(std::lround(own / (ends + interiors / kInteriorCost)));
+    const int interior = interiors > 0 ? (own - ends * end_part) / interiors : 0;
+    const int longer_interiors = interiors > 0 ? (own - ends * end_part) % interiors : 0;
+    int start = leading_separator ? first + 1 : first;
     for (int p = 0; p < cuts; ++p) {
-      const Kind kind = p == 0 ? Kind::Head : p == cuts - 1 ? Kind::Tail : Kind::Interior;
+      const Kind kind = p == 0 && !leading_separator ? Kind::Head : p == cuts - 1 ? Kind::Tail : Kind::Interior;
+      const int nth_interior = leading_separator ? p : p - 1;
       const int end = kind == Kind::Tail   ? last
                       : kind == Kind::Head ? start + end_part
-                                           : start + interior + (p - 1 < longer_interiors ? 1 : 0);
+                                           : start + interior + (nth_interior < longer_interiors ? 1 : 0);
       const int sep = static_cast<int>(separator_block_.size());  // the separator after this part
       const bool before = kind != Kind::Head, after = kind != Kind::Tail;
       parts_.push_back(
@@ -156,7 +167,17 @@ double* ChainPartition::cleared_part_block(int p, int which) {
 }
 
 bool ChainPartition::first_block_eliminated_last() const {
-  return std::any_of(parts_.begin(), parts_.end(), [](const Part& p) { return p.kind == Kind::Whole && p.first == 0; });
+  return (!separator_block_.empty() && separator_block_.front() == 0) ||
+         std::any_of(parts_.begin(), parts_.end(), [](const Part& p) { return p.kind == Kind::Whole && p.first == 0; });
+}
+
+void ChainPartition::solve_first_block(const Blocks& b, double* x) const {
+  if (!separator_block_.empty() && separator_block_.front() == 0) {  // separator 0's factorization
+    const Blocks sb = separator_blocks();
+    lu_solve(sb.at(sb.D, 0), sb.piv, x, sb.size[0], sb.B, 1);
+  } else {
+    lu_solve(b.at(b.D, 0), b.piv, x, b.size[0], b.B, 1);
+  }
 }
 
 void ChainPartition::factorize_part(const Blocks& b, int p) {

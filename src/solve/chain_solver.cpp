@@ -16,11 +16,7 @@ constexpr int kParallelBlocks = 1024;
 }  // namespace
 
 ChainSolver::ChainSolver(const BlockChainOrdering& order, const Eigen::SparseMatrix<double>& pattern, int threads)
-    : layout_(order.block_ptr),
-      partition_(layout_, order.chain_ptr,
-                 threads > 0                        ? threads
-                 : layout_.blocks > kParallelBlocks ? omp_get_max_threads()
-                                                    : 1) {
+    : layout_(order.block_ptr) {
   const int n = static_cast<int>(order.original_of.size()), p = order.block_ptr.back();
   border_ = n - p;
   if (pattern.rows() != n || pattern.cols() != n)
@@ -45,8 +41,10 @@ ChainSolver::ChainSolver(const BlockChainOrdering& order, const Eigen::SparseMat
     t_slot = std::move(split_.t.slot);
     split_.t = CsrPart();  // T's entries go to the blocks by the scatter
     border_x_.resize(border_);
-    leading_block_only_ = partition_.first_block_eliminated_last() && split_.within_leading_block(layout_.size[0]);
+    leading_block_only_ = split_.within_leading_block(layout_.size[0]);
   }
+  const int planned = threads > 0 ? threads : layout_.blocks > kParallelBlocks ? omp_get_max_threads() : 1;
+  partition_.emplace(layout_, order.chain_ptr, planned, leading_block_only_);
   scatter_ = block_scatter(layout_, order.chain_ptr, entry_row, entry_col);
   if (border_ > 0) {  // the scatter per entry of A: the border's entries go nowhere
     std::vector<int> destination(pattern.nonZeros(), -1);
@@ -60,9 +58,9 @@ ChainSolver::ChainSolver(const BlockChainOrdering& order, const Eigen::SparseMat
 }
 
 std::string ChainSolver::description() const {
-  const bool cut = !partition_.separators().empty();
+  const bool cut = !partition_->separators().empty();
   return "block chain elimination" +
-         (cut ? " (" + std::to_string(partition_.part_count()) + " parts)" : std::string()) +
+         (cut ? " (" + std::to_string(partition_->part_count()) + " parts)" : std::string()) +
          (border_ > 0 ? " with a border of " + std::to_string(border_) + " unknowns" : std::string());
 }
 
@@ -80,7 +78,7 @@ void ChainSolver::factorize(const Eigen::SparseMatrix<double>& A) {
 #pragma omp parallel for schedule(static) if (layout_.blocks > kParallelBlocks)
   for (long s = 0; s < entries; ++s)
     if (scatter_.destination[s] >= 0) block_data_[scatter_.destination[s]] = values[s];
-  partition_.factorize(blocks());
+  partition_->factorize(blocks());
   if (border_ > 0) factorize_border(values);
 }
 
@@ -106,9 +104,9 @@ void ChainSolver::factorize_border(const double* values) {
       padded_rhs_[layout_.vector_index[s.rhs_row[k]]] = border_value(b_values_.data(), s.rhs_entry[k]);
     if (leading_block_only_) {  // block 0's entries of T^-1 x_l, all that C reads
       std::copy(padded_rhs_.begin(), padded_rhs_.begin() + lead, padded_x_.begin());
-      lu_solve(b.at(b.D, 0), b.piv, padded_x_.data(), lead, b.B, 1);
+      partition_->solve_first_block(b, padded_x_.data());
     } else {
-      partition_.solve(b, padded_rhs_.data(), padded_x_.data());
+      partition_->solve(b, padded_rhs_.data(), padded_x_.data());
     }
     for (int i = 0; i < m; ++i) {
       double sum = 0.0;
@@ -129,7 +127,7 @@ void ChainSolver::solve(const Eigen::VectorXd& rhs, Eigen::VectorXd& x) const {
       border_x_[-1 - padded_index_[i]] = rhs[i];
   if (border_ > 0) {
     // y = T^-1 r_T;  x_b = S^-1 (r_b - C y);  then r_T -= B x_b for the second solve.
-    partition_.solve(blocks(), padded_rhs_.data(), padded_x_.data());
+    partition_->solve(blocks(), padded_rhs_.data(), padded_x_.data());
     const BorderSplit& s = split_;
     for (int i = 0; i < border_; ++i)
       for (int k = s.c.row_ptr[i]; k < s.c.row_ptr[i + 1]; ++k)
@@ -139,7 +137,7 @@ void ChainSolver::solve(const Eigen::VectorXd& rhs, Eigen::VectorXd& x) const {
       for (int k = s.b.row_ptr[row]; k < s.b.row_ptr[row + 1]; ++k)
         padded_rhs_[layout_.vector_index[row]] -= b_values_[k] * border_x_[s.b.col[k]];
   }
-  partition_.solve(blocks(), padded_rhs_.data(), padded_x_.data());
+  partition_->solve(blocks(), padded_rhs_.data(), padded_x_.data());
   x.resize(n);
   for (int i = 0; i < n; ++i)
     x[i] = padded_index_[i] >= 0 ? padded_x_[padded_index_[i]] : border_x_[-1 - padded_index_[i]];

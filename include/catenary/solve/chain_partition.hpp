@@ -29,8 +29,12 @@ class ChainPartition {
  public:
   // Cuts the chains (chain_ptr over the layout's blocks) for `threads` threads: a chain gets
   // threads / chains parts, fewer where a part would have under kMinPartBlocks blocks. One thread:
-  // no cuts, and the chains one after another.
-  ChainPartition(const BlockLayout& layout, const std::vector<int>& chain_ptr, int threads);
+  // no cuts, and the chains one after another. first_block_last: block 0 is to be eliminated
+  // last (a border on it: solve/chain_solver.hpp); where its chain is cut, block 0 is then its
+  // first separator and the part after it interior (about kInteriorCost times a head's cost a
+  // block), instead of a head part.
+  ChainPartition(const BlockLayout& layout, const std::vector<int>& chain_ptr, int threads,
+                 bool first_block_last = false);
 
   // Factorizes the blocks b (D, L, U of the layout, as scattered); throws SimulationError when a
   // block or a separator's Schur complement is singular.
@@ -40,8 +44,13 @@ class ChainPartition {
 
   int part_count() const { return static_cast<int>(parts_.size()); }
   // Whether block 0 is eliminated last: its chain is not cut (a whole chain is eliminated from
-  // its end down to its first block; a cut one ends on its separators).
+  // its end down to its first block), or block 0 is its first separator (the separators are
+  // eliminated after the parts, downwards).
   bool first_block_eliminated_last() const;
+  // x = F^-1 x for block 0's values x (padded to B), F block 0's factorization at the end of the
+  // elimination: where block 0 is eliminated last, T's Schur complement onto it, so that x
+  // becomes block 0's entries of T^-1 x for a right-hand side with entries there alone.
+  void solve_first_block(const Blocks& b, double* x) const;
   const std::vector<int>& separators() const { return separator_block_; }  // their blocks
 
  private:

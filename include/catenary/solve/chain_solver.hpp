@@ -11,13 +11,13 @@
 // (solve/border_split.hpp), as the CUDA backend's bordered solver does: each factorization costs
 // one chain solve per right-hand side of split_border (the border columns coupled to the blocks,
 // or the block rows coupled to the border, whichever are fewer), each solve two. Where those
-// right-hand sides and C touch block 0 alone and its chain is not cut (a crane's boom on a
-// cable's first node, one thread), block 0 is eliminated last and a right-hand side costs one
-// solve with its factorized block instead (chain_elimination.hpp).
+// right-hand sides and C touch block 0 alone (a crane's boom on a cable's first node), block 0 is
+// eliminated last (a whole chain downwards; a cut one with block 0 as its first separator) and a
+// right-hand side costs one solve with block 0's final factorization instead.
+#include <Eigen/SparseCore>
+#include <optional>
 #include <string>
 #include <vector>
-
-#include <Eigen/SparseCore>
 
 #include "catenary/assembly/block_chain_ordering.hpp"
 #include "catenary/solve/block_layout.hpp"
@@ -40,7 +40,7 @@ class ChainSolver {
   // A: solve() may follow changes to A.
   void factorize(const Eigen::SparseMatrix<double>& A);
   void solve(const Eigen::VectorXd& rhs, Eigen::VectorXd& x) const;
-  const ChainPartition& partition() const { return partition_; }
+  const ChainPartition& partition() const { return *partition_; }
   bool has_border() const { return border_ > 0; }
   // "block chain elimination", with the parts where chains were cut: "... (16 parts)", and the
   // border: "... with a border of 16 unknowns".
@@ -51,7 +51,7 @@ class ChainSolver {
   void factorize_border(const double* values);
 
   BlockLayout layout_;
-  ChainPartition partition_;
+  std::optional<ChainPartition> partition_;  // planned once the border is known
   // Per original unknown: its place in a padded block vector, or -1 - (its place in the border).
   std::vector<int> padded_index_;
   int border_ = 0;
