@@ -441,9 +441,7 @@ class BlockTridiagonalSolver : public CsrSolver {
     grow_vectors(count);
     thrust::for_each(policy, first, first + lead,
                      ScatterEach{raw<int>(rhs_index_), rhs, raw<double>(r_), count, stride, padded, false});
-    const Blocks b = blocks();
-    const SolveLeft step{b, 1, raw<double>(r_), raw<double>(x_)};  // its member 0: block 0
-    thrust::for_each(policy, first, first + count, EachRightHandSide<SolveLeft>{step, count, padded});
+    launch_each(1, SolveLeft{blocks(), 1, raw<double>(r_), raw<double>(x_)}, count);  // its member 0: block 0
     thrust::for_each(policy, first, first + lead,
                      ScatterEach{raw<int>(rhs_index_), raw<double>(x_), x, count, padded, stride, true});
   }
@@ -460,15 +458,7 @@ class BlockTridiagonalSolver : public CsrSolver {
                      ScatterEach{raw<int>(rhs_index_), rhs, raw<double>(r_), count, stride, padded, false});
     const Blocks b = blocks();
     double *r = raw<double>(r_), *y = raw<double>(y_), *xp = raw<double>(x_);
-    // One right-hand side (every Newton solve) runs the step itself: wrapped, the cyclic
-    // reduction's forward and top steps spill 36 bytes at the 32 registers Thrust's kernels get
-    // (4 and 0 unwrapped; ptxas sm_90).
-    const auto each = [&](int items, auto step) {
-      if (count == 1)
-        thrust::for_each(policy, first, first + items, step);
-      else
-        thrust::for_each(policy, first, first + items * count, EachRightHandSide<decltype(step)>{step, count, padded});
-    };
+    const auto each = [&](int items, auto step) { launch_each(items, step, count); };
     if (method_ == BlockMethod::ChainElimination) {
       each(chains_, SolveChain{b, raw<int>(chain_ptr_), r, xp});
     } else {
@@ -485,6 +475,20 @@ class BlockTridiagonalSolver : public CsrSolver {
   }
 
  private:
+  // A solve step over `items` items for `count` right-hand sides in one launch. One right-hand
+  // side (every Newton solve) runs the step itself: wrapped, the cyclic reduction's forward and
+  // top steps spill 36 bytes at the 32 registers Thrust's kernels get (4 and 0 unwrapped; ptxas
+  // sm_90).
+  template <class Step>
+  void launch_each(int items, const Step& step, int count) const {
+    const thrust::counting_iterator<int> first(0);
+    const long padded = static_cast<long>(blocks_) * B_;
+    if (count == 1)
+      thrust::for_each(Space::policy(), first, first + items, step);
+    else
+      thrust::for_each(Space::policy(), first, first + items * count, EachRightHandSide<Step>{step, count, padded});
+  }
+
   // Room in the padded vectors for `count` right-hand sides.
   void grow_vectors(int count) {
     const size_t needed = static_cast<size_t>(count) * blocks_ * B_;

@@ -166,11 +166,6 @@ double* ChainPartition::cleared_part_block(int p, int which) {
   return block;
 }
 
-bool ChainPartition::first_block_eliminated_last() const {
-  return (!separator_block_.empty() && separator_block_.front() == 0) ||
-         std::any_of(parts_.begin(), parts_.end(), [](const Part& p) { return p.kind == Kind::Whole && p.first == 0; });
-}
-
 void ChainPartition::solve_first_block(const Blocks& b, double* x) const {
   if (!separator_block_.empty() && separator_block_.front() == 0) {  // separator 0's factorization
     const Blocks sb = separator_blocks();

@@ -43,13 +43,11 @@ class ChainPartition {
   void solve(const Blocks& b, const double* r, double* x) const;
 
   int part_count() const { return static_cast<int>(parts_.size()); }
-  // Whether block 0 is eliminated last: its chain is not cut (a whole chain is eliminated from
-  // its end down to its first block), or block 0 is its first separator (the separators are
-  // eliminated after the parts, downwards).
-  bool first_block_eliminated_last() const;
   // x = F^-1 x for block 0's values x (padded to B), F block 0's factorization at the end of the
-  // elimination: where block 0 is eliminated last, T's Schur complement onto it, so that x
-  // becomes block 0's entries of T^-1 x for a right-hand side with entries there alone.
+  // elimination. Planned with first_block_last, block 0 is eliminated last (an uncut chain from
+  // its end down; a cut one's first separator, after the parts, the separators downwards): F is
+  // T's Schur complement onto it, and x becomes block 0's entries of T^-1 x for a right-hand side
+  // with entries there alone.
   void solve_first_block(const Blocks& b, double* x) const;
   const std::vector<int>& separators() const { return separator_block_; }  // their blocks
 
