@@ -1,6 +1,6 @@
 #pragma once
 // The Newton matrix pattern and gather maps built in the backend's memory with Thrust sorts and
-// reductions (the CPU backend's SystemPattern, built with std::sort, is the reference in tests).
+// reductions (the CPU backend's SystemPattern, built by column buckets, is the reference in tests).
 // Every element-local matrix entry becomes a key (row, column) in the permuted unknown order;
 // sorting the keys groups the entries of each CSR slot, so per Newton iteration each slot sums
 // its sources without atomics. Built once per model.
