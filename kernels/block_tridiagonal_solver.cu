@@ -298,6 +298,21 @@ struct SolveLeft {
   }
 };
 
+// x_0 -= D_0^-1 delta for block 0, eliminated last, whose right-hand side took a correction delta
+// once its solution x_0 was known (CsrSolver::solve_correcting_leading_block); one thread.
+struct CorrectLeadingBlock {
+  Blocks b;
+  const double* delta;
+  double* x;
+  CATENARY_HD void operator()(int) const {
+    double d[kMaxBlock];
+    const int n = b.size[0];
+    for (int i = 0; i < n; ++i) d[i] = delta[i];
+    solve_with_block(b, 0, d, 1);
+    for (int i = 0; i < n; ++i) x[i] -= d[i];
+  }
+};
+
 // A solve step for several right-hand sides in one launch: thread t works on item t / count (a
 // member's row of a level, or a chain) of right-hand side t % count, whose padded vectors lie `stride`
 // doubles after the previous one's. Neighbouring threads thus read the same block's factors.
@@ -389,12 +404,14 @@ class BlockTridiagonalSolver : public CsrSolver {
       y_ = Doubles(r_.size(), 0.0);
     }
     singular_ = Ints(1, 0);
+    lead_delta_ = Doubles(B_, 0.0);
   }
 
   size_t workspace_bytes() const override {
-    return sizeof(double) * (3 * layout_.slots() + saved_data_.size() + r_.size() + x_.size() + y_.size()) +
-           sizeof(int) * (static_cast<size_t>(nonzeros_) + uncovered_.size() + size_ + static_cast<size_t>(B_ + 1) * blocks_ +
-                          chain_ptr_.size()) +
+    return sizeof(double) *
+               (3 * layout_.slots() + saved_data_.size() + r_.size() + x_.size() + y_.size() + lead_delta_.size()) +
+           sizeof(int) * (static_cast<size_t>(nonzeros_) + uncovered_.size() + size_ +
+                          static_cast<size_t>(B_ + 1) * blocks_ + chain_ptr_.size()) +
            sizeof(long) * (static_cast<size_t>(blocks_) + saved_ + 2);
   }
 
@@ -449,6 +466,18 @@ class BlockTridiagonalSolver : public CsrSolver {
   // The right-hand sides in one pass: each step is one launch for all of them, so a block's
   // factors are read once per pass instead of once per right-hand side.
   void solve_many(const double* rhs, double* x, int count, int stride) override {
+    solve_sweeps(rhs, x, count, stride, nullptr);
+  }
+
+  // Block 0 is eliminated last by both methods: its solution is known between the sweeps.
+  void solve_correcting_leading_block(const double* rhs, double* x, const LeadingBlockCorrection& correct) override {
+    solve_sweeps(rhs, x, 1, size_, &correct);
+  }
+
+ private:
+  // solve_many's pass; with `correct`, block 0's correction between the forward and the backward
+  // sweeps (one right-hand side).
+  void solve_sweeps(const double* rhs, double* x, int count, int stride, const LeadingBlockCorrection* correct) {
     const auto policy = Space::policy();
     const thrust::counting_iterator<int> first(0);
     const long padded = static_cast<long>(blocks_) * B_;
@@ -460,13 +489,21 @@ class BlockTridiagonalSolver : public CsrSolver {
     double *r = raw<double>(r_), *y = raw<double>(y_), *xp = raw<double>(x_);
     const auto each = [&](int items, auto step) { launch_each(items, step, count); };
     if (method_ == BlockMethod::ChainElimination) {
-      each(chains_, SolveChain{b, raw<int>(chain_ptr_), r, xp});
+      const int* chains = raw<int>(chain_ptr_);
+      if (correct) {
+        each(chains_, SolveChain<Sweeps::Forward>{b, chains, r, xp});
+        correct_leading_block(*correct, xp);
+        each(chains_, SolveChain<Sweeps::Backward>{b, chains, r, xp});
+      } else {
+        each(chains_, SolveChain<>{b, chains, r, xp});
+      }
     } else {
       for (const Level& level : levels_) {
         each(level.count / 2 * B_, SolveOdd{b, level, r, y});
         each((level.count + 1) / 2 * B_, ReduceEven{b, level, r, y});
       }
       each(left_.count, SolveLeft{b, left_.stride, r, xp});
+      if (correct) correct_leading_block(*correct, xp);
       for (auto level = levels_.rbegin(); level != levels_.rend(); ++level)
         each(level->count / 2 * B_, BackSubstituteOdd{b, *level, y, xp});
     }
@@ -474,7 +511,13 @@ class BlockTridiagonalSolver : public CsrSolver {
                      ScatterEach{raw<int>(rhs_index_), raw<double>(x_), x, count, padded, stride, true});
   }
 
- private:
+  // Block 0's solution x_0 (the padded x's first values) to `correct`, and x_0 -= D_0^-1 delta.
+  void correct_leading_block(const LeadingBlockCorrection& correct, double* x) {
+    const thrust::counting_iterator<int> first(0);
+    correct(x, raw<double>(lead_delta_));
+    thrust::for_each(Space::policy(), first, first + 1, CorrectLeadingBlock{blocks(), raw<double>(lead_delta_), x});
+  }
+
   // A solve step over `items` items for `count` right-hand sides in one launch. One right-hand
   // side (every Newton solve) runs the step itself: wrapped, the cyclic reduction's forward and
   // top steps spill 36 bytes at the 32 registers Thrust's kernels get (4 and 0 unwrapped; ptxas
@@ -525,6 +568,7 @@ class BlockTridiagonalSolver : public CsrSolver {
   Ints destination_, uncovered_, rhs_index_, block_size_, pivots_, singular_, chain_ptr_;
   Longs block_offset_, saved_offset_;
   Doubles blocks_data_, saved_data_, r_, x_, y_;
+  Doubles lead_delta_;  // solve_correcting_leading_block's delta
 };
 
 }  // namespace

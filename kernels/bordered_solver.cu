@@ -14,9 +14,12 @@
 //              pivot is singular).
 //   solve:     y = T^-1 r_T;  x_b = S^-1 (r_b - C y);  x_T = T^-1 (r_T - B x_b).
 // W is not kept (at 1,000,000 elements and m = 16 it would be 0.8 GB): a solve costs two solves
-// with T instead. B, C and S are copied at factorize(): the integrator may assemble a matrix it
-// never factorizes and still solve with the last factorization (docs/design.md, fourth part).
-// Written by hand: cuSOLVER and cuSPARSE have no bordered or block-tridiagonal solver.
+// with T instead, or one where B and C touch only the block the inner solver eliminates last: C y
+// reads that block's y alone, known once the forward sweep reaches it, and B x_b changes only
+// that block's right-hand side, which the backward sweep takes corrected
+// (CsrSolver::solve_correcting_leading_block). B, C and S are copied at factorize(): the integrator may assemble a
+// matrix it never factorizes and still solve with the last factorization (docs/design.md, fourth part). Written by
+// hand: cuSOLVER and cuSPARSE have no bordered or block-tridiagonal solver.
 #include <thrust/copy.h>
 #include <thrust/fill.h>
 #include <thrust/for_each.h>
@@ -152,24 +155,46 @@ class BorderedSolver : public CsrSolver {
   }
 
   void solve(const double* rhs, double* x) override {
-    const auto policy = Space::policy();
+    if (leading_block_only_) {
+      solve_through_leading_block(rhs, x);
+      return;
+    }
     const thrust::counting_iterator<int> first(0);
     inner_->solve(rhs, x);  // y = T^-1 r_T in x's first p entries
-    thrust::for_each(policy, first, first + m_,
-                     CsrRowResidual{raw<int>(c_ptr_), raw<int>(c_col_), raw<double>(c_values_), x, rhs + p_,
-                                    raw<double>(border_)});
-    std::vector<double> x_border = to_host<Space>(raw<double>(border_), m_);
-    lu_solve(schur_lu_.data(), schur_pivots_.data(), x_border.data(), m_, m_, 1);
-    from_host<Space>(x_border, x + p_);
-    thrust::for_each(policy, first, first + p_,
-                     CsrRowResidual{raw<int>(b_ptr_), raw<int>(b_col_), raw<double>(b_values_), x + p_, rhs,
-                                    raw<double>(column_)});
+    solve_border(x, rhs, x + p_);
+    thrust::for_each(
+        Space::policy(), first, first + p_,
+        CsrRowResidual{raw<int>(b_ptr_), raw<int>(b_col_), raw<double>(b_values_), x + p_, rhs, raw<double>(column_)});
     inner_->solve(raw<double>(column_), x);
   }
 
   long iterations() const override { return inner_->iterations(); }
 
  private:
+  // x_b = S^-1 (r_b - C y) for T's part y of a solution (C reads it alone).
+  void solve_border(const double* y, const double* rhs, double* x_border) {
+    const thrust::counting_iterator<int> first(0);
+    thrust::for_each(
+        Space::policy(), first, first + m_,
+        CsrRowResidual{raw<int>(c_ptr_), raw<int>(c_col_), raw<double>(c_values_), y, rhs + p_, raw<double>(border_)});
+    std::vector<double> host_border = to_host<Space>(raw<double>(border_), m_);
+    lu_solve(schur_lu_.data(), schur_pivots_.data(), host_border.data(), m_, m_, 1);
+    from_host<Space>(host_border, x_border);
+  }
+
+  // B and C touch only the leading block, which the inner solver eliminates last: once its
+  // forward sweep has that block's y, x_b follows, and the backward sweep takes the block's
+  // right-hand side less B x_b. One solve with T instead of two.
+  void solve_through_leading_block(const double* rhs, double* x) {
+    const int lead = inner_->leading_block_solved_last();
+    inner_->solve_correcting_leading_block(rhs, x, [&](const double* y_lead, double* delta) {
+      const thrust::counting_iterator<int> first(0);
+      solve_border(y_lead, rhs, x + p_);
+      thrust::for_each(Space::policy(), first, first + lead,
+                       CsrRowProduct{raw<int>(b_ptr_), raw<int>(b_col_), raw<double>(b_values_), x + p_, delta});
+    });
+  }
+
   void upload(const CsrPart& part, Ints& row_ptr, Ints& col, Ints& slot) {
     row_ptr = Ints(part.row_ptr.begin(), part.row_ptr.end());
     col = Ints(part.col.begin(), part.col.end());

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 #include <string>
 
 #include "catenary/core/errors.hpp"
@@ -144,12 +145,31 @@ void ChainPartition::factorize(const Blocks& b) {
   if (separators_.blocks > 0) factorize_separators(b);
 }
 
-void ChainPartition::solve(const Blocks& b, const double* r, double* x) const {
+void ChainPartition::solve(const Blocks& b, const double* r, double* x) const { solve_parts(b, r, x, nullptr); }
+
+void ChainPartition::solve_correcting_first_block(const Blocks& b, const double* r, double* x,
+                                                  const FirstBlockCorrection& correct) const {
+  const bool first_block_last =
+      parts_.front().kind == Kind::Whole || (!separator_block_.empty() && separator_block_.front() == 0);
+  if (!first_block_last)
+    throw std::logic_error("chain partition: block 0 is not eliminated last (plan it with first_block_last)");
+  solve_parts(b, r, x, &correct);
+}
+
+void ChainPartition::correct_first_block(const Blocks& b, double* x_first, const FirstBlockCorrection& correct) const {
+  std::vector<double> delta(B_, 0.0);
+  correct(x_first, delta.data());
+  solve_first_block(b, delta.data());
+  for (int i = 0; i < b.size[0]; ++i) x_first[i] -= delta[i];
+}
+
+void ChainPartition::solve_parts(const Blocks& b, const double* r, double* x,
+                                 const FirstBlockCorrection* correct) const {
   const int parts = part_count();
 #pragma omp parallel for schedule(dynamic) if (parallel_)
-  for (int p = 0; p < parts; ++p) forward_part(b, p, r, x);
+  for (int p = 0; p < parts; ++p) forward_part(b, p, r, x, correct);
   if (separators_.blocks == 0) return;
-  solve_separators(b, r, x);
+  solve_separators(b, r, x, correct);
 #pragma omp parallel for schedule(dynamic) if (parallel_)
   for (int p = 0; p < parts; ++p) backward_part(b, p, x);
 }
@@ -304,13 +324,15 @@ void ChainPartition::factorize_separators(const Blocks& b) {
   }
 }
 
-void ChainPartition::forward_part(const Blocks& b, int p, const double* r, double* x) const {
+void ChainPartition::forward_part(const Blocks& b, int p, const double* r, double* x,
+                                  const FirstBlockCorrection* correct) const {
   const Part& part = parts_[p];
   const int f = part.first, l = part.last, ld = b.B;
   auto unrolled = [&](int k) { return this->unrolled(b, part, k); };
   if (part.kind == Kind::Whole || part.kind == Kind::Tail) {
     for (int k = l - 1; k >= f; --k) forward<false>(b, r, x, k, k + 1 < l, unrolled(k));
     if (part.kind == Kind::Whole) {  // needs no separator: its back substitution follows at once
+      if (correct && f == 0) correct_first_block(b, x, *correct);
       for (int k = f + 1; k < l; ++k) backward<false>(b, x, k, unrolled(k));
       return;
     }
@@ -339,7 +361,8 @@ void ChainPartition::forward_part(const Blocks& b, int p, const double* r, doubl
   add_product_vector<0>(-1.0, b.at(b.U, part.before), w.data(), before, b.size[part.before], b.size[f], ld);
 }
 
-void ChainPartition::solve_separators(const Blocks& b, const double* r, double* x) const {
+void ChainPartition::solve_separators(const Blocks& b, const double* r, double* x,
+                                      const FirstBlockCorrection* correct) const {
   const Blocks sb = separator_blocks();
   const int sld = separators_.B;
   for (int j = 0; j < separators_.blocks; ++j) {
@@ -353,8 +376,17 @@ void ChainPartition::solve_separators(const Blocks& b, const double* r, double* 
     if (part.sep_after >= 0)
       add_block(part_vector(p, 1), 1, &separator_r_[part.sep_after * sld], 1, separators_.size[part.sep_after], 1);
   }
-  for (size_t c = 0; c + 1 < separator_chain_ptr_.size(); ++c)
-    SolveChain{sb, separator_chain_ptr_.data(), separator_r_.data(), separator_x_.data()}(static_cast<int>(c));
+  const int* chains = separator_chain_ptr_.data();
+  double *sr = separator_r_.data(), *sx = separator_x_.data();
+  for (size_t c = 0; c + 1 < separator_chain_ptr_.size(); ++c) {
+    if (c == 0 && correct && separator_block_.front() == 0) {  // block 0, the first separator, is reached last
+      SolveChain<Sweeps::Forward>{sb, chains, sr, sx}(0);
+      correct_first_block(b, sx, *correct);
+      SolveChain<Sweeps::Backward>{sb, chains, sr, sx}(0);
+    } else {
+      SolveChain<>{sb, chains, sr, sx}(static_cast<int>(c));
+    }
+  }
   for (int j = 0; j < separators_.blocks; ++j) {
     const int s = separator_block_[j];
     std::copy(separator_x_.begin() + j * sld, separator_x_.begin() + j * sld + b.size[s], x + s * b.B);

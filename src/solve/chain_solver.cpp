@@ -125,22 +125,41 @@ void ChainSolver::solve(const Eigen::VectorXd& rhs, Eigen::VectorXd& x) const {
       padded_rhs_[padded_index_[i]] = rhs[i];
     else
       border_x_[-1 - padded_index_[i]] = rhs[i];
-  if (border_ > 0) {
+  if (leading_block_only_) {
+    // Block 0, eliminated last, holds all of B's rows and C's columns: x_b once its solution for
+    // r_T is known, and the back substitution from block 0 less F^-1 B x_b. One solve.
+    partition_->solve_correcting_first_block(blocks(), padded_rhs_.data(), padded_x_.data(),
+                                             [&](const double* x_first, double* delta) {
+                                               solve_border(x_first);
+                                               add_border_product(delta, 1.0, layout_.size[0]);
+                                             });
+  } else {
     // y = T^-1 r_T;  x_b = S^-1 (r_b - C y);  then r_T -= B x_b for the second solve.
+    if (border_ > 0) {
+      partition_->solve(blocks(), padded_rhs_.data(), padded_x_.data());
+      solve_border(padded_x_.data());
+      add_border_product(padded_rhs_.data(), -1.0, split_.p);
+    }
     partition_->solve(blocks(), padded_rhs_.data(), padded_x_.data());
-    const BorderSplit& s = split_;
-    for (int i = 0; i < border_; ++i)
-      for (int k = s.c.row_ptr[i]; k < s.c.row_ptr[i + 1]; ++k)
-        border_x_[i] -= c_values_[k] * padded_x_[layout_.vector_index[s.c.col[k]]];
-    lu_solve(schur_lu_.data(), schur_pivots_.data(), border_x_.data(), border_, border_, 1);
-    for (int row = 0; row < s.p; ++row)
-      for (int k = s.b.row_ptr[row]; k < s.b.row_ptr[row + 1]; ++k)
-        padded_rhs_[layout_.vector_index[row]] -= b_values_[k] * border_x_[s.b.col[k]];
   }
-  partition_->solve(blocks(), padded_rhs_.data(), padded_x_.data());
   x.resize(n);
   for (int i = 0; i < n; ++i)
     x[i] = padded_index_[i] >= 0 ? padded_x_[padded_index_[i]] : border_x_[-1 - padded_index_[i]];
+}
+
+void ChainSolver::solve_border(const double* y) const {
+  const BorderSplit& s = split_;
+  for (int i = 0; i < border_; ++i)
+    for (int k = s.c.row_ptr[i]; k < s.c.row_ptr[i + 1]; ++k)
+      border_x_[i] -= c_values_[k] * y[layout_.vector_index[s.c.col[k]]];
+  lu_solve(schur_lu_.data(), schur_pivots_.data(), border_x_.data(), border_, border_, 1);
+}
+
+void ChainSolver::add_border_product(double* to, double scale, int rows) const {
+  const BorderSplit& s = split_;
+  for (int row = 0; row < rows; ++row)
+    for (int k = s.b.row_ptr[row]; k < s.b.row_ptr[row + 1]; ++k)
+      to[layout_.vector_index[row]] += scale * b_values_[k] * border_x_[s.b.col[k]];
 }
 
 }  // namespace catenary

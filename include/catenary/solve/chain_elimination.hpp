@@ -99,7 +99,13 @@ struct FactorChain {
   }
 };
 
-// r and x are padded vectors (block k's entries at k * B); x may not alias r.
+// Which sweeps of a chain's solve a launch runs: both, or (a correction of the first block's
+// right-hand side in between: CsrSolver::solve_correcting_leading_block) one of them.
+enum class Sweeps { Both, Forward, Backward };
+
+// r and x are padded vectors (block k's entries at k * B); x may not alias r. The forward sweep
+// ends with x_first, the first block's solution; the backward sweep reads it and r no more.
+template <Sweeps S = Sweeps::Both>
 struct SolveChain {
   Blocks b;
   const int* chain_ptr;
@@ -109,11 +115,13 @@ struct SolveChain {
   CATENARY_HD void operator()(int c) const {
     const int first = chain_ptr[c], last = chain_ptr[c + 1];
     constexpr int U = kUnrolledBlock;
-    for (int k = last - 1; k >= first; --k)
-      blocks_of_size(b, k, first, last, U) ? forward_block<U, false>(b, r, x, k, k + 1 < last)
-                                           : forward_block<0, false>(b, r, x, k, k + 1 < last);
-    for (int k = first + 1; k < last; ++k)
-      blocks_of_size(b, k, first, last, U) ? backward_block<U, false>(b, x, k) : backward_block<0, false>(b, x, k);
+    if constexpr (S != Sweeps::Backward)
+      for (int k = last - 1; k >= first; --k)
+        blocks_of_size(b, k, first, last, U) ? forward_block<U, false>(b, r, x, k, k + 1 < last)
+                                             : forward_block<0, false>(b, r, x, k, k + 1 < last);
+    if constexpr (S != Sweeps::Forward)
+      for (int k = first + 1; k < last; ++k)
+        blocks_of_size(b, k, first, last, U) ? backward_block<U, false>(b, x, k) : backward_block<0, false>(b, x, k);
   }
 };
 

@@ -19,6 +19,7 @@
 // Pivoting stays inside each block, as in the whole chain's elimination; a cut changes the order
 // in which blocks are eliminated, so each part (and the separators' Schur complement) must be
 // regular on its own, as every leading block of a whole chain must.
+#include <functional>
 #include <vector>
 
 #include "catenary/solve/block_layout.hpp"
@@ -41,6 +42,13 @@ class ChainPartition {
   void factorize(const Blocks& b);
   // x = A^-1 r on padded vectors (block k's entries at k * B); x may not alias r.
   void solve(const Blocks& b, const double* r, double* x) const;
+  // x = A^-1 (r - delta) for a delta in block 0 that depends on block 0's solution (planned with
+  // first_block_last): once the elimination has reached block 0, correct(x_0, delta) gets its
+  // solution for r and writes delta (padded to B); the back substitution then takes x_0 less F^-1
+  // delta (solve_first_block). A border on block 0 alone costs one solve so, not two.
+  using FirstBlockCorrection = std::function<void(const double* x_first, double* delta)>;
+  void solve_correcting_first_block(const Blocks& b, const double* r, double* x,
+                                    const FirstBlockCorrection& correct) const;
 
   int part_count() const { return static_cast<int>(parts_.size()); }
   // x = F^-1 x for block 0's values x (padded to B), F block 0's factorization at the end of the
@@ -66,10 +74,13 @@ class ChainPartition {
   int eliminate_downwards(const Blocks& b, const Part& part) const;  // tail, whole; a singular block, or -1
   int eliminate_towards_after(const Blocks& b, const Part& part);  // head, interior (with its spike)
   void interior_schur_before(const Blocks& b, int p);
-  void forward_part(const Blocks& b, int p, const double* r, double* x) const;
+  // `correct` (or null): solve_correcting_first_block's, applied where block 0 is reached.
+  void solve_parts(const Blocks& b, const double* r, double* x, const FirstBlockCorrection* correct) const;
+  void forward_part(const Blocks& b, int p, const double* r, double* x, const FirstBlockCorrection* correct) const;
+  void correct_first_block(const Blocks& b, double* x_first, const FirstBlockCorrection& correct) const;
   void backward_part(const Blocks& b, int p, double* x) const;
   void factorize_separators(const Blocks& b);
-  void solve_separators(const Blocks& b, const double* r, double* x) const;
+  void solve_separators(const Blocks& b, const double* r, double* x, const FirstBlockCorrection* correct) const;
   Blocks separator_blocks() const;
   // A part's B x B scratch block `which` (0, 1: its Schur complement to D_before, D_after; 2: the
   // coupling of `before` to `after`, 3: of `after` to `before`) and B-vector `which` (0, 1: its

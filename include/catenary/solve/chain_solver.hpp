@@ -12,8 +12,9 @@
 // one chain solve per right-hand side of split_border (the border columns coupled to the blocks,
 // or the block rows coupled to the border, whichever are fewer), each solve two. Where those
 // right-hand sides and C touch block 0 alone (a crane's boom on a cable's first node), block 0 is
-// eliminated last (a whole chain downwards; a cut one with block 0 as its first separator) and a
-// right-hand side costs one solve with block 0's final factorization instead.
+// eliminated last (a whole chain downwards; a cut one with block 0 as its first separator): a
+// right-hand side costs one solve with block 0's final factorization instead, and a solve one
+// solve over the chain, x_b found between its sweeps (ChainPartition::solve_correcting_first_block).
 #include <Eigen/SparseCore>
 #include <optional>
 #include <string>
@@ -49,6 +50,11 @@ class ChainSolver {
  private:
   Blocks blocks() const;
   void factorize_border(const double* values);
+  // border_x_ = S^-1 (border_x_ - C y): the border's solution from its right-hand side and T's
+  // part y of the solution (padded; C reads block 0's values alone where leading_block_only_).
+  void solve_border(const double* y) const;
+  // to += scale B x_b over B's first `rows` rows (padded).
+  void add_border_product(double* to, double scale, int rows) const;
 
   BlockLayout layout_;
   std::optional<ChainPartition> partition_;  // planned once the border is known

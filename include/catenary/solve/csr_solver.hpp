@@ -2,7 +2,9 @@
 // A direct solver over a square CSR matrix whose pattern is fixed after analyze(): the interface
 // of the CUDA backend's linear solve. Pointers are in the memory of the solver's side (device
 // pointers for cuSOLVER, host pointers for the host reference).
+#include <functional>
 #include <memory>
+#include <stdexcept>
 #include <vector>
 
 namespace catenary {
@@ -32,6 +34,16 @@ class CsrSolver {
   virtual int leading_block_solved_last() const { return 0; }
   virtual void solve_leading_block_many(const double* rhs, double* x, int count, int stride) {
     solve_many(rhs, x, count, stride);
+  }
+  // x = A^-1 (rhs - delta) for a delta in the leading block that depends on that block's solution
+  // (after analyze, with leading_block_solved_last() > 0): once the elimination has reached the
+  // block, correct(x_lead, delta) gets the block's solution x_lead for rhs and writes delta (both
+  // leading_block_solved_last() values in the solver's memory); the sweeps back over the rest
+  // then take the corrected block, so the solve costs one sweep each way. A border coupled to the
+  // leading block alone (solve/border_split.hpp) is solved so: x_b from x_lead, delta = B x_b.
+  using LeadingBlockCorrection = std::function<void(const double* x_lead, double* delta)>;
+  virtual void solve_correcting_leading_block(const double*, double*, const LeadingBlockCorrection&) {
+    throw std::logic_error("solve_correcting_leading_block: the solver eliminates no leading block last");
   }
 };
 
