@@ -4,7 +4,8 @@
 // worked out once on the host for the two solvers that eliminate the border by its Schur
 // complement S = E - C T^-1 B: the CUDA backend's (kernels/bordered_solver.cu) and the CPU's
 // (solve/chain_solver.hpp). A solve takes two solves with T:
-//   y = T^-1 r_T;  x_b = S^-1 (r_b - C y);  x_T = T^-1 (r_T - B x_b).
+//   y = T^-1 r_T;  x_b = S^-1 (r_b - C y);  x_T = T^-1 (r_T - B x_b)
+// (one, x_b found between its sweeps, where B and C touch only the block eliminated last).
 // A factorization takes one per right-hand side x_l of  S = E - sum_l (C T^-1 x_l) y_l^T:
 // either B's columns that have entries (x_l = b_j, y_l = e_j; a zero column's T^-1 b is zero) or
 // the unit vectors of B's rows that have entries (x_l = e_r, y_l = row r of B), whichever are

@@ -80,7 +80,8 @@ int cyclic_reduction_levels(const std::vector<int>& chain_ptr);
 // size), the border by its Schur complement (kernels/bordered_solver.cu). Each factorization
 // costs one solve with the inner solver per right-hand side of split_border (the border columns
 // coupled to the blocks, or the block rows coupled to the border, whichever are fewer;
-// solve/border_split.hpp), kBorderRightHandSides at a time (solve_many); each solve two.
+// solve/border_split.hpp), kBorderRightHandSides at a time (solve_many); each solve two (one where
+// the border touches only the inner solver's leading block: solve_correcting_leading_block).
 constexpr int kBorderRightHandSides = 8;
 std::unique_ptr<CsrSolver> make_bordered_solver(std::unique_ptr<CsrSolver> inner, int border, bool on_device);
 // Restarted GMRES with a block-Jacobi preconditioner over the same node blocks
