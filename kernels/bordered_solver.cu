@@ -17,9 +17,10 @@
 // with T instead, or one where B and C touch only the block the inner solver eliminates last: C y
 // reads that block's y alone, known once the forward sweep reaches it, and B x_b changes only
 // that block's right-hand side, which the backward sweep takes corrected
-// (CsrSolver::solve_correcting_leading_block). B, C and S are copied at factorize(): the integrator may assemble a
-// matrix it never factorizes and still solve with the last factorization (docs/design.md, fourth part). Written by
-// hand: cuSOLVER and cuSPARSE have no bordered or block-tridiagonal solver.
+// (CsrSolver::solve_correcting_leading_block). B, C and S are copied at factorize(): the
+// integrator may assemble a matrix it never factorizes and still solve with the last
+// factorization (docs/design.md, fourth part). Written by hand: cuSOLVER and cuSPARSE have no
+// bordered or block-tridiagonal solver.
 #include <thrust/copy.h>
 #include <thrust/fill.h>
 #include <thrust/for_each.h>
