@@ -21,7 +21,8 @@
 #                          modified Newton; full Newton again without stage waits
 #                 solvers: block_tridiagonal, chain_elimination and krylov, 100 ... 100,000
 #                          elements, 10 steps; sparse_qr up to 10,000; the cable hung from a
-#                          crane's boom (--crane: the block methods with a border, sparse QR)
+#                          crane's boom (--crane: the block methods with a border, sparse QR; and
+#                          with modified Newton against the plain cable, auto solver)
 #                 sweep:   1 ... 10,000 copies of a 100-element cable, each block method, full and
 #                          modified Newton; auto and modified Newton without stage waits
 #                 cpu:     the CPU backend on all cores, 100 ... 100,000 elements (3 repetitions) and
@@ -130,7 +131,10 @@ for part in "${parts[@]}"; do
       bench gpu_crane_sparse_qr -B cuda -L sparse_qr --crane -r 3 -s 10 -- 100 1000 10000
       for solver in block_tridiagonal chain_elimination; do
         bench "gpu_crane_$solver" -B cuda -L "$solver" --crane -r 3 -s 10 -- 100 1000 10000 100000
-      done ;;
+      done
+      # Modified Newton, where the solves dominate: the crane's against the plain cable's.
+      bench gpu_crane_modified -B cuda -N modified --crane -r 3 -s 10 -- 1000 100000
+      bench gpu_cable_modified -B cuda -N modified -r 3 -s 10 -- 1000 100000 ;;
     sweep)
       for solver in block_tridiagonal chain_elimination; do
         for newton in full modified; do
