@@ -204,6 +204,37 @@ TEST_CASE("Block-tridiagonal solver: right-hand sides in the first block, that b
   }
 }
 
+TEST_CASE("Block-tridiagonal solver: a correction of the first block's right-hand side between the sweeps",
+          "[cuda-host]") {
+  // correct(x_0, delta) gets block 0's solution for rhs, x_0 = (A^-1 rhs)_0, and with delta = K x_0
+  // the solve gives x = A^-1 (rhs - P K x_0), P block 0's unknowns (the bordered solver's x_b
+  // between the sweeps). Three chains, so that the other chains' first blocks (left members of
+  // cyclic reduction, whole chains of the elimination) take no correction.
+  const BorderedSystem s = bordered_system(stiffness_sweep_batch(3, 40), 14);
+  const int size = static_cast<int>(s.A.rows()), lead = s.order.block_ptr[1];
+  const Eigen::MatrixXd K = Eigen::MatrixXd::Random(lead, lead);
+  const Eigen::VectorXd x_lead_expected = s.reference.head(lead);
+  Eigen::VectorXd corrected_rhs = s.rhs;
+  corrected_rhs.head(lead) -= K * x_lead_expected;
+  for (BlockMethod method : {BlockMethod::CyclicReduction, BlockMethod::ChainElimination}) {
+    INFO((method == BlockMethod::CyclicReduction ? "cyclic reduction" : "chain elimination"));
+    auto solver = make_block_tridiagonal_solver(s.order.block_ptr, s.order.chain_ptr, method, false);
+    solver->analyze(size, static_cast<int>(s.A.nonZeros()), s.A.outerIndexPtr(), s.A.innerIndexPtr());
+    solver->factorize(s.A.valuePtr());
+    int calls = 0;
+    Eigen::VectorXd x(size), x_lead(lead);
+    solver->solve_correcting_leading_block(s.rhs.data(), x.data(), [&](const double* y, double* delta) {
+      ++calls;
+      x_lead = Eigen::Map<const Eigen::VectorXd>(y, lead);
+      Eigen::Map<Eigen::VectorXd>(delta, lead) = K * x_lead;
+    });
+    CHECK(calls == 1);
+    CHECK(relative_difference(x_lead_expected, x_lead) < 1e-9);
+    CHECK(backward_error(s.A, x, corrected_rhs) < 1e-15);
+    CHECK(relative_difference(s.reference, x) > 1e-3);  // the correction changed the solution
+  }
+}
+
 TEST_CASE("Bordered solver: a singular Schur complement is reported as the border's", "[cuda-host]") {
   // A mechanism row with no entries: the border alone is singular, the blocks are not.
   const BorderedSystem s = bordered_system(cable_hanging_from_boom(8), 7);
