@@ -149,9 +149,7 @@ void ChainPartition::solve(const Blocks& b, const double* r, double* x) const { 
 
 void ChainPartition::solve_correcting_first_block(const Blocks& b, const double* r, double* x,
                                                   const FirstBlockCorrection& correct) const {
-  const bool first_block_last =
-      parts_.front().kind == Kind::Whole || (!separator_block_.empty() && separator_block_.front() == 0);
-  if (!first_block_last)
+  if (parts_.front().kind != Kind::Whole && !first_block_is_separator())
     throw std::logic_error("chain partition: block 0 is not eliminated last (plan it with first_block_last)");
   solve_parts(b, r, x, &correct);
 }
@@ -187,7 +185,7 @@ double* ChainPartition::cleared_part_block(int p, int which) {
 }
 
 void ChainPartition::solve_first_block(const Blocks& b, double* x) const {
-  if (!separator_block_.empty() && separator_block_.front() == 0) {  // separator 0's factorization
+  if (first_block_is_separator()) {  // separator 0's factorization
     const Blocks sb = separator_blocks();
     lu_solve(sb.at(sb.D, 0), sb.piv, x, sb.size[0], sb.B, 1);
   } else {
@@ -379,7 +377,7 @@ void ChainPartition::solve_separators(const Blocks& b, const double* r, double* 
   const int* chains = separator_chain_ptr_.data();
   double *sr = separator_r_.data(), *sx = separator_x_.data();
   for (size_t c = 0; c + 1 < separator_chain_ptr_.size(); ++c) {
-    if (c == 0 && correct && separator_block_.front() == 0) {  // block 0, the first separator, is reached last
+    if (c == 0 && correct && first_block_is_separator()) {  // block 0, the first separator, is reached last
       SolveChain<Sweeps::Forward>{sb, chains, sr, sx}(0);
       correct_first_block(b, sx, *correct);
       SolveChain<Sweeps::Backward>{sb, chains, sr, sx}(0);

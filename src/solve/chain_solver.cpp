@@ -108,12 +108,7 @@ void ChainSolver::factorize_border(const double* values) {
     } else {
       partition_->solve(b, padded_rhs_.data(), padded_x_.data());
     }
-    for (int i = 0; i < m; ++i) {
-      double sum = 0.0;
-      for (int k = s.c.row_ptr[i]; k < s.c.row_ptr[i + 1]; ++k)
-        sum += c_values_[k] * padded_x_[layout_.vector_index[s.c.col[k]]];
-      cw[static_cast<size_t>(l) * m + i] = sum;
-    }
+    for (int i = 0; i < m; ++i) cw[static_cast<size_t>(l) * m + i] = c_row_product(i, padded_x_.data());
   }
   factorize_schur_complement(s, e, cw, b_values_, schur_lu_, schur_pivots_, "block chain elimination");
 }
@@ -148,11 +143,15 @@ void ChainSolver::solve(const Eigen::VectorXd& rhs, Eigen::VectorXd& x) const {
 }
 
 void ChainSolver::solve_border(const double* y) const {
-  const BorderSplit& s = split_;
-  for (int i = 0; i < border_; ++i)
-    for (int k = s.c.row_ptr[i]; k < s.c.row_ptr[i + 1]; ++k)
-      border_x_[i] -= c_values_[k] * y[layout_.vector_index[s.c.col[k]]];
+  for (int i = 0; i < border_; ++i) border_x_[i] -= c_row_product(i, y);
   lu_solve(schur_lu_.data(), schur_pivots_.data(), border_x_.data(), border_, border_, 1);
+}
+
+double ChainSolver::c_row_product(int i, const double* y) const {
+  const BorderSplit& s = split_;
+  double sum = 0.0;
+  for (int k = s.c.row_ptr[i]; k < s.c.row_ptr[i + 1]; ++k) sum += c_values_[k] * y[layout_.vector_index[s.c.col[k]]];
+  return sum;
 }
 
 void ChainSolver::add_border_product(double* to, double scale, int rows) const {

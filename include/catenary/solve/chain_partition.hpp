@@ -69,6 +69,8 @@ class ChainPartition {
   };
 
   bool unrolled(const Blocks& b, const Part& part, int k) const;  // block k's step at N6 (see the .cpp)
+  // Block 0 is a cut chain's first separator (planned with first_block_last).
+  bool first_block_is_separator() const { return !separator_block_.empty() && separator_block_.front() == 0; }
   // A part's elimination and its terms of the separators' Schur complement.
   void factorize_part(const Blocks& b, int p);
   int eliminate_downwards(const Blocks& b, const Part& part) const;  // tail, whole; a singular block, or -1

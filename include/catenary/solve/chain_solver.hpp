@@ -53,6 +53,8 @@ class ChainSolver {
   // border_x_ = S^-1 (border_x_ - C y): the border's solution from its right-hand side and T's
   // part y of the solution (padded; C reads block 0's values alone where leading_block_only_).
   void solve_border(const double* y) const;
+  // Row i of C times T's part y of a vector (padded).
+  double c_row_product(int i, const double* y) const;
   // to += scale B x_b over B's first `rows` rows (padded).
   void add_border_product(double* to, double scale, int rows) const;
 
