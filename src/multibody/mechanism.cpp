@@ -57,11 +57,12 @@ rigid::BodyState node_state(const Attachment&, int first, const Eigen::VectorXd&
 // The rows of attachment k: r_node - (r + A s') = 0, then with align_slope r'_node . A b' and
 // r'_node . A c' = 0. Node columns: the pseudo-body's r columns at the node's position (or slope)
 // coordinates.
-void put_attachment_rows(const Mechanism& m, int k, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+// Attachment k's rows, from row `row` (Mechanism::attachment_row(k)).
+void put_attachment_rows(const Mechanism& m, int k, int row, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
                          ConstraintState& s, std::vector<Eigen::Triplet<double>>& jac) {
   const Attachment& a = m.attachments[k];
   const rigid::BodyState body = state_of(a.body, q, v);
-  const int node = m.node_coordinate(k), row = m.attachment_row(k);
+  const int node = m.node_coordinate(k);
   auto put = [&](const auto& rows, int count, int first_row, int node_first) {
     for (int r = 0; r < count; ++r) {
       s.phi[first_row + r] = rows.phi[r];
@@ -143,22 +144,29 @@ ConstraintState evaluate_constraints(const Mechanism& m, const Eigen::VectorXd& 
   s.nu.setZero(rows);
   s.gamma.setZero(rows);
   std::vector<Eigen::Triplet<double>> jac;
+  // The rows in Mechanism::joint_row's order, counted along: those functions count from the first
+  // row each time, which a sweep of thousands of bodies would pay squared.
+  int first_row = 0;
   for (size_t k = 0; k < m.joints.size(); ++k) {
     const Joint& j = m.joints[k];
     rigid::JointRows r;
     const int count = rigid::evaluate_joint(j.type, state_of(j.body_i, q, v), j.marker_i,
                                             state_of(j.body_j, q, v), j.marker_j, r);
-    put_rows(r, count, m.joint_row(static_cast<int>(k)), j.body_i, j.body_j, s, jac);
+    put_rows(r, count, first_row, j.body_i, j.body_j, s, jac);
+    first_row += rigid::joint_equation_count(j.type);
   }
-  for (size_t k = 0; k < m.drivers.size(); ++k) {
+  for (size_t k = 0; k < m.drivers.size(); ++k, ++first_row) {
     const Joint& j = m.joints[m.drivers[k].joint];
-    put_rows(driver_rows(m, m.drivers[k], q, v, t), 1, m.driver_row(static_cast<int>(k)), j.body_i, j.body_j, s, jac);
+    put_rows(driver_rows(m, m.drivers[k], q, v, t), 1, first_row, j.body_i, j.body_j, s, jac);
   }
-  for (size_t k = 0; k < m.attachments.size(); ++k) put_attachment_rows(m, static_cast<int>(k), q, v, s, jac);
+  for (size_t k = 0; k < m.attachments.size(); ++k) {
+    put_attachment_rows(m, static_cast<int>(k), first_row, q, v, s, jac);
+    first_row += m.attachments[k].row_count();
+  }
   for (size_t b = 0; b < m.bodies.size(); ++b) {
     const rigid::BodyState body = state_of(static_cast<int>(b), q, v);
     const rigid::NormalizationRow row = rigid::normalization_constraint(body.p, body.pd);
-    const int r = m.normalization_row(static_cast<int>(b));
+    const int r = first_row + static_cast<int>(b);
     s.phi[r] = row.phi;
     s.gamma[r] = row.gamma;
     for (int c = 0; c < 4; ++c) jac.emplace_back(r, 7 * static_cast<int>(b) + 3 + c, row.jac_p[c]);
@@ -168,14 +176,22 @@ ConstraintState evaluate_constraints(const Mechanism& m, const Eigen::VectorXd& 
   return s;
 }
 
+Eigen::Matrix<double, 7, 7> body_mass_block(const RigidBody& body, const double* q) {
+  Eigen::Matrix<double, 7, 7> M = Eigen::Matrix<double, 7, 7>::Zero();
+  M.topLeftCorner<3, 3>().diagonal().setConstant(body.mass);
+  Vec<4> p;
+  for (int k = 0; k < 4; ++k) p[k] = q[3 + k];
+  const Mat<4, 4> euler = rigid::euler_mass_matrix(p, body.inertia);
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 4; ++j) M(3 + i, 3 + j) = euler(i, j);
+  return M;
+}
+
 void add_mass_product(const Mechanism& m, const double* q, const double* x, double* y) {
+  using Vec7 = Eigen::Matrix<double, 7, 1>;
   for (size_t b = 0; b < m.bodies.size(); ++b) {
     const int o = 7 * static_cast<int>(b);
-    for (int k = 0; k < 3; ++k) y[o + k] += m.bodies[b].mass * x[o + k];
-    Vec<4> p, xp;
-    for (int k = 0; k < 4; ++k) p[k] = q[o + 3 + k], xp[k] = x[o + 3 + k];
-    const Vec<4> yp = rigid::mat_vec(rigid::euler_mass_matrix(p, m.bodies[b].inertia), xp);
-    for (int k = 0; k < 4; ++k) y[o + 3 + k] += yp[k];
+    Eigen::Map<Vec7>(y + o) += body_mass_block(m.bodies[b], q + o) * Eigen::Map<const Vec7>(x + o);
   }
 }
 

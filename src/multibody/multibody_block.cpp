@@ -1,5 +1,6 @@
 #include "catenary/multibody/multibody_block.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -148,11 +149,21 @@ MultibodyBlock::MultibodyBlock(const Model& m) : mechanism_(m.mechanism), layout
     if (c == static_cast<int>(colours_.size())) colours_.emplace_back();
     colours_[c].push_back(s);
   }
+  entry_row_start_.assign(size() + layout_.rows + 1, 0);
+  for (const auto& entry : layout_.local_entries) ++entry_row_start_[entry.first + 1];
+  for (size_t i = 1; i < entry_row_start_.size(); ++i) entry_row_start_[i] += entry_row_start_[i - 1];
+}
+
+int MultibodyBlock::local_entry(int i, int j) const {
+  const auto& entries = layout_.local_entries;
+  const auto first = entries.begin() + entry_row_start_[i], last = entries.begin() + entry_row_start_[i + 1];
+  const auto it = std::lower_bound(first, last, std::make_pair(i, j));
+  return it != last && it->second == j ? static_cast<int>(it - entries.begin()) : -1;
 }
 
 template <class Terms>
 void MultibodyBlock::add_difference_columns(const Eigen::VectorXd& at, double scale, Terms terms,
-                                            Eigen::MatrixXd& J) const {
+                                            std::vector<double>& values) const {
   Eigen::VectorXd shifted = at, step = Eigen::VectorXd::Zero(at.size());
   for (const std::vector<int>& group : colours_)
     for (int offset = 0; offset < 7; ++offset) {
@@ -173,7 +184,7 @@ void MultibodyBlock::add_difference_columns(const Eigen::VectorXd& at, double sc
         const int k = slot_first_[s] + offset;
         for (int n : slot_neighbours_[s])
           for (int i = slot_first_[n]; i < slot_first_[n] + slot_count_[n]; ++i)
-            J(i, k) += scale * difference[i] / (2.0 * step[k]);
+            if (const int e = local_entry(i, k); e >= 0) values[e] += scale * difference[i] / (2.0 * step[k]);
         step[k] = 0.0;
       }
     }
@@ -209,30 +220,37 @@ double MultibodyBlock::newton_matrix(const Eigen::VectorXd& x, const Eigen::Vect
                                      const NewtonMatrixCoefficients& c, std::vector<double>& values,
                                      bool assembly_weights, ConstraintState* constraints) const {
   const int n = size();
-  Eigen::MatrixXd J;
-  mass_matrix(mechanism_, x, J);
-  J *= c.mass;
-  if (assembly_weights)
-    for (size_t b = 0; b < mechanism_.bodies.size(); ++b) J.middleRows(7 * b, 7) *= mechanism_.bodies[b].assembly_weight;
-  add_difference_columns(x, 1.0, [&](const Eigen::VectorXd& xs) {
-    return force_terms(xs, v, t, w, mu, c.mass, c.stiffness);
-  }, J);
-  if (c.damping != 0.0)
-    add_difference_columns(v, c.damping, [&](const Eigen::VectorXd& vs) {
-      Eigen::VectorXd f;
-      internal_force(x, vs, t, f);
-      return f;
-    }, J);
-  ConstraintState state = evaluate_constraints(mechanism_, x, v, t);
-  const Eigen::MatrixXd jac(state.jacobian);
-  if (constraints) *constraints = std::move(state);
-  values.resize(layout_.local_entries.size());
-  Eigen::VectorXd row_sum = Eigen::VectorXd::Zero(n);
-  for (size_t e = 0; e < values.size(); ++e) {
-    const auto [i, j] = layout_.local_entries[e];
-    values[e] = i < n && j < n ? J(i, j) : i >= n ? c.constraint * jac(i - n, j) : c.constraint * jac(j - n, i);
-    if (i < n) row_sum[i] += std::fabs(values[e]);
+  values.assign(layout_.local_entries.size(), 0.0);
+  for (size_t b = 0; b < mechanism_.bodies.size(); ++b) {
+    const int o = 7 * static_cast<int>(b);
+    const double weight = c.mass * (assembly_weights ? mechanism_.bodies[b].assembly_weight : 1.0);
+    const Eigen::Matrix<double, 7, 7> M = body_mass_block(mechanism_.bodies[b], x.data() + o);
+    for (int i = 0; i < 7; ++i)
+      for (int j = 0; j < 7; ++j) values[local_entry(o + i, o + j)] += weight * M(i, j);
   }
+  add_difference_columns(
+      x, 1.0, [&](const Eigen::VectorXd& xs) { return force_terms(xs, v, t, w, mu, c.mass, c.stiffness); }, values);
+  if (c.damping != 0.0)
+    add_difference_columns(
+        v, c.damping,
+        [&](const Eigen::VectorXd& vs) {
+          Eigen::VectorXd f;
+          internal_force(x, vs, t, f);
+          return f;
+        },
+        values);
+  ConstraintState state = evaluate_constraints(mechanism_, x, v, t);
+  const Eigen::SparseMatrix<double>& jacobian = state.jacobian;
+  for (int col = 0; col < jacobian.outerSize(); ++col)
+    for (Eigen::SparseMatrix<double>::InnerIterator it(jacobian, col); it; ++it) {
+      const int row = n + static_cast<int>(it.row());
+      for (const int e : {local_entry(row, col), local_entry(col, row)})
+        if (e >= 0) values[e] += c.constraint * it.value();
+    }
+  if (constraints) *constraints = std::move(state);
+  Eigen::VectorXd row_sum = Eigen::VectorXd::Zero(n);
+  for (size_t e = 0; e < values.size(); ++e)
+    if (layout_.local_entries[e].first < n) row_sum[layout_.local_entries[e].first] += std::fabs(values[e]);
   return n > 0 ? row_sum.maxCoeff() : 0.0;
 }
 

@@ -107,6 +107,9 @@ ConstraintState evaluate_constraints(const Mechanism& m, const Eigen::VectorXd& 
 void mass_matrix(const Mechanism& m, const Eigen::VectorXd& q, Eigen::MatrixXd& M);
 void generalized_forces(const Mechanism& m, const Eigen::VectorXd& q, const Eigen::VectorXd& v, double t,
                         Eigen::VectorXd& Q);
+// A body's 7 x 7 block of M(q) (q: its 7 coordinates): its mass on the position, the Euler
+// parameters' 4 x 4 (rigid::euler_mass_matrix); bodies do not couple in M.
+Eigen::Matrix<double, 7, 7> body_mass_block(const RigidBody& body, const double* q);
 // y += M(q) x over the bodies' coordinates (x, y of the mechanism's size).
 void add_mass_product(const Mechanism& m, const double* q, const double* x, double* y);
 // Q += 8 G'^T J' G' p of every body (the Euler parameters' quadratic velocity force).

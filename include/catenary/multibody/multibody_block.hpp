@@ -67,17 +67,24 @@ class MultibodyBlock {
  private:
   Eigen::VectorXd force_terms(const Eigen::VectorXd& x, const Eigen::VectorXd& v, double t, const Eigen::VectorXd& w,
                               const Eigen::VectorXd& mu, double mass, double stiffness) const;
-  // Adds to J the central difference of `terms` over x (or v) by colour groups: slots (bodies,
-  // attached nodes) whose terms share no coordinate are perturbed together, so a chain of bodies
-  // costs a few evaluations per coordinate offset whatever its length.
+  // Adds to values the central difference of `terms` over x (or v) by colour groups: slots
+  // (bodies, attached nodes) whose terms share no coordinate are perturbed together, so a chain of
+  // bodies costs a few evaluations per coordinate offset whatever its length.
   template <class Terms>
-  void add_difference_columns(const Eigen::VectorXd& at, double scale, Terms terms, Eigen::MatrixXd& J) const;
+  void add_difference_columns(const Eigen::VectorXd& at, double scale, Terms terms, std::vector<double>& values) const;
+  // The index of local entry (i, j) in layout().local_entries, or -1 if there is none. The
+  // matrix is kept as those entries alone: a sweep of a thousand cranes has 13,000 coordinates,
+  // whose dense matrix would cost more to clear than all the rest of a Newton iteration.
+  int local_entry(int i, int j) const;
 
   Mechanism mechanism_;
   MultibodyLayout layout_;
   std::vector<int> slot_first_, slot_count_;     // each slot's first coordinate and count (7 or 6)
   std::vector<std::vector<int>> slot_neighbours_;  // slots whose terms a slot's coordinates change
   std::vector<std::vector<int>> colours_;          // slots perturbed together
+  // local_entries (sorted by row, then column) by rows: row i's are entry_row_start_[i] ..
+  // entry_row_start_[i + 1] - 1.
+  std::vector<int> entry_row_start_;
 };
 
 }  // namespace catenary
