@@ -102,12 +102,11 @@ class CudaBackend : public Backend {
       const int border = chain->border_size();
       solver_ = make_block_tridiagonal_solver(chain->block_ptr, chain->chain_ptr, method, Space::on_device,
                                               border > 0 ? kBorderRightHandSides : 1);
-      solver_name_ = method == BlockMethod::CyclicReduction ? "block cyclic reduction" : "block chain elimination";
-      if (border > 0) {
-        bordered_ = true;
-        solver_ = make_bordered_solver(std::move(solver_), border, Space::on_device);
-        solver_name_ += " with a border of " + std::to_string(border) + " unknowns";
-      }
+      solver_name_ =
+          std::string(method == BlockMethod::CyclicReduction ? "block cyclic reduction" : "block chain elimination") +
+          chain_order_details(chain->rigid_blocks, border);
+      if (border > 0) solver_ = make_bordered_solver(std::move(solver_), border, Space::on_device);
+      needs_mass_term_ = chain->needs_mass_term();
     } else {
       solver_ = Space::on_device ? make_cusolver_qr_solver() : make_host_csr_solver();
       solver_name_ = Space::on_device ? "sparse QR" : "UMFPACK";
@@ -241,7 +240,7 @@ class CudaBackend : public Backend {
   // cuSOLVER's batched QR factorizes inside solve(); its time counts as factorization there.
   void factorize() override {
     Stopwatch w;
-    factorized_ = bordered_ && !border_eliminates(mass_coefficient_) ? &general_solver() : solver_.get();
+    factorized_ = needs_mass_term_ && !border_eliminates(mass_coefficient_) ? &general_solver() : solver_.get();
     factorized_->factorize(raw<double>(values_));
     timings_.factorization += finish_stage(w);
     timings_.factorizations++;
@@ -408,9 +407,9 @@ class CudaBackend : public Backend {
   Ints block_index_;  // the multibody block's indices and values, uploaded each call (upload_to)
   Doubles block_values_;
   std::unique_ptr<CsrSolver> solver_;
-  // A bordered model's matrices without a mass term go to the general solver (border_eliminates,
-  // solve/border_split.hpp), made at the first of them.
-  bool bordered_ = false;
+  // Matrices without a mass term of a model with rigid bodies or a border go to the general solver
+  // (BlockChainOrdering::needs_mass_term), made at the first of them.
+  bool needs_mass_term_ = false;
   double mass_coefficient_ = 1.0;  // of the last assembled matrix
   std::unique_ptr<CsrSolver> general_solver_;
   CsrSolver* factorized_ = nullptr;  // the solver of the last factorization

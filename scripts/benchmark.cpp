@@ -1,7 +1,8 @@
 // Solver benchmark: the falling cable pendulum (the model of tests/test_dynamics.cpp) for a range
 // of element counts, fixed HHT step, timing run_dynamic and the backend's stages.
 //
-//   catenary_benchmark [--backend cpu|cuda|cuda-host] [--solver auto|block_tridiagonal|chain_elimination|sparse_qr|krylov] [--steps S]
+//   catenary_benchmark [--backend cpu|cuda|cuda-host] [--solver
+//   auto|block_tridiagonal|chain_elimination|sparse_qr|krylov] [--steps S]
 //                      [--large-steps S2] [--large-from N] [--step H] [--newton full|modified]
 //                      [--crane] [--no-stage-times] [--csv FILE] [n ...]
 //
@@ -22,11 +23,12 @@
 //
 // With --crane, the cable's first node hangs from the tip of a hinged rigid boom instead of the
 // ground pin (crane_falling_cable): the block solvers then carry a border of 16 unknowns
-// (kernels/bordered_solver.cu), and the CPU backend factorizes with UMFPACK.
+// (kernels/bordered_solver.cu, solve/chain_solver.hpp).
 //
 // With --sweep E, each n is instead a number of copies of an E-element cable run as one batch
 // (merge_models, as a case file's "sweep" runs): the sweep benchmark; steps per second of the
-// whole batch are 1000 / (wall ms per step).
+// whole batch are 1000 / (wall ms per step). With --crane too, copies of the crane: each boom is a
+// block of its cable's chain (assembly/block_chain_ordering.hpp), no border.
 //
 // The model: 3D cable of n elements of 0.1 m, pinned at its first node (add_spherical_to_ground),
 // straight and horizontal along x at t = 0, gravity -9.81 z, diameter 0.02 m, E = 2e9 Pa,
@@ -105,12 +107,14 @@ std::unique_ptr<Backend> make_benchmark_backend(const std::string& name, const M
   return make_backend(parse_backend_choice(name), m, solver, vectors).backend;
 }
 
-// n elements (hung from a crane's boom with crane), or with sweep_elements > 0 n copies of a
-// sweep_elements-element cable.
+// n elements (hung from a crane's boom with crane), or with sweep_elements > 0 n copies of that
+// model of sweep_elements elements.
 Model benchmark_model(int n, int sweep_elements, bool crane) {
-  if (crane) return crane_falling_cable(n);
-  if (sweep_elements <= 0) return falling_cable_pendulum(n);
-  const Model one = falling_cable_pendulum(sweep_elements);
+  const auto model = [crane](int elements) {
+    return crane ? crane_falling_cable(elements) : falling_cable_pendulum(elements);
+  };
+  if (sweep_elements <= 0) return model(n);
+  const Model one = model(sweep_elements);
   const std::vector<const Model*> copies(n, &one);
   std::vector<CopyRange> ranges;
   return merge_models(copies, ranges);
@@ -184,22 +188,23 @@ Row run_one(const std::string& backend_name, LinearSolverChoice solver, int n, i
 }
 
 void usage() {
-  std::fprintf(stderr,
-               "usage: catenary_benchmark [--backend cpu|cuda|cuda-host] [--steps S] [--large-steps S2] [--large-from N] "
-               "[--csv FILE] [n ...]\n"
-               "  --backend: cpu (default), cuda, or cuda-host (the CUDA backend's code run on the host)\n"
-               "  --solver: the linear solver: auto (default), block_tridiagonal, chain_elimination, sparse_qr or krylov\n"
-               "            (the CPU backend takes chain_elimination, and UMFPACK for any other)\n"
-               "  n: element counts (default 8 16 32 ... 16384)\n"
-               "  --steps S: HHT steps per run (default 50)\n"
-               "  --large-steps S2: steps for n >= --large-from (default: S)\n"
-               "  --large-from N: threshold for --large-steps (default 4096)\n"
-               "  --step H: the fixed time step in s (default 1e-3)\n"
-               "  --newton full|modified: a Newton matrix per iteration (default) or per step\n"
-               "  --sweep E: n is a number of copies of an E-element cable run as one batch\n"
-               "  --crane: the cable hangs from a rigid boom's tip (crane_falling_cable): a chain with a border\n"
-               "  --no-stage-times: the CUDA backend does not wait for the device at each stage's end (stage columns 0)\n"
-               "  --csv FILE: also write the rows as CSV\n");
+  std::fprintf(
+      stderr,
+      "usage: catenary_benchmark [--backend cpu|cuda|cuda-host] [--steps S] [--large-steps S2] [--large-from N] "
+      "[--csv FILE] [n ...]\n"
+      "  --backend: cpu (default), cuda, or cuda-host (the CUDA backend's code run on the host)\n"
+      "  --solver: the linear solver: auto (default), block_tridiagonal, chain_elimination, sparse_qr or krylov\n"
+      "            (the CPU backend takes chain_elimination, and UMFPACK for any other)\n"
+      "  n: element counts (default 8 16 32 ... 16384)\n"
+      "  --steps S: HHT steps per run (default 50)\n"
+      "  --large-steps S2: steps for n >= --large-from (default: S)\n"
+      "  --large-from N: threshold for --large-steps (default 4096)\n"
+      "  --step H: the fixed time step in s (default 1e-3)\n"
+      "  --newton full|modified: a Newton matrix per iteration (default) or per step\n"
+      "  --sweep E: n is a number of copies of an E-element cable (or crane) run as one batch\n"
+      "  --crane: the cable hangs from a rigid boom's tip (crane_falling_cable): a chain with a border\n"
+      "  --no-stage-times: the CUDA backend does not wait for the device at each stage's end (stage columns 0)\n"
+      "  --csv FILE: also write the rows as CSV\n");
 }
 
 }  // namespace
@@ -290,9 +295,10 @@ int main(int argc, char** argv) {
               peak_bandwidth > 0 ? " (and % of peak)" : "",
               backend_name == "cuda" ? "device memory of the backend" : "process peak resident set");
   if (sweep_elements > 0)
-    std::printf("# sweep: n = copies of a %d-element cable run as one batch; batch steps per second = 1000 / "
-                "wall/step\n",
-                sweep_elements);
+    std::printf(
+        "# sweep: n = copies of a %d-element %s run as one batch; batch steps per second = 1000 / "
+        "wall/step\n",
+        sweep_elements, crane ? "crane" : "cable");
   std::printf(
       "# per-step times in ms; other = wall - (element + assembly + factorization + solve); step: a step\n"
       "# beyond the first, (wall of the S-step run - wall of a one-step run before it) / (S - 1): without\n"

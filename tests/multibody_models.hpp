@@ -1,8 +1,10 @@
 #pragma once
 // Models with rigid bodies for the multibody dynamics tests.
 #include <string>
+#include <vector>
 
 #include "catenary/model/builders.hpp"
+#include "catenary/model/model_merge.hpp"
 #include "catenary/model/reference_models.hpp"
 #include "catenary/multibody/mechanism_builders.hpp"
 #include "catenary/rigid/euler_parameters.hpp"
@@ -70,11 +72,9 @@ inline Model spinning_top(double tilt, double spin) {
   return m;
 }
 
-
-// A crane boom (rigid bar, 1 m, hinged at the origin about y, released horizontal along x) with
-// a cable of `elements` elements hanging 1 m from its tip, its first node attached there with
-// its slope free (gravity -9.81 z).
-inline Model cable_hanging_from_boom(int elements) {
+// A 3D model (gravity -9.81 z) of one rope of `elements` elements from start to end, straight
+// (EA 2e5 N, EI 2 N m^2, 0.6 kg/m).
+inline Model rope_model(const Vec3& start, const Vec3& end, int elements) {
   Model m;
   m.dimension = 3;
   m.gravity[2] = -9.81;
@@ -82,7 +82,15 @@ inline Model cable_hanging_from_boom(int elements) {
   rope.EA = 2e5;
   rope.EI = 2.0;
   rope.rhoA = 0.6;
-  add_straight_line(m, "rope", {1.0, 0.0, 0.0}, {1.0, 0.0, -1.0}, elements, rope);
+  add_straight_line(m, "rope", start, end, elements, rope);
+  return m;
+}
+
+// A crane boom (rigid bar, 1 m, hinged at the origin about y, released horizontal along x) with
+// a rope of `elements` elements hanging 1 m from its tip, its first node attached there with
+// its slope free.
+inline Model cable_hanging_from_boom(int elements) {
+  Model m = rope_model({1.0, 0.0, 0.0}, {1.0, 0.0, -1.0}, elements);
   hang_first_line_from_boom(m, 5.0, 1.0, 0.01, Vec<3>::zero());
   return m;
 }
@@ -101,9 +109,49 @@ inline Model sprung_boom_with_cable(int elements, double k) {
   return m;
 }
 
+// A sweep's batch (merge_models) of `copies` boom models, copy k's boom 1 + k / 2 times as heavy:
+// each boom holds its own cable's first node.
+inline Model crane_batch(int copies, int elements) {
+  std::vector<Model> models;
+  for (int k = 0; k < copies; ++k) {
+    models.push_back(cable_hanging_from_boom(elements));
+    models.back().mechanism.bodies[0].mass *= 1.0 + 0.5 * k;
+  }
+  std::vector<const Model*> pointers;
+  for (const Model& model : models) pointers.push_back(&model);
+  std::vector<CopyRange> ranges;
+  return merge_models(pointers, ranges);
+}
+
+// Two cranes (crane_batch) whose cables' last nodes are joined by a hinge (3 rows over two nodes
+// of different chains): each boom a block of its chain, the hinge's rows a border.
+inline Model cranes_joined_at_the_hook(int elements) {
+  Model m = crane_batch(2, elements);
+  add_node_joint(m, elements, 2 * elements + 1, false, "revolute", "joined hooks", "/test");
+  finalize_model(m);
+  return m;
+}
+
+// A 1 m rope pinned at its first node, released horizontal, with a compact 2 kg rigid payload
+// attached (position only) at its last node and no joint of its own.
+inline Model cable_with_payload(int elements) {
+  Model m = rope_model({0.0, 0.0, 0.0}, {1.0, 0.0, 0.0}, elements);
+  add_spherical_to_ground(m, 0, {0.0, 0.0, 0.0}, "pin", "/constraints/0");
+  m.mechanism.bodies.push_back(rigid_body_at_rest("payload", 2.0, rigid::vec3(0.01, 0.01, 0.01), rigid::vec3(1.0, 0, 0),
+                                                  rigid::vec4(1, 0, 0, 0)));
+  Attachment hook;
+  hook.name = "payload hook";
+  hook.body = 0;
+  hook.node = m.node_count - 1;
+  m.mechanism.attachments.push_back(hook);
+  finalize_model(m);
+  return m;
+}
+
 // The boom model with `bars` more rigid bars, each hinged to the ground (7 coordinates and 6
-// rows each, their normalizations included): borders of any size.
-inline Model cable_on_boom_with_bars(int elements, int bars) {
+// rows each, their normalizations included); with tied_to_boom, each bar's centre also pulls on
+// the boom's through a spring (a TSDA), so that no body stands alone: borders of any size.
+inline Model cable_on_boom_with_bars(int elements, int bars, bool tied_to_boom = false) {
   Model m = cable_hanging_from_boom(elements);
   for (int k = 0; k < bars; ++k) {
     const Vec<3> centre = rigid::vec3(-1.0 - k, 0, 0);
@@ -111,6 +159,14 @@ inline Model cable_on_boom_with_bars(int elements, int bars) {
                                                     rigid::vec4(1, 0, 0, 0)));
     add_joint(m.mechanism, "hinge " + std::to_string(k), rigid::JointType::Revolute, kGround,
               static_cast<int>(m.mechanism.bodies.size()) - 1, centre, triad_from_axis(rigid::vec3(0, 1, 0)));
+    if (!tied_to_boom) continue;
+    Tsda spring;
+    spring.name = "tie " + std::to_string(k);
+    spring.body_i = 0;
+    spring.body_j = static_cast<int>(m.mechanism.bodies.size()) - 1;
+    spring.stiffness = 100.0;
+    spring.free_length = 1.5 + k;
+    m.mechanism.forces.tsda.push_back(spring);
   }
   finalize_model(m);
   return m;

@@ -115,7 +115,7 @@ TEST_CASE("CPU solver choice: chain elimination by default for chains, UMFPACK o
           "[chain-solver][backend]") {
   const Model beams = rancf_pendulum(21e6);  // joints between nodes: a chain with a border
   CHECK(CpuBackend(beams).linear_solver() == "block chain elimination with a border of 8 unknowns");
-  const Model bars = cable_on_boom_with_bars(4, 10);  // 11 rigid bodies: a border over kMaxBorder
+  const Model bars = cable_on_boom_with_bars(4, 10, true);  // 11 rigid bodies tied: a border over kMaxBorder
   CHECK_THROWS_WITH(CpuBackend(bars, LinearSolverChoice::ChainElimination),
                     Catch::Contains("block chain elimination needs node blocks") && Catch::Contains("more than 64"));
   CHECK(CpuBackend(bars).linear_solver() == "UMFPACK");
@@ -144,6 +144,24 @@ TEST_CASE("CPU chain elimination with a border (rigid bodies, joints between nod
   SECTION("a 1,500-element cable on a boom, cut for three threads") {
     check_bordered_solve(cable_hanging_from_boom(1500), 3,
                          "block chain elimination (3 parts) with a border of 16 unknowns", 24);
+  }
+  SECTION("a sweep of five cranes: each boom a block of its cable's chain, no border") {
+    check_bordered_solve(crane_batch(5, 30), 1, "block chain elimination with 5 rigid bodies in the chains", 26);
+  }
+  SECTION("a sweep of 300 cranes, threads over the chains") {
+    check_bordered_solve(crane_batch(300, 5), 2, "block chain elimination with 300 rigid bodies in the chains", 27);
+  }
+  SECTION("a payload on a 1,500-element cable's last node, the chain cut for three threads") {
+    check_bordered_solve(cable_with_payload(1500), 3,
+                         "block chain elimination (3 parts) with 1 rigid body in the chains", 28);
+  }
+  SECTION("ten bars hinged alone: chains of their own block") {
+    check_bordered_solve(cable_on_boom_with_bars(20, 10), 1,
+                         "block chain elimination with 11 rigid bodies in the chains", 29);
+  }
+  SECTION("two cranes whose hooks are joined: rigid blocks and a border") {
+    check_bordered_solve(cranes_joined_at_the_hook(12), 1,
+                         "block chain elimination with 2 rigid bodies in the chains and a border of 3 unknowns", 30);
   }
 }
 
@@ -174,6 +192,23 @@ TEST_CASE("CPU chain elimination with a border: HHT runs of the cable hung from 
   const double worst = largest_difference(reference, result, &StoredFrame::q);
   INFO("largest relative coordinate difference: " << worst);
   CHECK(worst < 1e-9);
+}
+
+TEST_CASE(
+    "CPU chain elimination with rigid bodies in the chains: HHT runs of a sweep of cranes and of a payload "
+    "equal UMFPACK's",
+    "[chain-solver][dynamics]") {
+  const AnalysisSettings a = dynamic_settings(1e-3, 0.1, -0.2);
+  for (const Model& m : {crane_batch(4, 10), cable_with_payload(12)}) {
+    const RunResult reference = run_model_umfpack(m, a);
+    CpuBackend chains(m);
+    INFO(chains.linear_solver());
+    CHECK_THAT(chains.linear_solver(), Catch::Contains("in the chains"));
+    const RunResult result = run_model_on(chains, m, a);
+    const double worst = largest_difference(reference, result, &StoredFrame::q);
+    INFO("largest relative coordinate difference: " << worst);
+    CHECK(worst < 1e-9);
+  }
 }
 
 TEST_CASE("CPU chain elimination cut into parts for threads solves as UMFPACK does", "[chain-solver]") {

@@ -73,6 +73,15 @@ std::vector<OperatorCase> operator_cases() {
       {"cable attached to a hinged rigid boom (multibody block): the boom and the mechanism's rows in a border", boom,
        S::Auto, boom_border, 13},
       {"an arc (curved stress-free shape): the element pass with the kappa0 term", arc_model(), S::Auto, "", 20},
+      {"a sweep of five cranes: each boom a block of its cable's chain, chain elimination", testing::crane_batch(5, 6),
+       S::Auto, "block chain elimination with 5 rigid bodies in the chains", 24},
+      {"a sweep of five cranes: each boom a block of its cable's chain, cyclic reduction", testing::crane_batch(5, 6),
+       S::BlockTridiagonal, "block cyclic reduction with 5 rigid bodies in the chains", 25},
+      {"two cranes whose hooks are joined: the booms blocks of their chains, the hinge's rows a border",
+       testing::cranes_joined_at_the_hook(6), S::Auto,
+       "block chain elimination with 2 rigid bodies in the chains and a border of 3 unknowns", 26},
+      {"a payload on a cable's last node: a block after the chain", testing::cable_with_payload(8), S::Auto,
+       "block chain elimination with 1 rigid body in the chains", 27},
   };
 }
 
@@ -87,8 +96,8 @@ void check_all_operators(BackendMaker make) {
       testing::check_operators_agree(c.model, *backend, c.seed);
     }
   }
-  SECTION("a border over 64 unknowns (eleven rigid bodies): sparse QR, the block methods refused") {
-    const Model m = testing::cable_on_boom_with_bars(4, 10);
+  SECTION("a border over 64 unknowns (eleven rigid bodies tied to each other): sparse QR, the block methods refused") {
+    const Model m = testing::cable_on_boom_with_bars(4, 10, true);
     auto backend = make(m, cuda::LinearSolver::Auto);
     CHECK(backend->linear_solver() == (backend->name() == "cuda" ? "sparse QR" : "UMFPACK"));
     CHECK_THROWS_WITH(make(m, cuda::LinearSolver::ChainElimination), Catch::Contains("more than 64"));
@@ -131,6 +140,15 @@ void check_operators_at_scale(BackendMaker make) {
       auto backend = make(m, solver);
       INFO("solver " << backend->linear_solver());
       testing::check_operators_agree(m, *backend, 31);
+    }
+  }
+  SECTION("a sweep's batch of 1,000 cranes of 10 elements: both block methods, each boom a block of its chain") {
+    const Model m = testing::crane_batch(1000, 10);
+    for (cuda::LinearSolver solver : {cuda::LinearSolver::BlockTridiagonal, cuda::LinearSolver::ChainElimination}) {
+      auto backend = make(m, solver);
+      INFO("solver " << backend->linear_solver());
+      CHECK_THAT(backend->linear_solver(), Catch::EndsWith("with 1000 rigid bodies in the chains"));
+      testing::check_operators_agree(m, *backend, 33);
     }
   }
 }

@@ -200,11 +200,11 @@ void CpuBackend::assemble_newton_matrix(const Vector& q, const Vector& v, const 
   timings_.assembly += w.lap();
 }
 
-// A bordered model's matrices without a mass term go to UMFPACK (border_eliminates,
-// solve/border_split.hpp).
+// Matrices without a mass term of a model with rigid bodies or a border go to UMFPACK
+// (BlockChainOrdering::needs_mass_term).
 void CpuBackend::factorize() {
   Stopwatch w;
-  chain_factorized_ = chain_solver_ && (border_eliminates(mass_coefficient_) || !chain_solver_->has_border());
+  chain_factorized_ = chain_solver_ && (border_eliminates(mass_coefficient_) || !chain_solver_->needs_mass_term());
   if (chain_factorized_)
     chain_solver_->factorize(matrix_);
   else

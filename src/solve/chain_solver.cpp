@@ -16,7 +16,7 @@ constexpr int kParallelBlocks = 1024;
 }  // namespace
 
 ChainSolver::ChainSolver(const BlockChainOrdering& order, const Eigen::SparseMatrix<double>& pattern, int threads)
-    : layout_(order.block_ptr) {
+    : layout_(order.block_ptr), rigid_blocks_(order.rigid_blocks), needs_mass_term_(order.needs_mass_term()) {
   const int n = static_cast<int>(order.original_of.size()), p = order.block_ptr.back();
   border_ = n - p;
   if (pattern.rows() != n || pattern.cols() != n)
@@ -61,7 +61,7 @@ std::string ChainSolver::description() const {
   const bool cut = !partition_->separators().empty();
   return "block chain elimination" +
          (cut ? " (" + std::to_string(partition_->part_count()) + " parts)" : std::string()) +
-         (border_ > 0 ? " with a border of " + std::to_string(border_) + " unknowns" : std::string());
+         chain_order_details(rigid_blocks_, border_);
 }
 
 Blocks ChainSolver::blocks() const {

@@ -6,11 +6,14 @@
 // after the other (a sweep's copies too: their blocks simply do not couple), which makes this the
 // natural order for a block cyclic reduction (kernels/block_tridiagonal_solver.cu).
 //
-// A bordered order puts the few unknowns that break the chain after the blocks: rigid bodies'
-// coordinates, constraint rows over several nodes (joints between beams, node hinges) and the
-// mechanism's rows (joints, attachments of cable nodes). The matrix is then block-tridiagonal
-// with a border, [T B; C E], which kernels/bordered_solver.cu solves by the border's Schur
-// complement over the block solver of T.
+// A rigid body hung on one end of a chain (a crane's boom holding a cable, a payload on a tether's
+// end) is a block of that chain: its coordinates and its rows to the ground, the attachment's rows
+// joining the node's block. So each copy of a sweep of cranes is one chain, and the copies do not
+// couple. A bordered order puts the few unknowns that still break the chains after the blocks:
+// bodies coupled to other bodies or to inner nodes, constraint rows over several nodes (joints
+// between beams, node hinges) and the mechanism's rows among them. The matrix is then
+// block-tridiagonal with a border, [T B; C E], which kernels/bordered_solver.cu solves by the
+// border's Schur complement over the block solver of T.
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,8 +34,14 @@ struct BlockChainOrdering {
   // Chains that do not couple (the cables of a model, a sweep's copies): chain c is blocks
   // chain_ptr[c] .. chain_ptr[c + 1] - 1. Filled by the chain orderings only.
   std::vector<int> chain_ptr;
+  int rigid_blocks = 0;  // rigid bodies among the blocks
   // Positions block_ptr.back() .. original_of.size() - 1: the border (bordered_chain_ordering).
   int border_size() const { return static_cast<int>(original_of.size()) - block_ptr.back(); }
+  // Whether the block solvers need the matrix's mass term: without it a rigid body's block alone
+  // (free to turn about its hinge) is singular, and so is a chain held only by the border (a cable
+  // hung from a body), so the backends factorize such matrices by their general solver
+  // (border_eliminates, solve/border_split.hpp).
+  bool needs_mass_term() const { return rigid_blocks > 0 || border_size() > 0; }
 };
 
 // The ordering, or none with the reason in why: an element between nodes that are not
@@ -40,11 +49,15 @@ struct BlockChainOrdering {
 // rigid bodies.
 std::optional<BlockChainOrdering> block_chain_ordering(const Model& m, std::string* why = nullptr);
 
-// The chain order with a border of at most kMaxBorder unknowns (rigid-body coordinates, rows over
-// several nodes, the mechanism's rows), or none with the reason in why: an element between nodes
-// that are not consecutive, a block over kMaxChainBlock unknowns, a larger border, or a
+// The chain order, rigid bodies at chain ends among the blocks, with a border of at most kMaxBorder
+// unknowns (other rigid bodies' coordinates, rows over several nodes, the mechanism's rows), or none with the reason in
+// why: an element between nodes that are not consecutive, a block over kMaxChainBlock unknowns, a larger border, or a
 // mechanism's term between the coordinates of nodes that are not neighbours in one chain.
 std::optional<BlockChainOrdering> bordered_chain_ordering(const Model& m, std::string* why = nullptr);
+
+// What a block solver's name adds for rigid bodies among the blocks and a border: "" or
+// " with 2 rigid bodies in the chains", " with a border of 8 unknowns", or both joined by "and".
+std::string chain_order_details(int rigid_blocks, int border);
 
 // The same node blocks for any model without rigid bodies, a row over several nodes joining
 // the block of its lowest node: the blocks of a block-Jacobi preconditioner (the matrix is then

@@ -42,9 +42,11 @@ class ChainSolver {
   void factorize(const Eigen::SparseMatrix<double>& A);
   void solve(const Eigen::VectorXd& rhs, Eigen::VectorXd& x) const;
   const ChainPartition& partition() const { return *partition_; }
-  bool has_border() const { return border_ > 0; }
-  // "block chain elimination", with the parts where chains were cut: "... (16 parts)", and the
-  // border: "... with a border of 16 unknowns".
+  // The order's needs_mass_term: a factorization of a matrix without a mass term may fail.
+  bool needs_mass_term() const { return needs_mass_term_; }
+  // "block chain elimination", with the parts where chains were cut: "... (16 parts)", rigid
+  // bodies among the blocks: "... with 3 rigid bodies in the chains", and the border: "... with a
+  // border of 16 unknowns".
   std::string description() const;
 
  private:
@@ -62,7 +64,8 @@ class ChainSolver {
   std::optional<ChainPartition> partition_;  // planned once the border is known
   // Per original unknown: its place in a padded block vector, or -1 - (its place in the border).
   std::vector<int> padded_index_;
-  int border_ = 0;
+  int border_ = 0, rigid_blocks_ = 0;
+  bool needs_mass_term_ = false;
   bool leading_block_only_ = false;         // the border's right-hand sides and C touch block 0 alone
   BorderSplit split_;                       // B, C and E (T's entries are the scatter's), with a border
   BlockScatter scatter_;                    // per entry of A: its place in the blocks, or -1 (the border's)
