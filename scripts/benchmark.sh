@@ -11,7 +11,8 @@
 #                 krylov (the CPU backend takes chain_elimination, and UMFPACK for any other)
 #   -S ELEMENTS   sweep benchmark: each n is a number of copies of an ELEMENTS-element cable run
 #                 as one batch
-#   --crane       the cable hangs from a rigid boom's tip (a chain with a border of 16 unknowns)
+#   --crane       the cable hangs from a rigid boom's tip (a chain with a border of 16 unknowns;
+#                 with -S, copies of the crane, each boom a block of its cable's chain)
 #   -r REPS       repetitions (default 3)
 #   -t THREADS    OMP_NUM_THREADS (default: all cores, nproc)
 #   -s STEPS      HHT steps per run (default 50, the benchmark's default)
@@ -29,6 +30,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 backend=cpu
 sweep=()
+crane=()
 solver=()
 stage_times=()
 reps=3
@@ -44,7 +46,7 @@ while [[ $# -gt 0 ]]; do
   case "$1" in
     -B) backend=$2; shift 2 ;;
     -S) sweep=(--sweep "$2"); shift 2 ;;
-    --crane) sweep=(--crane); shift ;;
+    --crane) crane=(--crane); shift ;;
     -L) solver=(--solver "$2"); shift 2 ;;
     -r) reps=$2; shift 2 ;;
     -t) threads=$2; shift 2 ;;
@@ -84,7 +86,7 @@ for ((r = 1; r <= reps; ++r)); do
   # Exit 1: some sizes failed, each with its reason in the status column; anything else (bad
   # arguments, no usable backend, a crash) stops the script with catenary_benchmark's own words.
   status=0
-  "$exe" --backend "$backend" "${sweep[@]}" "${solver[@]}" "${stage_times[@]}" --steps "$steps" --step "$step" \
+  "$exe" --backend "$backend" "${sweep[@]}" "${crane[@]}" "${solver[@]}" "${stage_times[@]}" --steps "$steps" --step "$step" \
     --newton "$newton" --csv "$csv" "${sizes[@]}" 2>"$errors" || status=$?
   if [[ $status -ne 0 && $status -ne 1 ]]; then
     echo "catenary_benchmark failed (exit $status, repetition $r); $errors:" >&2

@@ -24,7 +24,9 @@
 #                          crane's boom (--crane: the block methods with a border, sparse QR; and
 #                          with modified Newton against the plain cable, auto solver)
 #                 sweep:   1 ... 10,000 copies of a 100-element cable, each block method, full and
-#                          modified Newton; auto and modified Newton without stage waits
+#                          modified Newton; auto and modified Newton without stage waits; 1 ... 1,000
+#                          copies of the 100-element crane (--crane: each boom a block of its chain),
+#                          modified Newton, 10 steps
 #                 cpu:     the CPU backend on all cores, 100 ... 100,000 elements (3 repetitions) and
 #                          1,000,000 elements (one run of 3 steps), full and modified Newton; and
 #                          with chain elimination instead of UMFPACK, full Newton; the chain
@@ -141,7 +143,8 @@ for part in "${parts[@]}"; do
           bench "gpu_sweep_${solver}_$newton" -B cuda -L "$solver" -N "$newton" -S 100 -r 3 -- 1 10 100 1000 10000
         done
       done
-      bench gpu_sweep_no_stage_times -B cuda -N modified -S 100 --no-stage-times -r 3 -- 1 10 100 1000 10000 ;;
+      bench gpu_sweep_no_stage_times -B cuda -N modified -S 100 --no-stage-times -r 3 -- 1 10 100 1000 10000
+      bench gpu_crane_sweep_modified -B cuda -N modified -S 100 --crane -r 3 -s 10 -- 1 10 100 1000 ;;
     cpu)
       for newton in full modified; do
         bench "cpu_$newton" -B cpu -N "$newton" -r 3 -s 20 -- 100 1000 10000 100000
