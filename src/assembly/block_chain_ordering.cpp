@@ -53,8 +53,8 @@ struct MechanismReach {
   std::vector<std::vector<int>> row_bodies, row_nodes, body_nodes;
   std::vector<char> body_coupled;  // to another body, or through a row over several bodies or nodes
   bool reaches_first_node_only() const {
-    for (const auto& nodes : {row_nodes, body_nodes})
-      for (const std::vector<int>& n : nodes)
+    for (const auto* nodes : {&row_nodes, &body_nodes})
+      for (const std::vector<int>& n : *nodes)
         if (n.size() > 1 || (n.size() == 1 && n[0] != 0)) return false;
     return true;
   }

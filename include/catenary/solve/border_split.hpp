@@ -20,8 +20,9 @@ namespace catenary {
 // The Schur complement needs T regular. A matrix without a mass term (statics, the assembly's
 // stiffness metric) leaves a chain that only border rows hold (a cable hung from a rigid body)
 // free in T: its block LU meets no exact zero pivot and loses every digit (the sprung boom's
-// statics diverged). Both backends factorize such matrices of a bordered model by their general
-// solver; a dynamic step's matrix always has the mass.
+// statics diverged); a rigid body's block is singular without it too. Both backends factorize such
+// matrices of a model with a border or rigid blocks (BlockChainOrdering::needs_mass_term) by their
+// general solver; a dynamic step's matrix always has the mass.
 inline bool border_eliminates(double mass_coefficient) { return mass_coefficient > 0.0; }
 
 // The value of B's entry `entry` of a right-hand side or a term of S (split_border's rhs_entry,
