@@ -133,7 +133,7 @@ inline Model cranes_joined_at_the_hook(int elements) {
 }
 
 // A 1 m rope pinned at its first node, released horizontal, with a compact 2 kg rigid payload
-// attached (position only) at its last node and no joint of its own.
+// attached at its centre (position only) to its last node, and no joint of its own.
 inline Model cable_with_payload(int elements) {
   Model m = rope_model({0.0, 0.0, 0.0}, {1.0, 0.0, 0.0}, elements);
   add_spherical_to_ground(m, 0, {0.0, 0.0, 0.0}, "pin", "/constraints/0");
