@@ -144,9 +144,9 @@ ConstraintState evaluate_constraints(const Mechanism& m, const Eigen::VectorXd& 
   s.nu.setZero(rows);
   s.gamma.setZero(rows);
   std::vector<Eigen::Triplet<double>> jac;
-  // The rows in Mechanism::joint_row's order, counted along: those functions count from the first
-  // row each time, which a sweep of thousands of bodies would pay squared.
-  int first_row = 0;
+  // Each kind's rows counted along from its first (Mechanism::joint_row and the others count from
+  // row 0 at each call: asked per item, a sweep of thousands of bodies would pay that squared).
+  int first_row = m.joint_row(0);
   for (size_t k = 0; k < m.joints.size(); ++k) {
     const Joint& j = m.joints[k];
     rigid::JointRows r;
@@ -155,14 +155,17 @@ ConstraintState evaluate_constraints(const Mechanism& m, const Eigen::VectorXd& 
     put_rows(r, count, first_row, j.body_i, j.body_j, s, jac);
     first_row += rigid::joint_equation_count(j.type);
   }
+  first_row = m.driver_row(0);
   for (size_t k = 0; k < m.drivers.size(); ++k, ++first_row) {
     const Joint& j = m.joints[m.drivers[k].joint];
     put_rows(driver_rows(m, m.drivers[k], q, v, t), 1, first_row, j.body_i, j.body_j, s, jac);
   }
+  first_row = m.attachment_row(0);
   for (size_t k = 0; k < m.attachments.size(); ++k) {
     put_attachment_rows(m, static_cast<int>(k), first_row, q, v, s, jac);
     first_row += m.attachments[k].row_count();
   }
+  first_row = m.normalization_row(0);
   for (size_t b = 0; b < m.bodies.size(); ++b) {
     const rigid::BodyState body = state_of(static_cast<int>(b), q, v);
     const rigid::NormalizationRow row = rigid::normalization_constraint(body.p, body.pd);

@@ -30,18 +30,24 @@ std::vector<Coupling> couplings(const Mechanism& m) {
     if (j != kGround && j != i) s.push_back(j);
     return s;
   };
-  for (size_t k = 0; k < m.joints.size(); ++k) {
-    const Joint& j = m.joints[k];
-    out.push_back({bodies_of(j.body_i, j.body_j), m.joint_row(static_cast<int>(k)), rigid::joint_equation_count(j.type)});
+  // Rows counted along from each kind's first, as evaluate_constraints does.
+  int row = m.joint_row(0);
+  for (const Joint& j : m.joints) {
+    out.push_back({bodies_of(j.body_i, j.body_j), row, rigid::joint_equation_count(j.type)});
+    row += rigid::joint_equation_count(j.type);
   }
-  for (size_t k = 0; k < m.drivers.size(); ++k) {
-    const Joint& j = m.joints[m.drivers[k].joint];
-    out.push_back({bodies_of(j.body_i, j.body_j), m.driver_row(static_cast<int>(k)), 1});
+  row = m.driver_row(0);
+  for (const Driver& d : m.drivers) {
+    const Joint& j = m.joints[d.joint];
+    out.push_back({bodies_of(j.body_i, j.body_j), row++, 1});
   }
-  for (size_t k = 0; k < m.attachments.size(); ++k)
-    out.push_back({{m.attachments[k].body, nb + static_cast<int>(k)}, m.attachment_row(static_cast<int>(k)),
-                   m.attachments[k].row_count()});
-  for (int b = 0; b < nb; ++b) out.push_back({{b}, m.normalization_row(b), 1});
+  row = m.attachment_row(0);
+  for (size_t k = 0; k < m.attachments.size(); ++k) {
+    out.push_back({{m.attachments[k].body, nb + static_cast<int>(k)}, row, m.attachments[k].row_count()});
+    row += m.attachments[k].row_count();
+  }
+  row = m.normalization_row(0);
+  for (int b = 0; b < nb; ++b) out.push_back({{b}, row + b, 1});
   for (const Tsda& e : m.forces.tsda) out.push_back({bodies_of(e.body_i, e.body_j), 0, 0});
   for (const Rsda& e : m.forces.rsda) out.push_back({bodies_of(e.body_i, e.body_j), 0, 0});
   return out;
