@@ -14,6 +14,7 @@
 #include <cuda_runtime.h>
 #include <thrust/device_vector.h>
 #include <thrust/for_each.h>
+#include <thrust/host_vector.h>
 #include <thrust/iterator/counting_iterator.h>
 
 #include <algorithm>
@@ -90,10 +91,14 @@ struct DeviceCable {
             raw<double>(matrices),
             raw<double>(energy)};
   }
+  // Copied through host_vector: one transfer each (a std::vector built from device iterators
+  // reads element by element, a transfer per double: minutes at 100,000 elements).
   std::vector<double> outputs() const {
-    std::vector<double> out(forces.begin(), forces.end());
-    out.insert(out.end(), matrices.begin(), matrices.end());
-    out.insert(out.end(), energy.begin(), energy.end());
+    std::vector<double> out;
+    for (const auto* part : {&forces, &matrices, &energy}) {
+      const thrust::host_vector<double> host = *part;
+      out.insert(out.end(), host.begin(), host.end());
+    }
     return out;
   }
   void clear() {

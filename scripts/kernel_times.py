@@ -21,9 +21,10 @@ TO_US = {"nsecond": 1e-3, "ns": 1e-3, "usecond": 1.0, "us": 1.0, "msecond": 1e3,
 
 def body(kernel_name):
     """The catenary functor in a kernel's demangled name, or the name's head for other kernels."""
-    m = re.search(r"catenary::(?:cuda::)?((?:\(anonymous namespace\)::)?[A-Z]\w*(?:<[^<>]*>)?)", kernel_name)
+    # An anonymous namespace is "(anonymous namespace)" in older ncu versions, "<unnamed>" in newer.
+    m = re.search(r"catenary::(?:cuda::)?(?:(?:\(anonymous namespace\)|<unnamed>)::)?([A-Z]\w*(?:<[^<>]*>)?)", kernel_name)
     if m:
-        return m.group(1).replace("(anonymous namespace)::", "")
+        return m.group(1)
     return kernel_name.split("(")[0][:60]
 
 
