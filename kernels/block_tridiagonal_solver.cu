@@ -11,7 +11,7 @@
 // Level l works on the chain of blocks k 2^l. Its odd members are eliminated in parallel: each
 // factorizes its D (FactorOdd) and replaces its couplings by L'_k = D_k^-1 L_k and
 // U'_k = D_k^-1 U_k (PremultiplyOdd, a column per thread); then each even member folds in its odd
-// neighbours (UpdateEven, a row per thread):
+// neighbours (UpdateEven, an entry per thread, after SaveEvenCouplings saved its L and U):
 //   D_k -= L_k U'_{k-1} + U_k L'_{k+1},   L_k = -L_k L'_{k-1},   U_k = -U_k U'_{k+1},
 // until no two members left are of one chain (2^l at least the longest chain's length: one block
 // for a single chain), and each is factorized alone: ceil(log2(longest chain)) levels of
@@ -121,62 +121,77 @@ struct PremultiplyOdd {
   }
 };
 
-// out[c] -= sum_q row[q] B[q ld + c] for c < cols: a row held in registers (its first `inner`
-// values, of room W) times a block in memory, whose loads the member's other rows' threads share.
-template <int N, int W>
-CATENARY_HD void subtract_row_times_block(const double (&row)[W], const double* __restrict__ B,
-                                          double* __restrict__ out, int inner, int cols, int ld) {
-  for (int c = 0; c < (N > 0 ? N : cols); ++c) {
-    double sum = 0.0;
-    for (int q = 0; q < W; ++q)
-      if (N > 0 || q < inner) sum += row[q] * B[q * ld + c];
-    out[c] -= sum;
-  }
+// sum_q row[q] column[q ld] for q < inner: a row of a member's old coupling (its siblings in the
+// warp read it at the same addresses) times a column of a neighbour's block (neighbouring threads
+// read neighbouring columns).
+template <int N>
+CATENARY_HD double row_times_column(const double* __restrict__ row, const double* __restrict__ column, int inner,
+                                    int ld) {
+  double sum = 0.0;
+  for (int q = 0; q < (N > 0 ? N : inner); ++q) sum += row[q] * column[q * ld];
+  return sum;
 }
 
+// Before UpdateEven: each even member's L and U rows into the level's save slots, one thread per
+// entry (item t: member t / B^2, entry t % B^2 of its rows, which lie one after another). The
+// solve's forward sweep reads them there, and UpdateEven reads its old couplings there while it
+// overwrites L and U.
+struct SaveEvenCouplings {
+  Blocks b;
+  Level level;
+  CATENARY_HD void operator()(int t) const {
+    const int per_member = b.B * b.B, j = t / per_member, e = t % per_member, block = 2 * j * level.stride;
+    if (e >= b.size[block] * b.B) return;
+    b.saved(b.saved_L, level.save_offset + j)[e] = b.at(b.L, block)[e];
+    b.saved(b.saved_U, level.save_offset + j)[e] = b.at(b.U, block)[e];
+  }
+};
+
 // Fold the eliminated odd neighbours into the even members (see the file header), one thread per
-// row of an even member (item t: member t / B, row t % B): the row's own couplings (held in
-// registers and saved) times the neighbours' premultiplied couplings, which the member's other
-// rows read at the same addresses. A thread per member, in place in memory, took 36 ms for the
-// first level of a 1,000,000-element chain on an H100 (each thread ~1,700 global loads, each
-// warp's load touching 32 blocks) and ~0.5 ms for each of the last levels.
+// entry (row i, column c) of an even member's blocks (item t: member t / B^2, entry t % B^2):
+//   D(i, c) -= L(i, :) U'_{k-1}(:, c) + U(i, :) L'_{k+1}(:, c),
+//   L(i, c) = -L(i, :) L'_{k-1}(:, c),   U(i, c) = -U(i, :) U'_{k+1}(:, c),
+// the old rows L(i, :), U(i, :) read from their saved copies. A thread per row (the four
+// row-times-block products in series) held 128 registers, a quarter of an SM's warps, and waited
+// 137 cycles per instruction on loads whose sectors it used a quarter of: 0.53 ms for the first
+// level of a 100,000-element chain on an H100, about 50 us for each late level of a few members
+// (seventeenth session, ncu). A thread per entry reads neighbouring columns in neighbouring lanes.
 struct UpdateEven {
   Blocks b;
   Level level;
   CATENARY_HD void operator()(int t) const {
-    const int j = t / b.B, i = t % b.B;
+    const int per_member = b.B * b.B, j = t / per_member, e = t % per_member, i = e / b.B, c = e % b.B;
     if (i >= b.size[2 * j * level.stride]) return;
-    level_blocks_of_size(b, level, 2 * j, 2, kUnrolledBlock) ? update_row<kUnrolledBlock>(j, i) : update_row<0>(j, i);
+    level_blocks_of_size(b, level, 2 * j, 2, kUnrolledBlock) ? update_entry<kUnrolledBlock>(j, i, c)
+                                                             : update_entry<0>(j, i, c);
   }
 
   template <int N>
-  CATENARY_HD void update_row(int j, int i) const {
-    constexpr int W = N > 0 ? N : kMaxBlock;
+  CATENARY_HD void update_entry(int j, int i, int c) const {
     const int k = 2 * j, stride = level.stride, block = k * stride, ld = b.B, m = b.size[block];
-    const long row = static_cast<long>(i) * ld;
-    double* D = b.at(b.D, block) + row;
-    double* L = b.at(b.L, block) + row;
-    double* U = b.at(b.U, block) + row;
-    double* saved_L = b.saved(b.saved_L, level.save_offset + j) + row;
-    double* saved_U = b.saved(b.saved_U, level.save_offset + j) + row;
-    double own_L[W], own_U[W];
-    for (int c = 0; c < W; ++c) own_L[c] = c < ld ? L[c] : 0.0, own_U[c] = c < ld ? U[c] : 0.0;
-    for (int c = 0; c < ld; ++c) saved_L[c] = L[c], saved_U[c] = U[c], L[c] = U[c] = 0.0;
-    if (k > 0) {  // the left neighbour: D -= L U'_{k-1}, and L = -L L'_{k-1} past it
+    const long entry = static_cast<long>(i) * ld + c;
+    const double* old_L = b.saved(b.saved_L, level.save_offset + j) + static_cast<long>(i) * ld;
+    const double* old_U = b.saved(b.saved_U, level.save_offset + j) + static_cast<long>(i) * ld;
+    double D = c < m ? b.at(b.D, block)[entry] : 0.0, L = 0.0, U = 0.0;
+    if (k > 0) {  // the left neighbour
       const int nb = (k - 1) * stride, n = b.size[nb];
-      subtract_row_times_block<N>(own_L, b.at(b.U, nb), D, n, m, ld);
-      if (k >= 2) subtract_row_times_block<N>(own_L, b.at(b.L, nb), L, n, b.size[(k - 2) * stride], ld);
+      if (c < m) D -= row_times_column<N>(old_L, b.at(b.U, nb) + c, n, ld);
+      if (k >= 2 && c < b.size[(k - 2) * stride]) L -= row_times_column<N>(old_L, b.at(b.L, nb) + c, n, ld);
     }
-    if (k + 1 < level.count) {  // the right neighbour: D -= U L'_{k+1}, and U = -U U'_{k+1} past it
+    if (k + 1 < level.count) {  // the right neighbour
       const int nb = (k + 1) * stride, n = b.size[nb];
-      subtract_row_times_block<N>(own_U, b.at(b.L, nb), D, n, m, ld);
-      if (k + 2 < level.count) subtract_row_times_block<N>(own_U, b.at(b.U, nb), U, n, b.size[(k + 2) * stride], ld);
+      if (c < m) D -= row_times_column<N>(old_U, b.at(b.L, nb) + c, n, ld);
+      if (k + 2 < level.count && c < b.size[(k + 2) * stride])
+        U -= row_times_column<N>(old_U, b.at(b.U, nb) + c, n, ld);
     }
+    if (c < m) b.at(b.D, block)[entry] = D;
+    b.at(b.L, block)[entry] = L;
+    b.at(b.U, block)[entry] = U;
   }
 };
 
-// The solve's sweeps work one row of a member per thread (item t: member t / B, row t % B), as
-// UpdateEven does: a thread per member read its blocks' 36 to 72 values alone, each warp's load
+// The solve's sweeps work one row of a member per thread (item t: member t / B, row t % B): a
+// thread per member read its blocks' 36 to 72 values alone, each warp's load
 // touching 32 blocks, and the solves took 4 ms of a 1,000,000-element modified-Newton step's
 // 13 ms on an H100 (tenth session). A member's rows read their neighbours' vector values at the
 // same addresses.
@@ -430,7 +445,9 @@ class BlockTridiagonalSolver : public CsrSolver {
       for (const Level& level : levels_) {
         thrust::for_each(policy, first, first + level.count / 2, FactorOdd{b, level, raw<int>(singular_)});
         thrust::for_each(policy, first, first + level.count / 2 * 2 * B_, PremultiplyOdd{b, level});
-        thrust::for_each(policy, first, first + (level.count + 1) / 2 * B_, UpdateEven{b, level});
+        const int even_entries = (level.count + 1) / 2 * B_ * B_;
+        thrust::for_each(policy, first, first + even_entries, SaveEvenCouplings{b, level});
+        thrust::for_each(policy, first, first + even_entries, UpdateEven{b, level});
       }
       thrust::for_each(policy, first, first + left_.count, FactorLeft{b, left_.stride, raw<int>(singular_)});
     }

@@ -4,12 +4,16 @@
 // HostSpace runs the very same code on the CPU so that tests can check it without a GPU.
 #include <thrust/device_vector.h>
 #include <thrust/execution_policy.h>
+#include <thrust/for_each.h>
 #include <thrust/host_vector.h>
+#include <thrust/iterator/counting_iterator.h>
 #include <thrust/system/cuda/execution_policy.h>
 
 #include <algorithm>
 #include <atomic>
 #include <memory>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace catenary::cuda {
@@ -81,6 +85,29 @@ void from_host(const std::vector<T>& values, T* p) {
     thrust::copy(values.begin(), values.end(), thrust::device_pointer_cast(p));
   else
     std::copy(values.begin(), values.end(), p);
+}
+
+// f(0) ... f(n - 1) in kernels of 256 threads that ptxas must fit MinBlocks to an SM (at most
+// 65536 / (256 MinBlocks) registers a thread, the rest spilled); Thrust's for_each leaves ptxas
+// free, which gives a loop body with many live values one block an SM. For a body whose gained
+// occupancy outweighs its spills, as measured by scripts/element_pass_benchmark.cu on a device.
+template <int MinBlocks, class F>
+__global__ void __launch_bounds__(256, MinBlocks) bounded_loop(F f, int n) {
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t < n) f(t);
+}
+
+template <class Space, int MinBlocks, class F>
+void for_each_bounded(int n, const F& f) {
+  if constexpr (Space::on_device) {
+    if (n <= 0) return;
+    bounded_loop<MinBlocks><<<(n + 255) / 256, 256>>>(f, n);
+    const cudaError_t status = cudaPeekAtLastError();  // a launch error; faults surface at the next wait
+    if (status != cudaSuccess)
+      throw std::runtime_error(std::string("CUDA: kernel launch failed: ") + cudaGetErrorString(status));
+  } else {
+    thrust::for_each(thrust::host, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(n), f);
+  }
 }
 
 template <class T, class A>

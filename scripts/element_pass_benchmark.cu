@@ -1,14 +1,15 @@
 // The device element pass alone (kernels/backend_functors.cuh's ElementPass, the CUDA backend's
-// element stage) on an n-element falling cable, launched the backend's way and with capped
-// registers, to measure what bounds it: the backend launches it through Thrust's for_each (CUB's
-// 256-thread blocks), where ptxas gives the 3D pass 220 registers a thread with the Jacobian and
-// 152 without: one block, 8 warps, per SM. A kernel of this file's with __launch_bounds__(256, B)
-// makes ptxas fit B blocks per SM (128 registers at B = 2) and spill the rest: 56 / 56 bytes a
-// thread for the forces-only pass, 764 / 872 with the Jacobian (sm_90). Whether the occupancy
-// gained outweighs the spills is a question for the device: this prints, per launch, the median
-// time of a pass, the bandwidth it reaches (element_pass_bytes, as the benchmark's "el GB/s") and
-// its fraction of the device's peak, and checks that its forces, matrices and energies equal the
-// backend launch's bit for bit (the same code; anything else is a launch bug).
+// element stage) on an n-element falling cable, launched through Thrust's for_each (CUB's
+// 256-thread blocks; ptxas gives the 3D pass 220 registers a thread with the Jacobian and 152
+// without: one block, 8 warps, per SM) and with registers capped (memory_space.cuh's
+// bounded_loop: __launch_bounds__(256, B) makes ptxas fit B blocks per SM, 128 registers at
+// B = 2, and spill the rest: 56 / 56 bytes a thread for the forces-only pass, 764 / 872 with the
+// Jacobian, sm_90), to measure what bounds it. The backend launches the forces-only pass at B = 2
+// and the Jacobian pass through Thrust, as the H100 measured (seventeenth session). This prints,
+// per launch, the median time of a pass, the bandwidth it reaches (element_pass_bytes, as the
+// benchmark's "el GB/s") and its fraction of the device's peak, and checks that its forces,
+// matrices and energies equal the Thrust launch's bit for bit (the same code; anything else is a
+// launch bug).
 //
 //   catenary_element_pass_benchmark [n ...]     (default 100000 1000000)
 #include <cuda_runtime.h>
@@ -31,6 +32,7 @@
 #include "catenary/model/reference_models.hpp"
 
 using namespace catenary;
+using catenary::cuda::bounded_loop;
 using catenary::cuda::ElementPass;
 using catenary::cuda::raw;
 
@@ -41,12 +43,6 @@ void check(cudaError_t status, const char* what) {
     std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(status));
     std::exit(1);
   }
-}
-
-template <class Pass, int MinBlocks>
-__global__ void __launch_bounds__(256, MinBlocks) capped_pass(Pass pass, int threads) {
-  const int t = blockIdx.x * blockDim.x + threadIdx.x;
-  if (t < threads) pass(t);
 }
 
 // The cable's element arrays on the device and the pass's outputs, as the backend holds them.
@@ -150,7 +146,7 @@ void run_pass(DeviceCable& cable, int n, int dofs, double peak) {
   cable.clear();
   const double backend_ms = median_ms(thrust_launch);
   const std::vector<double> reference = cable.outputs();
-  print_row(n, name, "thrust for_each (backend)", backend_ms, bytes, peak, true);
+  print_row(n, name, "thrust for_each", backend_ms, bytes, peak, true);
   const auto capped = [&](auto kernel, int min_blocks) {
     const int blocks = (threads + 255) / 256;
     cable.clear();
@@ -158,10 +154,10 @@ void run_pass(DeviceCable& cable, int n, int dofs, double peak) {
     print_row(n, name, "256 x " + std::to_string(min_blocks) + " blocks/SM bound", ms, bytes, peak,
               cable.outputs() == reference);
   };
-  capped(capped_pass<Pass, 1>, 1);
-  capped(capped_pass<Pass, 2>, 2);
-  capped(capped_pass<Pass, 3>, 3);
-  capped(capped_pass<Pass, 4>, 4);
+  capped(bounded_loop<1, Pass>, 1);
+  capped(bounded_loop<2, Pass>, 2);
+  capped(bounded_loop<3, Pass>, 3);
+  capped(bounded_loop<4, Pass>, 4);
 }
 
 }  // namespace
@@ -179,7 +175,7 @@ int main(int argc, char** argv) {
   std::printf("# device %s, peak memory bandwidth %.0f GB/s; the 3D cable's undamped element pass\n",
               catenary::cuda::device_name().c_str(), peak / 1e9);
   std::printf(
-      "# ms: median of 7 launches; GB/s: element_pass_bytes / time; same: outputs equal the backend "
+      "# ms: median of 7 launches; GB/s: element_pass_bytes / time; same: outputs equal the Thrust "
       "launch's bit for bit\n");
   std::printf("%9s  %-9s  %-24s %9s %9s %7s  %s\n", "n", "pass", "launch", "ms", "GB/s", "%peak", "outputs");
   for (const int n : sizes) {
