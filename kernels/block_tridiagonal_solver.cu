@@ -191,10 +191,10 @@ struct UpdateEven {
 };
 
 // The solve's sweeps work one row of a member per thread (item t: member t / B, row t % B): a
-// thread per member read its blocks' 36 to 72 values alone, each warp's load
-// touching 32 blocks, and the solves took 4 ms of a 1,000,000-element modified-Newton step's
-// 13 ms on an H100 (tenth session). A member's rows read their neighbours' vector values at the
-// same addresses.
+// thread per member read its blocks' 36 to 72 values alone, each warp's load touching 32 blocks,
+// and the solves took 4 ms of a 1,000,000-element modified-Newton step's 13 ms on an H100 (tenth
+// session; a row per thread: 2.2 ms, seventeenth). A member's rows read their neighbours' vector
+// values at the same addresses.
 
 // Forward sweep, odd members: y_k = D_k^-1 r_k. The triangular solves are sequential in the rows,
 // so each of the member's threads solves the whole block in registers (its LU and r_k loaded

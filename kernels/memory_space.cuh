@@ -12,9 +12,10 @@
 #include <algorithm>
 #include <atomic>
 #include <memory>
-#include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "catenary/core/errors.hpp"
 
 namespace catenary::cuda {
 
@@ -104,9 +105,9 @@ void for_each_bounded(int n, const F& f) {
     bounded_loop<MinBlocks><<<(n + 255) / 256, 256>>>(f, n);
     const cudaError_t status = cudaPeekAtLastError();  // a launch error; faults surface at the next wait
     if (status != cudaSuccess)
-      throw std::runtime_error(std::string("CUDA: kernel launch failed: ") + cudaGetErrorString(status));
+      throw SimulationError(std::string("CUDA: kernel launch failed: ") + cudaGetErrorString(status));
   } else {
-    thrust::for_each(thrust::host, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(n), f);
+    thrust::for_each(Space::policy(), thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(n), f);
   }
 }
 
