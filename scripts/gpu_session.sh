@@ -5,7 +5,7 @@
 #
 #   scripts/gpu_session.sh [-b BUILD_DIR] [-o OUT_DIR] [-T SECONDS] PART ...
 #
-#   PART          tests | memcheck | kernels | profile | gpu | solvers | sweep | cpu | all
+#   PART          tests | memcheck | kernels | profile | gpu | solvers | sweep | check | cpu | all
 #                 tests:   catenary_tests "[gpu]"
 #                 memcheck: the [gpu] tests under compute-sanitizer (memcheck: out-of-bounds and
 #                          misaligned device accesses, API errors), less the at-scale checks (too
@@ -27,6 +27,9 @@
 #                          modified Newton; auto and modified Newton without stage waits; 1 ... 1,000
 #                          copies of the 100-element crane (--crane: each boom a block of its chain),
 #                          modified Newton, 10 steps
+#                 check:   after a change, in about 4 minutes: the [gpu] tests, the benchmark at
+#                          100,000 and 1,000,000 elements (full and modified Newton) and the
+#                          10,000-copy sweep (modified Newton), 3 repetitions each
 #                 cpu:     the CPU backend on all cores, 100 ... 100,000 elements (3 repetitions) and
 #                          1,000,000 elements (one run of 3 steps), full and modified Newton; and
 #                          with chain elimination instead of UMFPACK, full Newton; the chain
@@ -53,13 +56,13 @@ while [[ $# -gt 0 ]]; do
     -b) build_dir=$2; shift 2 ;;
     -o) out_dir=$2; shift 2 ;;
     -T) limit=$2; shift 2 ;;
-    -h|--help) sed -n '2,40p' "$0"; exit 0 ;;
-    tests|memcheck|kernels|profile|gpu|solvers|sweep|cpu) parts+=("$1"); shift ;;
+    -h|--help) sed -n '2,46p' "$0"; exit 0 ;;
+    tests|memcheck|kernels|profile|gpu|solvers|sweep|check|cpu) parts+=("$1"); shift ;;
     all) parts+=(tests memcheck kernels profile gpu solvers sweep cpu); shift ;;
-    *) echo "unknown part '$1' (tests, memcheck, kernels, profile, gpu, solvers, sweep, cpu or all)" >&2; exit 2 ;;
+    *) echo "unknown part '$1' (tests, memcheck, kernels, profile, gpu, solvers, sweep, check, cpu or all)" >&2; exit 2 ;;
   esac
 done
-[[ ${#parts[@]} -gt 0 ]] || { sed -n '2,40p' "$0"; exit 2; }
+[[ ${#parts[@]} -gt 0 ]] || { sed -n '2,46p' "$0"; exit 2; }
 mkdir -p "$out_dir"
 # On a device machine a [gpu] test that finds no usable device fails instead of skipping.
 export CATENARY_REQUIRE_GPU=1
@@ -96,11 +99,14 @@ bench() {
     > "$out_dir/$name.txt" 2>&1 || echo "benchmark stopped or failed (exit $?)" >> "$out_dir/$name.txt"
 }
 
+gpu_tests() {
+  ${limit:+timeout "$limit"} "$tests_exe" "[gpu]" > "$out_dir/gpu_tests.txt" 2>&1 ||
+    echo "[gpu] tests FAILED or stopped (exit $?)" >> "$out_dir/gpu_tests.txt"
+}
+
 for part in "${parts[@]}"; do
   case "$part" in
-    tests)
-      ${limit:+timeout "$limit"} "$tests_exe" "[gpu]" > "$out_dir/gpu_tests.txt" 2>&1 ||
-        echo "[gpu] tests FAILED or stopped (exit $?)" >> "$out_dir/gpu_tests.txt" ;;
+    tests) gpu_tests ;;
     memcheck)
       ${limit:+timeout "$limit"} compute-sanitizer --tool memcheck --target-processes application-only --error-exitcode 3 "$tests_exe" "[gpu]" "~*compare*" "~*scale*" \
         > "$out_dir/gpu_memcheck.txt" 2>&1 || echo "memcheck FAILED or stopped (exit $?)" >> "$out_dir/gpu_memcheck.txt" ;;
@@ -145,6 +151,12 @@ for part in "${parts[@]}"; do
       done
       bench gpu_sweep_no_stage_times -B cuda -N modified -S 100 --no-stage-times -r 3 -- 1 10 100 1000 10000
       bench gpu_crane_sweep_modified -B cuda -N modified -S 100 --crane -r 3 -s 10 -- 1 10 100 1000 ;;
+    check)
+      gpu_tests
+      for newton in full modified; do
+        bench "check_$newton" -B cuda -N "$newton" -r 3 -- 100000 1000000
+      done
+      bench check_sweep_modified -B cuda -N modified -S 100 -r 3 -- 10000 ;;
     cpu)
       for newton in full modified; do
         bench "cpu_$newton" -B cpu -N "$newton" -r 3 -s 20 -- 100 1000 10000 100000
