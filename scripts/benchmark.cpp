@@ -1,8 +1,8 @@
 // Solver benchmark: the falling cable pendulum (the model of tests/test_dynamics.cpp) for a range
 // of element counts, fixed HHT step, timing run_dynamic and the backend's stages.
 //
-//   catenary_benchmark [--backend cpu|cuda|cuda-host] [--solver
-//   auto|block_tridiagonal|chain_elimination|sparse_qr|krylov] [--steps S]
+//   catenary_benchmark [--backend cpu|cuda|cuda-host]
+//                      [--solver auto|block_tridiagonal|chain_elimination|sparse_qr|krylov] [--steps S]
 //                      [--large-steps S2] [--large-from N] [--step H] [--newton full|modified]
 //                      [--crane] [--no-stage-times] [--csv FILE] [n ...]
 //
