@@ -38,14 +38,15 @@
 #include <string>
 #include <vector>
 
+#include "backend_functors.cuh"
 #include "catenary/assembly/block_chain_ordering.hpp"
 #include "catenary/core/errors.hpp"
 #include "catenary/core/host_device.hpp"
-#include "catenary/solve/csr_solver.hpp"
-#include "backend_functors.cuh"
 #include "catenary/solve/block_layout.hpp"
 #include "catenary/solve/chain_elimination.hpp"
+#include "catenary/solve/csr_solver.hpp"
 #include "catenary/solve/dense_block.hpp"
+#include "launch_graph.cuh"
 #include "memory_space.cuh"
 
 namespace catenary::cuda {
@@ -118,6 +119,21 @@ struct PremultiplyOdd {
     if (right && k + 1 >= level.count) return;
     if (column >= b.size[(right ? k + 1 : k - 1) * level.stride]) return;
     solve_with_block(b, block, b.at(right ? b.U : b.L, block) + column, b.B);
+  }
+};
+
+// Two loops without a dependency between them in one launch: items 0 .. first_items - 1 run
+// `first`, the rest `second` (item t - first_items).
+template <class First, class Second>
+struct OneLaunch {
+  First first;
+  Second second;
+  int first_items;
+  CATENARY_HD void operator()(int t) const {
+    if (t < first_items)
+      first(t);
+    else
+      second(t - first_items);
   }
 };
 
@@ -399,6 +415,7 @@ class BlockTridiagonalSolver : public CsrSolver {
   }
 
   void analyze(int size, int nonzeros, const int* row_ptr, const int* col_index) override {
+    graphs_.forget();  // their arrays are made anew
     const std::vector<int> rows = to_host<Space>(row_ptr, size + 1), cols = to_host<Space>(col_index, nonzeros);
     const BlockLayout& layout = layout_;
     const size_t per_array = layout.slots();
@@ -431,26 +448,7 @@ class BlockTridiagonalSolver : public CsrSolver {
   }
 
   void factorize(const double* values) override {
-    const auto policy = Space::policy();
-    const thrust::counting_iterator<int> first(0);
-    thrust::fill(policy, thrust::make_permutation_iterator(blocks_data_.begin(), uncovered_.begin()),
-                 thrust::make_permutation_iterator(blocks_data_.begin(), uncovered_.end()), 0.0);
-    thrust::for_each(policy, first, first + nonzeros_,
-                     ScatterValues{raw<int>(destination_), values, raw<double>(blocks_data_)});
-    thrust::fill(policy, singular_.begin(), singular_.end(), 0);
-    const Blocks b = blocks();
-    if (method_ == BlockMethod::ChainElimination) {
-      thrust::for_each(policy, first, first + chains_, FactorChain{b, raw<int>(chain_ptr_), raw<int>(singular_)});
-    } else {
-      for (const Level& level : levels_) {
-        thrust::for_each(policy, first, first + level.count / 2, FactorOdd{b, level, raw<int>(singular_)});
-        thrust::for_each(policy, first, first + level.count / 2 * 2 * B_, PremultiplyOdd{b, level});
-        const int even_entries = (level.count + 1) / 2 * B_ * B_;
-        thrust::for_each(policy, first, first + even_entries, SaveEvenCouplings{b, level});
-        thrust::for_each(policy, first, first + even_entries, UpdateEven{b, level});
-      }
-      thrust::for_each(policy, first, first + left_.count, FactorLeft{b, left_.stride, raw<int>(singular_)});
-    }
+    graphs_.run({values}, [&] { factorize_launches(values); });
     const int singular = singular_[0];
     if (singular != 0)
       throw SimulationError("block-tridiagonal solver: block " + std::to_string(singular - 1) +
@@ -468,7 +466,7 @@ class BlockTridiagonalSolver : public CsrSolver {
   int leading_block_solved_last() const override { return layout_.size[0]; }
 
   void solve_leading_block_many(const double* rhs, double* x, int count, int stride) override {
-    const auto policy = Space::policy();
+    const auto policy = graphs_.policy();
     const thrust::counting_iterator<int> first(0);
     const long padded = static_cast<long>(blocks_) * B_;
     const int lead = layout_.size[0];
@@ -492,13 +490,45 @@ class BlockTridiagonalSolver : public CsrSolver {
   }
 
  private:
+  // The factorization's loops; a singular block's number + 1 into singular_.
+  void factorize_launches(const double* values) {
+    const auto policy = graphs_.policy();
+    const thrust::counting_iterator<int> first(0);
+    thrust::fill(policy, thrust::make_permutation_iterator(blocks_data_.begin(), uncovered_.begin()),
+                 thrust::make_permutation_iterator(blocks_data_.begin(), uncovered_.end()), 0.0);
+    thrust::for_each(policy, first, first + nonzeros_,
+                     ScatterValues{raw<int>(destination_), values, raw<double>(blocks_data_)});
+    thrust::fill(policy, singular_.begin(), singular_.end(), 0);
+    const Blocks b = blocks();
+    if (method_ == BlockMethod::ChainElimination) {
+      thrust::for_each(policy, first, first + chains_, FactorChain{b, raw<int>(chain_ptr_), raw<int>(singular_)});
+      return;
+    }
+    for (const Level& level : levels_) {
+      thrust::for_each(policy, first, first + level.count / 2, FactorOdd{b, level, raw<int>(singular_)});
+      // The odd members' couplings and the even members' saves touch different blocks.
+      const int odd_columns = level.count / 2 * 2 * B_, even_entries = (level.count + 1) / 2 * B_ * B_;
+      thrust::for_each(policy, first, first + odd_columns + even_entries,
+                       OneLaunch<PremultiplyOdd, SaveEvenCouplings>{{b, level}, {b, level}, odd_columns});
+      thrust::for_each(policy, first, first + even_entries, UpdateEven{b, level});
+    }
+    thrust::for_each(policy, first, first + left_.count, FactorLeft{b, left_.stride, raw<int>(singular_)});
+  }
+
   // solve_many's pass; with `correct`, block 0's correction between the forward and the backward
   // sweeps (one right-hand side).
   void solve_sweeps(const double* rhs, double* x, int count, int stride, const LeadingBlockCorrection* correct) {
-    const auto policy = Space::policy();
+    grow_vectors(count);
+    if (correct)  // the host's correction comes between the sweeps
+      sweep_launches(rhs, x, count, stride, correct);
+    else
+      graphs_.run({rhs, x, count, stride}, [&] { sweep_launches(rhs, x, count, stride, nullptr); });
+  }
+
+  void sweep_launches(const double* rhs, double* x, int count, int stride, const LeadingBlockCorrection* correct) {
+    const auto policy = graphs_.policy();
     const thrust::counting_iterator<int> first(0);
     const long padded = static_cast<long>(blocks_) * B_;
-    grow_vectors(count);
     thrust::fill(policy, r_.begin(), r_.begin() + count * padded, 0.0);
     thrust::for_each(policy, first, first + size_,
                      ScatterEach{raw<int>(rhs_index_), rhs, raw<double>(r_), count, stride, padded, false});
@@ -532,7 +562,7 @@ class BlockTridiagonalSolver : public CsrSolver {
   void correct_leading_block(const LeadingBlockCorrection& correct, double* x) {
     const thrust::counting_iterator<int> first(0);
     correct(x, raw<double>(lead_delta_));
-    thrust::for_each(Space::policy(), first, first + 1, CorrectLeadingBlock{blocks(), raw<double>(lead_delta_), x});
+    thrust::for_each(graphs_.policy(), first, first + 1, CorrectLeadingBlock{blocks(), raw<double>(lead_delta_), x});
   }
 
   // A solve step over `items` items for `count` right-hand sides in one launch. One right-hand
@@ -544,15 +574,16 @@ class BlockTridiagonalSolver : public CsrSolver {
     const thrust::counting_iterator<int> first(0);
     const long padded = static_cast<long>(blocks_) * B_;
     if (count == 1)
-      thrust::for_each(Space::policy(), first, first + items, step);
+      thrust::for_each(graphs_.policy(), first, first + items, step);
     else
-      thrust::for_each(Space::policy(), first, first + items * count, EachRightHandSide<Step>{step, count, padded});
+      thrust::for_each(graphs_.policy(), first, first + items * count, EachRightHandSide<Step>{step, count, padded});
   }
 
   // Room in the padded vectors for `count` right-hand sides.
   void grow_vectors(int count) {
     const size_t needed = static_cast<size_t>(count) * blocks_ * B_;
     if (r_.size() >= needed) return;
+    graphs_.forget();  // the vectors move
     r_.resize(needed);
     x_.resize(needed);
     if (method_ == BlockMethod::CyclicReduction) y_.resize(needed);
@@ -586,6 +617,9 @@ class BlockTridiagonalSolver : public CsrSolver {
   Longs block_offset_, saved_offset_;
   Doubles blocks_data_, saved_data_, r_, x_, y_;
   Doubles lead_delta_;  // solve_correcting_leading_block's delta
+  // The factorization and the solves without a host step between their sweeps, recorded on the
+  // device (LaunchGraphs); all of the solver's launches run on its stream.
+  LaunchGraphs<Space> graphs_;
 };
 
 }  // namespace

@@ -30,14 +30,6 @@ namespace catenary::cuda {
 
 namespace {
 
-// A failed CUDA call as a SimulationError with the runtime's reason. After a kernel fault every
-// later call fails with the same sticky error: reporting it at once keeps the first cause visible
-// (a zero from cudaMemGetInfo would otherwise read as "no memory free").
-void check_cuda(cudaError_t status, const char* what) {
-  if (status != cudaSuccess)
-    throw SimulationError(std::string("CUDA: ") + what + " failed: " + cudaGetErrorString(status));
-}
-
 template <class Space>
 struct ArrayVector : Vector::Storage {
   explicit ArrayVector(int n) : x(n, 0.0) {}

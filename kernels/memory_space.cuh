@@ -2,6 +2,7 @@
 // Where the CUDA backend's arrays live and which Thrust system runs its loops. The backend is
 // written once over a MemorySpace: DeviceSpace is the product (GPU memory, CUDA kernels);
 // HostSpace runs the very same code on the CPU so that tests can check it without a GPU.
+#include <cuda_runtime.h>
 #include <thrust/device_vector.h>
 #include <thrust/execution_policy.h>
 #include <thrust/for_each.h>
@@ -88,6 +89,14 @@ void from_host(const std::vector<T>& values, T* p) {
     std::copy(values.begin(), values.end(), p);
 }
 
+// A failed CUDA call as a SimulationError with the runtime's reason. After a kernel fault every
+// later call fails with the same sticky error: reporting it at once keeps the first cause visible
+// (a zero from cudaMemGetInfo would otherwise read as "no memory free").
+inline void check_cuda(cudaError_t status, const char* what) {
+  if (status != cudaSuccess)
+    throw SimulationError(std::string("CUDA: ") + what + " failed: " + cudaGetErrorString(status));
+}
+
 // f(0) ... f(n - 1) in kernels of 256 threads that ptxas must fit MinBlocks to an SM (at most
 // 65536 / (256 MinBlocks) registers a thread, the rest spilled); Thrust's for_each leaves ptxas
 // free, which gives a loop body with many live values one block an SM. For a body whose gained
@@ -103,9 +112,7 @@ void for_each_bounded(int n, const F& f) {
   if constexpr (Space::on_device) {
     if (n <= 0) return;
     bounded_loop<MinBlocks><<<(n + 255) / 256, 256>>>(f, n);
-    const cudaError_t status = cudaPeekAtLastError();  // a launch error; faults surface at the next wait
-    if (status != cudaSuccess)
-      throw SimulationError(std::string("CUDA: kernel launch failed: ") + cudaGetErrorString(status));
+    check_cuda(cudaPeekAtLastError(), "kernel launch");  // a launch error; faults surface at the next wait
   } else {
     thrust::for_each(Space::policy(), thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(n), f);
   }
