@@ -24,6 +24,9 @@ struct ElementPass {
   static constexpr int kLocal = 4 * D;
   static constexpr int kShapes = Jacobian ? 1 : 4;  // shape functions per thread
   static constexpr int kThreadsPerElement = 4 / kShapes;
+  // A thread's rows of the local Newton matrix: kRowValues values at local_matrices + kRowValues t
+  // (the element's matrix row-major, its shape functions' rows one after another).
+  static constexpr int kRowValues = kShapes * D * kLocal;
   const ElementProperties* properties;
   const ReferenceQuadrature* quadrature;
   const double* scalar_mass;
@@ -32,7 +35,11 @@ struct ElementPass {
   NewtonMatrixCoefficients c;
   double *local_forces, *local_matrices, *energy;
 
-  CATENARY_HD void operator()(int t) const {
+  CATENARY_HD void operator()(int t) const { evaluate(t, local_matrices + static_cast<size_t>(kRowValues) * t); }
+
+  // The pass of thread t, its matrix rows (with the Jacobian) written to matrix_rows: in place, or
+  // staged in shared memory to be copied out coalesced (for_each_staged, memory_space.cuh).
+  CATENARY_HD void evaluate(int t, double* matrix_rows) const {
     const int e = t / kThreadsPerElement, shape = (t % kThreadsPerElement) * kShapes;
     double qe[kLocal], ve[Damped ? kLocal : 1];
     for (int i = 0; i < kLocal; ++i) {
@@ -45,9 +52,7 @@ struct ElementPass {
                                          newton_jacobian_weights(c), shape);
     for (int i = 0; i < kShapes * D; ++i) local_forces[kLocal * e + shape * D + i] = out.force[i];
     if (shape == 0) energy[e] = out.energy;
-    if constexpr (Jacobian)
-      element_newton_matrix<D>(out, scalar_mass + 16 * e, c,
-                               local_matrices + static_cast<size_t>(kLocal) * (kLocal * e + shape * D));
+    if constexpr (Jacobian) element_newton_matrix<D>(out, scalar_mass + 16 * e, c, matrix_rows);
   }
 };
 

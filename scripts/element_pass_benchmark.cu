@@ -4,8 +4,10 @@
 // without: one block, 8 warps, per SM) and with registers capped (memory_space.cuh's
 // bounded_loop: __launch_bounds__(256, B) makes ptxas fit B blocks per SM, 128 registers at
 // B = 2, and spill the rest: 56 / 56 bytes a thread for the forces-only pass, 764 / 872 with the
-// Jacobian, sm_90), to measure what bounds it. The backend launches the forces-only pass at B = 2
-// and the Jacobian pass through Thrust, as the H100 measured (seventeenth session). This prints,
+// Jacobian, sm_90), to measure what bounds it; and the Jacobian pass with its matrix rows staged in
+// shared memory and copied out coalesced (memory_space.cuh's for_each_staged). The backend launches
+// the forces-only pass at B = 2, as the H100 measured (seventeenth session), and the Jacobian pass
+// staged (eighteenth session, not yet measured). This prints,
 // per launch, the median time of a pass, the bandwidth it reaches (element_pass_bytes, as the
 // benchmark's "el GB/s") and its fraction of the device's peak, and checks that its forces,
 // matrices and energies equal the Thrust launch's bit for bit (the same code; anything else is a
@@ -158,6 +160,14 @@ void run_pass(DeviceCable& cable, int n, int dofs, double peak) {
   capped(bounded_loop<2, Pass>, 2);
   capped(bounded_loop<3, Pass>, 3);
   capped(bounded_loop<4, Pass>, 4);
+  if constexpr (Jacobian) {  // the backend's launch: matrix rows staged in shared memory
+    cable.clear();
+    const double ms = median_ms([&] {
+      catenary::cuda::for_each_staged<catenary::cuda::DeviceSpace, Pass::kRowValues>(threads, pass,
+                                                                                     raw<double>(cable.matrices));
+    });
+    print_row(n, name, "rows staged (shared)", ms, bytes, peak, cable.outputs() == reference);
+  }
 }
 
 }  // namespace
