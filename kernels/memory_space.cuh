@@ -12,6 +12,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstddef>
+#include <cub/util_allocator.cuh>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,6 +22,36 @@
 
 namespace catenary::cuda {
 
+// A failed CUDA call as a SimulationError with the runtime's reason. After a kernel fault every
+// later call fails with the same sticky error: reporting it at once keeps the first cause visible
+// (a zero from cudaMemGetInfo would otherwise read as "no memory free").
+inline void check_cuda(cudaError_t status, const char* what) {
+  if (status != cudaSuccess)
+    throw SimulationError(std::string("CUDA: ") + what + " failed: " + cudaGetErrorString(status));
+}
+
+// The temporary storage of Thrust's device algorithms. By default a reduction takes it with
+// cudaMalloc and gives it back with cudaFree, which waits for the whole device, at every call: each
+// norm and row-sum maximum of a Newton iteration paid both. CUB's caching allocator keeps freed
+// blocks for the next call (up to 6 MB of them; larger ones, a pattern's one-off sort, are freed).
+// It outlives the backends and is never cleaned up: the runtime may be gone when statics end.
+class TemporaryStorage {
+ public:
+  using value_type = char;
+  char* allocate(std::ptrdiff_t bytes) {
+    void* p = nullptr;
+    check_cuda(cache().DeviceAllocate(&p, static_cast<size_t>(bytes)), "allocating temporary storage");
+    return static_cast<char*>(p);
+  }
+  void deallocate(char* p, size_t) { cache().DeviceFree(p); }
+
+ private:
+  static cub::CachingDeviceAllocator& cache() {
+    static cub::CachingDeviceAllocator blocks(/*skip_cleanup=*/true);
+    return blocks;
+  }
+};
+
 // Device loops are queued without a host wait after each (par_nosync): the backend's kernels all
 // run in order on the default stream, and every host read (a copy back, a reduction's value, a
 // stage's timing) synchronizes. A block solver's level loop thus costs one launch per kernel,
@@ -27,7 +59,10 @@ namespace catenary::cuda {
 struct DeviceSpace {
   template <class T>
   using Array = thrust::device_vector<T>;
-  static auto policy() { return thrust::cuda::par_nosync; }
+  static auto policy() {
+    static TemporaryStorage storage;
+    return thrust::cuda::par_nosync(storage);
+  }
   static constexpr bool on_device = true;
 };
 
@@ -87,14 +122,6 @@ void from_host(const std::vector<T>& values, T* p) {
     thrust::copy(values.begin(), values.end(), thrust::device_pointer_cast(p));
   else
     std::copy(values.begin(), values.end(), p);
-}
-
-// A failed CUDA call as a SimulationError with the runtime's reason. After a kernel fault every
-// later call fails with the same sticky error: reporting it at once keeps the first cause visible
-// (a zero from cudaMemGetInfo would otherwise read as "no memory free").
-inline void check_cuda(cudaError_t status, const char* what) {
-  if (status != cudaSuccess)
-    throw SimulationError(std::string("CUDA: ") + what + " failed: " + cudaGetErrorString(status));
 }
 
 // f(0) ... f(n - 1) in kernels of 256 threads that ptxas must fit MinBlocks to an SM (at most
