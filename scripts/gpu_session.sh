@@ -27,11 +27,12 @@
 #                          modified Newton; auto and modified Newton without stage waits; 1 ... 1,000
 #                          copies of the 100-element crane (--crane: each boom a block of its chain),
 #                          modified Newton, 10 steps
-#                 check:   after a change, in about 4 minutes: the [gpu] tests, the benchmark at
-#                          100,000 and 1,000,000 elements (full and modified Newton) and the
-#                          10,000-copy sweep (modified Newton), 3 repetitions each
+#                 check:   after a change, in about 5 minutes: the [gpu] tests, the benchmark at
+#                          100,000 and 1,000,000 elements (full and modified Newton; full Newton
+#                          again without stage waits, as runs go) and the 10,000-copy sweep
+#                          (modified Newton), 3 repetitions each
 #                 graphs:  check's benchmarks with the block solver's CUDA graphs turned off
-#                          (CATENARY_CUDA_GRAPHS=0), to set against check's (about 3 minutes)
+#                          (CATENARY_CUDA_GRAPHS=0), to set against check's (about 4 minutes)
 #                 cpu:     the CPU backend on all cores, 100 ... 100,000 elements (3 repetitions) and
 #                          1,000,000 elements (one run of 3 steps), full and modified Newton; and
 #                          with chain elimination instead of UMFPACK, full Newton; the chain
@@ -58,13 +59,13 @@ while [[ $# -gt 0 ]]; do
     -b) build_dir=$2; shift 2 ;;
     -o) out_dir=$2; shift 2 ;;
     -T) limit=$2; shift 2 ;;
-    -h|--help) sed -n '2,48p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,49p' "$0"; exit 0 ;;
     tests|memcheck|kernels|profile|gpu|solvers|sweep|check|graphs|cpu) parts+=("$1"); shift ;;
     all) parts+=(tests memcheck kernels profile gpu solvers sweep cpu); shift ;;
     *) echo "unknown part '$1' (tests, memcheck, kernels, profile, gpu, solvers, sweep, check, graphs, cpu or all)" >&2; exit 2 ;;
   esac
 done
-[[ ${#parts[@]} -gt 0 ]] || { sed -n '2,48p' "$0"; exit 2; }
+[[ ${#parts[@]} -gt 0 ]] || { sed -n '2,49p' "$0"; exit 2; }
 mkdir -p "$out_dir"
 # On a device machine a [gpu] test that finds no usable device fails instead of skipping.
 export CATENARY_REQUIRE_GPU=1
@@ -158,11 +159,13 @@ for part in "${parts[@]}"; do
       for newton in full modified; do
         bench "check_$newton" -B cuda -N "$newton" -r 3 -- 100000 1000000
       done
+      bench check_full_no_stage_times -B cuda --no-stage-times -r 3 -- 100000 1000000
       bench check_sweep_modified -B cuda -N modified -S 100 -r 3 -- 10000 ;;
     graphs)
       for newton in full modified; do
         CATENARY_CUDA_GRAPHS=0 bench "nographs_$newton" -B cuda -N "$newton" -r 3 -- 100000 1000000
       done
+      CATENARY_CUDA_GRAPHS=0 bench nographs_full_no_stage_times -B cuda --no-stage-times -r 3 -- 100000 1000000
       CATENARY_CUDA_GRAPHS=0 bench nographs_sweep_modified -B cuda -N modified -S 100 -r 3 -- 10000 ;;
     cpu)
       for newton in full modified; do
