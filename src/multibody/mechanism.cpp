@@ -137,13 +137,16 @@ Eigen::VectorXd Mechanism::initial_velocities() const {
   return v;
 }
 
-ConstraintState evaluate_constraints(const Mechanism& m, const Eigen::VectorXd& q, const Eigen::VectorXd& v, double t) {
-  const int rows = m.row_count(), n = m.coordinate_count();
-  ConstraintState s;
+namespace {
+
+// The rows of evaluate_constraints: phi, nu, gamma into s, the Jacobian's entries into jac,
+// row after row.
+void evaluate_rows(const Mechanism& m, const Eigen::VectorXd& q, const Eigen::VectorXd& v, double t, ConstraintState& s,
+                   std::vector<Eigen::Triplet<double>>& jac) {
+  const int rows = m.row_count();
   s.phi.setZero(rows);
   s.nu.setZero(rows);
   s.gamma.setZero(rows);
-  std::vector<Eigen::Triplet<double>> jac;
   // Each kind's rows counted along from its first (Mechanism::joint_row and the others count from
   // row 0 at each call: asked per item, a sweep of thousands of bodies would pay that squared).
   int first_row = m.joint_row(0);
@@ -174,9 +177,27 @@ ConstraintState evaluate_constraints(const Mechanism& m, const Eigen::VectorXd& 
     s.gamma[r] = row.gamma;
     for (int c = 0; c < 4; ++c) jac.emplace_back(r, 7 * static_cast<int>(b) + 3 + c, row.jac_p[c]);
   }
-  s.jacobian.resize(rows, n);
+}
+
+}  // namespace
+
+ConstraintState evaluate_constraints(const Mechanism& m, const Eigen::VectorXd& q, const Eigen::VectorXd& v, double t) {
+  ConstraintState s;
+  std::vector<Eigen::Triplet<double>> jac;
+  evaluate_rows(m, q, v, t, s, jac);
+  s.jacobian.resize(m.row_count(), m.coordinate_count());
   s.jacobian.setFromTriplets(jac.begin(), jac.end());
   return s;
+}
+
+Eigen::VectorXd constraint_jacobian_transpose_product(const Mechanism& m, const Eigen::VectorXd& q,
+                                                      const Eigen::VectorXd& v, double t, const Eigen::VectorXd& mu) {
+  ConstraintState s;
+  std::vector<Eigen::Triplet<double>> jac;
+  evaluate_rows(m, q, v, t, s, jac);
+  Eigen::VectorXd out = Eigen::VectorXd::Zero(m.coordinate_count());
+  for (const Eigen::Triplet<double>& entry : jac) out[entry.col()] += entry.value() * mu[entry.row()];
+  return out;
 }
 
 Eigen::Matrix<double, 7, 7> body_mass_block(const RigidBody& body, const double* q) {

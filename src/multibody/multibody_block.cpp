@@ -217,7 +217,7 @@ Eigen::VectorXd MultibodyBlock::force_terms(const Eigen::VectorXd& x, const Eige
   out *= mass;
   internal_force(x, v, t, f);
   out += stiffness * f;
-  out += evaluate_constraints(mechanism_, x, v, t).jacobian.transpose() * mu;
+  out += constraint_jacobian_transpose_product(mechanism_, x, v, t, mu);
   return out;
 }
 

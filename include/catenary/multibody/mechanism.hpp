@@ -103,6 +103,10 @@ struct ConstraintState {
   Eigen::SparseMatrix<double> jacobian;
 };
 ConstraintState evaluate_constraints(const Mechanism& m, const Eigen::VectorXd& q, const Eigen::VectorXd& v, double t);
+// Phi_q(q)^T mu from the same rows, without building the sparse Jacobian: MultibodyBlock's central
+// differences need only this product, 2 x 7 x (colours) times per Newton matrix.
+Eigen::VectorXd constraint_jacobian_transpose_product(const Mechanism& m, const Eigen::VectorXd& q,
+                                                      const Eigen::VectorXd& v, double t, const Eigen::VectorXd& mu);
 
 // M(q) and Q(q, q', t) = gravity + quadratic velocity forces + force elements (zero on the
 // attached nodes' coordinates).
