@@ -374,7 +374,7 @@ class CudaBackend : public Backend {
     // is slower; the damped pass is not measured capped. The Jacobian passes write their matrix
     // rows through shared memory (for_each_staged): not yet measured on a device.
     if constexpr (Jacobian) {
-      for_each_staged<Space, Pass::kRowValues>(threads, pass, raw<double>(local_matrices_));
+      for_each_staged<Space, Pass::kRowValues>(threads, pass, pass.local_matrices);
     } else if constexpr (D == 3 && !Damped) {
       for_each_bounded<Space, 2>(threads, pass);
     } else {

@@ -85,6 +85,46 @@ void put_attachment_rows(const Mechanism& m, int k, int row, const Eigen::Vector
   }
 }
 
+// The rows of evaluate_constraints: phi, nu, gamma into s, the Jacobian's entries into jac,
+// row after row.
+void evaluate_rows(const Mechanism& m, const Eigen::VectorXd& q, const Eigen::VectorXd& v, double t, ConstraintState& s,
+                   std::vector<Eigen::Triplet<double>>& jac) {
+  const int rows = m.row_count();
+  s.phi.setZero(rows);
+  s.nu.setZero(rows);
+  s.gamma.setZero(rows);
+  // Each kind's rows counted along from its first (Mechanism::joint_row and the others count from
+  // row 0 at each call: asked per item, a sweep of thousands of bodies would pay that squared).
+  int first_row = m.joint_row(0);
+  for (size_t k = 0; k < m.joints.size(); ++k) {
+    const Joint& j = m.joints[k];
+    rigid::JointRows r;
+    const int count =
+        rigid::evaluate_joint(j.type, state_of(j.body_i, q, v), j.marker_i, state_of(j.body_j, q, v), j.marker_j, r);
+    put_rows(r, count, first_row, j.body_i, j.body_j, s, jac);
+    first_row += rigid::joint_equation_count(j.type);
+  }
+  first_row = m.driver_row(0);
+  for (size_t k = 0; k < m.drivers.size(); ++k, ++first_row) {
+    const Joint& j = m.joints[m.drivers[k].joint];
+    put_rows(driver_rows(m, m.drivers[k], q, v, t), 1, first_row, j.body_i, j.body_j, s, jac);
+  }
+  first_row = m.attachment_row(0);
+  for (size_t k = 0; k < m.attachments.size(); ++k) {
+    put_attachment_rows(m, static_cast<int>(k), first_row, q, v, s, jac);
+    first_row += m.attachments[k].row_count();
+  }
+  first_row = m.normalization_row(0);
+  for (size_t b = 0; b < m.bodies.size(); ++b) {
+    const rigid::BodyState body = state_of(static_cast<int>(b), q, v);
+    const rigid::NormalizationRow row = rigid::normalization_constraint(body.p, body.pd);
+    const int r = first_row + static_cast<int>(b);
+    s.phi[r] = row.phi;
+    s.gamma[r] = row.gamma;
+    for (int c = 0; c < 4; ++c) jac.emplace_back(r, 7 * static_cast<int>(b) + 3 + c, row.jac_p[c]);
+  }
+}
+
 }  // namespace
 
 int Mechanism::joint_row(int k) const {
@@ -136,50 +176,6 @@ Eigen::VectorXd Mechanism::initial_velocities() const {
   }
   return v;
 }
-
-namespace {
-
-// The rows of evaluate_constraints: phi, nu, gamma into s, the Jacobian's entries into jac,
-// row after row.
-void evaluate_rows(const Mechanism& m, const Eigen::VectorXd& q, const Eigen::VectorXd& v, double t, ConstraintState& s,
-                   std::vector<Eigen::Triplet<double>>& jac) {
-  const int rows = m.row_count();
-  s.phi.setZero(rows);
-  s.nu.setZero(rows);
-  s.gamma.setZero(rows);
-  // Each kind's rows counted along from its first (Mechanism::joint_row and the others count from
-  // row 0 at each call: asked per item, a sweep of thousands of bodies would pay that squared).
-  int first_row = m.joint_row(0);
-  for (size_t k = 0; k < m.joints.size(); ++k) {
-    const Joint& j = m.joints[k];
-    rigid::JointRows r;
-    const int count = rigid::evaluate_joint(j.type, state_of(j.body_i, q, v), j.marker_i,
-                                            state_of(j.body_j, q, v), j.marker_j, r);
-    put_rows(r, count, first_row, j.body_i, j.body_j, s, jac);
-    first_row += rigid::joint_equation_count(j.type);
-  }
-  first_row = m.driver_row(0);
-  for (size_t k = 0; k < m.drivers.size(); ++k, ++first_row) {
-    const Joint& j = m.joints[m.drivers[k].joint];
-    put_rows(driver_rows(m, m.drivers[k], q, v, t), 1, first_row, j.body_i, j.body_j, s, jac);
-  }
-  first_row = m.attachment_row(0);
-  for (size_t k = 0; k < m.attachments.size(); ++k) {
-    put_attachment_rows(m, static_cast<int>(k), first_row, q, v, s, jac);
-    first_row += m.attachments[k].row_count();
-  }
-  first_row = m.normalization_row(0);
-  for (size_t b = 0; b < m.bodies.size(); ++b) {
-    const rigid::BodyState body = state_of(static_cast<int>(b), q, v);
-    const rigid::NormalizationRow row = rigid::normalization_constraint(body.p, body.pd);
-    const int r = first_row + static_cast<int>(b);
-    s.phi[r] = row.phi;
-    s.gamma[r] = row.gamma;
-    for (int c = 0; c < 4; ++c) jac.emplace_back(r, 7 * static_cast<int>(b) + 3 + c, row.jac_p[c]);
-  }
-}
-
-}  // namespace
 
 ConstraintState evaluate_constraints(const Mechanism& m, const Eigen::VectorXd& q, const Eigen::VectorXd& v, double t) {
   ConstraintState s;
