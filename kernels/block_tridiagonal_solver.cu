@@ -6,8 +6,9 @@
 // QR does not exploit the band, and cuDSS is not part of the toolkit.
 //
 // Each block is worked on at its own size and stored as its own rows, B wide (B: the largest
-// block; solve/block_layout.hpp), so a pinned end's constraint rows make one block 9 x 9 without
-// widening the 6 x 6 others: D_k (diagonal), L_k (coupling to block k - 1), U_k (to k + 1).
+// block; solve/block_layout.hpp): D_k (diagonal), L_k (coupling to block k - 1), U_k (to k + 1).
+// Rows that hold one coordinate (a pinned end's) leave the blocks (solve/held_rows.hpp), so a
+// pinned cable's blocks are all 6 x 6, stored 6 wide, not 9.
 // Level l works on the chain of blocks k 2^l. Its odd members are eliminated in parallel: each
 // factorizes its D (FactorOdd) and replaces its couplings by L'_k = D_k^-1 L_k and
 // U'_k = D_k^-1 U_k (PremultiplyOdd, a column per thread); then each even member folds in its odd
@@ -46,6 +47,7 @@
 #include "catenary/solve/chain_elimination.hpp"
 #include "catenary/solve/csr_solver.hpp"
 #include "catenary/solve/dense_block.hpp"
+#include "catenary/solve/held_rows.hpp"
 #include "launch_graph.cuh"
 #include "memory_space.cuh"
 
@@ -370,6 +372,7 @@ struct ScatterEach {
   long from_stride, to_stride;
   bool gather;
   CATENARY_HD void operator()(int p) const {
+    if (index[p] < 0) return;  // a held row's (solve/held_rows.hpp)
     for (int k = 0; k < count; ++k)
       if (gather)
         to[k * to_stride + p] = from[k * from_stride + index[p]];
@@ -389,49 +392,51 @@ class BlockTridiagonalSolver : public CsrSolver {
  public:
   BlockTridiagonalSolver(const std::vector<int>& block_ptr, const std::vector<int>& chain_ptr, BlockMethod method,
                          int right_hand_sides)
-      : layout_(block_ptr), blocks_(layout_.blocks), B_(layout_.B), method_(method), right_hand_sides_(right_hand_sides) {
-    if (blocks_ < 1 || B_ > kMaxBlock)
-      throw std::invalid_argument("block-tridiagonal solver: " + std::to_string(blocks_) + " blocks of up to " +
-                                  std::to_string(B_) + " unknowns (at most " + std::to_string(kMaxBlock) + ")");
-    check_chains(chain_ptr, blocks_);
+      : block_ptr_(block_ptr), method_(method), right_hand_sides_(right_hand_sides) {
+    const BlockLayout whole(block_ptr);  // the blocks with their held rows: B bounds the layout's
+    if (whole.blocks < 1 || whole.B > kMaxBlock)
+      throw std::invalid_argument("block-tridiagonal solver: " + std::to_string(whole.blocks) + " blocks of up to " +
+                                  std::to_string(whole.B) + " unknowns (at most " + std::to_string(kMaxBlock) + ")");
+    check_chains(chain_ptr, whole.blocks);
     chains_ = static_cast<int>(chain_ptr.size()) - 1;
     chain_starts_ = chain_ptr;
     chain_ptr_ = Ints(chain_ptr.begin(), chain_ptr.end());
-    block_offset_ = Longs(layout_.offset.begin(), layout_.offset.end());
-    if (method_ == BlockMethod::ChainElimination) return;
-    // Save slot s holds the L, U of one even member of one level: that block's rows, B wide.
-    int save = 0, stride = 1, count = blocks_;
-    std::vector<long> saved_offset(1, 0);
-    for (int l = 0; l < cyclic_reduction_levels(chain_ptr); ++l, stride *= 2, count = (count + 1) / 2) {
-      levels_.push_back({stride, count, save});
-      for (int j = 0; j < (count + 1) / 2; ++j)
-        saved_offset.push_back(saved_offset.back() + static_cast<long>(layout_.size[2 * j * stride]) * B_);
-      save += (count + 1) / 2;
-    }
-    left_ = {stride, count, save};
-    saved_ = save;
-    saved_slots_ = static_cast<size_t>(saved_offset.back());
-    saved_offset_ = Longs(saved_offset.begin(), saved_offset.end());
   }
 
+  // The layout leaves out the pattern's held rows (solve/held_rows.hpp).
   void analyze(int size, int nonzeros, const int* row_ptr, const int* col_index) override {
     graphs_.forget();  // their arrays are made anew
     const std::vector<int> rows = to_host<Space>(row_ptr, size + 1), cols = to_host<Space>(col_index, nonzeros);
+    const std::vector<int> entry_row = entry_rows(rows);
+    const HeldRows held = find_held_rows(block_ptr_, entry_row, cols);
+    layout_ = BlockLayout(block_ptr_, held);
+    blocks_ = layout_.blocks;
+    B_ = layout_.B;
     const BlockLayout& layout = layout_;
     const size_t per_array = layout.slots();
-    const std::vector<int> entry_row = entry_rows(rows);
     const BlockScatter scatter = block_scatter(layout, chain_starts_, entry_row, cols);
     size_ = size;
     nonzeros_ = nonzeros;
     destination_ = Ints(scatter.destination.begin(), scatter.destination.end());
     uncovered_ = Ints(scatter.uncovered.begin(), scatter.uncovered.end());
-    rhs_index_ = Ints(layout.vector_index.begin(), layout.vector_index.end());
+    rhs_index_ = Ints(layout.equation_index.begin(), layout.equation_index.end());
+    x_index_ = Ints(layout.vector_index.begin(), layout.vector_index.end());
+    held_ = held.size();
+    held_in_block_0_ = std::count_if(held.row.begin(), held.row.end(), [&](int r) { return r < block_ptr_[1]; });
+    held_row_ = Ints(held.row.begin(), held.row.end());
+    held_coordinate_ = Ints(held.coordinate.begin(), held.coordinate.end());
+    held_entry_ptr_ = Ints(held.entry_ptr.begin(), held.entry_ptr.end());
+    held_entry_slot_ = Ints(held.entry_slot.begin(), held.entry_slot.end());
+    held_entry_column_ = Ints(held.entry_column.begin(), held.entry_column.end());
+    held_values_ = Doubles(held.entry_slot.size(), 0.0);
     block_size_ = Ints(layout.size.begin(), layout.size.end());
+    block_offset_ = Longs(layout.offset.begin(), layout.offset.end());
     blocks_data_ = Doubles(3 * per_array, 0.0);
     pivots_ = Ints(static_cast<size_t>(blocks_) * B_, 0);
     r_ = Doubles(static_cast<size_t>(blocks_) * B_ * right_hand_sides_, 0.0);
     x_ = Doubles(r_.size(), 0.0);
     if (method_ == BlockMethod::CyclicReduction) {
+      plan_levels();
       saved_data_ = Doubles(2 * std::max<size_t>(saved_slots_, 1), 0.0);
       y_ = Doubles(r_.size(), 0.0);
     }
@@ -440,10 +445,11 @@ class BlockTridiagonalSolver : public CsrSolver {
   }
 
   size_t workspace_bytes() const override {
-    return sizeof(double) *
-               (3 * layout_.slots() + saved_data_.size() + r_.size() + x_.size() + y_.size() + lead_delta_.size()) +
-           sizeof(int) * (static_cast<size_t>(nonzeros_) + uncovered_.size() + size_ +
-                          static_cast<size_t>(B_ + 1) * blocks_ + chain_ptr_.size()) +
+    return sizeof(double) * (3 * layout_.slots() + saved_data_.size() + r_.size() + x_.size() + y_.size() +
+                             lead_delta_.size() + held_values_.size()) +
+           sizeof(int) *
+               (static_cast<size_t>(nonzeros_) + uncovered_.size() + 2 * static_cast<size_t>(size_) +
+                static_cast<size_t>(B_ + 1) * blocks_ + chain_ptr_.size() + 3 * held_ + 1 + 2 * held_values_.size()) +
            sizeof(long) * (static_cast<size_t>(blocks_) + saved_ + 2);
   }
 
@@ -463,7 +469,8 @@ class BlockTridiagonalSolver : public CsrSolver {
   // to do (every other block's r stays zero), so block 0's entries of the solution are one small
   // solve: a border coupled to a cable's first node (a crane's boom) needs no sweeps over the
   // chain at its factorization.
-  int leading_block_solved_last() const override { return layout_.size[0]; }
+  // Not with held rows in block 0: the leading positions are not then block 0's unknowns.
+  int leading_block_solved_last() const override { return held_in_block_0_ > 0 ? 0 : layout_.size[0]; }
 
   void solve_leading_block_many(const double* rhs, double* x, int count, int stride) override {
     const auto policy = graphs_.policy();
@@ -475,7 +482,7 @@ class BlockTridiagonalSolver : public CsrSolver {
                      ScatterEach{raw<int>(rhs_index_), rhs, raw<double>(r_), count, stride, padded, false});
     launch_each(1, SolveLeft{blocks(), 1, raw<double>(r_), raw<double>(x_)}, count);  // its member 0: block 0
     thrust::for_each(policy, first, first + lead,
-                     ScatterEach{raw<int>(rhs_index_), raw<double>(x_), x, count, padded, stride, true});
+                     ScatterEach{raw<int>(x_index_), raw<double>(x_), x, count, padded, stride, true});
   }
 
   // The right-hand sides in one pass: each step is one launch for all of them, so a block's
@@ -486,6 +493,7 @@ class BlockTridiagonalSolver : public CsrSolver {
 
   // Block 0 is eliminated last by both methods: its solution is known between the sweeps.
   void solve_correcting_leading_block(const double* rhs, double* x, const LeadingBlockCorrection& correct) override {
+    if (leading_block_solved_last() == 0) CsrSolver::solve_correcting_leading_block(rhs, x, correct);  // throws
     solve_sweeps(rhs, x, 1, size_, &correct);
   }
 
@@ -498,6 +506,8 @@ class BlockTridiagonalSolver : public CsrSolver {
                  thrust::make_permutation_iterator(blocks_data_.begin(), uncovered_.end()), 0.0);
     thrust::for_each(policy, first, first + nonzeros_,
                      ScatterValues{raw<int>(destination_), values, raw<double>(blocks_data_)});
+    thrust::for_each(policy, first, first + static_cast<int>(held_values_.size()),
+                     GatherAt{raw<int>(held_entry_slot_), values, raw<double>(held_values_)});
     thrust::fill(policy, singular_.begin(), singular_.end(), 0);
     const Blocks b = blocks();
     if (method_ == BlockMethod::ChainElimination) {
@@ -555,7 +565,29 @@ class BlockTridiagonalSolver : public CsrSolver {
         each(level->count / 2 * B_, BackSubstituteOdd{b, *level, y, xp});
     }
     thrust::for_each(policy, first, first + size_,
-                     ScatterEach{raw<int>(rhs_index_), raw<double>(x_), x, count, padded, stride, true});
+                     ScatterEach{raw<int>(x_index_), raw<double>(x_), x, count, padded, stride, true});
+    thrust::for_each(
+        policy, first, first + held_,
+        SolveHeldRow{raw<int>(held_row_), raw<int>(held_coordinate_), raw<int>(held_entry_ptr_),
+                     raw<int>(held_entry_column_), raw<double>(held_values_), rhs, x, count, stride, stride});
+  }
+
+  // Cyclic reduction's levels and their save slots (save slot s: the L, U of one even member of
+  // one level, that block's rows, B wide), after the layout.
+  void plan_levels() {
+    levels_.clear();
+    int save = 0, stride = 1, count = blocks_;
+    std::vector<long> saved_offset(1, 0);
+    for (int l = 0; l < cyclic_reduction_levels(chain_starts_); ++l, stride *= 2, count = (count + 1) / 2) {
+      levels_.push_back({stride, count, save});
+      for (int j = 0; j < (count + 1) / 2; ++j)
+        saved_offset.push_back(saved_offset.back() + static_cast<long>(layout_.size[2 * j * stride]) * B_);
+      save += (count + 1) / 2;
+    }
+    left_ = {stride, count, save};
+    saved_ = save;
+    saved_slots_ = static_cast<size_t>(saved_offset.back());
+    saved_offset_ = Longs(saved_offset.begin(), saved_offset.end());
   }
 
   // Block 0's solution x_0 (the padded x's first values) to `correct`, and x_0 -= D_0^-1 delta.
@@ -605,17 +637,22 @@ class BlockTridiagonalSolver : public CsrSolver {
                   B_};
   }
 
-  const BlockLayout layout_;
-  int blocks_, B_, chains_ = 0, saved_ = 0, size_ = 0, nonzeros_ = 0;
+  const std::vector<int> block_ptr_;  // the order's blocks, held rows included
+  BlockLayout layout_;                // without the held rows (analyze)
+  int blocks_ = 0, B_ = 0, chains_ = 0, saved_ = 0, size_ = 0, nonzeros_ = 0;
+  int held_ = 0, held_in_block_0_ = 0;  // held rows, of them in block 0
   BlockMethod method_;
   int right_hand_sides_;  // the padded vectors' room (solve_many grows it when asked for more)
   std::vector<int> chain_starts_;
   size_t saved_slots_ = 0;  // doubles of one saved array (L or U)
   std::vector<Level> levels_;
   Level left_{1, 0, 0};  // the members left after the last level
-  Ints destination_, uncovered_, rhs_index_, block_size_, pivots_, singular_, chain_ptr_;
+  // Per position: where its equation goes in the padded vectors (rhs_index_) and where its
+  // unknown is (x_index_), -1 where none (held rows); the held rows' pairs and entries.
+  Ints destination_, uncovered_, rhs_index_, x_index_, block_size_, pivots_, singular_, chain_ptr_;
+  Ints held_row_, held_coordinate_, held_entry_ptr_, held_entry_slot_, held_entry_column_;
   Longs block_offset_, saved_offset_;
-  Doubles blocks_data_, saved_data_, r_, x_, y_;
+  Doubles blocks_data_, saved_data_, r_, x_, y_, held_values_;
   Doubles lead_delta_;  // solve_correcting_leading_block's delta
   // The factorization and the solves without a host step between their sweeps, recorded on the
   // device (LaunchGraphs); all of the solver's launches run on its stream.

@@ -496,6 +496,29 @@ size_t newton_matrix_slot_bound(const Model& m, size_t constraint_entries, size_
          2 * constraint_entries + block_entries;
 }
 
+// The blocks of o as the block solvers lay them out: without their held rows (solve/held_rows.hpp,
+// which finds them in the matrix's pattern): here, from the model, each coordinate's first row that
+// holds it alone.
+std::vector<int> blocks_without_held_rows(const Model& m, const BlockChainOrdering& o) {
+  const int dofs = m.dof_count();
+  std::vector<char> coordinate_held(m.node_dof_count(), 0);
+  std::vector<int> block_ptr{0};
+  for (size_t k = 0; k + 1 < o.block_ptr.size(); ++k) {
+    int kept = 0;
+    for (int p = o.block_ptr[k]; p < o.block_ptr[k + 1]; ++p) {
+      const int u = o.original_of[p], r = u - dofs;
+      const bool one_coordinate = r >= 0 && r < m.linear_constraint_count() && m.constraint_rows[r].dofs.size() == 1 &&
+                                  m.constraint_rows[r].dofs[0] < m.node_dof_count();
+      if (one_coordinate && !coordinate_held[m.constraint_rows[r].dofs[0]])
+        coordinate_held[m.constraint_rows[r].dofs[0]] = 1;
+      else
+        ++kept;
+    }
+    block_ptr.push_back(block_ptr.back() + kept);
+  }
+  return block_ptr;
+}
+
 }  // namespace
 
 // The larger of the construction's two phases, array by array as the backend allocates them (the
@@ -525,13 +548,14 @@ size_t estimated_device_bytes(const Model& m, int vectors) {
   const size_t vector_bytes = static_cast<size_t>(vectors) * 8 * unknowns;
   // Block cyclic reduction, where the model is a chain: D, L, U and the saved L, U of about one
   // block per node, each its own rows, B wide (B: the largest node block, coordinates and
-  // constraint rows), the scatter's destinations, and three padded vectors. Chain elimination and
+  // constraint rows less its held rows), the scatter's destinations, the vectors' indices both
+  // ways, and three padded vectors. Chain elimination and
   // GMRES need less (measured), so this bounds them too.
   size_t solver = 0;
   if (const std::optional<BlockChainOrdering> chain = bordered_chain_ordering(m)) {
-    const BlockLayout layout(chain->block_ptr);
+    const BlockLayout layout(blocks_without_held_rows(m, *chain));
     const size_t B = layout.B, blocks = layout.blocks;
-    solver = 5 * layout.slots() * 8 + 4 * slots + 4 * unknowns + blocks * (3 * B * 8 + B * 4 + 3 * 8);
+    solver = 5 * layout.slots() * 8 + 4 * slots + 8 * unknowns + blocks * (3 * B * 8 + B * 4 + 3 * 8);
     // A border's solver: T's values and slots again, B's row pointers, and for each of the
     // kBorderRightHandSides solved per pass two vectors of T's size and the block solver's three.
     if (chain->border_size() > 0) solver += slots * (8 + 2 * 4) + B * blocks * (4 + kBorderRightHandSides * 5 * 8);

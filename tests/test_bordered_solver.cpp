@@ -184,6 +184,24 @@ std::unique_ptr<CsrSolver> bordered_solver(const BlockChainOrdering& order, Bloc
                                  : std::move(blocks);
 }
 
+// stiffness_sweep_batch's cables pinned at their last node instead of their first: block 0, a free
+// end, has no held rows (solve/held_rows.hpp), whose unknowns need the next block's solution.
+Model batch_pinned_at_last_nodes(int copies, int elements) {
+  std::vector<Model> models;
+  for (int k = 0; k < copies; ++k) {
+    Model m = damped_cable(elements, 1.0 + 0.1 * k);
+    m.constraint_rows.clear();
+    m.constraint_groups.clear();
+    add_fix(m, m.node_count - 1, {0, 1, 2}, "pin", "/test");
+    finalize_model(m);
+    models.push_back(std::move(m));
+  }
+  std::vector<const Model*> pointers;
+  for (const Model& c : models) pointers.push_back(&c);
+  std::vector<CopyRange> ranges;
+  return merge_models(pointers, ranges);
+}
+
 }  // namespace
 
 TEST_CASE("Bordered solver: Newton matrices with rigid bodies and joints between nodes, against UMFPACK",
@@ -278,9 +296,9 @@ TEST_CASE("Block-tridiagonal solver: a batch of chains of different lengths, aga
 TEST_CASE("Block-tridiagonal solver: right-hand sides in the first block, that block's solution alone", "[cuda-host]") {
   // Both methods eliminate block 0 last, so its solution for right-hand sides with entries there
   // alone is its factorized block's solve: the same numbers as the whole solve's.
-  const BorderedSystem s = bordered_system(stiffness_sweep_batch(3, 40), 12);
+  const BorderedSystem s = bordered_system(batch_pinned_at_last_nodes(3, 40), 12);
   const int size = static_cast<int>(s.A.rows()), lead = s.order.block_ptr[1], count = 3;
-  REQUIRE(lead == 9);  // the pinned node: 6 coordinates and 3 constraint rows
+  REQUIRE(lead == 6);  // the free end's coordinates
   Eigen::MatrixXd rhs = Eigen::MatrixXd::Zero(size, count);
   rhs.topRows(lead) = Eigen::MatrixXd::Random(lead, count);
   for (BlockMethod method : {BlockMethod::CyclicReduction, BlockMethod::ChainElimination}) {
@@ -293,6 +311,12 @@ TEST_CASE("Block-tridiagonal solver: right-hand sides in the first block, that b
     solver->solve_leading_block_many(rhs.data(), leading.data(), count, size);
     CHECK(leading.topRows(lead) == whole.topRows(lead));
     CHECK(backward_error(s.A, whole.col(0), rhs.col(0)) < 1e-15);
+    // Pinned at the first node, block 0's held rows leave it: no leading block then.
+    const BorderedSystem pinned = bordered_system(stiffness_sweep_batch(3, 40), 12);
+    auto first_pinned = make_block_tridiagonal_solver(pinned.order.block_ptr, pinned.order.chain_ptr, method, false);
+    first_pinned->analyze(static_cast<int>(pinned.A.rows()), static_cast<int>(pinned.A.nonZeros()),
+                          pinned.A.outerIndexPtr(), pinned.A.innerIndexPtr());
+    CHECK(first_pinned->leading_block_solved_last() == 0);
   }
 }
 
@@ -302,7 +326,7 @@ TEST_CASE("Block-tridiagonal solver: a correction of the first block's right-han
   // the solve gives x = A^-1 (rhs - P K x_0), P block 0's unknowns (the bordered solver's x_b
   // between the sweeps). Three chains, so that the other chains' first blocks (left members of
   // cyclic reduction, whole chains of the elimination) take no correction.
-  const BorderedSystem s = bordered_system(stiffness_sweep_batch(3, 40), 14);
+  const BorderedSystem s = bordered_system(batch_pinned_at_last_nodes(3, 40), 14);
   const int size = static_cast<int>(s.A.rows()), lead = s.order.block_ptr[1];
   const Eigen::MatrixXd K = Eigen::MatrixXd::Random(lead, lead);
   const Eigen::VectorXd x_lead_expected = s.reference.head(lead);

@@ -8,6 +8,8 @@
 #include "catenary/assembly/cpu_backend.hpp"
 #include "catenary/core/errors.hpp"
 #include "catenary/model/reference_models.hpp"
+#include "catenary/solve/block_layout.hpp"
+#include "catenary/solve/held_rows.hpp"
 #include "multibody_models.hpp"
 #include "test_helpers.hpp"
 
@@ -78,12 +80,45 @@ void check_bordered_solve(const Model& m, int threads, const std::string& descri
   CHECK(chain_solver_difference(m, *bordered_chain_ordering(m), threads, description, seed) < 1e-9);
 }
 
-// m with the position of each of `nodes` pinned: a 9-wide block (its 6 coordinates and 3
-// constraint rows) in a chain of 6-wide ones.
+// m with the position of each of `nodes` pinned: three held rows (solve/held_rows.hpp), which
+// leave the blocks.
 Model with_pinned_nodes(Model m, const std::vector<int>& nodes) {
   for (int node : nodes) add_fix(m, node, {0, 1, 2}, "pin " + std::to_string(node), "/test");
   finalize_model(m);
   return m;
+}
+
+// m with the sum of the slope's components at each of `nodes` held at its value: a row over three
+// coordinates of one node, which stays in the node's block (7 wide among 6-wide ones).
+Model with_tied_coordinates(Model m, const std::vector<int>& nodes) {
+  const int per_node = m.coordinates_per_node();
+  for (int node : nodes) {
+    ConstraintRow row;
+    for (int k = 3; k < 6; ++k) {
+      row.dofs.push_back(node * per_node + k);
+      row.coefficients.push_back(1.0);
+      row.offset += m.initial_positions[node * per_node + k];
+    }
+    m.constraint_groups.push_back(
+        {"tie " + std::to_string(node), "tie", "/test", m.linear_constraint_count(), 1, {"sum"}});
+    m.constraint_rows.push_back(row);
+  }
+  finalize_model(m);
+  return m;
+}
+
+// The matrix's entries as (row, column) positions in the order o.
+void entry_positions(const Eigen::SparseMatrix<double>& A, const BlockChainOrdering& o, std::vector<int>& rows,
+                     std::vector<int>& cols) {
+  std::vector<int> position_of(o.original_of.size());
+  for (size_t p = 0; p < o.original_of.size(); ++p) position_of[o.original_of[p]] = static_cast<int>(p);
+  rows.clear();
+  cols.clear();
+  for (int col = 0; col < A.outerSize(); ++col)
+    for (Eigen::SparseMatrix<double>::InnerIterator it(A, col); it; ++it) {
+      rows.push_back(position_of[it.row()]);
+      cols.push_back(position_of[col]);
+    }
 }
 
 }  // namespace
@@ -97,6 +132,48 @@ TEST_CASE("CPU chain elimination solves the Newton matrix as UMFPACK does", "[ch
   }
   SECTION("a sweep's batch of 250 cables: 1,500 blocks, over the threshold for threads") {
     CHECK(solve_difference(stiffness_sweep_batch(250, 5), 5) < 1e-9);
+  }
+}
+
+TEST_CASE("Held rows: a pinned node's three rows leave the blocks, a row over several coordinates stays",
+          "[chain-solver]") {
+  const Model m = with_tied_coordinates(with_pinned_nodes(damped_cable(6), {3}), {5});
+  const BlockChainOrdering o = *block_chain_ordering(m);
+  std::vector<int> rows, cols;
+  entry_positions(umfpack_backend(m).matrix(), o, rows, cols);
+  const HeldRows held = find_held_rows(o.block_ptr, rows, cols);
+  // The pendulum's pin (node 0) and node 3's: six rows, each holding its own coordinate.
+  REQUIRE(held.size() == 6);
+  const int rows_start = m.dof_count();
+  for (int h = 0; h < held.size(); ++h) {
+    const ConstraintRow& row = m.constraint_rows[o.original_of[held.row[h]] - rows_start];
+    REQUIRE(row.dofs.size() == 1);
+    CHECK(o.original_of[held.coordinate[h]] == row.dofs[0]);
+    // Row j's entries: A(j, r) first, then its element entries (two elements' 6 x 6 couplings at
+    // node 3, one at node 0: 18 or 12 columns).
+    CHECK(cols[held.entry_slot[held.entry_ptr[h]]] == held.row[h]);
+    CHECK(held.entry_ptr[h + 1] - held.entry_ptr[h] == 1 + (row.dofs[0] < 6 ? 12 : 18));
+  }
+  const BlockLayout layout(o.block_ptr, held);
+  CHECK(layout.size[0] == 6);
+  CHECK(layout.size[3] == 6);
+  CHECK(layout.size[5] == 7);  // the tie's row stays
+  CHECK(layout.B == 7);
+  CHECK(BlockLayout(o.block_ptr).B == 9);
+  for (int h = 0; h < held.size(); ++h) {  // equation r in row j's place; x_r solved afterwards
+    CHECK(layout.equation_index[held.row[h]] == layout.vector_index[held.coordinate[h]]);
+    CHECK(layout.equation_index[held.coordinate[h]] == -1);
+    CHECK(layout.vector_index[held.row[h]] == -1);
+  }
+}
+
+TEST_CASE("CPU chain elimination with held rows and wider blocks solves as UMFPACK does", "[chain-solver]") {
+  SECTION("pinned nodes and ties along a cable") {
+    CHECK(solve_difference(with_tied_coordinates(with_pinned_nodes(damped_cable(40), {7, 20, 40}), {0, 8, 31}), 21) <
+          1e-9);
+  }
+  SECTION("a tie on the pinned node: its block 7 wide once its held rows leave") {
+    CHECK(solve_difference(with_tied_coordinates(damped_cable(12), {0}), 22) < 1e-9);
   }
 }
 
@@ -218,7 +295,7 @@ TEST_CASE("CPU chain elimination cut into parts for threads solves as UMFPACK do
   SECTION("sixteen threads: five parts (three interior), none under 256 blocks") {
     check_cut_solve(cable, 16, 5, 13);
   }
-  SECTION("9-wide blocks (pinned nodes) at every separator and inside every part") {
+  SECTION("held rows (pinned nodes) and 7-wide blocks (ties) at every separator and inside every part") {
     const std::vector<int> separators =
         ChainSolver(*block_chain_ordering(cable), umfpack_backend(cable).matrix(), 5).partition().separators();
     REQUIRE(separators.size() == 4);
@@ -226,6 +303,7 @@ TEST_CASE("CPU chain elimination cut into parts for threads solves as UMFPACK do
     for (int s : separators) pinned.push_back(s - 1), pinned.push_back(s + 1), pinned.push_back(s - 100);
     pinned.push_back(1400);
     check_cut_solve(with_pinned_nodes(cable, pinned), 5, 5, 14);
+    check_cut_solve(with_tied_coordinates(cable, pinned), 5, 5, 18);
   }
   SECTION("three chains, seven threads: two parts each") { check_cut_solve(stiffness_sweep_batch(3, 600), 7, 6, 15); }
   SECTION("one thread: no cuts") { check_cut_solve(cable, 1, 1, 16); }

@@ -16,23 +16,27 @@ constexpr int kParallelBlocks = 1024;
 }  // namespace
 
 ChainSolver::ChainSolver(const BlockChainOrdering& order, const Eigen::SparseMatrix<double>& pattern, int threads)
-    : layout_(order.block_ptr), rigid_blocks_(order.rigid_blocks), needs_mass_term_(order.needs_mass_term()) {
-  const int n = static_cast<int>(order.original_of.size()), p = order.block_ptr.back();
-  border_ = n - p;
+    : rigid_blocks_(order.rigid_blocks), needs_mass_term_(order.needs_mass_term()) {
+  const int n = static_cast<int>(order.original_of.size());
+  blocks_end_ = order.block_ptr.back();
+  border_ = n - blocks_end_;
   if (pattern.rows() != n || pattern.cols() != n)
     throw std::invalid_argument("chain solver: a matrix of " + std::to_string(pattern.rows()) +
                                 " unknowns for an order of " + std::to_string(n));
-  std::vector<int> position_of(n);
-  for (int p = 0; p < n; ++p) position_of[order.original_of[p]] = p;
-  padded_index_.resize(n);
-  for (int i = 0; i < n; ++i)
-    padded_index_[i] = position_of[i] < p ? layout_.vector_index[position_of[i]] : -1 - (position_of[i] - p);
+  position_of_.resize(n);
+  for (int p = 0; p < n; ++p) position_of_[order.original_of[p]] = p;
   std::vector<int> entry_row(pattern.nonZeros()), entry_col(pattern.nonZeros());
   for (int col = 0; col < pattern.outerSize(); ++col)
     for (int s = pattern.outerIndexPtr()[col]; s < pattern.outerIndexPtr()[col + 1]; ++s) {
-      entry_row[s] = position_of[pattern.innerIndexPtr()[s]];
-      entry_col[s] = position_of[col];
+      entry_row[s] = position_of_[pattern.innerIndexPtr()[s]];
+      entry_col[s] = position_of_[col];
     }
+  // Held rows leave the blocks where no border reads the padded vectors (its products index them
+  // by position); their unknowns are then found in the original order after each solve.
+  if (border_ == 0) held_ = find_held_rows(order.block_ptr, entry_row, entry_col);
+  layout_ = BlockLayout(order.block_ptr, held_);
+  for (std::vector<int>* positions : {&held_.row, &held_.coordinate, &held_.entry_column})
+    for (int& p : *positions) p = order.original_of[p];
   std::vector<int> t_slot;  // with a border: per entry of T, its entry of A
   if (border_ > 0) {
     split_ = split_border(n, border_, entry_row, entry_col);
@@ -74,6 +78,8 @@ Blocks ChainSolver::blocks() const {
 void ChainSolver::factorize(const Eigen::SparseMatrix<double>& A) {
   for (int at : scatter_.uncovered) block_data_[at] = 0.0;
   const double* values = A.valuePtr();
+  held_values_.resize(held_.entry_slot.size());
+  for (size_t k = 0; k < held_values_.size(); ++k) held_values_[k] = values[held_.entry_slot[k]];
   const long entries = static_cast<long>(scatter_.destination.size());
 #pragma omp parallel for schedule(static) if (layout_.blocks > kParallelBlocks)
   for (long s = 0; s < entries; ++s)
@@ -114,12 +120,14 @@ void ChainSolver::factorize_border(const double* values) {
 }
 
 void ChainSolver::solve(const Eigen::VectorXd& rhs, Eigen::VectorXd& x) const {
-  const int n = static_cast<int>(padded_index_.size());
-  for (int i = 0; i < n; ++i)
-    if (padded_index_[i] >= 0)
-      padded_rhs_[padded_index_[i]] = rhs[i];
-    else
-      border_x_[-1 - padded_index_[i]] = rhs[i];
+  const int n = static_cast<int>(position_of_.size());
+  for (int i = 0; i < n; ++i) {
+    const int p = position_of_[i];
+    if (p >= blocks_end_)
+      border_x_[p - blocks_end_] = rhs[i];
+    else if (layout_.equation_index[p] >= 0)  // not a held coordinate's equation
+      padded_rhs_[layout_.equation_index[p]] = rhs[i];
+  }
   if (leading_block_only_) {
     // Block 0, eliminated last, holds all of B's rows and C's columns: x_b once its solution for
     // r_T is known, and the back substitution from block 0 less F^-1 B x_b. One solve.
@@ -138,8 +146,23 @@ void ChainSolver::solve(const Eigen::VectorXd& rhs, Eigen::VectorXd& x) const {
     partition_->solve(blocks(), padded_rhs_.data(), padded_x_.data());
   }
   x.resize(n);
-  for (int i = 0; i < n; ++i)
-    x[i] = padded_index_[i] >= 0 ? padded_x_[padded_index_[i]] : border_x_[-1 - padded_index_[i]];
+  for (int i = 0; i < n; ++i) {
+    const int p = position_of_[i];
+    x[i] = p >= blocks_end_               ? border_x_[p - blocks_end_]
+           : layout_.vector_index[p] >= 0 ? padded_x_[layout_.vector_index[p]]
+                                          : 0.0;
+  }
+  const SolveHeldRow held_row{held_.row.data(),
+                              held_.coordinate.data(),
+                              held_.entry_ptr.data(),
+                              held_.entry_column.data(),
+                              held_values_.data(),
+                              rhs.data(),
+                              x.data(),
+                              1,
+                              0,
+                              0};
+  for (int h = 0; h < held_.size(); ++h) held_row(h);
 }
 
 void ChainSolver::solve_border(const double* y) const {

@@ -4,38 +4,53 @@
 // the CPU's chain_solver.hpp), worked out once on the host; and the scatters that fill the
 // blocks. Block k keeps its own rows, each B wide (B: the largest block, enough for any
 // neighbour's columns): a slot of size[k] x B doubles at offset[k], row-major with leading
-// dimension B.
+// dimension B. Held rows (solve/held_rows.hpp) take no place: a held row's equation takes its
+// coordinate's row, and the coordinate's own equation is used after the blocks' solve.
 #include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "catenary/core/host_device.hpp"
+#include "catenary/solve/held_rows.hpp"
 
 namespace catenary {
 
 struct BlockLayout {
-  int blocks = 0, B = 0;                 // block count, largest block
-  std::vector<int> block_of, local;      // per unknown: its block and its place in it
-  std::vector<int> vector_index;         // per unknown: block_of * B + local (padded vectors)
-  std::vector<int> size;                 // per block: its own unknowns
-  std::vector<long> offset;              // per block: its slot's start; offset[blocks]: all slots
+  int blocks = 0, B = 0;             // block count, largest block
+  std::vector<int> block_of, local;  // per position: its block and its place in it (a held row: its coordinate's)
+  // Per position: its unknown's place in a padded vector, block_of * B + local (-1: a held row's,
+  // solved after the blocks), and where its equation (matrix row, right-hand side) goes there (-1:
+  // a held coordinate's, used after the blocks; a held row's: its coordinate's place).
+  std::vector<int> vector_index, equation_index;
+  std::vector<int> size;     // per block: its unknowns in the blocks
+  std::vector<long> offset;  // per block: its slot's start; offset[blocks]: all slots
 
   BlockLayout() : offset(1, 0) {}  // no blocks
-  explicit BlockLayout(const std::vector<int>& block_ptr) {
+  explicit BlockLayout(const std::vector<int>& block_ptr, const HeldRows& held = {}) {
     blocks = static_cast<int>(block_ptr.size()) - 1;
-    for (int k = 0; k < blocks; ++k) B = std::max(B, block_ptr[k + 1] - block_ptr[k]);
-    block_of.resize(block_ptr.back());
-    local.resize(block_ptr.back());
-    vector_index.resize(block_ptr.back());
-    size.resize(blocks);
-    offset.assign(blocks + 1, 0);
+    const int positions = block_ptr.back();
+    std::vector<int> coordinate_of(positions, -1);  // per held row: its coordinate
+    for (int h = 0; h < held.size(); ++h) coordinate_of[held.row[h]] = held.coordinate[h];
+    block_of.resize(positions);
+    local.resize(positions);
+    size.assign(blocks, 0);
     for (int k = 0; k < blocks; ++k) {
-      size[k] = block_ptr[k + 1] - block_ptr[k];
-      offset[k + 1] = offset[k] + static_cast<long>(size[k]) * B;
-      for (int p = block_ptr[k]; p < block_ptr[k + 1]; ++p)
-        block_of[p] = k, local[p] = p - block_ptr[k], vector_index[p] = k * B + local[p];
+      for (int p = block_ptr[k]; p < block_ptr[k + 1]; ++p) {
+        block_of[p] = k;
+        if (coordinate_of[p] < 0) local[p] = size[k]++;
+      }
+      B = std::max(B, size[k]);
     }
+    offset.assign(blocks + 1, 0);
+    for (int k = 0; k < blocks; ++k) offset[k + 1] = offset[k] + static_cast<long>(size[k]) * B;
+    vector_index.resize(positions);
+    equation_index.resize(positions);
+    for (int p = 0; p < positions; ++p) {
+      if (coordinate_of[p] >= 0) local[p] = local[coordinate_of[p]];
+      vector_index[p] = equation_index[p] = block_of[p] * B + local[p];
+    }
+    for (int h = 0; h < held.size(); ++h) vector_index[held.row[h]] = equation_index[held.coordinate[h]] = -1;
   }
   // Index of entry (row, col) of block `block` in an array of all blocks' slots.
   size_t entry(int block, int row, int col) const {
@@ -75,7 +90,7 @@ inline void check_chains(const std::vector<int>& chain_ptr, int blocks) {
 // fills: those are zeroed before each scatter, since the last factorization left fill-in there.
 // Nothing outside the regions is read, so the block arrays need no full clearing.
 struct BlockScatter {
-  std::vector<int> destination;  // per matrix entry
+  std::vector<int> destination;  // per matrix entry (-1: a held coordinate's row, in no block)
   std::vector<int> uncovered;
 };
 
@@ -98,7 +113,12 @@ inline BlockScatter block_scatter(const BlockLayout& layout, const std::vector<i
   BlockScatter out;
   out.destination.resize(entry_row.size());
   for (size_t s = 0; s < entry_row.size(); ++s) {
-    const int row = entry_row[s], col = entry_col[s], br = layout.block_of[row], bc = layout.block_of[col];
+    const int row = entry_row[s], col = entry_col[s];
+    if (layout.equation_index[row] < 0) {  // a held coordinate's equation (solve/held_rows.hpp)
+      out.destination[s] = -1;
+      continue;
+    }
+    const int br = layout.block_of[row], bc = layout.block_of[col];
     const int part = bc == br ? 0 : bc == br - 1 ? 1 : bc == br + 1 ? 2 : -1;
     if (part < 0 || (part == 1 && starts_chain[br]) || (part == 2 && starts_chain[bc]))
       throw std::invalid_argument("block-tridiagonal solver: entry (" + std::to_string(row) + ", " +
@@ -107,7 +127,8 @@ inline BlockScatter block_scatter(const BlockLayout& layout, const std::vector<i
     out.destination[s] = static_cast<int>(part * per_array + layout.entry(br, row, col));
   }
   std::vector<char> covered(3 * per_array, 0);
-  for (int d : out.destination) covered[d] = 1;
+  for (int d : out.destination)
+    if (d >= 0) covered[d] = 1;
   for (int k = 0; k < layout.blocks; ++k) {
     const int n = layout.size[k];
     const int widths[3] = {n, k > 0 ? layout.size[k - 1] : 0, k + 1 < layout.blocks ? layout.size[k + 1] : 0};

@@ -4,7 +4,9 @@
 // run a thread each; few long chains are cut so that all threads share them
 // (solve/chain_partition.hpp). It runs the block code of the CUDA backend's solver, not that
 // solver's host build (kernels/block_tridiagonal_solver.cu over HostSpace), which needs Thrust and
-// nvcc, which a CPU-only build lacks; only the scatter and the partition are its own.
+// nvcc, which a CPU-only build lacks; only the scatter and the partition are its own. Without a
+// border, rows that hold one coordinate (a pinned end's) leave the blocks as in that solver
+// (solve/held_rows.hpp): their unknowns are found after each solve.
 //
 // A bordered order (bordered_chain_ordering: rigid bodies, joints, rows over several nodes after
 // the node blocks) is solved by the border's Schur complement over the chains
@@ -24,6 +26,7 @@
 #include "catenary/solve/block_layout.hpp"
 #include "catenary/solve/border_split.hpp"
 #include "catenary/solve/chain_partition.hpp"
+#include "catenary/solve/held_rows.hpp"
 
 namespace catenary {
 
@@ -62,8 +65,12 @@ class ChainSolver {
 
   BlockLayout layout_;
   std::optional<ChainPartition> partition_;  // planned once the border is known
-  // Per original unknown: its place in a padded block vector, or -1 - (its place in the border).
-  std::vector<int> padded_index_;
+  std::vector<int> position_of_;             // per original unknown: its position in the order
+  int blocks_end_ = 0;                       // the first position after the blocks: the border's first
+  // Without a border, the held rows (solve/held_rows.hpp; positions in the original order) and
+  // their entries' values at the last factorization.
+  HeldRows held_;
+  std::vector<double> held_values_;
   int border_ = 0, rigid_blocks_ = 0;
   bool needs_mass_term_ = false;
   bool leading_block_only_ = false;         // the border's right-hand sides and C touch block 0 alone

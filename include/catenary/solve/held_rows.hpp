@@ -1,0 +1,108 @@
+#pragma once
+// Constraint rows that hold a single coordinate (a pinned node's x, y and z; a clamped end's
+// slopes), taken out of the block solvers' blocks. Such a row r has one entry, A(r, j), and its
+// column one, A(j, r). Kept in the blocks, a pinned node's three rows make its block 9 wide, and
+// BlockLayout pads every block's slot, the padded vectors and the row-per-thread kernels to the
+// widest block: a chain of 6 x 6 blocks stored, read and worked on 9 wide.
+//
+// The elimination is exact. Row r alone says A(r, j) x_j = b_r, so equation r takes equation j's
+// place in the blocks (solve/block_layout.hpp) and x_r leaves them; equation j, the only one with
+// a term in x_r, gives it after the blocks are solved:
+//   x_r = (b_j - sum_{k != r} A(j, k) x_k) / A(j, r).
+// Column r holds A(j, r) alone, so det A = +-A(j, r) det A' for the matrix A' left (without row j
+// and column r), and the same holds for any set of blocks around j: every block and Schur
+// complement the block methods factorize is as regular as the one with the rows kept.
+#include <algorithm>
+#include <vector>
+
+#include "catenary/core/host_device.hpp"
+
+namespace catenary {
+
+struct HeldRows {
+  std::vector<int> row, coordinate;  // per pair: the positions of the constraint row r and of its coordinate j
+  // Pair h's entries entry_ptr[h] .. entry_ptr[h + 1] - 1: row j's entries of the matrix, A(j, r) first;
+  // slot: the entry's index among the matrix's entries, column: the position of its column.
+  std::vector<int> entry_ptr{0}, entry_slot, entry_column;
+  int size() const { return static_cast<int>(row.size()); }
+};
+
+// The held rows among the blocks (positions below block_ptr.back()) of a matrix whose entry s is
+// at (entry_row[s], entry_col[s]) (positions in the order of block_ptr): rows with one entry, at
+// a column of their own block whose only entry is at that column's row, one row per coordinate.
+inline HeldRows find_held_rows(const std::vector<int>& block_ptr, const std::vector<int>& entry_row,
+                               const std::vector<int>& entry_col) {
+  const int in_blocks = block_ptr.back();
+  std::vector<int> row_entries(in_blocks, 0), column_entries(in_blocks, 0), only_entry(in_blocks, -1);
+  for (size_t s = 0; s < entry_row.size(); ++s) {
+    if (entry_row[s] < in_blocks) ++row_entries[entry_row[s]], only_entry[entry_row[s]] = static_cast<int>(s);
+    if (entry_col[s] < in_blocks) ++column_entries[entry_col[s]];
+  }
+  std::vector<int> block_of(in_blocks);
+  for (size_t k = 0; k + 1 < block_ptr.size(); ++k)
+    std::fill(block_of.begin() + block_ptr[k], block_of.begin() + block_ptr[k + 1], static_cast<int>(k));
+  // candidate[r]: the column of row r's one entry where r is a held row's candidate, else -1.
+  std::vector<int> candidate(in_blocks, -1);
+  for (int r = 0; r < in_blocks; ++r) {
+    if (row_entries[r] != 1 || column_entries[r] != 1) continue;
+    const int j = entry_col[only_entry[r]];
+    if (j != r && j < in_blocks && block_of[j] == block_of[r]) candidate[r] = j;
+  }
+  // holder[j]: the pair that holds coordinate j (-1: none).
+  std::vector<int> holder(in_blocks, -1);
+  HeldRows held;
+  for (int r = 0; r < in_blocks; ++r) {
+    const int j = candidate[r];
+    if (j < 0 || candidate[j] >= 0 || holder[j] >= 0) continue;
+    holder[j] = held.size();
+    held.row.push_back(r);
+    held.coordinate.push_back(j);
+  }
+  // A held row's column entry must be its coordinate's row: (j, r).
+  std::vector<std::vector<int>> entries(held.size());
+  std::vector<int> coupling(held.size(), -1);
+  for (size_t s = 0; s < entry_row.size(); ++s) {
+    if (entry_row[s] >= in_blocks) continue;
+    const int h = holder[entry_row[s]];
+    if (h < 0) continue;
+    if (entry_col[s] == held.row[h])
+      coupling[h] = static_cast<int>(s);
+    else
+      entries[h].push_back(static_cast<int>(s));
+  }
+  HeldRows out;
+  for (int h = 0; h < held.size(); ++h) {
+    if (coupling[h] < 0) continue;  // column r's entry is elsewhere: keep the row in the blocks
+    out.row.push_back(held.row[h]);
+    out.coordinate.push_back(held.coordinate[h]);
+    out.entry_slot.push_back(coupling[h]);
+    out.entry_slot.insert(out.entry_slot.end(), entries[h].begin(), entries[h].end());
+    out.entry_ptr.push_back(static_cast<int>(out.entry_slot.size()));
+  }
+  for (int s : out.entry_slot) out.entry_column.push_back(entry_col[s]);
+  return out;
+}
+
+// x_r = (b_j - sum_{k != r} A(j, k) x_k) / A(j, r) for held pair h (HeldRows: row r, coordinate
+// j, its entries' columns) after the blocks' solve, for `count` right-hand sides `stride` apart in
+// rhs and x. value: the pair's entries' values (HeldRows::entry_slot gathered at factorization);
+// the indices are those of rhs and x (positions or the original order).
+struct SolveHeldRow {
+  const int *row, *coordinate, *entry_ptr, *entry_column;
+  const double* value;
+  const double* rhs;
+  double* x;
+  int count;
+  long rhs_stride, x_stride;
+  CATENARY_HD void operator()(int h) const {
+    for (int c = 0; c < count; ++c) {
+      const double* b = rhs + c * rhs_stride;
+      double* xc = x + c * x_stride;
+      double sum = b[coordinate[h]];
+      for (int k = entry_ptr[h] + 1; k < entry_ptr[h + 1]; ++k) sum -= value[k] * xc[entry_column[k]];
+      xc[row[h]] = sum / value[entry_ptr[h]];
+    }
+  }
+};
+
+}  // namespace catenary
