@@ -528,6 +528,7 @@ class BlockTridiagonalSolver : public CsrSolver {
   // solve_many's pass; with `correct`, block 0's correction between the forward and the backward
   // sweeps (one right-hand side).
   void solve_sweeps(const double* rhs, double* x, int count, int stride, const LeadingBlockCorrection* correct) {
+    if (held_ > 0 && rhs == x) throw std::invalid_argument("block-tridiagonal solver: x overlaps the right-hand side");
     grow_vectors(count);
     if (correct)  // the host's correction comes between the sweeps
       sweep_launches(rhs, x, count, stride, correct);

@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <stdexcept>
 #include <string>
 
 #include "catenary/solve/dense_block.hpp"
@@ -120,6 +121,7 @@ void ChainSolver::factorize_border(const double* values) {
 }
 
 void ChainSolver::solve(const Eigen::VectorXd& rhs, Eigen::VectorXd& x) const {
+  if (held_.size() > 0 && &rhs == &x) throw std::invalid_argument("chain solver: x is the right-hand side");
   const int n = static_cast<int>(position_of_.size());
   for (int i = 0; i < n; ++i) {
     const int p = position_of_[i];

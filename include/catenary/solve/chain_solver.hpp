@@ -43,6 +43,7 @@ class ChainSolver {
   // block or the border's Schur complement is singular. The factorization keeps what it needs of
   // A: solve() may follow changes to A.
   void factorize(const Eigen::SparseMatrix<double>& A);
+  // x = A^-1 rhs; x is not rhs (held rows read rhs after x is written).
   void solve(const Eigen::VectorXd& rhs, Eigen::VectorXd& x) const;
   const ChainPartition& partition() const { return *partition_; }
   // The order's needs_mass_term: a factorization of a matrix without a mass term may fail.

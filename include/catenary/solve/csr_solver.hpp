@@ -18,7 +18,8 @@ class CsrSolver {
   virtual size_t workspace_bytes() const = 0;
   // Numeric factorization of these values (the pattern of analyze).
   virtual void factorize(const double* values) = 0;
-  // x = A^-1 rhs with the last factorization.
+  // x = A^-1 rhs with the last factorization; x and rhs do not overlap (here and below: the block
+  // solvers read rhs after writing x, for held rows).
   virtual void solve(const double* rhs, double* x) = 0;
   // The same for `count` right-hand sides, the k-th at rhs + k * stride (its solution at
   // x + k * stride); one at a time unless a solver does better.
