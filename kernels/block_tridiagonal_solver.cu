@@ -408,7 +408,7 @@ class BlockTridiagonalSolver : public CsrSolver {
     graphs_.forget();  // their arrays are made anew
     const std::vector<int> rows = to_host<Space>(row_ptr, size + 1), cols = to_host<Space>(col_index, nonzeros);
     const std::vector<int> entry_row = entry_rows(rows);
-    const HeldRows held = find_held_rows(block_ptr_, entry_row, cols);
+    const HeldRows held = held_rows_enabled() ? find_held_rows(block_ptr_, entry_row, cols) : HeldRows{};
     layout_ = BlockLayout(block_ptr_, held);
     blocks_ = layout_.blocks;
     B_ = layout_.B;

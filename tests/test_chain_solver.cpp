@@ -177,6 +177,20 @@ TEST_CASE("CPU chain elimination with held rows and wider blocks solves as UMFPA
   }
 }
 
+TEST_CASE("CPU chain elimination with CATENARY_HELD_ROWS=0: the pinned rows in a 9-wide block, as UMFPACK",
+          "[chain-solver]") {
+  const Model m = with_pinned_nodes(damped_cable(40), {20});
+  const BlockChainOrdering o = *block_chain_ordering(m);
+  const Eigen::SparseMatrix<double> pattern = umfpack_backend(m).matrix();
+  CHECK(ChainSolver(o, pattern, 1).layout().B == 6);
+  setenv("CATENARY_HELD_ROWS", "0", 1);
+  const int kept_width = ChainSolver(o, pattern, 1).layout().B;
+  const double difference = solve_difference(m, 23);
+  unsetenv("CATENARY_HELD_ROWS");
+  CHECK(kept_width == 9);
+  CHECK(difference < 1e-9);
+}
+
 TEST_CASE("CPU chain elimination: HHT runs equal UMFPACK's", "[chain-solver][dynamics]") {
   const Model m = falling_cable_pendulum(10);
   const AnalysisSettings a = dynamic_settings(2e-3, 0.3, -0.1);

@@ -46,6 +46,7 @@ class ChainSolver {
   // x = A^-1 rhs; x is not rhs (held rows read rhs after x is written).
   void solve(const Eigen::VectorXd& rhs, Eigen::VectorXd& x) const;
   const ChainPartition& partition() const { return *partition_; }
+  const BlockLayout& layout() const { return layout_; }  // the blocks as solved (held rows out)
   // The order's needs_mass_term: a factorization of a matrix without a mass term may fail.
   bool needs_mass_term() const { return needs_mass_term_; }
   // "block chain elimination", with the parts where chains were cut: "... (16 parts)", rigid
