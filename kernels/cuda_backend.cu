@@ -24,6 +24,7 @@
 #include "catenary/solve/block_layout.hpp"
 #include "catenary/solve/border_split.hpp"
 #include "catenary/solve/csr_solver.hpp"
+#include "catenary/solve/held_rows.hpp"
 #include "device_pattern.cuh"
 
 namespace catenary::cuda {
@@ -496,27 +497,22 @@ size_t newton_matrix_slot_bound(const Model& m, size_t constraint_entries, size_
          2 * constraint_entries + block_entries;
 }
 
-// The blocks of o as the block solvers lay them out: without their held rows (solve/held_rows.hpp,
-// which finds them in the matrix's pattern): here, from the model, each coordinate's first row that
-// holds it alone.
-std::vector<int> blocks_without_held_rows(const Model& m, const BlockChainOrdering& o) {
+// The held rows the block solvers will find in the Newton matrix (solve/held_rows.hpp), from its
+// coordinates' diagonal and its constraint rows' entries alone: the element and mechanism entries
+// make no constraint row's or column's count one, so the linear rows found are the same (a
+// mechanism row of one entry, found in the matrix only, can only lower the need).
+HeldRows model_held_rows(const Model& m, const BlockChainOrdering& o) {
+  if (!held_rows_enabled()) return {};
   const int dofs = m.dof_count();
-  std::vector<char> coordinate_held(m.node_dof_count(), 0);
-  std::vector<int> block_ptr{0};
-  for (size_t k = 0; k + 1 < o.block_ptr.size(); ++k) {
-    int kept = 0;
-    for (int p = o.block_ptr[k]; p < o.block_ptr[k + 1]; ++p) {
-      const int u = o.original_of[p], r = u - dofs;
-      const bool one_coordinate = r >= 0 && r < m.linear_constraint_count() && m.constraint_rows[r].dofs.size() == 1 &&
-                                  m.constraint_rows[r].dofs[0] < m.node_dof_count();
-      if (one_coordinate && !coordinate_held[m.constraint_rows[r].dofs[0]])
-        coordinate_held[m.constraint_rows[r].dofs[0]] = 1;
-      else
-        ++kept;
+  std::vector<int> position_of(o.original_of.size()), rows, cols;
+  for (size_t p = 0; p < o.original_of.size(); ++p) position_of[o.original_of[p]] = static_cast<int>(p);
+  for (int d = 0; d < dofs; ++d) rows.push_back(position_of[d]), cols.push_back(position_of[d]);
+  for (int r = 0; r < m.linear_constraint_count(); ++r)
+    for (int dof : m.constraint_rows[r].dofs) {
+      rows.push_back(position_of[dofs + r]), cols.push_back(position_of[dof]);
+      rows.push_back(position_of[dof]), cols.push_back(position_of[dofs + r]);
     }
-    block_ptr.push_back(block_ptr.back() + kept);
-  }
-  return block_ptr;
+  return find_held_rows(o.block_ptr, rows, cols);
 }
 
 }  // namespace
@@ -553,7 +549,7 @@ size_t estimated_device_bytes(const Model& m, int vectors) {
   // GMRES need less (measured), so this bounds them too.
   size_t solver = 0;
   if (const std::optional<BlockChainOrdering> chain = bordered_chain_ordering(m)) {
-    const BlockLayout layout(blocks_without_held_rows(m, *chain));
+    const BlockLayout layout(chain->block_ptr, model_held_rows(m, *chain));
     const size_t B = layout.B, blocks = layout.blocks;
     solver = 5 * layout.slots() * 8 + 4 * slots + 8 * unknowns + blocks * (3 * B * 8 + B * 4 + 3 * 8);
     // A border's solver: T's values and slots again, B's row pointers, and for each of the

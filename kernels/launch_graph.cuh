@@ -23,12 +23,11 @@
 #include <thrust/execution_policy.h>
 #include <thrust/system/cuda/execution_policy.h>
 
-#include <cstdlib>
-#include <cstring>
 #include <exception>
 #include <utility>
 #include <vector>
 
+#include "catenary/core/environment.hpp"
 #include "catenary/core/errors.hpp"
 #include "memory_space.cuh"
 
@@ -59,8 +58,7 @@ template <>
 class LaunchGraphs<DeviceSpace> {
  public:
   LaunchGraphs() {
-    const char* setting = std::getenv("CATENARY_CUDA_GRAPHS");
-    enabled_ = !(setting && std::strcmp(setting, "0") == 0);
+    enabled_ = !switched_off("CATENARY_CUDA_GRAPHS");
     check_cuda(cudaStreamCreate(&stream_), "creating the block solver's stream");
   }
   LaunchGraphs(const LaunchGraphs&) = delete;

@@ -8,6 +8,7 @@
 #include "catenary/model/reference_models.hpp"
 #include "catenary/multibody/mechanism_builders.hpp"
 #include "catenary/rigid/euler_parameters.hpp"
+#include "test_helpers.hpp"
 
 namespace catenary::testing {
 
@@ -117,10 +118,7 @@ inline Model crane_batch(int copies, int elements) {
     models.push_back(cable_hanging_from_boom(elements));
     models.back().mechanism.bodies[0].mass *= 1.0 + 0.5 * k;
   }
-  std::vector<const Model*> pointers;
-  for (const Model& model : models) pointers.push_back(&model);
-  std::vector<CopyRange> ranges;
-  return merge_models(pointers, ranges);
+  return batch_of(models);
 }
 
 // Two cranes (crane_batch) whose cables' last nodes are joined by a hinge (3 rows over two nodes

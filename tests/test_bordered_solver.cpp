@@ -196,10 +196,7 @@ Model batch_pinned_at_last_nodes(int copies, int elements) {
     finalize_model(m);
     models.push_back(std::move(m));
   }
-  std::vector<const Model*> pointers;
-  for (const Model& c : models) pointers.push_back(&c);
-  std::vector<CopyRange> ranges;
-  return merge_models(pointers, ranges);
+  return batch_of(models);
 }
 
 }  // namespace
@@ -273,10 +270,7 @@ TEST_CASE("Block-tridiagonal solver: a batch of chains of different lengths, aga
   std::vector<Model> cables;
   for (int elements : {100, 1, 2, 7, 64, 63, 31, 100, 3, 32})
     cables.push_back(damped_cable(elements, 1.0 + 0.01 * elements));
-  std::vector<const Model*> pointers;
-  for (const Model& c : cables) pointers.push_back(&c);
-  std::vector<CopyRange> ranges;
-  const BorderedSystem s = bordered_system(merge_models(pointers, ranges), 5);
+  const BorderedSystem s = bordered_system(batch_of(cables), 5);
   REQUIRE(s.order.border_size() == 0);
   REQUIRE(s.order.chain_ptr.size() == cables.size() + 1);
   CHECK(cyclic_reduction_levels(s.order.chain_ptr) == 7);

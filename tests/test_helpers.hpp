@@ -27,15 +27,20 @@ inline Model damped_cable(int elements, double stiffness_scale = 1.0) {
   return m;
 }
 
-// A sweep's batch (merge_models) of copies of damped_cable(elements), copy k with EA scaled by
-// 1 + 0.1 k: many short chains that do not couple.
-inline Model stiffness_sweep_batch(int copies, int elements) {
-  std::vector<Model> models;
-  for (int k = 0; k < copies; ++k) models.push_back(damped_cable(elements, 1.0 + 0.1 * k));
+// A sweep's batch of these models, merged (merge_models) into one.
+inline Model batch_of(const std::vector<Model>& models) {
   std::vector<const Model*> pointers;
   for (const Model& c : models) pointers.push_back(&c);
   std::vector<CopyRange> ranges;
   return merge_models(pointers, ranges);
+}
+
+// A sweep's batch of copies of damped_cable(elements), copy k with EA scaled by 1 + 0.1 k: many
+// short chains that do not couple.
+inline Model stiffness_sweep_batch(int copies, int elements) {
+  std::vector<Model> models;
+  for (int k = 0; k < copies; ++k) models.push_back(damped_cable(elements, 1.0 + 0.1 * k));
+  return batch_of(models);
 }
 
 struct StoredFrame {

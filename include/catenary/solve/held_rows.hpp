@@ -13,10 +13,9 @@
 // and column r), and the same holds for any set of blocks around j: every block and Schur
 // complement the block methods factorize is as regular as the one with the rows kept.
 #include <algorithm>
-#include <cstdlib>
-#include <cstring>
 #include <vector>
 
+#include "catenary/core/environment.hpp"
 #include "catenary/core/host_device.hpp"
 
 namespace catenary {
@@ -31,10 +30,7 @@ struct HeldRows {
 
 // Whether the block solvers take held rows out: the environment variable CATENARY_HELD_ROWS=0
 // keeps them in the blocks, to measure what taking them out saves.
-inline bool held_rows_enabled() {
-  const char* setting = std::getenv("CATENARY_HELD_ROWS");
-  return !(setting && std::strcmp(setting, "0") == 0);
-}
+inline bool held_rows_enabled() { return !switched_off("CATENARY_HELD_ROWS"); }
 
 // The held rows among the blocks (positions below block_ptr.back()) of a matrix whose entry s is
 // at (entry_row[s], entry_col[s]) (positions in the order of block_ptr): rows with one entry, at
