@@ -12,10 +12,9 @@ namespace catenary::cuda {
 
 // The element pass. With the Jacobian: one shape function of one element per thread (t = 4 e +
 // k), which evaluates the force rows of shape function k and those rows of the local Newton matrix
-// c_m M + c_k K + c_d D. Each of an element's four threads holds 3 + 36 results rather than a
-// whole element's 12 + 144, and together they write the element's slots as four adjacent runs.
-// They repeat the quadrature-point geometry, except in the undamped pass on a device, where they
-// share it (evaluate_sharing_points). Forces only: one thread per element (no matrix, so the
+// c_m M + c_k K + c_d D. Four threads per element repeat the quadrature-point geometry, but each
+// holds 3 + 36 results rather than a whole element's 12 + 144, and together they write the
+// element's slots as four adjacent runs. Forces only: one thread per element (no matrix, so the
 // whole element's 12 results are few; repeating the geometry would only cost).
 // Each thread gathers the element's coordinates and velocities and writes its rows to the
 // element's local slots; the thread of shape function 0 writes the energy. Damped = false (a
@@ -28,7 +27,6 @@ struct ElementPass {
   // A thread's rows of the local Newton matrix: kRowValues values at local_matrices + kRowValues t
   // (the element's matrix row-major, its shape functions' rows one after another).
   static constexpr int kRowValues = kShapes * D * kLocal;
-  using Shared = detail::PointTerms<D>;  // what evaluate_sharing_points exchanges
   const ElementProperties* properties;
   const ReferenceQuadrature* quadrature;
   const double* scalar_mass;
@@ -44,63 +42,14 @@ struct ElementPass {
   CATENARY_HD void evaluate(int t, double* matrix_rows) const {
     const int e = t / kThreadsPerElement, shape = (t % kThreadsPerElement) * kShapes;
     double qe[kLocal], ve[Damped ? kLocal : 1];
-    gather(e, qe, ve);
-    ElementEvaluation<D, kShapes> out;
-    evaluate_element<D, kShapes, Damped>(properties[e], quadrature[e], qe, ve, Jacobian, out,
-                                         newton_jacobian_weights(c), shape);
-    write(e, out, matrix_rows);
-  }
-
-  // The undamped Jacobian pass with an element's quadrature points shared by its four threads
-  // (lanes 4 j .. 4 j + 3 of one warp; `lanes`: the warp's lanes in the pass). Repeated in each
-  // thread, the points' geometry and density derivatives were three quarters of the pass's FP64
-  // work (ncu, twentieth session). Here, in each of two rounds, each thread evaluates one of the
-  // element's eight points into the element's four slots of shared memory (`slots`), and every
-  // thread then scatters the round's four points to its own rows.
-  __device__ void evaluate_sharing_points(int t, Shared* slots, unsigned lanes,
-                                          double* matrix_rows) const {
-    static_assert(Jacobian && !Damped && kThreadsPerElement == 4 && detail::kElementPoints == 8);
-    const int e = t / 4, shape = t % 4;
-    double qe[kLocal], unused[1];
-    gather(e, qe, unused);
-    const ElementProperties& p = properties[e];
-    const JacobianWeights weights = newton_jacobian_weights(c);
-    ElementEvaluation<D, 1> out;
-    out.first = shape;
-    out.force = Vec<D>::zero();
-    out.jacobian = Mat<D, kLocal>::zero();
-    double point_energy = 0.0;
-    // Round 0: the bending points 0-3 (list entries 3-6); round 1: bending point 4 and the three
-    // axial points (entries 7, 0, 1, 2). Each round's points are entries (4 round + j + 3) mod 8.
-    for (int round = 0; round < 2; ++round) {
-      const int mine = (4 * round + shape + AxialRule::kPoints) % 8;
-      const detail::PointTerms<D> terms = detail::element_point_terms<D>(p, quadrature[e], qe, mine, true);
-      point_energy += terms.energy;
-      __syncwarp(lanes);  // the last round's slots are read
-      slots[shape] = terms;
-      __syncwarp(lanes);
-      for (int j = 0; j < 4; ++j) {
-        const int k = (4 * round + j + AxialRule::kPoints) % 8;
-        detail::scatter_point<D, 1>(hermite_shape(detail::element_point(k), p.length), slots[j].w, slots[j].d, out,
-                                    &weights);
-      }
-    }
-    out.energy = point_energy + __shfl_xor_sync(lanes, point_energy, 1);
-    out.energy += __shfl_xor_sync(lanes, out.energy, 2);
-    write(e, out, matrix_rows);
-  }
-
- private:
-  CATENARY_HD void gather(int e, double* qe, double* ve) const {
     for (int i = 0; i < kLocal; ++i) {
       const int g = local_to_global_dof(node_a[e], node_b[e], 2 * D, i);
       qe[i] = q[g];
       if constexpr (Damped) ve[i] = v[g];
     }
-  }
-  // The thread's force rows, the energy (the thread of shape function 0) and its matrix rows.
-  CATENARY_HD void write(int e, const ElementEvaluation<D, kShapes>& out, double* matrix_rows) const {
-    const int shape = out.first;
+    ElementEvaluation<D, kShapes> out;
+    evaluate_element<D, kShapes, Damped>(properties[e], quadrature[e], qe, ve, Jacobian, out,
+                                         newton_jacobian_weights(c), shape);
     for (int i = 0; i < kShapes * D; ++i) local_forces[kLocal * e + shape * D + i] = out.force[i];
     if (shape == 0) energy[e] = out.energy;
     if constexpr (Jacobian) element_newton_matrix<D>(out, scalar_mass + 16 * e, c, matrix_rows);

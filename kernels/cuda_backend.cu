@@ -373,12 +373,8 @@ class CudaBackend : public Backend {
     // spilled): 0.263 -> 0.194 ms at 1,000,000 elements on an H100, 43 -> 58 % of the bandwidth
     // bound (seventeenth session). With the Jacobian (220 registers) the cap spills ~800 bytes and
     // is slower; the damped pass is not measured capped. The Jacobian passes write their matrix
-    // rows through shared memory (for_each_staged: 1.7 times faster, twentieth session); the
-    // undamped one also shares its quadrature points between an element's threads (its damping
-    // terms would need each point's strain gradients too).
-    if constexpr (Jacobian && !Damped) {
-      for_each_staged_sharing<Space, Pass::kRowValues>(threads, pass, pass.local_matrices);
-    } else if constexpr (Jacobian) {
+    // rows through shared memory (for_each_staged): not yet measured on a device.
+    if constexpr (Jacobian) {
       for_each_staged<Space, Pass::kRowValues>(threads, pass, pass.local_matrices);
     } else if constexpr (D == 3 && !Damped) {
       for_each_bounded<Space, 2>(threads, pass);

@@ -152,65 +152,31 @@ void for_each_bounded(int n, const F& f) {
 // thread writes its values to shared memory (R + 1 apart: lanes in distinct banks), and the
 // block then copies its 256 R values out as one contiguous run, neighbouring threads on
 // neighbouring doubles. 256 (R + 1) doubles of shared memory a block: 74 kB at R = 36, which the
-// pass's 220 registers a thread (one block an SM) leave room for. 1.7 times faster than in place
-// (twentieth session).
-template <int R>
-__device__ void copy_out_staged_rows(const double* stage, int first, int n, double* out) {
+// pass's 220 registers a thread (one block an SM) leave room for.
+template <int R, class F>
+__global__ void __launch_bounds__(256) staged_rows_loop(F f, int n, double* out) {
+  extern __shared__ double stage[];
+  const int first = blockIdx.x * blockDim.x, t = first + threadIdx.x;
+  if (t < n) f.evaluate(t, stage + threadIdx.x * (R + 1));
   __syncthreads();
   const int values = min(static_cast<int>(blockDim.x), n - first) * R;
   double* block_out = out + static_cast<size_t>(first) * R;
   for (int i = threadIdx.x; i < values; i += blockDim.x) block_out[i] = stage[(i / R) * (R + 1) + i % R];
 }
 
-template <int R, class F>
-__global__ void __launch_bounds__(256) staged_rows_loop(F f, int n, double* out) {
-  extern __shared__ double stage[];
-  const int first = blockIdx.x * blockDim.x, t = first + threadIdx.x;
-  if (t < n) f.evaluate(t, stage + threadIdx.x * (R + 1));
-  copy_out_staged_rows<R>(stage, first, n, out);
-}
-
-// The same for a loop body whose groups of four adjacent threads share values through shared
-// memory: f.evaluate_sharing_points(t, slots, lanes, rows), where slots are the group's four
-// F::Shared (one a thread, after the block's staged rows) and lanes the warp's threads below n.
-template <int R, class F>
-__global__ void __launch_bounds__(256) staged_rows_sharing_loop(F f, int n, double* out) {
-  extern __shared__ double stage[];
-  auto* slots = reinterpret_cast<typename F::Shared*>(stage + 256 * (R + 1));
-  const int first = blockIdx.x * blockDim.x, t = first + threadIdx.x;
-  const unsigned lanes = __ballot_sync(0xffffffffu, t < n);
-  if (t < n) f.evaluate_sharing_points(t, slots + (threadIdx.x & ~3), lanes, stage + threadIdx.x * (R + 1));
-  copy_out_staged_rows<R>(stage, first, n, out);
-}
-
-// Launches one of the loops above over n threads in blocks of 256 with `bytes` of shared memory
-// (the kernel a template argument: the static below is then one per kernel).
-template <auto Kernel, class F>
-void launch_staged(int bytes, int n, const F& f, double* out) {
-  if (n <= 0) return;
-  static const cudaError_t allowed =  // once per kernel: above 48 kB it must be asked for
-      cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
-  check_cuda(allowed, "allowing a staged loop its shared memory");
-  Kernel<<<(n + 255) / 256, 256, bytes>>>(f, n, out);
-  check_cuda(cudaPeekAtLastError(), "kernel launch");
-}
-
 template <class Space, int R, class F>
 void for_each_staged(int n, const F& f, double* out) {
-  if constexpr (Space::on_device)
-    launch_staged<staged_rows_loop<R, F>>(256 * (R + 1) * sizeof(double), n, f, out);
-  else
+  if constexpr (Space::on_device) {
+    if (n <= 0) return;
+    constexpr int bytes = 256 * (R + 1) * sizeof(double);
+    static const cudaError_t allowed =  // once per kernel: above 48 kB it must be asked for
+        cudaFuncSetAttribute(staged_rows_loop<R, F>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+    check_cuda(allowed, "allowing the staged loop its shared memory");
+    staged_rows_loop<R><<<(n + 255) / 256, 256, bytes>>>(f, n, out);
+    check_cuda(cudaPeekAtLastError(), "kernel launch");
+  } else {
     thrust::for_each(Space::policy(), thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(n), f);
-}
-
-// for_each_staged with the threads sharing points; on the host, f(t) for each t (no sharing).
-template <class Space, int R, class F>
-void for_each_staged_sharing(int n, const F& f, double* out) {
-  if constexpr (Space::on_device)
-    launch_staged<staged_rows_sharing_loop<R, F>>(256 * ((R + 1) * sizeof(double) + sizeof(typename F::Shared)), n,
-                                                  f, out);
-  else
-    thrust::for_each(Space::policy(), thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(n), f);
+  }
 }
 
 template <class T, class A>

@@ -1,18 +1,17 @@
 // The device element pass alone (kernels/backend_functors.cuh's ElementPass, the CUDA backend's
 // element stage) on an n-element falling cable, launched through Thrust's for_each (CUB's
-// 256-thread blocks; ptxas gives the 3D pass ~220 registers a thread with the Jacobian and ~150
+// 256-thread blocks; ptxas gives the 3D pass 220 registers a thread with the Jacobian and 152
 // without: one block, 8 warps, per SM) and with registers capped (memory_space.cuh's
 // bounded_loop: __launch_bounds__(256, B) makes ptxas fit B blocks per SM, 128 registers at
-// B = 2, and spill the rest), to measure what bounds it; and the Jacobian pass with its matrix
-// rows staged in shared memory and copied out coalesced (memory_space.cuh's for_each_staged), then
-// with an element's quadrature points shared by its threads as well (for_each_staged_sharing, the
-// backend's launch since the twentieth session). The backend launches the forces-only pass at
-// B = 2, as the H100 measured (seventeenth session). This prints, per launch, the median time of
-// a pass, the bandwidth it reaches (element_pass_bytes, as the benchmark's "el GB/s") and its
-// fraction of the device's peak, and compares its forces, matrices and energies with the Thrust
-// launch's: "same" bit for bit (the same code; anything else is a launch bug), or, for the
-// shared points (their sums in another order), the largest difference relative to the largest
-// output.
+// B = 2, and spill the rest: 56 / 56 bytes a thread for the forces-only pass, 764 / 872 with the
+// Jacobian, sm_90), to measure what bounds it; and the Jacobian pass with its matrix rows staged in
+// shared memory and copied out coalesced (memory_space.cuh's for_each_staged). The backend launches
+// the forces-only pass at B = 2, as the H100 measured (seventeenth session), and the Jacobian pass
+// staged (eighteenth session, not yet measured). This prints,
+// per launch, the median time of a pass, the bandwidth it reaches (element_pass_bytes, as the
+// benchmark's "el GB/s") and its fraction of the device's peak, and checks that its forces,
+// matrices and energies equal the Thrust launch's bit for bit (the same code; anything else is a
+// launch bug).
 //
 //   catenary_element_pass_benchmark [n ...]     (default 100000 1000000)
 #include <cuda_runtime.h>
@@ -22,7 +21,6 @@
 #include <thrust/iterator/counting_iterator.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
@@ -132,24 +130,10 @@ double median_ms(Launch launch) {
   return times[times.size() / 2];
 }
 
-// "same" when the outputs equal the reference bit for bit, else max |out - reference| / max |reference|.
-std::string compared(const std::vector<double>& out, const std::vector<double>& reference) {
-  if (out == reference) return "same";
-  double diff = 0.0, size = 0.0;
-  for (size_t i = 0; i < out.size(); ++i) {
-    diff = std::max(diff, std::abs(out[i] - reference[i]));
-    size = std::max(size, std::abs(reference[i]));
-  }
-  char text[64];
-  std::snprintf(text, sizeof text, "relative difference %.1e", diff / size);
-  return text;
-}
-
-void print_row(int n, const char* pass, const std::string& launch, double ms, double bytes, double peak,
-               const std::string& outputs) {
+void print_row(int n, const char* pass, const std::string& launch, double ms, double bytes, double peak, bool same) {
   const double gbs = bytes / (ms * 1e-3) / 1e9;
   std::printf("%9d  %-9s  %-24s %9.3f %9.1f %7.1f  %s\n", n, pass, launch.c_str(), ms, gbs,
-              peak > 0 ? 100.0 * gbs * 1e9 / peak : 0.0, outputs.c_str());
+              peak > 0 ? 100.0 * gbs * 1e9 / peak : 0.0, same ? "same" : "DIFFERENT");
 }
 
 template <bool Jacobian>
@@ -164,31 +148,25 @@ void run_pass(DeviceCable& cable, int n, int dofs, double peak) {
   cable.clear();
   const double backend_ms = median_ms(thrust_launch);
   const std::vector<double> reference = cable.outputs();
-  print_row(n, name, "thrust for_each", backend_ms, bytes, peak, "same");
+  print_row(n, name, "thrust for_each", backend_ms, bytes, peak, true);
   const auto capped = [&](auto kernel, int min_blocks) {
     const int blocks = (threads + 255) / 256;
     cable.clear();
     const double ms = median_ms([&] { kernel<<<blocks, 256>>>(pass, threads); });
     print_row(n, name, "256 x " + std::to_string(min_blocks) + " blocks/SM bound", ms, bytes, peak,
-              compared(cable.outputs(), reference));
+              cable.outputs() == reference);
   };
   capped(bounded_loop<1, Pass>, 1);
   capped(bounded_loop<2, Pass>, 2);
   capped(bounded_loop<3, Pass>, 3);
   capped(bounded_loop<4, Pass>, 4);
-  if constexpr (Jacobian) {  // matrix rows staged in shared memory; and the backend's launch, sharing points too
-    using catenary::cuda::DeviceSpace;
+  if constexpr (Jacobian) {  // the backend's launch: matrix rows staged in shared memory
     cable.clear();
-    double ms = median_ms([&] {
-      catenary::cuda::for_each_staged<DeviceSpace, Pass::kRowValues>(threads, pass, raw<double>(cable.matrices));
+    const double ms = median_ms([&] {
+      catenary::cuda::for_each_staged<catenary::cuda::DeviceSpace, Pass::kRowValues>(threads, pass,
+                                                                                     raw<double>(cable.matrices));
     });
-    print_row(n, name, "rows staged (shared)", ms, bytes, peak, compared(cable.outputs(), reference));
-    cable.clear();
-    ms = median_ms([&] {
-      catenary::cuda::for_each_staged_sharing<DeviceSpace, Pass::kRowValues>(threads, pass,
-                                                                             raw<double>(cable.matrices));
-    });
-    print_row(n, name, "rows staged, points shared", ms, bytes, peak, compared(cable.outputs(), reference));
+    print_row(n, name, "rows staged (shared)", ms, bytes, peak, cable.outputs() == reference);
   }
 }
 

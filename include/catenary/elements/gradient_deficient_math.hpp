@@ -364,49 +364,15 @@ CATENARY_HD CurrentPoint<D> current_point(const ElementProperties& p, const doub
 
 // Axial energy 1/2 EA eps^2 at one point (g0 = |r0'|^2, w the quadrature weight times the
 // reference arc length element), and the Kelvin-Voigt axial damping.
-// One quadrature point's share of the element before it goes to rows (scatter_point): its weight
-// w, the (a, b) gradient and (with hessian) Hessian of its energy density, and its weighted energy.
-template <int D>
-struct PointTerms {
-  double w;
-  PointDerivatives<D> d;
-  double energy;
-};
-
-// The axial term's point terms: a function of a alone, so d's gb, hab and hbb are left unset.
-template <int D>
-CATENARY_HD_FORCE_INLINE PointTerms<D> axial_point_terms(const ElementProperties& p, const CurrentPoint<D>& r,
-                                                         double g0, double w, bool hessian) {
-  const InvariantDerivatives f = axial_density(p.EA, g0, dot(r.a, r.a));
-  return {w, invariant_point_derivatives<D, false>(r.a, r.b, f, hessian), w * f.value};
-}
-
-// The bending term's point terms (with the planar reference curvature's signed term).
-template <int D>
-CATENARY_HD_FORCE_INLINE PointTerms<D> bending_point_terms(const ElementProperties& p, const CurrentPoint<D>& r,
-                                                           double w, double kappa0, bool hessian) {
-  const InvariantDerivatives f =
-      bending_density(p.EI, dot(r.a, r.a), dot(r.b, r.b), dot(r.a, r.b), D == 3 ? kappa0 : 0.0, hessian);
-  PointTerms<D> t{w, invariant_point_derivatives<D>(r.a, r.b, f, hessian), w * (f.value + 0.5 * p.EI * kappa0 * kappa0)};
-  if constexpr (D == 2) {
-    if (kappa0 != 0.0) {  // - EI kappa0 kappa with the signed kappa
-      PointDerivatives<2> kd;
-      const double kappa = signed_curvature(r.a, r.b, kd, hessian);
-      add_scaled(-p.EI * kappa0, kd, t.d, hessian);
-      t.energy -= w * p.EI * kappa0 * kappa;
-    }
-  }
-  return t;
-}
-
 template <int D, int S, bool Damped>
 CATENARY_HD_FORCE_INLINE void add_axial_point(const ElementProperties& p, const CurrentPoint<D>& r, double g0,
                                               double w, const double* edot, ElementEvaluation<D, S>& out,
                                               const JacobianWeights* jacobian) {
   constexpr int n = 4 * D;
-  const PointTerms<D> t = axial_point_terms<D>(p, r, g0, w, jacobian != nullptr);
-  scatter_point<D, S, false>(r.h, w, t.d, out, jacobian);
-  out.energy += t.energy;
+  const InvariantDerivatives f = axial_density(p.EA, g0, dot(r.a, r.a));
+  scatter_point<D, S, false>(r.h, w, invariant_point_derivatives<D, false>(r.a, r.b, f, jacobian != nullptr), out,
+                             jacobian);
+  out.energy += w * f.value;
   if constexpr (!Damped) return;
   if (!(p.eta > 0.0)) return;
   Vec<n> g_eps;  // d(eps)/de
@@ -421,9 +387,19 @@ CATENARY_HD_FORCE_INLINE void add_bending_point(const ElementProperties& p, cons
                                                 double kappa0, const double* edot, ElementEvaluation<D, S>& out,
                                                 const JacobianWeights* jacobian) {
   constexpr int n = 4 * D;
-  const PointTerms<D> t = bending_point_terms<D>(p, r, w, kappa0, jacobian != nullptr);
-  out.energy += t.energy;
-  scatter_point(r.h, w, t.d, out, jacobian);
+  const InvariantDerivatives f =
+      bending_density(p.EI, dot(r.a, r.a), dot(r.b, r.b), dot(r.a, r.b), D == 3 ? kappa0 : 0.0, jacobian != nullptr);
+  PointDerivatives<D> bend = invariant_point_derivatives<D>(r.a, r.b, f, jacobian != nullptr);
+  out.energy += w * (f.value + 0.5 * p.EI * kappa0 * kappa0);
+  if constexpr (D == 2) {
+    if (kappa0 != 0.0) {  // - EI kappa0 kappa with the signed kappa
+      PointDerivatives<2> kd;
+      const double kappa = signed_curvature(r.a, r.b, kd, jacobian != nullptr);
+      add_scaled(-p.EI * kappa0, kd, bend, jacobian != nullptr);
+      out.energy -= w * p.EI * kappa0 * kappa;
+    }
+  }
+  scatter_point(r.h, w, bend, out, jacobian);
   if constexpr (!Damped) return;
   if (!(p.eta > 0.0)) return;
   const CurvatureVectorJacobian<D> cj = curvature_vector_jacobian<D>(r.a, r.b);
@@ -435,31 +411,6 @@ CATENARY_HD_FORCE_INLINE void add_bending_point(const ElementProperties& p, cons
       for (int i = 0; i < D; ++i) G[k * D + i] = r.h.sx[k] * cj.da[row][i] + r.h.sxx[k] * cj.db[row][i];
     add_damping_term(c, G, edot, out, jacobian);
   }
-}
-
-// The element's quadrature points as one list, AxialRule's then GaussRule5's, for a device pass
-// whose threads share the points (each evaluates some, all scatter all): every point's terms
-// carry the full (a, b) derivatives, the axial ones with gb, hab and hbb zero, so that all
-// scatter alike. evaluate_element keeps the two rules apart, sparing the axial points' zeros.
-constexpr int kElementPoints = AxialRule::kPoints + GaussRule5::kPoints;
-
-CATENARY_HD double element_point(int k) {
-  return k < AxialRule::kPoints ? AxialRule::point(k) : GaussRule5::point(k - AxialRule::kPoints);
-}
-
-template <int D>
-CATENARY_HD PointTerms<D> element_point_terms(const ElementProperties& p, const ReferenceQuadrature& ref,
-                                              const double* e, int k, bool hessian) {
-  if (k < AxialRule::kPoints) {
-    PointTerms<D> t =
-        axial_point_terms<D>(p, current_point<D, AxialRule>(p, e, k), ref.axial_g0[k], ref.axial_w[k], hessian);
-    t.d.gb = Vec<D>::zero();
-    t.d.hab = Mat<D, D>::zero();
-    t.d.hbb = Mat<D, D>::zero();
-    return t;
-  }
-  const int g = k - AxialRule::kPoints;
-  return bending_point_terms<D>(p, current_point<D, GaussRule5>(p, e, g), ref.bending_w[g], ref.kappa0[g], hessian);
 }
 
 }  // namespace detail
