@@ -373,7 +373,9 @@ class CudaBackend : public Backend {
     // spilled): 0.263 -> 0.194 ms at 1,000,000 elements on an H100, 43 -> 58 % of the bandwidth
     // bound (seventeenth session). With the Jacobian (220 registers) the cap spills ~800 bytes and
     // is slower; the damped pass is not measured capped. The Jacobian passes write their matrix
-    // rows through shared memory (for_each_staged): not yet measured on a device.
+    // rows through shared memory (for_each_staged): 2.76 -> 1.64 ms at 1,000,000 elements, 18 ->
+    // 30 % of the bound (twentieth session). Sharing an element's quadrature points between its
+    // four threads as well was tried there and was slower (1.91 ms): see docs/benchmarks.md.
     if constexpr (Jacobian) {
       for_each_staged<Space, Pass::kRowValues>(threads, pass, pass.local_matrices);
     } else if constexpr (D == 3 && !Damped) {

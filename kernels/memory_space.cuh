@@ -152,7 +152,8 @@ void for_each_bounded(int n, const F& f) {
 // thread writes its values to shared memory (R + 1 apart: lanes in distinct banks), and the
 // block then copies its 256 R values out as one contiguous run, neighbouring threads on
 // neighbouring doubles. 256 (R + 1) doubles of shared memory a block: 74 kB at R = 36, which the
-// pass's 220 registers a thread (one block an SM) leave room for.
+// pass's 220 registers a thread (one block an SM) leave room for. 1.7 times faster than in place
+// on an H100 (twentieth session).
 template <int R, class F>
 __global__ void __launch_bounds__(256) staged_rows_loop(F f, int n, double* out) {
   extern __shared__ double stage[];
