@@ -17,10 +17,10 @@ struct LinearCombination {
   double a[Backend::kMaxCombined];
   const double* x[Backend::kMaxCombined];
   double* y;
-  // A loop over the most terms (constant indices, unrolled by the compiler): a loop to count indexes the functor's
-  // arrays at run time, which on a device copies the functor to each thread's local memory (128
-  // bytes stored and reloaded per entry; 168 us for 6 M entries on an H100, twice the bandwidth
-  // bound). The sum's order is the same.
+  // A loop over the most terms (constant indices, unrolled by the compiler): a loop to count
+  // indexes the functor's arrays at run time, which on a device copies the functor to each
+  // thread's local memory (128 bytes stored and reloaded per entry; 168 us for 6 M entries on an
+  // H100, two to three times the bandwidth bound's time). The sum's order is the same.
   CATENARY_HD void operator()(int i) const {
     double sum = 0.0;
     for (int k = 0; k < Backend::kMaxCombined; ++k)

@@ -38,13 +38,13 @@ CATENARY_HD HermiteShape hermite_shape(double xi, double L) {
 struct GaussRule5 {
   static constexpr int kPoints = 5;
   CATENARY_HD static double point(int i) {
-    static constexpr double p[5] = {0.04691007703066800, 0.23076534494715845, 0.5,
-                         0.76923465505284155, 0.95308992296933200};
+    static constexpr double p[5] = {0.04691007703066800, 0.23076534494715845, 0.5, 0.76923465505284155,
+                                    0.95308992296933200};
     return p[i];
   }
   CATENARY_HD static double weight(int i) {
-    static constexpr double w[5] = {0.11846344252809454, 0.23931433524968324, 0.28444444444444444,
-                         0.23931433524968324, 0.11846344252809454};
+    static constexpr double w[5] = {0.11846344252809454, 0.23931433524968324, 0.28444444444444444, 0.23931433524968324,
+                                    0.11846344252809454};
     return w[i];
   }
 };
