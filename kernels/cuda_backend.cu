@@ -506,8 +506,8 @@ size_t newton_matrix_slot_bound(const Model& m, size_t constraint_entries, size_
 HeldRows model_held_rows(const Model& m, const BlockChainOrdering& o) {
   if (!held_rows_enabled()) return {};
   const int dofs = m.dof_count();
-  std::vector<int> position_of(o.original_of.size()), rows, cols;
-  for (size_t p = 0; p < o.original_of.size(); ++p) position_of[o.original_of[p]] = static_cast<int>(p);
+  const std::vector<int> position_of = positions_of(o.original_of);
+  std::vector<int> rows, cols;
   for (int d = 0; d < dofs; ++d) rows.push_back(position_of[d]), cols.push_back(position_of[d]);
   for (int r = 0; r < m.linear_constraint_count(); ++r)
     for (int dof : m.constraint_rows[r].dofs) {

@@ -19,6 +19,7 @@
 #include <Eigen/SparseCore>
 #include <vector>
 
+#include "catenary/assembly/unknown_ordering.hpp"
 #include "catenary/core/errors.hpp"
 #include "catenary/model/model.hpp"
 #include "catenary/multibody/multibody_block.hpp"
@@ -99,8 +100,7 @@ DevicePattern<Space> build_device_pattern(const Model& m, const ArrayOf<Space, i
     throw BackendUnavailable("the model has more element matrix entries than 32-bit indices address (" +
                              std::to_string(element_entries) + ")");
   p.size = N;
-  std::vector<int> position_of(N);
-  for (int k = 0; k < N; ++k) position_of[original_of[k]] = k;
+  const std::vector<int> position_of = positions_of(original_of);
   p.original_of = IntArray(original_of.begin(), original_of.end());
   p.position_of = IntArray(position_of.begin(), position_of.end());
 

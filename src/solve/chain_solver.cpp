@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "catenary/assembly/unknown_ordering.hpp"
 #include "catenary/solve/dense_block.hpp"
 
 namespace catenary {
@@ -24,8 +25,7 @@ ChainSolver::ChainSolver(const BlockChainOrdering& order, const Eigen::SparseMat
   if (pattern.rows() != n || pattern.cols() != n)
     throw std::invalid_argument("chain solver: a matrix of " + std::to_string(pattern.rows()) +
                                 " unknowns for an order of " + std::to_string(n));
-  position_of_.resize(n);
-  for (int p = 0; p < n; ++p) position_of_[order.original_of[p]] = p;
+  position_of_ = positions_of(order.original_of);
   std::vector<int> entry_row(pattern.nonZeros()), entry_col(pattern.nonZeros());
   for (int col = 0; col < pattern.outerSize(); ++col)
     for (int s = pattern.outerIndexPtr()[col]; s < pattern.outerIndexPtr()[col + 1]; ++s) {
