@@ -33,7 +33,7 @@ struct ElementPass {
   const int *node_a, *node_b;
   const double *q, *v;
   NewtonMatrixCoefficients c;
-  double *local_forces, *local_matrices, *energy;
+  double *local_forces, *local_matrices, *local_row_sums, *energy;
 
   CATENARY_HD void operator()(int t) const { evaluate(t, local_matrices + static_cast<size_t>(kRowValues) * t); }
 
@@ -52,7 +52,8 @@ struct ElementPass {
                                          newton_jacobian_weights(c), shape);
     for (int i = 0; i < kShapes * D; ++i) local_forces[kLocal * e + shape * D + i] = out.force[i];
     if (shape == 0) energy[e] = out.energy;
-    if constexpr (Jacobian) element_newton_matrix<D>(out, scalar_mass + 16 * e, c, matrix_rows);
+    if constexpr (Jacobian)
+      element_newton_matrix<D>(out, scalar_mass + 16 * e, c, matrix_rows, local_row_sums + kLocal * e + shape * D);
   }
 };
 
@@ -75,11 +76,13 @@ struct GatherSum {
   const int *ptr, *sources;
   const double* values;
   double* out;
-  CATENARY_HD void operator()(int k) const {
-    double s = 0.0;
-    for (int t = ptr[k]; t < ptr[k + 1]; ++t) s += values[sources[t]];
-    out[k] = s;
-  }
+  CATENARY_HD void operator()(int k) const { out[k] = gathered_sum(ptr, sources, values, k); }
+};
+// The same sum, returned (for a reduction over k).
+struct GatheredSum {
+  const int *ptr, *sources;
+  const double* values;
+  CATENARY_HD double operator()(int k) const { return gathered_sum(ptr, sources, values, k); }
 };
 
 // Adds c times the constraint Jacobian to both off-diagonal blocks (each slot appears once).
@@ -131,20 +134,6 @@ struct CsrRowResidual {
   const double *a, *x, *rhs;
   double* out;
   CATENARY_HD void operator()(int r) const { out[r] = rhs[r] - csr_row_dot(row_ptr, col, a, x, r); }
-};
-
-// Row sum of |a_ij| over the coordinate block of the permuted matrix (0 for multiplier rows).
-struct CoordinateRowSum {
-  const int *row_ptr, *col, *original_of;
-  const double* values;
-  int dof_count;
-  CATENARY_HD double operator()(int row) const {
-    if (original_of[row] >= dof_count) return 0.0;
-    double s = 0.0;
-    for (int k = row_ptr[row]; k < row_ptr[row + 1]; ++k)
-      if (original_of[col[k]] < dof_count) s += fabs(values[k]);
-    return s;
-  }
 };
 
 // Permuted right-hand side from the coordinate and constraint parts, and back.

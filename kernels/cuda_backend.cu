@@ -82,6 +82,7 @@ class CudaBackend : public Backend {
     values_ = Doubles(pattern_.nonzeros, 0.0);
     local_forces_ = Doubles(static_cast<size_t>(elements_) * local_dofs_, 0.0);
     local_matrices_ = Doubles(static_cast<size_t>(elements_) * local_dofs_ * local_dofs_, 0.0);
+    local_row_sums_ = Doubles(static_cast<size_t>(elements_) * local_dofs_, 0.0);
     energy_ = Doubles(elements_, 0.0);
     permuted_rhs_ = Doubles(pattern_.size, 0.0);
     permuted_solution_ = Doubles(pattern_.size, 0.0);
@@ -221,9 +222,8 @@ class CudaBackend : public Backend {
                                          raw<double>(pattern_.constraint_coefficient), c.constraint, raw<double>(values_)});
     gather_forces(f);
     matrix_norm_ = thrust::transform_reduce(
-        Space::policy(), first, first + pattern_.size,
-        CoordinateRowSum{raw<int>(pattern_.row_ptr), raw<int>(pattern_.col_index), raw<int>(pattern_.original_of),
-                         raw<double>(values_), dof_count()},
+        Space::policy(), first, first + dof_count(),
+        GatheredSum{raw<int>(pattern_.dof_source_ptr), raw<int>(pattern_.dof_sources), raw<double>(local_row_sums_)},
         0.0, Maximum());
     timings_.assembly += finish_stage(w);
   }
@@ -368,6 +368,7 @@ class CudaBackend : public Backend {
                     c,
                     raw<double>(local_forces_),
                     raw<double>(local_matrices_),
+                    raw<double>(local_row_sums_),
                     raw<double>(energy_)};
     // The 3D undamped forces pass, capped at two blocks an SM (152 -> 128 registers, 56 bytes
     // spilled): 0.263 -> 0.194 ms at 1,000,000 elements on an H100, 43 -> 58 % of the bandwidth
@@ -419,6 +420,7 @@ class CudaBackend : public Backend {
   Doubles coordinate_scales_;
   DevicePattern<Space> pattern_;
   Doubles values_, local_forces_, local_matrices_, energy_, permuted_rhs_, permuted_solution_;
+  Doubles local_row_sums_;  // the local matrices' rows' sums of |entries|, for newton_matrix_norm
   Ints block_index_;  // the multibody block's indices and values, uploaded each call (upload_to)
   Doubles block_values_;
   std::unique_ptr<CsrSolver> solver_;
@@ -542,7 +544,7 @@ size_t estimated_device_bytes(const Model& m, int vectors) {
   // values, the element results, the permuted right-hand side and solution, the integrator's vectors.
   const size_t pattern = 4 * unknowns + slots * (4 + 4) + keys * 4 + 4 * n + 4 * local_forces +
                          constraint_entries * (4 + 4 + 8) + 4 * block_entries;
-  const size_t results = 8 * (slots + local_forces + local_entries + ne + 2 * unknowns);
+  const size_t results = 8 * (slots + 2 * local_forces + local_entries + ne + 2 * unknowns);
   const size_t vector_bytes = static_cast<size_t>(vectors) * 8 * unknowns;
   // Block cyclic reduction, where the model is a chain: D, L, U and the saved L, U of about one
   // block per node, each its own rows, B wide (B: the largest node block, coordinates and

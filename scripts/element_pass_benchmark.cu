@@ -52,7 +52,7 @@ struct DeviceCable {
   int elements;
   thrust::device_vector<ElementProperties> properties;
   thrust::device_vector<ReferenceQuadrature> quadrature;
-  thrust::device_vector<double> scalar_mass, q, v, forces, matrices, energy;
+  thrust::device_vector<double> scalar_mass, q, v, forces, matrices, row_sums, energy;
   thrust::device_vector<int> node_a, node_b;
 
   explicit DeviceCable(const Model& m)
@@ -62,6 +62,7 @@ struct DeviceCable {
         scalar_mass(m.elements.scalar_mass.begin(), m.elements.scalar_mass.end()),
         forces(static_cast<size_t>(elements) * 12),
         matrices(static_cast<size_t>(elements) * 144),
+        row_sums(static_cast<size_t>(elements) * 12),
         energy(elements),
         node_a(m.elements.node_a.begin(), m.elements.node_a.end()),
         node_b(m.elements.node_b.begin(), m.elements.node_b.end()) {
@@ -87,13 +88,14 @@ struct DeviceCable {
             c,
             raw<double>(forces),
             raw<double>(matrices),
+            raw<double>(row_sums),
             raw<double>(energy)};
   }
   // Copied through host_vector: one transfer each (a std::vector built from device iterators
   // reads element by element, a transfer per double: minutes at 100,000 elements).
   std::vector<double> outputs() const {
     std::vector<double> out;
-    for (const auto* part : {&forces, &matrices, &energy}) {
+    for (const auto* part : {&forces, &matrices, &row_sums, &energy}) {
       const thrust::host_vector<double> host = *part;
       out.insert(out.end(), host.begin(), host.end());
     }
@@ -102,6 +104,7 @@ struct DeviceCable {
   void clear() {
     thrust::fill(forces.begin(), forces.end(), 0.0);
     thrust::fill(matrices.begin(), matrices.end(), 0.0);
+    thrust::fill(row_sums.begin(), row_sums.end(), 0.0);
     thrust::fill(energy.begin(), energy.end(), 0.0);
   }
 };

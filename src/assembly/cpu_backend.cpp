@@ -43,6 +43,7 @@ CpuBackend::CpuBackend(const Model& m, LinearSolverChoice solver)
   const size_t ne = m.elements.size(), nl = pattern_.element_dofs;
   local_matrices_.assign(ne * nl * nl, 0.0);
   local_forces_.assign(ne * nl, 0.0);
+  local_row_sums_.assign(ne * nl, 0.0);
   local_energy_.assign(ne, 0.0);
   if (solver == LinearSolverChoice::ChainElimination || solver == LinearSolverChoice::Auto) {
     std::string why;
@@ -119,7 +120,8 @@ double CpuBackend::evaluate_elements(const Eigen::VectorXd& q, const Eigen::Vect
     local_energy_[e] = out.energy;
     if (!jacobian) continue;
     element_newton_matrix<D>(out, &el.scalar_mass[16 * static_cast<size_t>(e)], c,
-                             &local_matrices_[static_cast<size_t>(nl) * nl * e]);
+                             &local_matrices_[static_cast<size_t>(nl) * nl * e],
+                             &local_row_sums_[static_cast<size_t>(nl) * e]);
   }
   timings_.element_bytes += element_pass_bytes<D>(ne, q.size(), jacobian);
   return energy;
@@ -136,11 +138,8 @@ void CpuBackend::gather_forces(Eigen::VectorXd& f) const {
   const SystemPattern& p = pattern_;
   f.resize(p.dof_count);
 #pragma omp parallel for schedule(static) if (p.dof_count > kParallelThreshold)
-  for (int d = 0; d < p.dof_count; ++d) {
-    double s = 0.0;
-    for (int k = p.dof_source_ptr[d]; k < p.dof_source_ptr[d + 1]; ++k) s += local_forces_[p.dof_sources[k]];
-    f[d] = s;
-  }
+  for (int d = 0; d < p.dof_count; ++d)
+    f[d] = gathered_sum(p.dof_source_ptr.data(), p.dof_sources.data(), local_forces_.data(), d);
 }
 
 void CpuBackend::internal_force(const Vector& q, const Vector& v, Vector& f) {
@@ -178,24 +177,18 @@ void CpuBackend::assemble_newton_matrix(const Vector& q, const Vector& v, const 
   double* values = matrix_.valuePtr();
   const int nnz = p.nonzeros();
 #pragma omp parallel for schedule(static) if (nnz > kParallelThreshold)
-  for (int s = 0; s < nnz; ++s) {
-    double sum = 0.0;
-    for (int k = p.slot_source_ptr[s]; k < p.slot_source_ptr[s + 1]; ++k) sum += local_matrices_[p.slot_sources[k]];
-    values[s] = sum;
-  }
+  for (int s = 0; s < nnz; ++s)
+    values[s] = gathered_sum(p.slot_source_ptr.data(), p.slot_sources.data(), local_matrices_.data(), s);
   for (size_t t = 0; t < p.constraint_coefficient.size(); ++t) {
     values[p.constraint_lower_slot[t]] += c.constraint * p.constraint_coefficient[t];
     values[p.constraint_upper_slot[t]] += c.constraint * p.constraint_coefficient[t];
   }
   gather_forces(host(f));
-  // The matrix is symmetric, so column sums over the coordinate block equal row sums.
+  // Backend::newton_matrix_norm: the rows' sums of |entries| gathered per dof like the forces.
   double norm = 0.0;
 #pragma omp parallel for reduction(max : norm) schedule(static) if (p.dof_count > kParallelThreshold)
-  for (int col = 0; col < p.dof_count; ++col) {
-    double sum = 0.0;
-    for (int k = p.col_ptr[col]; k < p.col_ptr[col + 1] && p.row_index[k] < p.dof_count; ++k) sum += std::fabs(values[k]);
-    norm = std::max(norm, sum);
-  }
+  for (int d = 0; d < p.dof_count; ++d)
+    norm = std::max(norm, gathered_sum(p.dof_source_ptr.data(), p.dof_sources.data(), local_row_sums_.data(), d));
   matrix_norm_ = norm;
   timings_.assembly += w.lap();
 }

@@ -109,8 +109,14 @@ class Backend {
   // constraint blocks, and returns f_int(q, v) from the same element pass.
   virtual void assemble_newton_matrix(const Vector& q, const Vector& v, const NewtonMatrixCoefficients& c,
                                       Vector& f) = 0;
-  // Infinity norm of the coordinate block of the matrix last assembled (max row sum of |a_ij|),
-  // for the round-off floor of the Newton residual.
+  // Infinity norm of the coordinate block of the matrix last assembled, as the elements give it:
+  // the largest over the dofs of the sum of |entries| of the element matrix rows that add up to the
+  // dof's row. An upper bound of max_i sum_j |a_ij| (equal to it where no entries of two elements
+  // cancel), and the scale of the round-off in a residual summed element by element. For the
+  // round-off floor of the Newton residual and the analyses' mass/stiffness ratios. Computed with
+  // the element pass (a gather of one value per element row) instead of a pass over the matrix:
+  // at 6 M rows that pass read ~1.3 GB, 0.48 ms on an H100, for a number that needs no more than
+  // its magnitude.
   virtual double newton_matrix_norm() const = 0;
   // Factorizes the matrix last assembled; throws SimulationError if it is found singular.
   virtual void factorize() = 0;

@@ -88,6 +88,7 @@ class CpuBackend : public Backend {
   Eigen::VectorXd coordinate_scales_;
   std::vector<double> local_matrices_;  // element_dofs^2 per element
   std::vector<double> local_forces_;    // element_dofs per element
+  std::vector<double> local_row_sums_;  // element_dofs per element: the local matrix rows' sums of |entries|
   std::vector<double> local_energy_;    // one per element
   double strain_energy_ = 0.0;          // their sum
   double matrix_norm_ = 0.0;

@@ -18,15 +18,14 @@ struct NewtonMatrixCoefficients {
 
 // Bytes an element pass moves at least in the backends' layouts (per element: node indices,
 // properties, the reference at the quadrature points, force and energy written; with the Jacobian
-// also the scalar mass read and the local Newton matrix written), plus the coordinates and
-// velocities read once each.
+// also the scalar mass read, the local Newton matrix and its rows' sums of |entries| written), plus
+// the coordinates and velocities read once each.
 // The element stage's achieved bandwidth is this over its time.
 template <int D>
 constexpr double element_pass_bytes(long elements, long dofs, bool jacobian) {
   constexpr int n = 4 * D;
   const double per_element = 2 * sizeof(int) + sizeof(ElementProperties) + sizeof(ReferenceQuadrature) +
-                             sizeof(double) * (n + 1) +
-                             (jacobian ? sizeof(double) * (16 + n * n) : 0);
+                             sizeof(double) * (n + 1) + (jacobian ? sizeof(double) * (16 + n * n + n) : 0);
   return static_cast<double>(elements) * per_element + 2.0 * sizeof(double) * dofs;
 }
 
@@ -37,20 +36,33 @@ CATENARY_HD JacobianWeights newton_jacobian_weights(const NewtonMatrixCoefficien
 
 // The evaluated rows of Ke (row-major (4D)^2) = c.mass M + c.stiffness K + c.damping D of one
 // element, whose Jacobian was evaluated with newton_jacobian_weights(c); Ke points at the
-// element's first evaluated row (row out.first D). scalar_mass is the element's 4x4 scalar mass
+// element's first evaluated row (row out.first D), row_abs_sums at its sum of |entries| (the
+// element's local dof out.first D on). scalar_mass is the element's 4x4 scalar mass
 // (M = scalar_mass (x) I_D).
 template <int D, int S>
 CATENARY_HD void element_newton_matrix(const ElementEvaluation<D, S>& out, const double* scalar_mass,
-                                       const NewtonMatrixCoefficients& c, double* Ke) {
+                                       const NewtonMatrixCoefficients& c, double* Ke, double* row_abs_sums) {
   constexpr int n = 4 * D;
   for (int r = 0; r < S * D; ++r) {
     const int i = out.first * D + r;
+    double abs_sum = 0.0;
     for (int j = 0; j < n; ++j) {
       // Nonzero mass only between equal components of the node blocks.
       const double mass = (i % D == j % D) ? scalar_mass[(i / D) * 4 + (j / D)] : 0.0;
-      Ke[r * n + j] = c.mass * mass + out.jacobian(r, j);
+      const double entry = c.mass * mass + out.jacobian(r, j);
+      Ke[r * n + j] = entry;
+      abs_sum += fabs(entry);
     }
+    row_abs_sums[r] = abs_sum;
   }
+}
+
+// The sum of values[sources[ptr[k] .. ptr[k+1])]: what an assembled slot or dof gathers from the
+// element-local entries (SystemPattern's gather maps).
+CATENARY_HD double gathered_sum(const int* ptr, const int* sources, const double* values, int k) {
+  double s = 0.0;
+  for (int t = ptr[k]; t < ptr[k + 1]; ++t) s += values[sources[t]];
+  return s;
 }
 
 // ye = M_e xe for one element (xe, ye: 4D local values).
