@@ -405,6 +405,9 @@ CATENARY_HD_FORCE_INLINE void add_bending_point(const ElementProperties& p, cons
   const CurvatureVectorJacobian<D> cj = curvature_vector_jacobian<D>(r.a, r.b);
   constexpr int R = CurvatureVectorJacobian<D>::kRows;
   const double c = p.eta * p.EI * w;
+  // Unrolled in device code: a rolled loop indexes cj by a run-time row, which put cj's 18
+  // doubles in local memory (ptxas: a 144-byte stack in the damped forces pass).
+  CATENARY_UNROLL
   for (int row = 0; row < R; ++row) {
     Vec<n> G;  // d(kappa_vec[row])/de
     for (int k = 0; k < 4; ++k)
