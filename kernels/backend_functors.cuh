@@ -32,6 +32,8 @@ struct ElementPass {
   const double* scalar_mass;
   const int *node_a, *node_b;
   const double *q, *v;
+  const double* w;  // ForceTerms: the mass term's vector (null: forces alone) and the scales
+  double force_scale, mass_scale;
   NewtonMatrixCoefficients c;
   double *local_forces, *local_matrices, *local_row_sums, *energy;
 
@@ -50,7 +52,16 @@ struct ElementPass {
     ElementEvaluation<D, kShapes> out;
     evaluate_element<D, kShapes, Damped>(properties[e], quadrature[e], qe, ve, Jacobian, out,
                                          newton_jacobian_weights(c), shape);
-    for (int i = 0; i < kShapes * D; ++i) local_forces[kLocal * e + shape * D + i] = out.force[i];
+    // The mass term's vector is gathered only now, so that its values hold no registers during
+    // the element math.
+    double we[kLocal];
+    if (w)
+      for (int i = 0; i < kLocal; ++i) we[i] = w[local_to_global_dof(node_a[e], node_b[e], 2 * D, i)];
+    for (int i = 0; i < kShapes * D; ++i)
+      local_forces[kLocal * e + shape * D + i] =
+          w ? force_with_mass_term<D>(out.force[i], force_scale, mass_scale, scalar_mass + 16 * e, we, shape + i / D,
+                                      i % D)
+            : out.force[i];
     if (shape == 0) energy[e] = out.energy;
     if constexpr (Jacobian)
       element_newton_matrix<D>(out, scalar_mass + 16 * e, c, matrix_rows, local_row_sums + kLocal * e + shape * D);

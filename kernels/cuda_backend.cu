@@ -180,9 +180,9 @@ class CudaBackend : public Backend {
   using Backend::mass_product;
   using Backend::solve;
 
-  void internal_force(const Vector& q, const Vector& v, Vector& f) override {
+  void internal_force(const Vector& q, const Vector& v, const ForceTerms& terms, Vector& f) override {
     Stopwatch w;
-    element_pass(q, v, false, NewtonMatrixCoefficients());
+    element_pass(q, v, false, NewtonMatrixCoefficients(), terms);
     timings_.element += finish_stage(w);
     gather_forces(f);
     timings_.assembly += finish_stage(w);
@@ -208,10 +208,11 @@ class CudaBackend : public Backend {
     gather_forces(y);
   }
 
-  void assemble_newton_matrix(const Vector& q, const Vector& v, const NewtonMatrixCoefficients& c, Vector& f) override {
+  void assemble_newton_matrix(const Vector& q, const Vector& v, const NewtonMatrixCoefficients& c,
+                              const ForceTerms& terms, Vector& f) override {
     Stopwatch w;
     mass_coefficient_ = c.mass;
-    element_pass(q, v, true, c);
+    element_pass(q, v, true, c, terms);
     timings_.element += finish_stage(w);
     const thrust::counting_iterator<int> first(0);
     thrust::for_each(Space::policy(), first, first + pattern_.nonzeros,
@@ -355,7 +356,8 @@ class CudaBackend : public Backend {
   }
 
   template <int D, bool Damped, bool Jacobian>
-  void launch_element_pass(const Vector& q, const Vector& v, const NewtonMatrixCoefficients& c) {
+  void launch_element_pass(const Vector& q, const Vector& v, const NewtonMatrixCoefficients& c,
+                           const ForceTerms& terms) {
     using Pass = ElementPass<D, Damped, Jacobian>;
     const int threads = Pass::kThreadsPerElement * elements_;
     const Pass pass{raw<ElementProperties>(properties_),
@@ -365,6 +367,9 @@ class CudaBackend : public Backend {
                     raw<int>(node_b_),
                     raw<double>(array(q)),
                     raw<double>(array(v)),
+                    terms.w ? raw<double>(array(*terms.w)) : nullptr,
+                    terms.force_scale,
+                    terms.mass_scale,
                     c,
                     raw<double>(local_forces_),
                     raw<double>(local_matrices_),
@@ -389,15 +394,19 @@ class CudaBackend : public Backend {
   }
   // The pass compiled for this model's dimension and damping.
   template <int D, bool Damped>
-  void element_pass_of(const Vector& q, const Vector& v, bool jacobian, const NewtonMatrixCoefficients& c) {
-    jacobian ? launch_element_pass<D, Damped, true>(q, v, c) : launch_element_pass<D, Damped, false>(q, v, c);
+  void element_pass_of(const Vector& q, const Vector& v, bool jacobian, const NewtonMatrixCoefficients& c,
+                       const ForceTerms& terms) {
+    jacobian ? launch_element_pass<D, Damped, true>(q, v, c, terms)
+             : launch_element_pass<D, Damped, false>(q, v, c, terms);
   }
   template <int D>
-  void element_pass_of(const Vector& q, const Vector& v, bool jacobian, const NewtonMatrixCoefficients& c) {
-    damped_ ? element_pass_of<D, true>(q, v, jacobian, c) : element_pass_of<D, false>(q, v, jacobian, c);
+  void element_pass_of(const Vector& q, const Vector& v, bool jacobian, const NewtonMatrixCoefficients& c,
+                       const ForceTerms& terms) {
+    damped_ ? element_pass_of<D, true>(q, v, jacobian, c, terms) : element_pass_of<D, false>(q, v, jacobian, c, terms);
   }
-  void element_pass(const Vector& q, const Vector& v, bool jacobian, const NewtonMatrixCoefficients& c) {
-    dimension_ == 3 ? element_pass_of<3>(q, v, jacobian, c) : element_pass_of<2>(q, v, jacobian, c);
+  void element_pass(const Vector& q, const Vector& v, bool jacobian, const NewtonMatrixCoefficients& c,
+                    const ForceTerms& terms) {
+    dimension_ == 3 ? element_pass_of<3>(q, v, jacobian, c, terms) : element_pass_of<2>(q, v, jacobian, c, terms);
   }
 
   void gather_forces(Vector& f) {

@@ -57,6 +57,10 @@ inline void check_operators_agree(const Model& m, Backend& other, unsigned seed,
   cpu.mass_product(x, y_cpu);
   other.mass_product(x, y_other);
   CHECK(relative_difference(y_cpu, y_other) < 1e-12);
+  // A Newton residual's s f + m M x from the element pass (ForceTerms), against the two apart.
+  const double s = 2.5e-7, mass_scale = 0.3;
+  const Eigen::VectorXd combined = s * f_cpu + mass_scale * y_cpu;
+  CHECK(relative_difference(combined, forces_with_mass_term(other, q, v, x, s, mass_scale)) < element_tolerance);
 
   if (rows > 0) {
     const Eigen::VectorXd mu = random_vector(rows, 1.0);
@@ -72,9 +76,10 @@ inline void check_operators_agree(const Model& m, Backend& other, unsigned seed,
   const NewtonMatrixCoefficients parts[] = {{1.0, 0.0, 0.0, 1.0}, {0.0, 1.0, 0.0, 1.0}, {0.0, 0.0, 1.0, 1.0},
                                             {1.0, 2e-7, 3e-4, 1.0}};
   for (const NewtonMatrixCoefficients& c : parts) {
+    INFO("coefficients mass " << c.mass << ", stiffness " << c.stiffness << ", damping " << c.damping);
+    CHECK(relative_difference(combined, forces_with_mass_term(other, q, v, x, s, mass_scale, &c)) < element_tolerance);
     cpu.assemble_newton_matrix(q, v, c, f_cpu);
     other.assemble_newton_matrix(q, v, c, f_other);
-    INFO("coefficients mass " << c.mass << ", stiffness " << c.stiffness << ", damping " << c.damping);
     CHECK(relative_difference(cpu.matrix(), cuda::assembled_matrix(other)) < element_tolerance);
     CHECK(relative_difference(f_cpu, f_other) < element_tolerance);
     CHECK(std::fabs(cpu.newton_matrix_norm() - other.newton_matrix_norm()) <= 1e-12 * cpu.newton_matrix_norm());

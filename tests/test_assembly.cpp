@@ -8,6 +8,7 @@
 #include "catenary/assembly/model_operators.hpp"
 #include "catenary/model/builders.hpp"
 #include "catenary/model/reference_models.hpp"
+#include "test_helpers.hpp"
 
 using namespace catenary;
 
@@ -85,6 +86,15 @@ TEST_CASE("gather assembly equals direct assembly of element matrices", "[assemb
   CHECK((f_only - f).cwiseAbs().maxCoeff() <= 1e-13 * f.cwiseAbs().maxCoeff());
   backend.mass_product(x, y);
   CHECK((y - M * x).cwiseAbs().maxCoeff() <= 1e-13 * (M * x).cwiseAbs().maxCoeff());
+  // A Newton residual's s f + m M x from the element pass (ForceTerms), with and without the matrix.
+  const double s = 2.5e-7, mass_scale = 0.3;
+  const Eigen::VectorXd combined = s * f + mass_scale * (M * x);
+  const NewtonMatrixCoefficients* passes[] = {nullptr, &c};  // forces pass, then with the matrix
+  for (const NewtonMatrixCoefficients* matrix : passes) {
+    const Eigen::VectorXd y_terms = testing::forces_with_mass_term(backend, q, v, x, s, mass_scale, matrix);
+    CHECK((y_terms - combined).cwiseAbs().maxCoeff() <= 1e-13 * combined.cwiseAbs().maxCoeff());
+  }
+  CHECK(Eigen::MatrixXd(backend.matrix()).isApprox(A_gather, 0.0));  // the matrix as assembled above
   // The norm as the elements give it (Backend::newton_matrix_norm), never below the assembled
   // coordinate block's infinity norm; the two cables' shared-node rows cancel in part.
   const double assembled_norm = A.topLeftCorner(n, n).cwiseAbs().rowwise().sum().maxCoeff();

@@ -87,6 +87,26 @@ inline RunResult run_model(const Model& m, const AnalysisSettings& a, double out
 // The CPU backend with UMFPACK, its general sparse LU (what "sparse_qr", the general sparse
 // direct solver, names on the CPU): the independent reference of the block solvers' tests, which
 // the CPU backend's default (chain elimination for chain models) is not.
+// force_scale f_int(q, v) + mass_scale M x from one element pass of b (ForceTerms): the forces pass,
+// or with matrix the pass that also assembles the Newton matrix with those coefficients.
+inline Eigen::VectorXd forces_with_mass_term(Backend& b, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+                                             const Eigen::VectorXd& x, double force_scale, double mass_scale,
+                                             const NewtonMatrixCoefficients* matrix = nullptr) {
+  const int n = b.dof_count();
+  Vector qb = b.make_vector(n), vb = b.make_vector(n), xb = b.make_vector(n), yb = b.make_vector(n);
+  b.upload(q, qb);
+  b.upload(v, vb);
+  b.upload(x, xb);
+  const ForceTerms terms{force_scale, mass_scale, &xb};
+  if (matrix)
+    b.assemble_newton_matrix(qb, vb, *matrix, terms, yb);
+  else
+    b.internal_force(qb, vb, terms, yb);
+  Eigen::VectorXd y;
+  b.download(yb, y);
+  return y;
+}
+
 inline CpuBackend umfpack_backend(const Model& m) { return CpuBackend(m, LinearSolverChoice::SparseQr); }
 
 // |A x - b| / (|A| |x| + |b|) in the max norms (|A|: the largest absolute row sum): the normwise

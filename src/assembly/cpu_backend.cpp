@@ -99,28 +99,33 @@ double CpuBackend::weighted_norm(const Vector& dx_, const Vector& x_, double tol
 }
 
 template <int D>
-double CpuBackend::evaluate_elements(const Eigen::VectorXd& q, const Eigen::VectorXd& v,
-                                     bool jacobian, const NewtonMatrixCoefficients& c) {
+double CpuBackend::evaluate_elements(const Eigen::VectorXd& q, const Eigen::VectorXd& v, bool jacobian,
+                                     const NewtonMatrixCoefficients& c, const ForceTerms& terms) {
   constexpr int nl = 4 * D;
   const ElementBlock& el = model_.elements;
   const int ne = el.size();
+  const double* w = terms.w ? host(*terms.w).data() : nullptr;
   double energy = 0.0;
 #pragma omp parallel for reduction(+ : energy) schedule(static) if (ne > kParallelElements)
   for (int e = 0; e < ne; ++e) {
-    double qe[nl], ve[nl];
+    double qe[nl], ve[nl], we[nl];
     for (int i = 0; i < nl; ++i) {
       const int g = element_global_dof(model_, e, i);
       qe[i] = q[g];
       ve[i] = v[g];
+      if (w) we[i] = w[g];
     }
     ElementEvaluation<D> out;
     evaluate_element<D>(el.properties[e], el.quadrature[e], qe, ve, jacobian, out, newton_jacobian_weights(c));
-    for (int i = 0; i < nl; ++i) local_forces_[static_cast<size_t>(nl) * e + i] = out.force[i];
+    const double* Ms = &el.scalar_mass[16 * static_cast<size_t>(e)];
+    for (int i = 0; i < nl; ++i)
+      local_forces_[static_cast<size_t>(nl) * e + i] =
+          w ? force_with_mass_term<D>(out.force[i], terms.force_scale, terms.mass_scale, Ms, we, i / D, i % D)
+            : out.force[i];
     energy += out.energy;
     local_energy_[e] = out.energy;
     if (!jacobian) continue;
-    element_newton_matrix<D>(out, &el.scalar_mass[16 * static_cast<size_t>(e)], c,
-                             &local_matrices_[static_cast<size_t>(nl) * nl * e],
+    element_newton_matrix<D>(out, Ms, c, &local_matrices_[static_cast<size_t>(nl) * nl * e],
                              &local_row_sums_[static_cast<size_t>(nl) * e]);
   }
   timings_.element_bytes += element_pass_bytes<D>(ne, q.size(), jacobian);
@@ -128,10 +133,9 @@ double CpuBackend::evaluate_elements(const Eigen::VectorXd& q, const Eigen::Vect
 }
 
 double CpuBackend::evaluate_elements(const Eigen::VectorXd& q, const Eigen::VectorXd& v, bool jacobian,
-                                     const NewtonMatrixCoefficients& c) {
-  if (model_.dimension == 3)
-    return evaluate_elements<3>(q, v, jacobian, c);
-  return evaluate_elements<2>(q, v, jacobian, c);
+                                     const NewtonMatrixCoefficients& c, const ForceTerms& terms) {
+  if (model_.dimension == 3) return evaluate_elements<3>(q, v, jacobian, c, terms);
+  return evaluate_elements<2>(q, v, jacobian, c, terms);
 }
 
 void CpuBackend::gather_forces(Eigen::VectorXd& f) const {
@@ -142,10 +146,10 @@ void CpuBackend::gather_forces(Eigen::VectorXd& f) const {
     f[d] = gathered_sum(p.dof_source_ptr.data(), p.dof_sources.data(), local_forces_.data(), d);
 }
 
-void CpuBackend::internal_force(const Vector& q, const Vector& v, Vector& f) {
+void CpuBackend::internal_force(const Vector& q, const Vector& v, const ForceTerms& terms, Vector& f) {
   Stopwatch w;
   const NewtonMatrixCoefficients none;
-  strain_energy_ = evaluate_elements(host(q), host(v), false, none);
+  strain_energy_ = evaluate_elements(host(q), host(v), false, none, terms);
   timings_.element += w.lap();
   gather_forces(host(f));
   timings_.assembly += w.lap();
@@ -168,10 +172,10 @@ void CpuBackend::mass_product(const Vector& x_, Vector& y) {
 }
 
 void CpuBackend::assemble_newton_matrix(const Vector& q, const Vector& v, const NewtonMatrixCoefficients& c,
-                                        Vector& f) {
+                                        const ForceTerms& terms, Vector& f) {
   Stopwatch w;
   mass_coefficient_ = c.mass;
-  strain_energy_ = evaluate_elements(host(q), host(v), true, c);
+  strain_energy_ = evaluate_elements(host(q), host(v), true, c, terms);
   timings_.element += w.lap();
   const SystemPattern& p = pattern_;
   double* values = matrix_.valuePtr();

@@ -133,21 +133,22 @@ void System::assemble_newton_matrix(const Eigen::VectorXd& q, const Eigen::Vecto
   add_at(dofs, fb, f);
 }
 
-void System::newton_terms(const Vector& q, const Vector& v, double t, const Vector& w, const Vector& mu,
-                          const NewtonMatrixCoefficients& c, Vector& f, Vector& Mw, Vector& Ct_mu, Vector& phi,
-                          bool velocity_level, bool matrix) {
+void System::newton_terms(const Vector& q, const Vector& v, double t, const ForceTerms& terms, const Vector& mu,
+                          const NewtonMatrixCoefficients& c, Vector& y, Vector& Ct_mu, Vector& phi, bool velocity_level,
+                          bool matrix) {
   if (matrix) {
-    backend_.assemble_newton_matrix(q, v, c, f);
+    backend_.assemble_newton_matrix(q, v, c, terms, y);
     matrix_norm_ = backend_.newton_matrix_norm();
   } else {
-    backend_.internal_force(q, v, f);
+    backend_.internal_force(q, v, terms, y);
   }
-  backend_.mass_product(w, Mw);
   backend_.constraint_transpose_product(mu, Ct_mu);
   backend_.constraint_product(velocity_level ? v : q, phi);
   if (block_.empty()) return;
   const std::vector<int>& dofs = block_.layout().dofs;
-  const Eigen::VectorXd x = pick(q, dofs), xv = pick(v, dofs), xw = pick(w, dofs), xmu = pick(mu, block_rows_);
+  // The block's mass term with its scale in w: the matrix's d(M(q) w)/dq needs the w of M(q) w.
+  const Eigen::VectorXd x = pick(q, dofs), xv = pick(v, dofs), xw = terms.mass_scale * pick(*terms.w, dofs),
+                        xmu = pick(mu, block_rows_);
   ConstraintState cs;
   if (matrix) {
     std::vector<double> values;
@@ -159,8 +160,7 @@ void System::newton_terms(const Vector& q, const Vector& v, double t, const Vect
   Eigen::VectorXd fb, Mwb;
   block_.internal_force(x, xv, t, fb);
   block_.mass_product(x, xw, Mwb);
-  add_at(dofs, fb, f);
-  add_at(dofs, Mwb, Mw);
+  add_at(dofs, terms.force_scale * fb + Mwb, y);
   add_at(dofs, cs.jacobian.transpose() * xmu, Ct_mu);
   add_at(block_rows_, velocity_level ? Eigen::VectorXd(cs.jacobian * xv - cs.nu) : cs.phi, phi);
 }

@@ -48,12 +48,12 @@ class CpuBackend : public Backend {
   using Backend::solve;
   using Backend::constraint_product;
   using Backend::constraint_transpose_product;
-  void internal_force(const Vector& q, const Vector& v, Vector& f) override;
+  void internal_force(const Vector& q, const Vector& v, const ForceTerms& terms, Vector& f) override;
   double strain_energy() override { return strain_energy_; }
   void element_energies(std::vector<double>& energies) override { energies = local_energy_; }
   void mass_product(const Vector& x, Vector& y) override;
   void assemble_newton_matrix(const Vector& q, const Vector& v, const NewtonMatrixCoefficients& c,
-                              Vector& f) override;
+                              const ForceTerms& terms, Vector& f) override;
   double newton_matrix_norm() const override { return matrix_norm_; }
   void factorize() override;
   void solve(const Vector& rhs_dofs, const Vector& rhs_constraints, Vector& x, Vector& y) override;
@@ -68,12 +68,13 @@ class CpuBackend : public Backend {
   const Eigen::SparseMatrix<double>& matrix() const { return matrix_; }
 
  private:
+  // The element pass: local forces as terms asks, and with jacobian the local Newton matrices.
   template <int D>
   double evaluate_elements(const Eigen::VectorXd& q, const Eigen::VectorXd& v, bool jacobian,
-                           const NewtonMatrixCoefficients& c);
+                           const NewtonMatrixCoefficients& c, const ForceTerms& terms);
   // The pass for the model's dimension.
   double evaluate_elements(const Eigen::VectorXd& q, const Eigen::VectorXd& v, bool jacobian,
-                           const NewtonMatrixCoefficients& c);
+                           const NewtonMatrixCoefficients& c, const ForceTerms& terms);
   void gather_forces(Eigen::VectorXd& f) const;
 
   const Model& model_;

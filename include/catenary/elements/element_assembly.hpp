@@ -65,14 +65,27 @@ CATENARY_HD double gathered_sum(const int* ptr, const int* sources, const double
   return s;
 }
 
+// Row k D + i of M_e xe for one element (shape function k, component i; xe: 4D local values).
+template <int D>
+CATENARY_HD double element_mass_row(const double* scalar_mass, const double* xe, int k, int i) {
+  double s = 0.0;
+  for (int l = 0; l < 4; ++l) s += scalar_mass[k * 4 + l] * xe[l * D + i];
+  return s;
+}
+
+// An element pass's force output in row k D + i with a mass term (ForceTerms, backend.hpp):
+// force_scale force + mass_scale (M_e we)_{k D + i}, we the element's 4D values of the term's vector.
+template <int D>
+CATENARY_HD double force_with_mass_term(double force, double force_scale, double mass_scale, const double* scalar_mass,
+                                        const double* we, int k, int i) {
+  return force_scale * force + mass_scale * element_mass_row<D>(scalar_mass, we, k, i);
+}
+
 // ye = M_e xe for one element (xe, ye: 4D local values).
 template <int D>
 CATENARY_HD void element_mass_product(const double* scalar_mass, const double* xe, double* ye) {
-  for (int i = 0; i < 4 * D; ++i) {
-    double s = 0.0;
-    for (int k = 0; k < 4; ++k) s += scalar_mass[(i / D) * 4 + k] * xe[k * D + i % D];
-    ye[i] = s;
-  }
+  for (int k = 0; k < 4; ++k)
+    for (int i = 0; i < D; ++i) ye[k * D + i] = element_mass_row<D>(scalar_mass, xe, k, i);
 }
 
 // One entry of the weighted convergence norm max_i |dx_i| / (tol (scale_i + |x_i|)); a
