@@ -390,7 +390,7 @@ class CudaBackend : public Backend {
       const thrust::counting_iterator<int> first(0);
       thrust::for_each(Space::policy(), first, first + threads, pass);
     }
-    timings_.element_bytes += element_pass_bytes<D>(elements_, dof_count(), Jacobian);
+    timings_.element_bytes += element_pass_bytes<D>(elements_, dof_count(), Jacobian, terms.w != nullptr);
   }
   // The pass compiled for this model's dimension and damping.
   template <int D, bool Damped>

@@ -19,14 +19,16 @@ struct NewtonMatrixCoefficients {
 // Bytes an element pass moves at least in the backends' layouts (per element: node indices,
 // properties, the reference at the quadrature points, force and energy written; with the Jacobian
 // also the scalar mass read, the local Newton matrix and its rows' sums of |entries| written), plus
-// the coordinates and velocities read once each.
+// the coordinates and velocities read once each, and with a mass term (ForceTerms) its vector and,
+// without the Jacobian, the scalar mass.
 // The element stage's achieved bandwidth is this over its time.
 template <int D>
-constexpr double element_pass_bytes(long elements, long dofs, bool jacobian) {
+constexpr double element_pass_bytes(long elements, long dofs, bool jacobian, bool mass_term = false) {
   constexpr int n = 4 * D;
   const double per_element = 2 * sizeof(int) + sizeof(ElementProperties) + sizeof(ReferenceQuadrature) +
-                             sizeof(double) * (n + 1) + (jacobian ? sizeof(double) * (16 + n * n + n) : 0);
-  return static_cast<double>(elements) * per_element + 2.0 * sizeof(double) * dofs;
+                             sizeof(double) * (n + 1) + (jacobian ? sizeof(double) * (16 + n * n + n) : 0) +
+                             (mass_term && !jacobian ? sizeof(double) * 16 : 0);
+  return static_cast<double>(elements) * per_element + (mass_term ? 3.0 : 2.0) * sizeof(double) * dofs;
 }
 
 // The Jacobian weights of the Newton matrix c.mass M + c.stiffness K + c.damping D.
