@@ -58,10 +58,8 @@ struct ElementPass {
     if (w)
       for (int i = 0; i < kLocal; ++i) we[i] = w[local_to_global_dof(node_a[e], node_b[e], 2 * D, i)];
     for (int i = 0; i < kShapes * D; ++i)
-      local_forces[kLocal * e + shape * D + i] =
-          w ? force_with_mass_term<D>(out.force[i], force_scale, mass_scale, scalar_mass + 16 * e, we, shape + i / D,
-                                      i % D)
-            : out.force[i];
+      local_forces[kLocal * e + shape * D + i] = element_force_output<D>(
+          out.force[i], w != nullptr, force_scale, mass_scale, scalar_mass + 16 * e, we, shape + i / D, i % D);
     if (shape == 0) energy[e] = out.energy;
     if constexpr (Jacobian)
       element_newton_matrix<D>(out, scalar_mass + 16 * e, c, matrix_rows, local_row_sums + kLocal * e + shape * D);

@@ -119,9 +119,8 @@ double CpuBackend::evaluate_elements(const Eigen::VectorXd& q, const Eigen::Vect
     evaluate_element<D>(el.properties[e], el.quadrature[e], qe, ve, jacobian, out, newton_jacobian_weights(c));
     const double* Ms = &el.scalar_mass[16 * static_cast<size_t>(e)];
     for (int i = 0; i < nl; ++i)
-      local_forces_[static_cast<size_t>(nl) * e + i] =
-          w ? force_with_mass_term<D>(out.force[i], terms.force_scale, terms.mass_scale, Ms, we, i / D, i % D)
-            : out.force[i];
+      local_forces_[static_cast<size_t>(nl) * e + i] = element_force_output<D>(
+          out.force[i], w != nullptr, terms.force_scale, terms.mass_scale, Ms, we, i / D, i % D);
     energy += out.energy;
     local_energy_[e] = out.energy;
     if (!jacobian) continue;

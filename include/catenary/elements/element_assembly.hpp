@@ -75,12 +75,13 @@ CATENARY_HD double element_mass_row(const double* scalar_mass, const double* xe,
   return s;
 }
 
-// An element pass's force output in row k D + i with a mass term (ForceTerms, backend.hpp):
-// force_scale force + mass_scale (M_e we)_{k D + i}, we the element's 4D values of the term's vector.
+// An element pass's force output in row k D + i (ForceTerms, backend.hpp): the force, or with the
+// mass term force_scale force + mass_scale (M_e we)_{k D + i}, we the element's 4D values of the
+// term's vector.
 template <int D>
-CATENARY_HD double force_with_mass_term(double force, double force_scale, double mass_scale, const double* scalar_mass,
-                                        const double* we, int k, int i) {
-  return force_scale * force + mass_scale * element_mass_row<D>(scalar_mass, we, k, i);
+CATENARY_HD double element_force_output(double force, bool mass_term, double force_scale, double mass_scale,
+                                        const double* scalar_mass, const double* we, int k, int i) {
+  return mass_term ? force_scale * force + mass_scale * element_mass_row<D>(scalar_mass, we, k, i) : force;
 }
 
 // ye = M_e xe for one element (xe, ye: 4D local values).
