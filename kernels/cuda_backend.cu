@@ -26,6 +26,7 @@
 #include "catenary/solve/csr_solver.hpp"
 #include "catenary/solve/held_rows.hpp"
 #include "device_pattern.cuh"
+#include "jacobian_block_pass.cuh"
 
 namespace catenary::cuda {
 
@@ -382,7 +383,11 @@ class CudaBackend : public Backend {
     // rows through shared memory (for_each_staged): 2.76 -> 1.64 ms at 1,000,000 elements, 18 ->
     // 30 % of the bound (twentieth session). Sharing an element's quadrature points between its
     // four threads as well was tried there and was slower (1.91 ms): see docs/benchmarks.md.
-    if constexpr (Jacobian) {
+    // Undamped models take the block pass (jacobian_block_pass.cuh: a point per thread, then two
+    // blocks per thread; not yet measured on a device).
+    if constexpr (Jacobian && !Damped) {
+      launch_jacobian_blocks<Space, D>(elements_, JacobianBlockPass<D>{pass});
+    } else if constexpr (Jacobian) {
       for_each_staged<Space, Pass::kRowValues>(threads, pass, pass.local_matrices);
     } else if constexpr (D == 3 && !Damped) {
       for_each_bounded<Space, 2>(threads, pass);

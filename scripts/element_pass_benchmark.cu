@@ -7,7 +7,9 @@
 // Jacobian, sm_90), to measure what bounds it; and the Jacobian pass with its matrix rows staged in
 // shared memory and copied out coalesced (memory_space.cuh's for_each_staged). The backend launches
 // the forces-only pass at B = 2, as the H100 measured (seventeenth session), and the Jacobian pass
-// staged (eighteenth session; 1.7 times faster, twentieth). This prints,
+// staged (eighteenth session; 1.7 times faster, twentieth); and the block pass
+// (jacobian_block_pass.cuh), which the backend launches for undamped models since the
+// twenty-second session. This prints,
 // per launch, the median time of a pass, the bandwidth it reaches (element_pass_bytes, as the
 // benchmark's "el GB/s") and its fraction of the device's peak, and checks that its forces,
 // matrices and energies equal the Thrust launch's bit for bit (the same code; anything else is a
@@ -21,6 +23,7 @@
 #include <thrust/iterator/counting_iterator.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
@@ -28,6 +31,7 @@
 #include <vector>
 
 #include "../kernels/backend_functors.cuh"
+#include "../kernels/jacobian_block_pass.cuh"
 #include "../kernels/memory_space.cuh"
 #include "catenary/assembly/model_operators.hpp"
 #include "catenary/kernels/cuda_backend.hpp"
@@ -173,6 +177,22 @@ void run_pass(DeviceCable& cable, int n, int dofs, double peak) {
                                                                                      raw<double>(cable.matrices));
     });
     print_row(n, name, "rows staged (shared)", ms, bytes, peak, cable.outputs() == reference);
+    {  // the backend's launch for undamped models: points shared, two blocks a thread
+      const catenary::cuda::JacobianBlockPass<3> blocks{pass};
+      cable.clear();
+      const double block_ms = median_ms(
+          [&] { catenary::cuda::launch_jacobian_blocks<catenary::cuda::DeviceSpace, 3>(cable.elements, blocks); });
+      const std::vector<double> out = cable.outputs();
+      print_row(n, name, "blocks (points shared)", block_ms, bytes, peak, out == reference);
+      if (out != reference) {
+        double largest = 0.0, difference = 0.0;
+        for (size_t i = 0; i < out.size(); ++i) {
+          largest = std::max(largest, std::abs(reference[i]));
+          difference = std::max(difference, std::abs(out[i] - reference[i]));
+        }
+        std::printf("# the block pass's outputs differ by up to %.3g (largest output %.3g)\n", difference, largest);
+      }
+    }
   }
 }
 

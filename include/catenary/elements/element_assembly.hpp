@@ -41,6 +41,15 @@ CATENARY_HD JacobianWeights newton_jacobian_weights(const NewtonMatrixCoefficien
 // element's first evaluated row (row out.first D), row_abs_sums at its sum of |entries| (the
 // element's local dof out.first D on). scalar_mass is the element's 4x4 scalar mass
 // (M = scalar_mass (x) I_D).
+// Entry (i, j) of c.mass M + jacobian_ij, M = scalar_mass (x) I_D.
+template <int D>
+CATENARY_HD double newton_matrix_entry(const double* scalar_mass, const NewtonMatrixCoefficients& c, int i, int j,
+                                       double jacobian_ij) {
+  // Nonzero mass only between equal components of the node blocks.
+  const double mass = (i % D == j % D) ? scalar_mass[(i / D) * 4 + (j / D)] : 0.0;
+  return c.mass * mass + jacobian_ij;
+}
+
 template <int D, int S>
 CATENARY_HD void element_newton_matrix(const ElementEvaluation<D, S>& out, const double* scalar_mass,
                                        const NewtonMatrixCoefficients& c, double* Ke, double* row_abs_sums) {
@@ -49,9 +58,7 @@ CATENARY_HD void element_newton_matrix(const ElementEvaluation<D, S>& out, const
     const int i = out.first * D + r;
     double abs_sum = 0.0;
     for (int j = 0; j < n; ++j) {
-      // Nonzero mass only between equal components of the node blocks.
-      const double mass = (i % D == j % D) ? scalar_mass[(i / D) * 4 + (j / D)] : 0.0;
-      const double entry = c.mass * mass + out.jacobian(r, j);
+      const double entry = newton_matrix_entry<D>(scalar_mass, c, i, j, out.jacobian(r, j));
       Ke[r * n + j] = entry;
       abs_sum += fabs(entry);
     }

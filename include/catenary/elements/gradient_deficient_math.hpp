@@ -235,37 +235,48 @@ CATENARY_HD CurvatureVectorJacobian<D> curvature_vector_jacobian(const Vec<D>& a
   return J;
 }
 
-// Scatter the (a, b) gradient and Hessian at one point into the evaluation's rows: a = sum sx_k
-// e_k, b = sum sxx_k e_k. The Jacobian block of row shape function k and column shape function l
-// is w [sx_k sx_l haa + sx_k sxx_l hab + sxx_k sx_l hab^T + sxx_k sxx_l hbb] = sx_l X_k + sxx_l Y_k
-// with X_k = w (sx_k haa + sxx_k hab^T) and Y_k = w (sx_k hab + sxx_k hbb): two D x D
-// combinations per row block, then two products per column block instead of four. UsesB = false
-// for a function of a = r' alone (the axial term: gb, hab and hbb are zero and skipped).
+// Row shape function k's force rows at one point, w (sx_k ga + sxx_k gb), added to force[0 .. D)
+// (a = sum sx_k e_k, b = sum sxx_k e_k). UsesB = false for a function of a = r' alone (the axial
+// term: gb is zero and skipped).
+template <int D, bool UsesB = true>
+CATENARY_HD void add_point_force(const HermiteShape& h, double w, const PointDerivatives<D>& p, int k, double* force) {
+  const double sxk = pick(h.sx, k), sxxk = pick(h.sxx, k);
+  for (int i = 0; i < D; ++i) force[i] += w * (UsesB ? sxk * p.ga[i] + sxxk * p.gb[i] : sxk * p.ga[i]);
+}
+
+// The Jacobian blocks of row shape function k and column shape functions l0 .. l0 + L - 1 at one
+// point, added to J(row0 + i, col0 + (l - l0) D + j). The block (k, l) is w [sx_k sx_l haa + sx_k
+// sxx_l hab + sxx_k sx_l hab^T + sxx_k sxx_l hbb] = sx_l X_k + sxx_l Y_k with X_k = w (sx_k haa +
+// sxx_k hab^T) and Y_k = w (sx_k hab + sxx_k hbb): two D x D combinations per row block, then two
+// products per column block instead of four. w here is the quadrature weight times the Jacobian's
+// stiffness weight.
+template <int D, int L, bool UsesB, class Matrix>
+CATENARY_HD void add_point_jacobian(const HermiteShape& h, double w, const PointDerivatives<D>& p, int k, int l0,
+                                    Matrix& J, int row0, int col0) {
+  const double sxk = pick(h.sx, k), sxxk = pick(h.sxx, k);
+  Mat<D, D> X, Y;
+  for (int i = 0; i < D; ++i)
+    for (int j = 0; j < D; ++j) {
+      X(i, j) = w * (UsesB ? sxk * p.haa(i, j) + sxxk * p.hab(j, i) : sxk * p.haa(i, j));
+      if constexpr (UsesB) Y(i, j) = w * (sxk * p.hab(i, j) + sxxk * p.hbb(i, j));
+    }
+  for (int c = 0; c < L; ++c) {
+    const double sxl = pick(h.sx, l0 + c), sxxl = pick(h.sxx, l0 + c);
+    for (int i = 0; i < D; ++i)
+      for (int j = 0; j < D; ++j)
+        J(row0 + i, col0 + c * D + j) += UsesB ? sxl * X(i, j) + sxxl * Y(i, j) : sxl * X(i, j);
+  }
+}
+
+// Scatter the (a, b) gradient and Hessian at one point into the evaluation's rows (all four
+// column blocks of each of its row blocks).
 template <int D, int S, bool UsesB = true>
 CATENARY_HD void scatter_point(const HermiteShape& h, double w, const PointDerivatives<D>& p,
                                ElementEvaluation<D, S>& out, const JacobianWeights* jacobian) {
-  for (int r = 0; r < S; ++r) {
-    const int k = out.first + r;
-    const double sxk = pick(h.sx, k), sxxk = pick(h.sxx, k);
-    for (int i = 0; i < D; ++i)
-      out.force[r * D + i] += w * (UsesB ? sxk * p.ga[i] + sxxk * p.gb[i] : sxk * p.ga[i]);
-  }
+  for (int r = 0; r < S; ++r) add_point_force<D, UsesB>(h, w, p, out.first + r, &out.force[r * D]);
   if (!jacobian || jacobian->stiffness == 0.0) return;
-  const double wk = w * jacobian->stiffness;
-  for (int r = 0; r < S; ++r) {
-    const int k = out.first + r;
-    const double sxk = pick(h.sx, k), sxxk = pick(h.sxx, k);
-    Mat<D, D> X, Y;
-    for (int i = 0; i < D; ++i)
-      for (int j = 0; j < D; ++j) {
-        X(i, j) = wk * (UsesB ? sxk * p.haa(i, j) + sxxk * p.hab(j, i) : sxk * p.haa(i, j));
-        if constexpr (UsesB) Y(i, j) = wk * (sxk * p.hab(i, j) + sxxk * p.hbb(i, j));
-      }
-    for (int l = 0; l < 4; ++l)
-      for (int i = 0; i < D; ++i)
-        for (int j = 0; j < D; ++j)
-          out.jacobian(r * D + i, l * D + j) += UsesB ? h.sx[l] * X(i, j) + h.sxx[l] * Y(i, j) : h.sx[l] * X(i, j);
-  }
+  for (int r = 0; r < S; ++r)
+    add_point_jacobian<D, 4, UsesB>(h, w * jacobian->stiffness, p, out.first + r, 0, out.jacobian, r * D, 0);
 }
 
 // A Kelvin-Voigt term c (g . edot) g of the force, and c g g^T of the damping matrix, in the
@@ -362,17 +373,51 @@ CATENARY_HD CurrentPoint<D> current_point(const ElementProperties& p, const doub
   return r;
 }
 
-// Axial energy 1/2 EA eps^2 at one point (g0 = |r0'|^2, w the quadrature weight times the
-// reference arc length element), and the Kelvin-Voigt axial damping.
+// One quadrature point's share of the energy: its derivatives in (a, b) (with the Hessian where
+// asked) and w times its energy density (w: the quadrature weight times the reference arc length
+// element).
+template <int D>
+struct PointEnergy {
+  PointDerivatives<D> d;
+  double energy;
+};
+
+// Axial energy 1/2 EA eps^2 at one point (g0 = |r0'|^2); a function of a = r' alone.
+template <int D>
+CATENARY_HD_FORCE_INLINE PointEnergy<D> axial_point_energy(const ElementProperties& p, const CurrentPoint<D>& r,
+                                                           double g0, double w, bool hessian) {
+  const InvariantDerivatives f = axial_density(p.EA, g0, dot(r.a, r.a));
+  return {invariant_point_derivatives<D, false>(r.a, r.b, f, hessian), w * f.value};
+}
+
+// Bending energy 1/2 EI (kappa - kappa0)^2 at one point.
+template <int D>
+CATENARY_HD_FORCE_INLINE PointEnergy<D> bending_point_energy(const ElementProperties& p, const CurrentPoint<D>& r,
+                                                             double w, double kappa0, bool hessian) {
+  const InvariantDerivatives f =
+      bending_density(p.EI, dot(r.a, r.a), dot(r.b, r.b), dot(r.a, r.b), D == 3 ? kappa0 : 0.0, hessian);
+  PointEnergy<D> point{invariant_point_derivatives<D>(r.a, r.b, f, hessian),
+                       w * (f.value + 0.5 * p.EI * kappa0 * kappa0)};
+  if constexpr (D == 2) {
+    if (kappa0 != 0.0) {  // - EI kappa0 kappa with the signed kappa
+      PointDerivatives<2> kd;
+      const double kappa = signed_curvature(r.a, r.b, kd, hessian);
+      add_scaled(-p.EI * kappa0, kd, point.d, hessian);
+      point.energy -= w * p.EI * kappa0 * kappa;
+    }
+  }
+  return point;
+}
+
+// The axial point's energy, forces and Jacobian rows, and the Kelvin-Voigt axial damping.
 template <int D, int S, bool Damped>
 CATENARY_HD_FORCE_INLINE void add_axial_point(const ElementProperties& p, const CurrentPoint<D>& r, double g0,
                                               double w, const double* edot, ElementEvaluation<D, S>& out,
                                               const JacobianWeights* jacobian) {
   constexpr int n = 4 * D;
-  const InvariantDerivatives f = axial_density(p.EA, g0, dot(r.a, r.a));
-  scatter_point<D, S, false>(r.h, w, invariant_point_derivatives<D, false>(r.a, r.b, f, jacobian != nullptr), out,
-                             jacobian);
-  out.energy += w * f.value;
+  const PointEnergy<D> point = axial_point_energy<D>(p, r, g0, w, jacobian != nullptr);
+  scatter_point<D, S, false>(r.h, w, point.d, out, jacobian);
+  out.energy += point.energy;
   if constexpr (!Damped) return;
   if (!(p.eta > 0.0)) return;
   Vec<n> g_eps;  // d(eps)/de
@@ -381,25 +426,15 @@ CATENARY_HD_FORCE_INLINE void add_axial_point(const ElementProperties& p, const 
   add_damping_term(p.eta * p.EA * w, g_eps, edot, out, jacobian);
 }
 
-// Bending energy 1/2 EI (kappa - kappa0)^2 at one point, and the bending damping.
+// The bending point's energy, forces and Jacobian rows, and the bending damping.
 template <int D, int S, bool Damped>
 CATENARY_HD_FORCE_INLINE void add_bending_point(const ElementProperties& p, const CurrentPoint<D>& r, double w,
                                                 double kappa0, const double* edot, ElementEvaluation<D, S>& out,
                                                 const JacobianWeights* jacobian) {
   constexpr int n = 4 * D;
-  const InvariantDerivatives f =
-      bending_density(p.EI, dot(r.a, r.a), dot(r.b, r.b), dot(r.a, r.b), D == 3 ? kappa0 : 0.0, jacobian != nullptr);
-  PointDerivatives<D> bend = invariant_point_derivatives<D>(r.a, r.b, f, jacobian != nullptr);
-  out.energy += w * (f.value + 0.5 * p.EI * kappa0 * kappa0);
-  if constexpr (D == 2) {
-    if (kappa0 != 0.0) {  // - EI kappa0 kappa with the signed kappa
-      PointDerivatives<2> kd;
-      const double kappa = signed_curvature(r.a, r.b, kd, jacobian != nullptr);
-      add_scaled(-p.EI * kappa0, kd, bend, jacobian != nullptr);
-      out.energy -= w * p.EI * kappa0 * kappa;
-    }
-  }
-  scatter_point(r.h, w, bend, out, jacobian);
+  const PointEnergy<D> point = bending_point_energy<D>(p, r, w, kappa0, jacobian != nullptr);
+  out.energy += point.energy;
+  scatter_point(r.h, w, point.d, out, jacobian);
   if constexpr (!Damped) return;
   if (!(p.eta > 0.0)) return;
   const CurvatureVectorJacobian<D> cj = curvature_vector_jacobian<D>(r.a, r.b);

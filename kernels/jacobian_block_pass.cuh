@@ -1,0 +1,220 @@
+#pragma once
+// The element pass with the Jacobian for models without material damping, its work split by what
+// the element's rows share: eight threads an element, one per quadrature point (three axial, five
+// bending), then one per pair of 3 x 3 blocks.
+//   1. Each thread evaluates its point's energy derivatives in (a, b) = (r', r'') with their
+//      Hessian (gradient_deficient_math.hpp: axial_point_energy, bending_point_energy) and leaves
+//      them in shared memory: 43 values a point in 3D.
+//   2. Thread t sums over the eight points the blocks of row shape function k = t / 2 and column
+//      shape functions l = 2 (t % 2), 2 (t % 2) + 1 (add_point_jacobian, the same code and order
+//      of operations as the row pass), and the even threads the force rows of k.
+//   3. The blocks, with c_m M added (newton_matrix_entry), are staged in shared memory, summed by
+//      row (|entries|) and copied out as one contiguous run per thread block.
+// Why not the row pass (ElementPass: four threads an element, a row block each): each of its
+// threads evaluates all eight points for its own rows (the points' work four times over) and
+// holds 36 matrix values plus a point's Hessian, 220 registers: one thread block an SM, 8 warps,
+// whose dependent FP64 chains left the SM idle two cycles in three (ncu, H100, twentieth session:
+// 30 % of the bandwidth bound). Here a point is evaluated once and a thread holds 18 values.
+// The damped pass keeps the row design (its damping terms need the whole element's gradients).
+#include <thrust/for_each.h>
+#include <thrust/iterator/counting_iterator.h>
+
+#include "backend_functors.cuh"
+#include "memory_space.cuh"
+
+namespace catenary::cuda {
+
+template <int D>
+struct JacobianBlockPass {
+  using Fields = ElementPass<D, false, true>;  // the same inputs and outputs as the row pass
+  static constexpr int kLocal = 4 * D, kMatrixValues = kLocal * kLocal;
+  static constexpr int kThreads = AxialRule::kPoints + GaussRule5::kPoints;  // per element
+  static_assert(kThreads == 8, "a point per thread, then two blocks of one row block per thread");
+  // A point in shared memory: w, w x energy density, sx[4], sxx[4], ga, gb, haa, hab, hbb (row-major).
+  static constexpr int kW = 0, kEnergy = 1, kSx = 2, kSxx = 6, kGa = 10, kGb = kGa + D, kHaa = kGb + D,
+                       kHab = kHaa + D * D, kHbb = kHab + D * D, kPointValues = kHbb + D * D;
+  // An element's points and (later, in the same memory) its staged matrix, each an odd number of
+  // doubles apart: the four elements of a warp then read distinct banks.
+  static constexpr int kElementValues = (kThreads * kPointValues) | 1, kStagedValues = kMatrixValues | 1;
+  static constexpr int kElementsPerBlock = 32, kBlockThreads = kElementsPerBlock * kThreads;
+  static constexpr int kSharedBytes = kElementsPerBlock * kElementValues * sizeof(double);
+
+  Fields f;
+
+  // Phase 1: quadrature point g (0 .. 2 axial, 3 .. 7 bending) of element e into slot.
+  CATENARY_HD void evaluate_point(int e, int g, double* slot) const {
+    double qe[kLocal];
+    for (int i = 0; i < kLocal; ++i) qe[i] = f.q[local_to_global_dof(f.node_a[e], f.node_b[e], 2 * D, i)];
+    const ElementProperties& p = f.properties[e];
+    const ReferenceQuadrature& ref = f.quadrature[e];
+    if (g < AxialRule::kPoints) {
+      const detail::CurrentPoint<D> r = detail::current_point<D, AxialRule>(p, qe, g);
+      store(detail::axial_point_energy<D>(p, r, ref.axial_g0[g], ref.axial_w[g], true), r.h, ref.axial_w[g], false,
+            slot);
+    } else {
+      const int b = g - AxialRule::kPoints;
+      const detail::CurrentPoint<D> r = detail::current_point<D, GaussRule5>(p, qe, b);
+      store(detail::bending_point_energy<D>(p, r, ref.bending_w[b], ref.kappa0[b], true), r.h, ref.bending_w[b], true,
+            slot);
+    }
+  }
+
+  // Phase 2: thread t's two blocks of the stiffness part, summed over the element's points in the
+  // row pass's order; the even threads write row block t / 2 of the forces, thread 0 the energy.
+  // Both threads of a row block sum its forces: skipping them in the odd threads made two versions
+  // of the point loop, 140 registers instead of 96 (ptxas sm_90).
+  CATENARY_HD Mat<D, 2 * D> sum_blocks(int e, int t, const double* points) const {
+    const int k = t / 2, l0 = 2 * (t % 2);
+    const double stiffness = f.c.stiffness;
+    Mat<D, 2 * D> J = Mat<D, 2 * D>::zero();
+    double force[D];
+    for (int i = 0; i < D; ++i) force[i] = 0.0;
+    for (int g = 0; g < AxialRule::kPoints; ++g)
+      add_point<false>(points + g * kPointValues, k, l0, stiffness, force, J);
+    for (int g = AxialRule::kPoints; g < kThreads; ++g)
+      add_point<true>(points + g * kPointValues, k, l0, stiffness, force, J);
+    if (t % 2 == 0) write_forces(e, k, force);
+    if (t == 0) {
+      double energy = 0.0;
+      for (int g = 0; g < kThreads; ++g) energy += points[g * kPointValues + kEnergy];
+      f.energy[e] = energy;
+    }
+    return J;
+  }
+
+  // Thread t's blocks of c_m M + J into the element's row-major local matrix.
+  CATENARY_HD void store_blocks(int e, int t, const Mat<D, 2 * D>& J, double* matrix) const {
+    const int k = t / 2, l0 = 2 * (t % 2);
+    const double* scalar_mass = f.scalar_mass + 16 * e;
+    for (int i = 0; i < D; ++i)
+      for (int j = 0; j < 2 * D; ++j) {
+        const int row = k * D + i, column = l0 * D + j;
+        matrix[row * kLocal + column] = newton_matrix_entry<D>(scalar_mass, f.c, row, column, J(i, j));
+      }
+  }
+
+  // Phase 3: the sums of |entries| of rows t and t + 8 (those that exist) of the element's matrix.
+  CATENARY_HD void row_sums(int e, int t, const double* matrix) const {
+    for (int row = t; row < kLocal; row += kThreads) {
+      double abs_sum = 0.0;
+      for (int j = 0; j < kLocal; ++j) abs_sum += fabs(matrix[row * kLocal + j]);
+      f.local_row_sums[kLocal * e + row] = abs_sum;
+    }
+  }
+
+  // The whole element in one thread: the host's loop (HostSpace).
+  CATENARY_HD void operator()(int e) const {
+    double points[kThreads * kPointValues];
+    for (int g = 0; g < kThreads; ++g) evaluate_point(e, g, points + g * kPointValues);
+    double* matrix = f.local_matrices + static_cast<size_t>(kMatrixValues) * e;
+    for (int t = 0; t < kThreads; ++t) store_blocks(e, t, sum_blocks(e, t, points), matrix);
+    for (int t = 0; t < kThreads; ++t) row_sums(e, t, matrix);
+  }
+
+ private:
+  CATENARY_HD static void store(const detail::PointEnergy<D>& point, const HermiteShape& h, double w, bool uses_b,
+                                double* slot) {
+    slot[kW] = w;
+    slot[kEnergy] = point.energy;
+    for (int k = 0; k < 4; ++k) {
+      slot[kSx + k] = h.sx[k];
+      slot[kSxx + k] = h.sxx[k];
+    }
+    for (int i = 0; i < D; ++i) {
+      slot[kGa + i] = point.d.ga[i];
+      if (uses_b) slot[kGb + i] = point.d.gb[i];
+      for (int j = 0; j < D; ++j) {
+        slot[kHaa + i * D + j] = point.d.haa(i, j);
+        if (uses_b) {
+          slot[kHab + i * D + j] = point.d.hab(i, j);
+          slot[kHbb + i * D + j] = point.d.hbb(i, j);
+        }
+      }
+    }
+  }
+
+  // One point's share of the force rows and of the two blocks: a slot's shape derivatives
+  // and (a, b) derivatives (gb, hab, hbb only with UsesB: the bending points).
+  template <bool UsesB>
+  CATENARY_HD static void add_point(const double* slot, int k, int l0, double stiffness, double* force,
+                                    Mat<D, 2 * D>& J) {
+    HermiteShape h;
+    detail::PointDerivatives<D> d;
+    for (int m = 0; m < 4; ++m) {
+      h.sx[m] = slot[kSx + m];
+      h.sxx[m] = slot[kSxx + m];
+    }
+    for (int i = 0; i < D; ++i) {
+      d.ga[i] = slot[kGa + i];
+      if (UsesB) d.gb[i] = slot[kGb + i];
+      for (int j = 0; j < D; ++j) {
+        d.haa(i, j) = slot[kHaa + i * D + j];
+        if (UsesB) {
+          d.hab(i, j) = slot[kHab + i * D + j];
+          d.hbb(i, j) = slot[kHbb + i * D + j];
+        }
+      }
+    }
+    const double w = slot[kW];
+    detail::add_point_force<D, UsesB>(h, w, d, k, force);
+    if (stiffness != 0.0) detail::add_point_jacobian<D, 2, UsesB>(h, w * stiffness, d, k, l0, J, 0, 0);
+  }
+
+  // Row block k of the forces, with the mass term where ForceTerms has one.
+  CATENARY_HD void write_forces(int e, int k, const double* force) const {
+    double we[kLocal];
+    if (f.w)
+      for (int i = 0; i < kLocal; ++i) we[i] = f.w[local_to_global_dof(f.node_a[e], f.node_b[e], 2 * D, i)];
+    for (int i = 0; i < D; ++i)
+      f.local_forces[kLocal * e + k * D + i] = element_force_output<D>(force[i], f.w != nullptr, f.force_scale,
+                                                                       f.mass_scale, f.scalar_mass + 16 * e, we, k, i);
+  }
+};
+
+// The three phases on a device: a thread block of 32 elements (256 threads), its points and then
+// its matrices in shared memory, the matrices copied out as one contiguous run (neighbouring
+// threads on neighbouring doubles, as for_each_staged does for the row pass).
+// Two thread blocks an SM (16 warps, twice the row pass's): ptxas sm_90 fits the 3D pass in the
+// 128 registers that allows without spilling (122 in 2D); the shared memory, 88 kB a block, fits too.
+template <int D>
+__global__ void __launch_bounds__(JacobianBlockPass<D>::kBlockThreads, 2)
+    jacobian_block_loop(JacobianBlockPass<D> pass, int elements) {
+  using Pass = JacobianBlockPass<D>;
+  extern __shared__ double shared[];
+  const int local = threadIdx.x / Pass::kThreads, t = threadIdx.x % Pass::kThreads;
+  const int first = blockIdx.x * Pass::kElementsPerBlock, e = first + local;
+  const bool active = e < elements;
+  const double* points = shared + local * Pass::kElementValues;
+  if (active) pass.evaluate_point(e, t, shared + local * Pass::kElementValues + t * Pass::kPointValues);
+  __syncthreads();
+  Mat<D, 2 * D> J;
+  if (active) J = pass.sum_blocks(e, t, points);
+  __syncthreads();  // every point read: their memory takes the staged matrices
+  double* staged = shared + local * Pass::kStagedValues;
+  if (active) pass.store_blocks(e, t, J, staged);
+  __syncthreads();
+  if (active) pass.row_sums(e, t, staged);
+  const int values = min(Pass::kElementsPerBlock, elements - first) * Pass::kMatrixValues;
+  double* out = pass.f.local_matrices + static_cast<size_t>(first) * Pass::kMatrixValues;
+  for (int i = threadIdx.x; i < values; i += blockDim.x)
+    out[i] = shared[(i / Pass::kMatrixValues) * Pass::kStagedValues + i % Pass::kMatrixValues];
+}
+
+template <class Space, int D>
+void launch_jacobian_blocks(int elements, const JacobianBlockPass<D>& pass) {
+  using Pass = JacobianBlockPass<D>;
+  if constexpr (Space::on_device) {
+    if (elements <= 0) return;
+    static const cudaError_t allowed =  // once per kernel: above 48 kB it must be asked for
+        cudaFuncSetAttribute(jacobian_block_loop<D>, cudaFuncAttributeMaxDynamicSharedMemorySize, Pass::kSharedBytes);
+    check_cuda(allowed, "allowing the Jacobian block pass its shared memory");
+    const int blocks = (elements + Pass::kElementsPerBlock - 1) / Pass::kElementsPerBlock;
+    jacobian_block_loop<D><<<blocks, Pass::kBlockThreads, Pass::kSharedBytes>>>(pass, elements);
+    check_cuda(cudaPeekAtLastError(), "kernel launch");
+  } else {
+    thrust::for_each(Space::policy(), thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(elements),
+                     pass);
+  }
+}
+
+}  // namespace catenary::cuda
