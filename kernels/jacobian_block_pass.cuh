@@ -36,8 +36,11 @@ struct JacobianBlockPass {
   // An element's points and (later, in the same memory) its staged matrix, each an odd number of
   // doubles apart: the four elements of a warp then read distinct banks.
   static constexpr int kElementValues = (kThreads * kPointValues) | 1, kStagedValues = kMatrixValues | 1;
-  static constexpr int kElementsPerBlock = 32, kBlockThreads = kElementsPerBlock * kThreads;
+  // 16 elements a thread block: 44 kB of shared memory in 3D, under the 48 kB any device gives a
+  // block without asking.
+  static constexpr int kElementsPerBlock = 16, kBlockThreads = kElementsPerBlock * kThreads;
   static constexpr int kSharedBytes = kElementsPerBlock * kElementValues * sizeof(double);
+  static_assert(kSharedBytes <= 48 * 1024, "the default shared memory of a thread block");
 
   Fields f;
 
@@ -48,14 +51,14 @@ struct JacobianBlockPass {
     const ElementProperties& p = f.properties[e];
     const ReferenceQuadrature& ref = f.quadrature[e];
     if (g < AxialRule::kPoints) {
-      const detail::CurrentPoint<D> r = detail::current_point<D, AxialRule>(p, qe, g);
-      store(detail::axial_point_energy<D>(p, r, ref.axial_g0[g], ref.axial_w[g], true), r.h, ref.axial_w[g], false,
-            slot);
+      const catenary::detail::CurrentPoint<D> r = catenary::detail::current_point<D, AxialRule>(p, qe, g);
+      store(catenary::detail::axial_point_energy<D>(p, r, ref.axial_g0[g], ref.axial_w[g], true), r.h, ref.axial_w[g],
+            false, slot);
     } else {
       const int b = g - AxialRule::kPoints;
-      const detail::CurrentPoint<D> r = detail::current_point<D, GaussRule5>(p, qe, b);
-      store(detail::bending_point_energy<D>(p, r, ref.bending_w[b], ref.kappa0[b], true), r.h, ref.bending_w[b], true,
-            slot);
+      const catenary::detail::CurrentPoint<D> r = catenary::detail::current_point<D, GaussRule5>(p, qe, b);
+      store(catenary::detail::bending_point_energy<D>(p, r, ref.bending_w[b], ref.kappa0[b], true), r.h,
+            ref.bending_w[b], true, slot);
     }
   }
 
@@ -112,8 +115,8 @@ struct JacobianBlockPass {
   }
 
  private:
-  CATENARY_HD static void store(const detail::PointEnergy<D>& point, const HermiteShape& h, double w, bool uses_b,
-                                double* slot) {
+  CATENARY_HD static void store(const catenary::detail::PointEnergy<D>& point, const HermiteShape& h, double w,
+                                bool uses_b, double* slot) {
     slot[kW] = w;
     slot[kEnergy] = point.energy;
     for (int k = 0; k < 4; ++k) {
@@ -139,7 +142,7 @@ struct JacobianBlockPass {
   CATENARY_HD static void add_point(const double* slot, int k, int l0, double stiffness, double* force,
                                     Mat<D, 2 * D>& J) {
     HermiteShape h;
-    detail::PointDerivatives<D> d;
+    catenary::detail::PointDerivatives<D> d;
     for (int m = 0; m < 4; ++m) {
       h.sx[m] = slot[kSx + m];
       h.sxx[m] = slot[kSxx + m];
@@ -156,8 +159,8 @@ struct JacobianBlockPass {
       }
     }
     const double w = slot[kW];
-    detail::add_point_force<D, UsesB>(h, w, d, k, force);
-    if (stiffness != 0.0) detail::add_point_jacobian<D, 2, UsesB>(h, w * stiffness, d, k, l0, J, 0, 0);
+    catenary::detail::add_point_force<D, UsesB>(h, w, d, k, force);
+    if (stiffness != 0.0) catenary::detail::add_point_jacobian<D, 2, UsesB>(h, w * stiffness, d, k, l0, J, 0, 0);
   }
 
   // Row block k of the forces, with the mass term where ForceTerms has one.
@@ -171,13 +174,13 @@ struct JacobianBlockPass {
   }
 };
 
-// The three phases on a device: a thread block of 32 elements (256 threads), its points and then
+// The three phases on a device: a thread block of 16 elements (128 threads), its points and then
 // its matrices in shared memory, the matrices copied out as one contiguous run (neighbouring
 // threads on neighbouring doubles, as for_each_staged does for the row pass).
-// Two thread blocks an SM (16 warps, twice the row pass's): ptxas sm_90 fits the 3D pass in the
-// 128 registers that allows without spilling (122 in 2D); the shared memory, 88 kB a block, fits too.
+// Four thread blocks an SM (16 warps, twice the row pass's): ptxas sm_90 fits the 3D pass in the
+// 128 registers that allows without spilling (122 in 2D); their shared memory, 4 x 44 kB, fits too.
 template <int D>
-__global__ void __launch_bounds__(JacobianBlockPass<D>::kBlockThreads, 2)
+__global__ void __launch_bounds__(JacobianBlockPass<D>::kBlockThreads, 4)
     jacobian_block_loop(JacobianBlockPass<D> pass, int elements) {
   using Pass = JacobianBlockPass<D>;
   extern __shared__ double shared[];
@@ -205,9 +208,11 @@ void launch_jacobian_blocks(int elements, const JacobianBlockPass<D>& pass) {
   using Pass = JacobianBlockPass<D>;
   if constexpr (Space::on_device) {
     if (elements <= 0) return;
-    static const cudaError_t allowed =  // once per kernel: above 48 kB it must be asked for
-        cudaFuncSetAttribute(jacobian_block_loop<D>, cudaFuncAttributeMaxDynamicSharedMemorySize, Pass::kSharedBytes);
-    check_cuda(allowed, "allowing the Jacobian block pass its shared memory");
+    // A hint that the SM's L1/shared split should leave room for four blocks' 177 kB (by default
+    // the driver may choose a smaller shared part and run fewer blocks an SM).
+    static const cudaError_t carveout = cudaFuncSetAttribute(
+        jacobian_block_loop<D>, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared);
+    check_cuda(carveout, "setting the Jacobian block pass's shared-memory carveout");
     const int blocks = (elements + Pass::kElementsPerBlock - 1) / Pass::kElementsPerBlock;
     jacobian_block_loop<D><<<blocks, Pass::kBlockThreads, Pass::kSharedBytes>>>(pass, elements);
     check_cuda(cudaPeekAtLastError(), "kernel launch");
