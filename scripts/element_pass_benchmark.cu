@@ -5,15 +5,16 @@
 // bounded_loop: __launch_bounds__(256, B) makes ptxas fit B blocks per SM, 128 registers at
 // B = 2, and spill the rest: 56 / 56 bytes a thread for the forces-only pass, 764 / 872 with the
 // Jacobian, sm_90), to measure what bounds it; and the Jacobian pass with its matrix rows staged in
-// shared memory and copied out coalesced (memory_space.cuh's for_each_staged). The backend launches
-// the forces-only pass at B = 2, as the H100 measured (seventeenth session), and the Jacobian pass
-// staged (eighteenth session; 1.7 times faster, twentieth); and the block pass
-// (jacobian_block_pass.cuh), which the backend launches for undamped models since the
-// twenty-second session. This prints,
-// per launch, the median time of a pass, the bandwidth it reaches (element_pass_bytes, as the
+// shared memory and copied out coalesced (memory_space.cuh's for_each_staged), and the Jacobian
+// block pass (jacobian_block_pass.cuh: a quadrature point per thread, then two blocks per thread).
+// The backend launches the forces-only pass at B = 2, as the H100 measured (seventeenth session),
+// the damped Jacobian pass staged (eighteenth session; 1.7 times faster, twentieth) and the
+// undamped one as the block pass (twenty-second session, not yet measured). This prints, per
+// launch, the median time of a pass, the bandwidth it reaches (element_pass_bytes, as the
 // benchmark's "el GB/s") and its fraction of the device's peak, and checks that its forces,
 // matrices and energies equal the Thrust launch's bit for bit (the same code; anything else is a
-// launch bug).
+// launch bug; the block pass, whose compiled arithmetic may contract differently, also prints
+// how far it differs).
 //
 //   catenary_element_pass_benchmark [n ...]     (default 100000 1000000)
 #include <cuda_runtime.h>
