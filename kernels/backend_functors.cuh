@@ -52,17 +52,23 @@ struct ElementPass {
     ElementEvaluation<D, kShapes> out;
     evaluate_element<D, kShapes, Damped>(properties[e], quadrature[e], qe, ve, Jacobian, out,
                                          newton_jacobian_weights(c), shape);
-    // The mass term's vector is gathered only now, so that its values hold no registers during
-    // the element math.
-    double we[kLocal];
-    if (w)
-      for (int i = 0; i < kLocal; ++i) we[i] = w[local_to_global_dof(node_a[e], node_b[e], 2 * D, i)];
-    for (int i = 0; i < kShapes * D; ++i)
-      local_forces[kLocal * e + shape * D + i] = element_force_output<D>(
-          out.force[i], w != nullptr, force_scale, mass_scale, scalar_mass + 16 * e, we, shape + i / D, i % D);
+    write_forces<kShapes * D>(e, shape, out.force.v);
     if (shape == 0) energy[e] = out.energy;
     if constexpr (Jacobian)
       element_newton_matrix<D>(out, scalar_mass + 16 * e, c, matrix_rows, local_row_sums + kLocal * e + shape * D);
+  }
+
+  // Element e's force rows of shape functions first_shape on (Rows values, the element math's
+  // force), with the mass term where ForceTerms has one. Its vector is gathered only here, so that
+  // its values hold no registers during the element math.
+  template <int Rows>
+  CATENARY_HD void write_forces(int e, int first_shape, const double* force) const {
+    double we[kLocal];
+    if (w)
+      for (int i = 0; i < kLocal; ++i) we[i] = w[local_to_global_dof(node_a[e], node_b[e], 2 * D, i)];
+    for (int i = 0; i < Rows; ++i)
+      local_forces[kLocal * e + first_shape * D + i] = element_force_output<D>(
+          force[i], w != nullptr, force_scale, mass_scale, scalar_mass + 16 * e, we, first_shape + i / D, i % D);
   }
 };
 

@@ -76,7 +76,7 @@ struct JacobianBlockPass {
       add_point<false>(points + g * kPointValues, k, l0, stiffness, force, J);
     for (int g = AxialRule::kPoints; g < kThreads; ++g)
       add_point<true>(points + g * kPointValues, k, l0, stiffness, force, J);
-    if (t % 2 == 0) write_forces(e, k, force);
+    if (t % 2 == 0) f.template write_forces<D>(e, k, force);
     if (t == 0) {
       double energy = 0.0;
       for (int g = 0; g < kThreads; ++g) energy += points[g * kPointValues + kEnergy];
@@ -161,16 +161,6 @@ struct JacobianBlockPass {
     const double w = slot[kW];
     catenary::detail::add_point_force<D, UsesB>(h, w, d, k, force);
     if (stiffness != 0.0) catenary::detail::add_point_jacobian<D, 2, UsesB>(h, w * stiffness, d, k, l0, J, 0, 0);
-  }
-
-  // Row block k of the forces, with the mass term where ForceTerms has one.
-  CATENARY_HD void write_forces(int e, int k, const double* force) const {
-    double we[kLocal];
-    if (f.w)
-      for (int i = 0; i < kLocal; ++i) we[i] = f.w[local_to_global_dof(f.node_a[e], f.node_b[e], 2 * D, i)];
-    for (int i = 0; i < D; ++i)
-      f.local_forces[kLocal * e + k * D + i] = element_force_output<D>(force[i], f.w != nullptr, f.force_scale,
-                                                                       f.mass_scale, f.scalar_mass + 16 * e, we, k, i);
   }
 };
 

@@ -36,11 +36,6 @@ CATENARY_HD JacobianWeights newton_jacobian_weights(const NewtonMatrixCoefficien
   return {c.stiffness, c.damping};
 }
 
-// The evaluated rows of Ke (row-major (4D)^2) = c.mass M + c.stiffness K + c.damping D of one
-// element, whose Jacobian was evaluated with newton_jacobian_weights(c); Ke points at the
-// element's first evaluated row (row out.first D), row_abs_sums at its sum of |entries| (the
-// element's local dof out.first D on). scalar_mass is the element's 4x4 scalar mass
-// (M = scalar_mass (x) I_D).
 // Entry (i, j) of c.mass M + jacobian_ij, M = scalar_mass (x) I_D.
 template <int D>
 CATENARY_HD double newton_matrix_entry(const double* scalar_mass, const NewtonMatrixCoefficients& c, int i, int j,
@@ -50,6 +45,11 @@ CATENARY_HD double newton_matrix_entry(const double* scalar_mass, const NewtonMa
   return c.mass * mass + jacobian_ij;
 }
 
+// The evaluated rows of Ke (row-major (4D)^2) = c.mass M + c.stiffness K + c.damping D of one
+// element, whose Jacobian was evaluated with newton_jacobian_weights(c); Ke points at the
+// element's first evaluated row (row out.first D), row_abs_sums at its sum of |entries| (the
+// element's local dof out.first D on). scalar_mass is the element's 4x4 scalar mass
+// (M = scalar_mass (x) I_D).
 template <int D, int S>
 CATENARY_HD void element_newton_matrix(const ElementEvaluation<D, S>& out, const double* scalar_mass,
                                        const NewtonMatrixCoefficients& c, double* Ke, double* row_abs_sums) {
