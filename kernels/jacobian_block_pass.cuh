@@ -16,8 +16,9 @@
 // whose dependent FP64 chains left the SM idle two cycles in three (ncu, H100, twentieth session:
 // 30 % of the bandwidth bound). Here a point is evaluated once and a thread holds 18 values.
 // The damped pass keeps the row design (its damping terms need the whole element's gradients).
-#include <thrust/for_each.h>
-#include <thrust/iterator/counting_iterator.h>
+#include <algorithm>
+#include <limits>
+#include <vector>
 
 #include "backend_functors.cuh"
 #include "memory_space.cuh"
@@ -105,13 +106,41 @@ struct JacobianBlockPass {
     }
   }
 
-  // The whole element in one thread: the host's loop (HostSpace).
-  CATENARY_HD void operator()(int e) const {
-    double points[kThreads * kPointValues];
-    for (int g = 0; g < kThreads; ++g) evaluate_point(e, g, points + g * kPointValues);
-    double* matrix = f.local_matrices + static_cast<size_t>(kMatrixValues) * e;
-    for (int t = 0; t < kThreads; ++t) store_blocks(e, t, sum_blocks(e, t, points), matrix);
-    for (int t = 0; t < kThreads; ++t) row_sums(e, t, matrix);
+  // Thread `thread` of thread block `block`: its element e (local-th of the block's), its point
+  // and then row-block pair t, and the block's first element.
+  struct Place {
+    int first, local, e, t;
+    bool active;
+  };
+  CATENARY_HD static Place place(int block, int thread, int elements) {
+    Place p;
+    p.first = block * kElementsPerBlock;
+    p.local = thread / kThreads;
+    p.t = thread % kThreads;
+    p.e = p.first + p.local;
+    p.active = p.e < elements;
+    return p;
+  }
+
+  // The kernel's phases, a barrier after each but the last; `shared` is the thread block's
+  // shared memory, first its elements' points, then (phase 3 on) their staged matrices.
+  CATENARY_HD void points_phase(const Place& p, double* shared) const {
+    if (p.active) evaluate_point(p.e, p.t, shared + p.local * kElementValues + p.t * kPointValues);
+  }
+  CATENARY_HD Mat<D, 2 * D> blocks_phase(const Place& p, const double* shared) const {
+    return p.active ? sum_blocks(p.e, p.t, shared + p.local * kElementValues) : Mat<D, 2 * D>::zero();
+  }
+  CATENARY_HD void stage_phase(const Place& p, const Mat<D, 2 * D>& J, double* shared) const {
+    if (p.active) store_blocks(p.e, p.t, J, shared + p.local * kStagedValues);
+  }
+  // Row sums, and the block's matrices copied out as one contiguous run: neighbouring threads on
+  // neighbouring doubles, as for_each_staged does for the row pass.
+  CATENARY_HD void copy_phase(const Place& p, int thread, const double* shared, int elements) const {
+    if (p.active) row_sums(p.e, p.t, shared + p.local * kStagedValues);
+    const int block_elements = elements - p.first < kElementsPerBlock ? elements - p.first : kElementsPerBlock;
+    double* out = f.local_matrices + static_cast<size_t>(p.first) * kMatrixValues;
+    for (int i = thread; i < block_elements * kMatrixValues; i += kBlockThreads)
+      out[i] = shared[(i / kMatrixValues) * kStagedValues + i % kMatrixValues];
   }
 
  private:
@@ -164,33 +193,38 @@ struct JacobianBlockPass {
   }
 };
 
-// The three phases on a device: a thread block of 16 elements (128 threads), its points and then
-// its matrices in shared memory, the matrices copied out as one contiguous run (neighbouring
-// threads on neighbouring doubles, as for_each_staged does for the row pass).
-// Four thread blocks an SM (16 warps, twice the row pass's): ptxas sm_90 fits the 3D pass in the
-// 128 registers that allows without spilling (122 in 2D); their shared memory, 4 x 44 kB, fits too.
+// The phases on a device: a thread block of 16 elements (128 threads). Four thread blocks an SM
+// (16 warps, twice the row pass's): ptxas sm_90 fits the 3D pass in the 128 registers that allows
+// without spilling (122 in 2D); their shared memory, 4 x 44 kB, fits too.
 template <int D>
 __global__ void __launch_bounds__(JacobianBlockPass<D>::kBlockThreads, 4)
     jacobian_block_loop(JacobianBlockPass<D> pass, int elements) {
-  using Pass = JacobianBlockPass<D>;
   extern __shared__ double shared[];
-  const int local = threadIdx.x / Pass::kThreads, t = threadIdx.x % Pass::kThreads;
-  const int first = blockIdx.x * Pass::kElementsPerBlock, e = first + local;
-  const bool active = e < elements;
-  const double* points = shared + local * Pass::kElementValues;
-  if (active) pass.evaluate_point(e, t, shared + local * Pass::kElementValues + t * Pass::kPointValues);
+  const auto place = JacobianBlockPass<D>::place(blockIdx.x, threadIdx.x, elements);
+  pass.points_phase(place, shared);
   __syncthreads();
-  Mat<D, 2 * D> J;
-  if (active) J = pass.sum_blocks(e, t, points);
+  const Mat<D, 2 * D> J = pass.blocks_phase(place, shared);
   __syncthreads();  // every point read: their memory takes the staged matrices
-  double* staged = shared + local * Pass::kStagedValues;
-  if (active) pass.store_blocks(e, t, J, staged);
+  pass.stage_phase(place, J, shared);
   __syncthreads();
-  if (active) pass.row_sums(e, t, staged);
-  const int values = min(Pass::kElementsPerBlock, elements - first) * Pass::kMatrixValues;
-  double* out = pass.f.local_matrices + static_cast<size_t>(first) * Pass::kMatrixValues;
-  for (int i = threadIdx.x; i < values; i += blockDim.x)
-    out[i] = shared[(i / Pass::kMatrixValues) * Pass::kStagedValues + i % Pass::kMatrixValues];
+  pass.copy_phase(place, threadIdx.x, shared, elements);
+}
+
+// The same phases on the host, a thread block's threads one after another in each: the kernel's
+// indices and shared-memory layout, checked by the tests without a GPU.
+template <int D>
+void jacobian_blocks_on_host(const JacobianBlockPass<D>& pass, int elements) {
+  using Pass = JacobianBlockPass<D>;
+  std::vector<double> shared(Pass::kSharedBytes / sizeof(double));
+  std::vector<Mat<D, 2 * D>> J(Pass::kBlockThreads);
+  for (int block = 0; block * Pass::kElementsPerBlock < elements; ++block) {
+    std::fill(shared.begin(), shared.end(), std::numeric_limits<double>::quiet_NaN());  // a stale read shows
+    const auto place = [&](int thread) { return Pass::place(block, thread, elements); };
+    for (int i = 0; i < Pass::kBlockThreads; ++i) pass.points_phase(place(i), shared.data());
+    for (int i = 0; i < Pass::kBlockThreads; ++i) J[i] = pass.blocks_phase(place(i), shared.data());
+    for (int i = 0; i < Pass::kBlockThreads; ++i) pass.stage_phase(place(i), J[i], shared.data());
+    for (int i = 0; i < Pass::kBlockThreads; ++i) pass.copy_phase(place(i), i, shared.data(), elements);
+  }
 }
 
 template <class Space, int D>
@@ -207,8 +241,7 @@ void launch_jacobian_blocks(int elements, const JacobianBlockPass<D>& pass) {
     jacobian_block_loop<D><<<blocks, Pass::kBlockThreads, Pass::kSharedBytes>>>(pass, elements);
     check_cuda(cudaPeekAtLastError(), "kernel launch");
   } else {
-    thrust::for_each(Space::policy(), thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(elements),
-                     pass);
+    jacobian_blocks_on_host(pass, elements);
   }
 }
 
