@@ -48,6 +48,7 @@
 #include "catenary/solve/csr_solver.hpp"
 #include "catenary/solve/dense_block.hpp"
 #include "catenary/solve/held_rows.hpp"
+#include "catenary/solve/interleaved_chain_elimination.hpp"
 #include "launch_graph.cuh"
 #include "memory_space.cuh"
 
@@ -382,7 +383,10 @@ struct ScatterEach {
 };
 
 // Both methods share the block storage, the scatter from the CSR values and the solve's padded
-// vectors; chain elimination needs neither the saved couplings nor y.
+// vectors; chain elimination needs neither the saved couplings nor y. For a batch of equally long
+// chains of 6 x 6 blocks, chain elimination keeps the blocks and the padded vectors
+// chain-interleaved (solve/interleaved_chain_elimination.hpp): the scatter's destinations and the
+// vectors' indices are moved there once, at analyze().
 template <class Space>
 class BlockTridiagonalSolver : public CsrSolver {
   using Doubles = ArrayOf<Space, double>;
@@ -414,13 +418,16 @@ class BlockTridiagonalSolver : public CsrSolver {
     B_ = layout_.B;
     const BlockLayout& layout = layout_;
     const size_t per_array = layout.slots();
-    const BlockScatter scatter = block_scatter(layout, chain_starts_, entry_row, cols);
+    BlockScatter scatter = block_scatter(layout, chain_starts_, entry_row, cols);
+    std::vector<int> rhs_index = layout.equation_index, x_index = layout.vector_index;
+    interleaved_ = method_ == BlockMethod::ChainElimination && interleavable(layout, chain_starts_);
+    if (interleaved_) interleave(scatter, rhs_index, x_index);
     size_ = size;
     nonzeros_ = nonzeros;
     destination_ = Ints(scatter.destination.begin(), scatter.destination.end());
     uncovered_ = Ints(scatter.uncovered.begin(), scatter.uncovered.end());
-    rhs_index_ = Ints(layout.equation_index.begin(), layout.equation_index.end());
-    x_index_ = Ints(layout.vector_index.begin(), layout.vector_index.end());
+    rhs_index_ = Ints(rhs_index.begin(), rhs_index.end());
+    x_index_ = Ints(x_index.begin(), x_index.end());
     held_ = held.size();
     held_in_block_0_ = std::count_if(held.row.begin(), held.row.end(), [&](int r) { return r < block_ptr_[1]; });
     held_row_ = Ints(held.row.begin(), held.row.end());
@@ -442,11 +449,12 @@ class BlockTridiagonalSolver : public CsrSolver {
     }
     singular_ = Ints(1, 0);
     lead_delta_ = Doubles(B_, 0.0);
+    lead_x_ = Doubles(interleaved_ ? B_ : 0, 0.0);
   }
 
   size_t workspace_bytes() const override {
     return sizeof(double) * (3 * layout_.slots() + saved_data_.size() + r_.size() + x_.size() + y_.size() +
-                             lead_delta_.size() + held_values_.size()) +
+                             lead_delta_.size() + lead_x_.size() + held_values_.size()) +
            sizeof(int) *
                (static_cast<size_t>(nonzeros_) + uncovered_.size() + 2 * static_cast<size_t>(size_) +
                 static_cast<size_t>(B_ + 1) * blocks_ + chain_ptr_.size() + 3 * held_ + 1 + 2 * held_values_.size()) +
@@ -480,7 +488,10 @@ class BlockTridiagonalSolver : public CsrSolver {
     grow_vectors(count);
     thrust::for_each(policy, first, first + lead,
                      ScatterEach{raw<int>(rhs_index_), rhs, raw<double>(r_), count, stride, padded, false});
-    launch_each(1, SolveLeft{blocks(), 1, raw<double>(r_), raw<double>(x_)}, count);  // its member 0: block 0
+    if (interleaved_)
+      launch_each(1, InterleavedLeadingBlock{interleaved_blocks(), raw<double>(r_), raw<double>(x_), nullptr}, count);
+    else
+      launch_each(1, SolveLeft{blocks(), 1, raw<double>(r_), raw<double>(x_)}, count);  // its member 0: block 0
     thrust::for_each(policy, first, first + lead,
                      ScatterEach{raw<int>(x_index_), raw<double>(x_), x, count, padded, stride, true});
   }
@@ -510,8 +521,13 @@ class BlockTridiagonalSolver : public CsrSolver {
                      GatherAt{raw<int>(held_entry_slot_), values, raw<double>(held_values_)});
     thrust::fill(policy, singular_.begin(), singular_.end(), 0);
     const Blocks b = blocks();
+    if (interleaved_) {
+      for_each_in_warps<Space>(chains_, FactorInterleavedChain{interleaved_blocks(), raw<int>(singular_)},
+                               graphs_.stream());
+      return;
+    }
     if (method_ == BlockMethod::ChainElimination) {
-      thrust::for_each(policy, first, first + chains_, FactorChain{b, raw<int>(chain_ptr_), raw<int>(singular_)});
+      for_each_in_warps<Space>(chains_, FactorChain{b, raw<int>(chain_ptr_), raw<int>(singular_)}, graphs_.stream());
       return;
     }
     for (const Level& level : levels_) {
@@ -546,14 +562,23 @@ class BlockTridiagonalSolver : public CsrSolver {
     const Blocks b = blocks();
     double *r = raw<double>(r_), *y = raw<double>(y_), *xp = raw<double>(x_);
     const auto each = [&](int items, auto step) { launch_each(items, step, count); };
-    if (method_ == BlockMethod::ChainElimination) {
+    if (interleaved_) {
+      const InterleavedBlocks ib = interleaved_blocks();
+      if (correct) {
+        launch_each(chains_, SolveInterleavedChain<Sweeps::Forward>{ib, r, xp}, count, true);
+        correct_leading_block(*correct, xp);
+        launch_each(chains_, SolveInterleavedChain<Sweeps::Backward>{ib, r, xp}, count, true);
+      } else {
+        launch_each(chains_, SolveInterleavedChain<>{ib, r, xp}, count, true);
+      }
+    } else if (method_ == BlockMethod::ChainElimination) {
       const int* chains = raw<int>(chain_ptr_);
       if (correct) {
-        each(chains_, SolveChain<Sweeps::Forward>{b, chains, r, xp});
+        launch_each(chains_, SolveChain<Sweeps::Forward>{b, chains, r, xp}, count, true);
         correct_leading_block(*correct, xp);
-        each(chains_, SolveChain<Sweeps::Backward>{b, chains, r, xp});
+        launch_each(chains_, SolveChain<Sweeps::Backward>{b, chains, r, xp}, count, true);
       } else {
-        each(chains_, SolveChain<>{b, chains, r, xp});
+        launch_each(chains_, SolveChain<>{b, chains, r, xp}, count, true);
       }
     } else {
       for (const Level& level : levels_) {
@@ -591,25 +616,40 @@ class BlockTridiagonalSolver : public CsrSolver {
     saved_offset_ = Longs(saved_offset.begin(), saved_offset.end());
   }
 
-  // Block 0's solution x_0 (the padded x's first values) to `correct`, and x_0 -= D_0^-1 delta.
+  // Block 0's solution x_0 (the padded x's first values; interleaved, gathered first) to
+  // `correct`, and x_0 -= D_0^-1 delta.
   void correct_leading_block(const LeadingBlockCorrection& correct, double* x) {
     const thrust::counting_iterator<int> first(0);
-    correct(x, raw<double>(lead_delta_));
-    thrust::for_each(graphs_.policy(), first, first + 1, CorrectLeadingBlock{blocks(), raw<double>(lead_delta_), x});
+    double* delta = raw<double>(lead_delta_);
+    if (interleaved_) {
+      thrust::for_each(graphs_.policy(), first, first + B_,
+                       InterleavedLeadingValues{interleaved_chains(), x, raw<double>(lead_x_)});
+      correct(raw<double>(lead_x_), delta);
+      thrust::for_each(graphs_.policy(), first, first + 1, InterleavedLeadingBlock{interleaved_blocks(), x, x, delta});
+      return;
+    }
+    correct(x, delta);
+    thrust::for_each(graphs_.policy(), first, first + 1, CorrectLeadingBlock{blocks(), delta, x});
   }
 
   // A solve step over `items` items for `count` right-hand sides in one launch. One right-hand
   // side (every Newton solve) runs the step itself: wrapped, the cyclic reduction's forward and
   // top steps spill 36 bytes at the 32 registers Thrust's kernels get (4 and 0 unwrapped; ptxas
-  // sm_90).
+  // sm_90). in_warps: a thread per chain, in thread blocks of a warp (for_each_in_warps).
   template <class Step>
-  void launch_each(int items, const Step& step, int count) const {
+  void launch_each(int items, const Step& step, int count, bool in_warps = false) const {
     const thrust::counting_iterator<int> first(0);
     const long padded = static_cast<long>(blocks_) * B_;
+    const auto launch = [&](int n, const auto& f) {
+      if (in_warps)
+        for_each_in_warps<Space>(n, f, graphs_.stream());
+      else
+        thrust::for_each(graphs_.policy(), first, first + n, f);
+    };
     if (count == 1)
-      thrust::for_each(graphs_.policy(), first, first + items, step);
+      launch(items, step);
     else
-      thrust::for_each(graphs_.policy(), first, first + items * count, EachRightHandSide<Step>{step, count, padded});
+      launch(items * count, EachRightHandSide<Step>{step, count, padded});
   }
 
   // Room in the padded vectors for `count` right-hand sides.
@@ -620,6 +660,34 @@ class BlockTridiagonalSolver : public CsrSolver {
     r_.resize(needed);
     x_.resize(needed);
     if (method_ == BlockMethod::CyclicReduction) y_.resize(needed);
+  }
+
+  // The scatter's destinations and the padded vectors' indices moved to the interleaved layout.
+  void interleave(BlockScatter& scatter, std::vector<int>& rhs_index, std::vector<int>& x_index) const {
+    const InterleavedChains at = interleaved_chains();
+    const long per_array = static_cast<long>(layout_.slots());
+    const auto block_entry = [&](int& d) {
+      if (d >= 0) d = static_cast<int>(d / per_array * per_array + at.from_contiguous(d % per_array, B_ * B_));
+    };
+    const auto vector_entry = [&](int& i) {
+      if (i >= 0) i = static_cast<int>(at.from_contiguous(i, B_));
+    };
+    std::for_each(scatter.destination.begin(), scatter.destination.end(), block_entry);
+    std::for_each(scatter.uncovered.begin(), scatter.uncovered.end(), block_entry);
+    std::for_each(rhs_index.begin(), rhs_index.end(), vector_entry);
+    std::for_each(x_index.begin(), x_index.end(), vector_entry);
+  }
+
+  InterleavedChains interleaved_chains() const {
+    InterleavedChains at;
+    at.chains = chains_;
+    at.length = blocks_ / chains_;
+    return at;
+  }
+
+  InterleavedBlocks interleaved_blocks() {
+    const Blocks b = blocks();
+    return InterleavedBlocks{interleaved_chains(), b.D, b.L, b.U, b.piv};
   }
 
   Blocks blocks() {
@@ -643,6 +711,7 @@ class BlockTridiagonalSolver : public CsrSolver {
   int blocks_ = 0, B_ = 0, chains_ = 0, saved_ = 0, size_ = 0, nonzeros_ = 0;
   int held_ = 0, held_in_block_0_ = 0;  // held rows, of them in block 0
   BlockMethod method_;
+  bool interleaved_ = false;  // chain elimination in the interleaved layout (solve/interleaved_chain_elimination.hpp)
   int right_hand_sides_;  // the padded vectors' room (solve_many grows it when asked for more)
   std::vector<int> chain_starts_;
   size_t saved_slots_ = 0;  // doubles of one saved array (L or U)
@@ -655,6 +724,7 @@ class BlockTridiagonalSolver : public CsrSolver {
   Longs block_offset_, saved_offset_;
   Doubles blocks_data_, saved_data_, r_, x_, y_, held_values_;
   Doubles lead_delta_;  // solve_correcting_leading_block's delta
+  Doubles lead_x_;      // and, interleaved, x_0 gathered for its caller
   // The factorization and the solves without a host step between their sweeps, recorded on the
   // device (LaunchGraphs); all of the solver's launches run on its stream.
   LaunchGraphs<Space> graphs_;

@@ -47,6 +47,7 @@ template <class Space>
 class LaunchGraphs {
  public:
   static auto policy() { return Space::policy(); }
+  static cudaStream_t stream() { return nullptr; }  // unused on the host
   template <class Launches>
   void run(const LaunchKey&, Launches&& launches) {
     launches();
@@ -69,6 +70,7 @@ class LaunchGraphs<DeviceSpace> {
   }
 
   auto policy() const { return thrust::cuda::par_nosync.on(stream_); }
+  cudaStream_t stream() const { return stream_; }  // for launches of one's own
 
   template <class Launches>
   void run(const LaunchKey& key, Launches&& launches) {

@@ -145,6 +145,27 @@ void for_each_bounded(int n, const F& f) {
   }
 }
 
+// f(0) ... f(n - 1) in thread blocks of one warp, on `stream`: for a few thousand threads that
+// each run long (one a chain of a batch). Thrust's for_each (CUB's DeviceFor, CUDA 13) gives a
+// thread block 256 threads of 2 items each, so 10,000 such items made 20 thread blocks: 20 of an
+// H100's 132 SMs at work. In warps they spread over all of them.
+template <class F>
+__global__ void __launch_bounds__(32) warp_loop(F f, int n) {
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t < n) f(t);
+}
+
+template <class Space, class F>
+void for_each_in_warps(int n, const F& f, cudaStream_t stream) {
+  if constexpr (Space::on_device) {
+    if (n <= 0) return;
+    warp_loop<<<(n + 31) / 32, 32, 0, stream>>>(f, n);
+    check_cuda(cudaPeekAtLastError(), "kernel launch");
+  } else {
+    thrust::for_each(Space::policy(), thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(n), f);
+  }
+}
+
 // f.evaluate(t, rows) for t < n, where thread t writes R values that belong at out + R t, each
 // exactly once. Written in place, a warp's lanes store R doubles apart, each store a sector per
 // lane of which it uses a quarter: the Jacobian pass (R = 36) wrote its matrices at 62 % excess

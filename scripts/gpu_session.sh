@@ -31,7 +31,8 @@
 #                 check:   after a change, in about 5 minutes: the [gpu] tests, the benchmark at
 #                          100,000 and 1,000,000 elements (full and modified Newton; full Newton
 #                          again without stage waits, as runs go) and the 10,000-copy sweep
-#                          (modified Newton), 3 repetitions each
+#                          (modified Newton, by the auto solver and by chain elimination), 3
+#                          repetitions each
 #                 graphs:  check's benchmarks with the block solver's CUDA graphs turned off
 #                          (CATENARY_CUDA_GRAPHS=0), to set against check's (about 4 minutes)
 #                 held:    check's full- and modified-Newton benchmarks and its sweep with held rows
@@ -167,7 +168,8 @@ for part in "${parts[@]}"; do
         bench "check_$newton" -B cuda -N "$newton" -r 3 -- 100000 1000000
       done
       bench check_full_no_stage_times -B cuda --no-stage-times -r 3 -- 100000 1000000
-      bench check_sweep_modified -B cuda -N modified -S 100 -r 3 -- 10000 ;;
+      bench check_sweep_modified -B cuda -N modified -S 100 -r 3 -- 10000
+      bench check_sweep_elimination -B cuda -N modified -S 100 -L chain_elimination -r 3 -- 10000 ;;
     graphs)
       for newton in full modified; do
         CATENARY_CUDA_GRAPHS=0 bench "nographs_$newton" -B cuda -N "$newton" -r 3 -- 100000 1000000
