@@ -169,6 +169,13 @@ void check_whole_runs(BackendMaker make) {
     INFO("largest relative coordinate difference: " << d);
     CHECK(d < 1e-9);
   }
+  SECTION("a sweep's batch of 30 cables of 8 elements, chain elimination (the chain-interleaved layout)") {
+    const Model m = testing::stiffness_sweep_batch(30, 8);
+    auto backend = make(m, cuda::LinearSolver::ChainElimination);
+    const double d = testing::dynamic_run_difference(m, testing::dynamic_settings(2e-3, 0.2, -0.1), *backend);
+    INFO("largest relative coordinate difference: " << d);
+    CHECK(d < 1e-9);
+  }
   SECTION("falling cable pendulum, GMRES") {
     const Model m = falling_cable_pendulum(10);
     auto backend = make(m, cuda::LinearSolver::Krylov);
