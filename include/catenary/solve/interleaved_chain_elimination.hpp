@@ -6,8 +6,9 @@
 // and the padded vectors), C the chains. The C threads (one a chain) of a step then read one
 // contiguous run per entry, where in the chain-contiguous layout each lane of a warp reads its own
 // block 101 blocks away from its neighbour's: on an H100 the 10,000-copy sweep's contiguous
-// elimination solved at ~120 GB/s, 7 ms a solve (2026-11-23, docs/benchmarks.md), against the
-// 0.26 ms that reading its 0.87 GB of factors takes at the bandwidth bound.
+// elimination (then also on 20 of the 132 SMs: memory_space.cuh, for_each_in_warps) solved at
+// ~120 GB/s, 7 ms a solve (2026-11-23, docs/benchmarks.md), against the 0.26 ms that reading its
+// 0.87 GB of factors takes at the bandwidth bound.
 // Each step loads its blocks into local arrays (registers on a device: every index is known at
 // compile time) and runs dense_block.hpp's routines on them.
 #include <vector>
@@ -87,8 +88,9 @@ struct FactorInterleavedChain {
       for (int i = 0; i < N; ++i) b.piv[b.at.vector_entry(c, p, i)] = piv[i];
       if (p == 0) return;
       b.load(b.L, c, p, next_L);
-      CATENARY_UNROLL  // next_L's indices known at compile time: it stays in registers
-          for (int column = 0; column < N; ++column) lu_solve<N>(D, piv, next_L + column, N, N, N);
+      // Unrolled, next_L's indices are known at compile time: it stays in registers.
+      CATENARY_UNROLL
+      for (int column = 0; column < N; ++column) lu_solve<N>(D, piv, next_L + column, N, N, N);
       b.store(next_L, c, p, b.L);
     }
   }
