@@ -522,23 +522,22 @@ class BlockTridiagonalSolver : public CsrSolver {
     thrust::fill(policy, singular_.begin(), singular_.end(), 0);
     const Blocks b = blocks();
     if (interleaved_) {
-      for_each_in_warps<Space>(chains_, FactorInterleavedChain{interleaved_blocks(), raw<int>(singular_)},
-                               graphs_.stream());
+      each_item<kChainThreads>(chains_, FactorInterleavedChain{interleaved_blocks(), raw<int>(singular_)});
       return;
     }
     if (method_ == BlockMethod::ChainElimination) {
-      for_each_in_warps<Space>(chains_, FactorChain{b, raw<int>(chain_ptr_), raw<int>(singular_)}, graphs_.stream());
+      each_item<kChainThreads>(chains_, FactorChain{b, raw<int>(chain_ptr_), raw<int>(singular_)});
       return;
     }
     for (const Level& level : levels_) {
-      thrust::for_each(policy, first, first + level.count / 2, FactorOdd{b, level, raw<int>(singular_)});
+      each_item(level.count / 2, FactorOdd{b, level, raw<int>(singular_)});
       // The odd members' couplings and the even members' saves touch different blocks.
       const int odd_columns = level.count / 2 * 2 * B_, even_entries = (level.count + 1) / 2 * B_ * B_;
-      thrust::for_each(policy, first, first + odd_columns + even_entries,
-                       OneLaunch<PremultiplyOdd, SaveEvenCouplings>{{b, level}, {b, level}, odd_columns});
-      thrust::for_each(policy, first, first + even_entries, UpdateEven{b, level});
+      each_item(odd_columns + even_entries,
+                OneLaunch<PremultiplyOdd, SaveEvenCouplings>{{b, level}, {b, level}, odd_columns});
+      each_item(even_entries, UpdateEven{b, level});
     }
-    thrust::for_each(policy, first, first + left_.count, FactorLeft{b, left_.stride, raw<int>(singular_)});
+    each_item(left_.count, FactorLeft{b, left_.stride, raw<int>(singular_)});
   }
 
   // solve_many's pass; with `correct`, block 0's correction between the forward and the backward
@@ -565,20 +564,20 @@ class BlockTridiagonalSolver : public CsrSolver {
     if (interleaved_) {
       const InterleavedBlocks ib = interleaved_blocks();
       if (correct) {
-        launch_each(chains_, SolveInterleavedChain<Sweeps::Forward>{ib, r, xp}, count, true);
+        launch_each<kChainThreads>(chains_, SolveInterleavedChain<Sweeps::Forward>{ib, r, xp}, count);
         correct_leading_block(*correct, xp);
-        launch_each(chains_, SolveInterleavedChain<Sweeps::Backward>{ib, r, xp}, count, true);
+        launch_each<kChainThreads>(chains_, SolveInterleavedChain<Sweeps::Backward>{ib, r, xp}, count);
       } else {
-        launch_each(chains_, SolveInterleavedChain<>{ib, r, xp}, count, true);
+        launch_each<kChainThreads>(chains_, SolveInterleavedChain<>{ib, r, xp}, count);
       }
     } else if (method_ == BlockMethod::ChainElimination) {
       const int* chains = raw<int>(chain_ptr_);
       if (correct) {
-        launch_each(chains_, SolveChain<Sweeps::Forward>{b, chains, r, xp}, count, true);
+        launch_each<kChainThreads>(chains_, SolveChain<Sweeps::Forward>{b, chains, r, xp}, count);
         correct_leading_block(*correct, xp);
-        launch_each(chains_, SolveChain<Sweeps::Backward>{b, chains, r, xp}, count, true);
+        launch_each<kChainThreads>(chains_, SolveChain<Sweeps::Backward>{b, chains, r, xp}, count);
       } else {
-        launch_each(chains_, SolveChain<>{b, chains, r, xp}, count, true);
+        launch_each<kChainThreads>(chains_, SolveChain<>{b, chains, r, xp}, count);
       }
     } else {
       for (const Level& level : levels_) {
@@ -632,24 +631,27 @@ class BlockTridiagonalSolver : public CsrSolver {
     thrust::for_each(graphs_.policy(), first, first + 1, CorrectLeadingBlock{blocks(), delta, x});
   }
 
+  // The solver's steps, an item a thread (memory_space.cuh, for_each_item): a level's late steps
+  // and a batch's chains are a few thousand items, which Thrust's for_each would put on a few SMs,
+  // two items a thread in series. A thread per chain runs in thread blocks of one warp, the other
+  // steps in blocks of 128.
+  static constexpr int kChainThreads = 32, kStepThreads = 128;
+  template <int Threads = kStepThreads, class F>
+  void each_item(int items, const F& f) const {
+    for_each_item<Space, Threads>(items, f, graphs_.stream());
+  }
+
   // A solve step over `items` items for `count` right-hand sides in one launch. One right-hand
   // side (every Newton solve) runs the step itself: wrapped, the cyclic reduction's forward and
-  // top steps spill 36 bytes at the 32 registers Thrust's kernels get (4 and 0 unwrapped; ptxas
-  // sm_90). in_warps: a thread per chain, in thread blocks of a warp (for_each_in_warps).
-  template <class Step>
-  void launch_each(int items, const Step& step, int count, bool in_warps = false) const {
-    const thrust::counting_iterator<int> first(0);
+  // top steps spilled 36 bytes at the 32 registers Thrust's kernels got (4 and 0 unwrapped; ptxas
+  // sm_90). Threads: kChainThreads for a thread per chain.
+  template <int Threads = kStepThreads, class Step>
+  void launch_each(int items, const Step& step, int count) const {
     const long padded = static_cast<long>(blocks_) * B_;
-    const auto launch = [&](int n, const auto& f) {
-      if (in_warps)
-        for_each_in_warps<Space>(n, f, graphs_.stream());
-      else
-        thrust::for_each(graphs_.policy(), first, first + n, f);
-    };
     if (count == 1)
-      launch(items, step);
+      each_item<Threads>(items, step);
     else
-      launch(items * count, EachRightHandSide<Step>{step, count, padded});
+      each_item<Threads>(items * count, EachRightHandSide<Step>{step, count, padded});
   }
 
   // Room in the padded vectors for `count` right-hand sides.

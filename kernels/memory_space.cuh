@@ -145,21 +145,22 @@ void for_each_bounded(int n, const F& f) {
   }
 }
 
-// f(0) ... f(n - 1) in thread blocks of one warp, on `stream`: for a few thousand threads that
-// each run long (one a chain of a batch). Thrust's for_each (CUB's DeviceFor, CUDA 13) gives a
-// thread block 256 threads of 2 items each, so 10,000 such items made 20 thread blocks: 20 of an
-// H100's 132 SMs at work. In warps they spread over all of them.
-template <class F>
-__global__ void __launch_bounds__(32) warp_loop(F f, int n) {
+// f(0) ... f(n - 1), one item a thread in thread blocks of Threads, on `stream`: for loops of
+// few items or long ones (a block solver's steps: a thread per chain, or per member of a late
+// cyclic-reduction level). Thrust's for_each (CUB's DeviceFor, CUDA 13) gives a thread block 256
+// threads of 2 items each, one after the other: 10,000 items made 20 thread blocks, 20 of an
+// H100's 132 SMs at work, each thread doing two items in series.
+template <int Threads, class F>
+__global__ void __launch_bounds__(Threads) item_loop(F f, int n) {
   const int t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t < n) f(t);
 }
 
-template <class Space, class F>
-void for_each_in_warps(int n, const F& f, cudaStream_t stream) {
+template <class Space, int Threads, class F>
+void for_each_item(int n, const F& f, cudaStream_t stream) {
   if constexpr (Space::on_device) {
     if (n <= 0) return;
-    warp_loop<<<(n + 31) / 32, 32, 0, stream>>>(f, n);
+    item_loop<Threads><<<(n + Threads - 1) / Threads, Threads, 0, stream>>>(f, n);
     check_cuda(cudaPeekAtLastError(), "kernel launch");
   } else {
     thrust::for_each(Space::policy(), thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(n), f);
