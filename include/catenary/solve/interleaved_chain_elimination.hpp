@@ -6,7 +6,7 @@
 // and the padded vectors), C the chains. The C threads (one a chain) of a step then read one
 // contiguous run per entry, where in the chain-contiguous layout each lane of a warp reads its own
 // block 101 blocks away from its neighbour's: on an H100 the 10,000-copy sweep's contiguous
-// elimination (then also on 20 of the 132 SMs: memory_space.cuh, for_each_in_warps) solved at
+// elimination (then also on 20 of the 132 SMs: memory_space.cuh, for_each_item) solved at
 // ~120 GB/s, 7 ms a solve (2026-11-23, docs/benchmarks.md), against the 0.26 ms that reading its
 // 0.87 GB of factors takes at the bandwidth bound.
 // Each step loads its blocks into local arrays (registers on a device: every index is known at
@@ -59,6 +59,14 @@ struct InterleavedBlocks {
   }
   CATENARY_HD void store(const double* block, int c, int p, double* base) const {
     for (int e = 0; e < kBlockValues; ++e) base[at.block_entry(c, p, e)] = block[e];
+  }
+  // v = D_p^-1 v with block p of chain c's LU.
+  CATENARY_HD void solve(int c, int p, double* v) const {
+    double LU[kBlockValues];
+    int pivots[N];
+    load(D, c, p, LU);
+    for (int i = 0; i < N; ++i) pivots[i] = piv[at.vector_entry(c, p, i)];
+    lu_solve<N>(LU, pivots, v, N, N, 1);
   }
 };
 
@@ -117,7 +125,7 @@ struct SolveInterleavedChain {
           b.load(b.U, c, p, block);
           add_product_vector<N>(-1.0, block, neighbour, xp, N, N, N);
         }
-        solve_with_block(c, p, xp);
+        b.solve(c, p, xp);
         for (int i = 0; i < N; ++i) x[b.at.vector_entry(c, p, i)] = neighbour[i] = xp[i];
       }
     if constexpr (S != Sweeps::Forward) {
@@ -131,15 +139,6 @@ struct SolveInterleavedChain {
         for (int i = 0; i < N; ++i) x[b.at.vector_entry(c, p, i)] = neighbour[i] = xp[i];
       }
     }
-  }
-
-  // v = D_p^-1 v with block p of chain c's LU.
-  CATENARY_HD void solve_with_block(int c, int p, double* v) const {
-    double LU[kBlockValues];
-    int piv[N];
-    b.load(b.D, c, p, LU);
-    for (int i = 0; i < N; ++i) piv[i] = b.piv[b.at.vector_entry(c, p, i)];
-    lu_solve<N>(LU, piv, v, N, N, 1);
   }
 };
 
@@ -157,7 +156,7 @@ struct InterleavedLeadingBlock {
   CATENARY_HD void operator()(int) const {
     double v[N];
     for (int i = 0; i < N; ++i) v[i] = delta ? delta[i] : r[b.at.vector_entry(0, 0, i)];
-    SolveInterleavedChain<>{b, r, x}.solve_with_block(0, 0, v);
+    b.solve(0, 0, v);
     for (int i = 0; i < N; ++i) x[b.at.vector_entry(0, 0, i)] = delta ? x[b.at.vector_entry(0, 0, i)] - v[i] : v[i];
   }
 };
