@@ -452,6 +452,8 @@ class BlockTridiagonalSolver : public CsrSolver {
     lead_x_ = Doubles(interleaved_ ? B_ : 0, 0.0);
   }
 
+  std::string layout_note() const override { return interleaved_ ? " (interleaved chains)" : ""; }
+
   size_t workspace_bytes() const override {
     return sizeof(double) * (3 * layout_.slots() + saved_data_.size() + r_.size() + x_.size() + y_.size() +
                              lead_delta_.size() + lead_x_.size() + held_values_.size()) +

@@ -110,6 +110,8 @@ class BorderedSolver : public CsrSolver {
     split_.t = CsrPart();  // uploaded: the host copy is not needed again
   }
 
+  std::string layout_note() const override { return inner_->layout_note(); }
+
   size_t workspace_bytes() const override {
     const size_t ints = t_ptr_.size() + t_col_.size() + t_slot_.size() + b_ptr_.size() + b_col_.size() +
                         b_slot_.size() + c_ptr_.size() + c_col_.size() + c_slot_.size() + rhs_row_.size() +

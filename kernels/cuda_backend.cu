@@ -87,6 +87,7 @@ class CudaBackend : public Backend {
     energy_ = Doubles(elements_, 0.0);
     permuted_rhs_ = Doubles(pattern_.size, 0.0);
     permuted_solution_ = Doubles(pattern_.size, 0.0);
+    std::string name_details;  // after the layout's note: what the chains hold besides cables
     if (krylov) {
       solver_ = make_gmres_solver(chain->block_ptr, Space::on_device);
       solver_name_ = "GMRES";
@@ -97,9 +98,8 @@ class CudaBackend : public Backend {
       const int border = chain->border_size();
       solver_ = make_block_tridiagonal_solver(chain->block_ptr, chain->chain_ptr, method, Space::on_device,
                                               border > 0 ? kBorderRightHandSides : 1);
-      solver_name_ =
-          std::string(method == BlockMethod::CyclicReduction ? "block cyclic reduction" : "block chain elimination") +
-          chain_order_details(chain->rigid_blocks, border);
+      solver_name_ = method == BlockMethod::CyclicReduction ? "block cyclic reduction" : "block chain elimination";
+      name_details = chain_order_details(chain->rigid_blocks, border);
       if (border > 0) solver_ = make_bordered_solver(std::move(solver_), border, Space::on_device);
       needs_mass_term_ = chain->needs_mass_term();
     } else {
@@ -107,6 +107,7 @@ class CudaBackend : public Backend {
       solver_name_ = Space::on_device ? "sparse QR" : "UMFPACK";
     }
     solver_->analyze(pattern_.size, pattern_.nonzeros, raw<int>(pattern_.row_ptr), raw<int>(pattern_.col_index));
+    solver_name_ += solver_->layout_note() + name_details;
     note_device_memory();
   }
 

@@ -49,11 +49,11 @@ std::vector<OperatorCase> operator_cases() {
   using S = cuda::LinearSolver;
   const Model one = testing::damped_cable(5), beams = rancf_pendulum(21e6), boom = testing::cable_hanging_from_boom(6);
   std::vector<CopyRange> ranges;
-  const std::string boom_border =
-      "block chain elimination with a border of " + std::to_string(7 + boom.mechanism.row_count()) + " unknowns";
+  const std::string boom_border = "block chain elimination (interleaved chains) with a border of " +
+                                  std::to_string(7 + boom.mechanism.row_count()) + " unknowns";
   return {
       {"spatial cable (cable3d), damped: block chain elimination (chosen by default for a short chain)",
-       testing::damped_cable(7), S::Auto, "block chain elimination", 11},
+       testing::damped_cable(7), S::Auto, "block chain elimination (interleaved chains)", 11},
       {"spatial cable (cable3d), damped: sparse QR forced", testing::damped_cable(7), S::SparseQr, kDirect, 11},
       {"spatial cable (cable3d), damped: GMRES with block-Jacobi", testing::damped_cable(7), S::Krylov, "GMRES", 16},
       {"planar beams with joints between nodes: GMRES with block-Jacobi", beams, S::Krylov, "", 17},
@@ -62,7 +62,7 @@ std::vector<OperatorCase> operator_cases() {
       {"a sweep's batch of three cables is one block-tridiagonal chain", merge_models({&one, &one, &one}, ranges),
        S::BlockTridiagonal, "", 14},
       {"a sweep's batch of 40 cables of different stiffness: chain elimination (chosen by default)",
-       testing::stiffness_sweep_batch(40, 5), S::Auto, "block chain elimination", 18},
+       testing::stiffness_sweep_batch(40, 5), S::Auto, "block chain elimination (interleaved chains)", 18},
       {"a long cable by chain elimination: one chain of 301 blocks, one thread", testing::damped_cable(300),
        S::ChainElimination, "", 19},
       {"planar beams with revolute joints between nodes (beam2d): the joints' rows in a border, chain elimination",
@@ -164,7 +164,7 @@ void check_whole_runs(BackendMaker make) {
   SECTION("falling cable pendulum, chain elimination (chosen by default)") {
     const Model m = falling_cable_pendulum(10);
     auto backend = make(m, cuda::LinearSolver::Auto);
-    CHECK(backend->linear_solver() == "block chain elimination");
+    CHECK(backend->linear_solver() == "block chain elimination (interleaved chains)");
     const double d = testing::dynamic_run_difference(m, testing::dynamic_settings(2e-3, 0.3, -0.1), *backend);
     INFO("largest relative coordinate difference: " << d);
     CHECK(d < 1e-9);
@@ -172,6 +172,7 @@ void check_whole_runs(BackendMaker make) {
   SECTION("a sweep's batch of 30 cables of 8 elements, chain elimination (the chain-interleaved layout)") {
     const Model m = testing::stiffness_sweep_batch(30, 8);
     auto backend = make(m, cuda::LinearSolver::ChainElimination);
+    CHECK(backend->linear_solver() == "block chain elimination (interleaved chains)");
     const double d = testing::dynamic_run_difference(m, testing::dynamic_settings(2e-3, 0.2, -0.1), *backend);
     INFO("largest relative coordinate difference: " << d);
     CHECK(d < 1e-9);

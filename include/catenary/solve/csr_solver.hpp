@@ -5,6 +5,7 @@
 #include <functional>
 #include <memory>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace catenary {
@@ -28,6 +29,9 @@ class CsrSolver {
   }
   // Iterations of all solves so far (iterative solvers; a direct solver has none).
   virtual long iterations() const { return 0; }
+  // How it lays out its factors where that depends on the pattern, for the solver's name (after
+  // analyze; empty where there is nothing to say).
+  virtual std::string layout_note() const { return ""; }
   // How many leading unknowns form the block a factorization eliminates last (0: none such). For a
   // right-hand side with entries only there, the solution's entries there are that block's
   // (factorized, fully updated) system solved alone: solve_leading_block_many, which forms only
