@@ -2,9 +2,12 @@
 // the observed order of convergence in the time step, and the RANCF paper's five-link pendulum
 // compared with a rigid five-link pendulum integrated here with its own ODE.
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 
+#include "catenary/assembly/cpu_backend.hpp"
+#include "catenary/integrators/analyses.hpp"
 #include "catenary/model/builders.hpp"
 #include "catenary/model/reference_models.hpp"
 #include "test_helpers.hpp"
@@ -153,4 +156,34 @@ TEST_CASE("a fixed step that leaves the local error far above tolerance is repor
   const auto good = run_model(falling_cable_pendulum(10), dynamic_settings(1e-3, 0.5, -0.1));
   CHECK(good.summary.largest_error_estimate < 10.0);
   CHECK(good.summary.warnings.empty());
+}
+
+TEST_CASE("the stepping wall time spans the steps after the first", "[dynamics]") {
+  // A frame every step: the sink's clock readings bracket the run's own, in program order. The
+  // first step's end comes after the initial frame and before frame 1; the last step's end after
+  // frame S - 1 and before frame S.
+  const Model m = falling_cable_pendulum(10);
+  CpuBackend backend(m);
+  System sys(m, backend);
+  using Clock = std::chrono::steady_clock;
+  std::vector<Clock::time_point> frame_times;
+  const FrameSink sink = [&](const Frame&) { frame_times.push_back(Clock::now()); };
+  const auto seconds = [](Clock::time_point a, Clock::time_point b) {
+    return std::chrono::duration<double>(b - a).count();
+  };
+  RunSummary summary;
+  const AnalysisSettings a = dynamic_settings(1e-3, 0.02, -0.1);
+  run_dynamic(sys, a.dynamics, 0.0, sink, summary);
+  const int S = static_cast<int>(summary.steps);
+  REQUIRE(S == 20);
+  REQUIRE(frame_times.size() == static_cast<size_t>(S + 1));
+  CHECK(summary.stepping_seconds >= seconds(frame_times[1], frame_times[S - 1]));
+  CHECK(summary.stepping_seconds <= seconds(frame_times[0], frame_times[S]));
+  CHECK(summary.stepping_seconds > 0.0);
+
+  RunSummary one_step;
+  AnalysisSettings b = dynamic_settings(1e-3, 1e-3, -0.1);
+  run_dynamic(sys, b.dynamics, 0.0, sink, one_step);
+  CHECK(one_step.steps == 1);
+  CHECK(one_step.stepping_seconds == 0.0);
 }

@@ -42,9 +42,11 @@ std::unique_ptr<OutputWriter> open_writer(const Case& c, const OutputDirectory& 
 }
 
 void print_run_summary(const RunSummary& s, const std::string& dir, const char* files) {
-  std::printf("%s analysis %s: %ld steps, %ld rejected, %ld Newton iterations, %.3f s wall\n",
-              s.analysis.c_str(), s.status.c_str(), s.steps, s.rejected_steps, s.newton_iterations,
-              s.wall_seconds);
+  std::printf("%s analysis %s: %ld steps, %ld rejected, %ld Newton iterations, %.3f s wall", s.analysis.c_str(),
+              s.status.c_str(), s.steps, s.rejected_steps, s.newton_iterations, s.wall_seconds);
+  if (s.stepping_seconds > 0.0)
+    std::printf(" (%.3f ms a step after the first)", 1e3 * s.stepping_seconds / (s.steps - 1));
+  std::printf("\n");
   std::printf("results written to %s (%s)\n", std::filesystem::absolute(dir).string().c_str(), files);
   for (const std::string& w : s.warnings) std::fprintf(stderr, "catenary: warning: %s\n", w.c_str());
 }

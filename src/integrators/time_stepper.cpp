@@ -3,6 +3,7 @@
 #include "time_stepper.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <sstream>
 
@@ -220,6 +221,8 @@ void run_time_steps(System& sys, const DynamicSettings& s, double output_interva
   const double T = s.end_time;
   double h = s.adaptive ? std::min(std::max(s.step, s.min_step), s.max_step) : s.step;
   double next_output = output_interval > 0.0 ? output_interval : 0.0;
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point first_step_end;
   while (state.t < T * (1.0 - 1e-12)) {
     // Land exactly on the end time; with a fixed step the last step may be shorter.
     double h_try = std::min(h, T - state.t);
@@ -265,6 +268,10 @@ void run_time_steps(System& sys, const DynamicSettings& s, double output_interva
     state.swap(trial);
     stepper.accepted(state);
     summary.steps++;
+    if (summary.steps == 1)
+      first_step_end = Clock::now();
+    else
+      summary.stepping_seconds = std::chrono::duration<double>(Clock::now() - first_step_end).count();
     summary.end_time = state.t;
     const bool last = state.t >= T * (1.0 - 1e-12);
     if (output_interval <= 0.0 || state.t >= next_output - 1e-9 * h_try || last) {

@@ -297,6 +297,7 @@ void OutputWriter::write_summary(const RunSummary& s) {
   if (s.analysis == "dynamic") {
     j["largest_error_estimate"] = s.largest_error_estimate;
     j["largest_error_time"] = s.largest_error_time;
+    j["stepping_wall_seconds"] = s.stepping_seconds;
   }
   j["warnings"] = s.warnings;
   if (s.analysis == "assembly") {

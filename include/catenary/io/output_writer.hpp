@@ -46,6 +46,10 @@ struct RunSummary {
   double last_residual = 0.0;  // largest force residual of the last Newton iterate (N)
   // Largest local error estimate of an accepted step (1 = the error tolerance) and its time.
   double largest_error_estimate = 0.0, largest_error_time = 0.0;
+  // Dynamic: the wall seconds from the first accepted step's end to the last one's, frames written
+  // between included: the cost of stepping without the run's set-up, initial state and first step
+  // (0 for fewer than two steps).
+  double stepping_seconds = 0.0;
   std::vector<std::string> warnings;
   // Assembly analysis: what moved, and the constraint violation left.
   std::vector<MovedPart> moved;
