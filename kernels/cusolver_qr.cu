@@ -27,6 +27,13 @@ void check_cusolver(cusolverStatus_t status, const char* what) {
     throw SimulationError(std::string("cuSOLVER sparse QR: ") + what + " failed (status " + std::to_string(status) + ")");
 }
 
+// A CUDA call failed (no memory): the backend may go on without this solver, so the call's error
+// is cleared first, or the next launch's check (cudaPeekAtLastError) would report it as its own.
+[[noreturn]] void throw_unavailable(const std::string& what) {
+  (void)cudaGetLastError();
+  throw BackendUnavailable(what);
+}
+
 class CusolverQrSolver : public CsrSolver {
  public:
   CusolverQrSolver() {
@@ -53,7 +60,7 @@ class CusolverQrSolver : public CsrSolver {
                    "symbolic analysis");
     double* scratch_values = nullptr;
     if (cudaMalloc(&scratch_values, sizeof(double) * (nonzeros > 0 ? nonzeros : 1)) != cudaSuccess)
-      throw BackendUnavailable("not enough device memory for the Newton matrix");
+      throw_unavailable("not enough device memory for the Newton matrix");
     size_t internal = 0, workspace = 0;
     const cusolverStatus_t status = cusolverSpDcsrqrBufferInfo(handle_, size, size, nonzeros, descr_, scratch_values,
                                                                row_ptr, col_index, info_, &internal, &workspace);
@@ -64,13 +71,13 @@ class CusolverQrSolver : public CsrSolver {
     workspace_bytes_ = internal + workspace + sizeof(double) * size;
     size_t free_bytes = 0, total_bytes = 0;
     if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess)
-      throw BackendUnavailable("cudaMemGetInfo failed before the sparse QR workspace");
+      throw_unavailable("cudaMemGetInfo failed before the sparse QR workspace");
     if (workspace_bytes_ > free_bytes)
       throw BackendUnavailable("the sparse QR factor needs " + std::to_string(workspace_bytes_ >> 20) + " MiB of device memory, " +
                                std::to_string(free_bytes >> 20) + " MiB are free");
     if (cudaMalloc(&buffer_, workspace > 0 ? workspace : 1) != cudaSuccess ||
         cudaMalloc(&rhs_copy_, sizeof(double) * (size > 0 ? size : 1)) != cudaSuccess)
-      throw BackendUnavailable("not enough device memory for the sparse QR workspace");
+      throw_unavailable("not enough device memory for the sparse QR workspace");
   }
   size_t workspace_bytes() const override { return workspace_bytes_; }
   void factorize(const double* values) override {

@@ -184,15 +184,16 @@ void run_pass(DeviceCable& cable, int n, int dofs, double peak) {
       const double block_ms = median_ms(
           [&] { catenary::cuda::launch_jacobian_blocks<catenary::cuda::DeviceSpace, 3>(cable.elements, blocks); });
       const std::vector<double> out = cable.outputs();
-      print_row(n, name, "blocks (points shared)", block_ms, bytes, peak, out == reference);
-      if (out != reference) {
-        double largest = 0.0, difference = 0.0;
-        for (size_t i = 0; i < out.size(); ++i) {
-          largest = std::max(largest, std::abs(reference[i]));
-          difference = std::max(difference, std::abs(out[i] - reference[i]));
-        }
-        std::printf("# the block pass's outputs differ by up to %.3g (largest output %.3g)\n", difference, largest);
+      // Not bit for bit: the row pass keeps a point's derivatives in registers, where the compiler
+      // may fuse them into the sums' multiply-adds; here they pass through shared memory first.
+      double largest = 0.0, difference = 0.0;
+      for (size_t i = 0; i < out.size(); ++i) {
+        largest = std::max(largest, std::abs(reference[i]));
+        difference = std::max(difference, std::abs(out[i] - reference[i]));
       }
+      print_row(n, name, "blocks (points shared)", block_ms, bytes, peak, difference <= 1e-13 * largest);
+      if (out != reference)
+        std::printf("# the block pass's outputs differ by up to %.3g (largest output %.3g)\n", difference, largest);
     }
   }
 }
@@ -213,7 +214,7 @@ int main(int argc, char** argv) {
               catenary::cuda::device_name().c_str(), peak / 1e9);
   std::printf(
       "# ms: median of 7 launches; GB/s: element_pass_bytes / time; same: outputs equal the Thrust "
-      "launch's bit for bit\n");
+      "launch's bit for bit (the block pass: to 1e-13 of the largest)\n");
   std::printf("%9s  %-9s  %-24s %9s %9s %7s  %s\n", "n", "pass", "launch", "ms", "GB/s", "%peak", "outputs");
   for (const int n : sizes) {
     const Model m = falling_cable_pendulum(n);
