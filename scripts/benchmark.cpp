@@ -46,7 +46,9 @@
 // RunSummary::stepping_seconds over its steps after the first: the stepping alone, without the
 // run's fixed cost and the first step. (Until the twenty-fourth session it was (wall of the S-step
 // run - wall of the one-step run) / (S - 1), which charged the one-step run's cold start against
-// the steps: 3 times too small for 4,000 copies of a 100-element cable on the CPU at S = 3.)
+// the steps: 3 times too small for 4,000 copies of a 100-element cable on the CPU at S = 3.) The
+// `cold_ms` column is that one-step run's wall beyond the measured run's fixed cost and first
+// step: its cold start, the old column's error times S - 1.
 #include <omp.h>
 #include <sys/resource.h>
 
@@ -84,6 +86,7 @@ struct Row {
   long steps = 0, iterations = 0, factorizations = 0;
   double setup_ms = 0, wall_ms = 0;  // totals
   double stepping_ms = 0;            // RunSummary::stepping_seconds of the measured run
+  double start_ms = 0;               // wall of the one-step run before it
   double element_ms = 0, assembly_ms = 0, factorization_ms = 0, solve_ms = 0;  // totals
   double element_bytes = 0;
   long linear_iterations = 0;
@@ -159,7 +162,9 @@ Row run_one(const std::string& backend_name, LinearSolverChoice solver, int n, i
     DynamicSettings one = s;
     one.end_time = s.step;
     RunSummary start;
+    const auto t_start = Clock::now();
     run_dynamic(sys, one, one.end_time, sink, start);
+    r.start_ms = 1e3 * seconds_since(t_start);
   } catch (const std::exception& e) {
     r.status = std::string("failed: ") + e.what();
     return r;
@@ -274,12 +279,13 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "cannot open %s\n", csv_path.c_str());
       return 1;
     }
-    std::fprintf(csv,
-                 "n,dofs,constraints,steps,newton_per_step,factorizations,wall_ms_per_step,step_ms,ms_per_newton,"
-                 "element_ms_per_step,assembly_ms_per_step,factorization_ms_per_step,solve_ms_per_step,"
-                 "other_ms_per_step,setup_ms,krylov_per_newton,element_gb_s,element_peak_fraction,peak_mib,"
-                 "estimated_device_mib,threads,"
-                 "backend,solver,status\n");
+    std::fprintf(
+        csv,
+        "n,dofs,constraints,steps,newton_per_step,factorizations,wall_ms_per_step,step_ms,ms_per_newton,"
+        "element_ms_per_step,assembly_ms_per_step,factorization_ms_per_step,solve_ms_per_step,"
+        "other_ms_per_step,setup_ms,cold_start_ms,krylov_per_newton,element_gb_s,element_peak_fraction,peak_mib,"
+        "estimated_device_mib,threads,"
+        "backend,solver,status\n");
   }
 
   const int threads = omp_get_max_threads();
@@ -304,11 +310,12 @@ int main(int argc, char** argv) {
   std::printf(
       "# per-step times in ms; other = wall - (element + assembly + factorization + solve); step: a step\n"
       "# beyond the first, timed from the first step's end to the last one's: without the run's fixed\n"
-      "# cost (consistent initial state; first and last frame, their energies on the host)%s\n",
+      "# cost (consistent initial state; first and last frame, their energies on the host); cold_ms: the\n"
+      "# one-step run before it (the system's first) beyond the measured run's fixed cost and first step%s\n",
       stage_times ? "" : "; stage times off (no device waits between stages): on a device the stage columns are 0");
-  std::printf("%7s %8s %6s %7s %10s %9s %10s %9s %9s %9s %9s %9s %10s %10s %9s %6s %9s %9s  %s\n", "n", "dofs", "steps",
-              "it/step", "wall/step", "step", "ms/newton", "element", "assembly", "factor", "solve", "other",
-              "setup_ms", "kry/newton", "el GB/s", "%peak", "peak MiB", "est MiB", "solver");
+  std::printf("%7s %8s %6s %7s %10s %9s %10s %9s %9s %9s %9s %9s %10s %8s %10s %9s %6s %9s %9s  %s\n", "n", "dofs",
+              "steps", "it/step", "wall/step", "step", "ms/newton", "element", "assembly", "factor", "solve", "other",
+              "setup_ms", "cold_ms", "kry/newton", "el GB/s", "%peak", "peak MiB", "est MiB", "solver");
   int failures = 0;
   for (int n : sizes) {
     const int s = n >= large_from ? large_steps : steps;
@@ -318,6 +325,8 @@ int main(int argc, char** argv) {
     const double k = r.steps > 0 ? 1.0 / r.steps : 0.0;
     const double it = r.iterations * k, wall = r.wall_ms * k;
     const double marginal = r.steps > 1 ? r.stepping_ms / (r.steps - 1) : 0.0;
+    // The one-step run's wall beyond the measured run's fixed cost and first step: its cold start.
+    const double cold = r.steps > 1 ? r.start_ms - (r.wall_ms - r.stepping_ms) : 0.0;
     const double per_newton = r.iterations > 0 ? r.wall_ms / r.iterations : 0.0;
     const double el = r.element_ms * k, as = r.assembly_ms * k, fa = r.factorization_ms * k, so = r.solve_ms * k;
     const double other = wall - (el + as + fa + so);
@@ -325,9 +334,9 @@ int main(int argc, char** argv) {
     const double gb_s = r.element_ms > 0 ? r.element_bytes / (1e-3 * r.element_ms) / 1e9 : 0.0;
     const double fraction = peak_bandwidth > 0 ? 1e9 * gb_s / peak_bandwidth : 0.0;
     std::printf(
-        "%7d %8d %6ld %7.3f %10.3f %9.3f %10.3f %9.3f %9.3f %9.3f %9.3f %9.3f %10.2f %10.2f %9.2f %6.1f %9.1f %9.1f  "
-        "%s%s\n",
-        r.n, r.dofs, r.steps, it, wall, marginal, per_newton, el, as, fa, so, other, r.setup_ms, krylov, gb_s,
+        "%7d %8d %6ld %7.3f %10.3f %9.3f %10.3f %9.3f %9.3f %9.3f %9.3f %9.3f %10.2f %8.1f %10.2f %9.2f %6.1f %9.1f "
+        "%9.1f  %s%s\n",
+        r.n, r.dofs, r.steps, it, wall, marginal, per_newton, el, as, fa, so, other, r.setup_ms, cold, krylov, gb_s,
         100 * fraction, r.peak_mib, r.estimate_mib, r.solver.c_str(),
         r.status == "ok" ? "" : ("  " + r.status).c_str());
     std::fflush(stdout);
@@ -335,12 +344,12 @@ int main(int argc, char** argv) {
       std::string status = r.status;
       for (char& c : status)
         if (c == ',' || c == '\n') c = ';';
-      std::fprintf(
-          csv,
-          "%d,%d,%d,%ld,%.6f,%ld,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.3f,%.3f,%d,%s,%s,%s\n",
-          r.n, r.dofs, r.constraints, r.steps, it, r.factorizations, wall, marginal, per_newton, el, as, fa, so, other,
-          r.setup_ms, krylov, gb_s, fraction, r.peak_mib, r.estimate_mib, threads, backend_name.c_str(),
-          r.solver.c_str(), status.c_str());
+      std::fprintf(csv,
+                   "%d,%d,%d,%ld,%.6f,%ld,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.3f,%.3f,%"
+                   "d,%s,%s,%s\n",
+                   r.n, r.dofs, r.constraints, r.steps, it, r.factorizations, wall, marginal, per_newton, el, as, fa,
+                   so, other, r.setup_ms, cold, krylov, gb_s, fraction, r.peak_mib, r.estimate_mib, threads,
+                   backend_name.c_str(), r.solver.c_str(), status.c_str());
       std::fflush(csv);
     }
     if (r.status != "ok") ++failures;
