@@ -391,7 +391,7 @@ class CudaBackend : public Backend {
     } else if constexpr (Jacobian) {
       for_each_staged<Space, Pass::kRowValues>(threads, pass, pass.local_matrices);
     } else if constexpr (D == 3 && !Damped) {
-      for_each_bounded<Space, 2>(threads, pass);
+      for_each_item<Space, 256, 2>(threads, pass);
     } else {
       const thrust::counting_iterator<int> first(0);
       thrust::for_each(Space::policy(), first, first + threads, pass);

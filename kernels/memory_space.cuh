@@ -124,44 +124,29 @@ void from_host(const std::vector<T>& values, T* p) {
     std::copy(values.begin(), values.end(), p);
 }
 
-// f(0) ... f(n - 1) in kernels of 256 threads that ptxas must fit MinBlocks to an SM (at most
-// 65536 / (256 MinBlocks) registers a thread, the rest spilled); Thrust's for_each leaves ptxas
-// free, which gives a loop body with many live values one block an SM. For a body whose gained
-// occupancy outweighs its spills, as measured by scripts/element_pass_benchmark.cu on a device.
-template <int MinBlocks, class F>
-__global__ void __launch_bounds__(256, MinBlocks) bounded_loop(F f, int n) {
+// f(0) ... f(n - 1), one item a thread in thread blocks of Threads, on `stream`; with MinBlocks > 0
+// ptxas must fit that many of them to an SM (at most 65536 / (Threads MinBlocks) registers a
+// thread, the rest spilled). MinBlocks 0 sets no such bound; 1 is not the same: ptxas sm_90 then
+// gave the chain solves 124 to 194 registers instead of 64 to 128. Why not Thrust's for_each:
+// - it leaves ptxas free, which gives a loop body with many live values one block an SM; a body
+//   whose gained occupancy outweighs its spills takes MinBlocks > 1 (the 3D forces pass, as
+//   measured by scripts/element_pass_benchmark.cu on a device);
+// - CUB's DeviceFor (CUDA 13) gives a thread block 256 threads of 2 items each, one after the
+//   other: for loops of few items or long ones (a block solver's steps: a thread per chain, or
+//   per member of a late cyclic-reduction level), 10,000 items made 20 thread blocks, 20 of an
+//   H100's 132 SMs at work, each thread doing two items in series.
+template <int Threads, int MinBlocks, class F>
+__global__ void __launch_bounds__(Threads, MinBlocks) item_loop(F f, int n) {
   const int t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t < n) f(t);
 }
 
-template <class Space, int MinBlocks, class F>
-void for_each_bounded(int n, const F& f) {
+template <class Space, int Threads, int MinBlocks = 0, class F>
+void for_each_item(int n, const F& f, cudaStream_t stream = nullptr) {
   if constexpr (Space::on_device) {
     if (n <= 0) return;
-    bounded_loop<MinBlocks><<<(n + 255) / 256, 256>>>(f, n);
+    item_loop<Threads, MinBlocks><<<(n + Threads - 1) / Threads, Threads, 0, stream>>>(f, n);
     check_cuda(cudaPeekAtLastError(), "kernel launch");  // a launch error; faults surface at the next wait
-  } else {
-    thrust::for_each(Space::policy(), thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(n), f);
-  }
-}
-
-// f(0) ... f(n - 1), one item a thread in thread blocks of Threads, on `stream`: for loops of
-// few items or long ones (a block solver's steps: a thread per chain, or per member of a late
-// cyclic-reduction level). Thrust's for_each (CUB's DeviceFor, CUDA 13) gives a thread block 256
-// threads of 2 items each, one after the other: 10,000 items made 20 thread blocks, 20 of an
-// H100's 132 SMs at work, each thread doing two items in series.
-template <int Threads, class F>
-__global__ void __launch_bounds__(Threads) item_loop(F f, int n) {
-  const int t = blockIdx.x * blockDim.x + threadIdx.x;
-  if (t < n) f(t);
-}
-
-template <class Space, int Threads, class F>
-void for_each_item(int n, const F& f, cudaStream_t stream) {
-  if constexpr (Space::on_device) {
-    if (n <= 0) return;
-    item_loop<Threads><<<(n + Threads - 1) / Threads, Threads, 0, stream>>>(f, n);
-    check_cuda(cudaPeekAtLastError(), "kernel launch");
   } else {
     thrust::for_each(Space::policy(), thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(n), f);
   }

@@ -2,7 +2,7 @@
 // element stage) on an n-element falling cable, launched through Thrust's for_each (CUB's
 // 256-thread blocks; ptxas gives the 3D pass 220 registers a thread with the Jacobian and 152
 // without: one block, 8 warps, per SM) and with registers capped (memory_space.cuh's
-// bounded_loop: __launch_bounds__(256, B) makes ptxas fit B blocks per SM, 128 registers at
+// item_loop<256, B>: __launch_bounds__(256, B) makes ptxas fit B blocks per SM, 128 registers at
 // B = 2, and spill the rest: 56 / 56 bytes a thread for the forces-only pass, 764 / 872 with the
 // Jacobian, sm_90), to measure what bounds it; and the Jacobian pass with its matrix rows staged in
 // shared memory and copied out coalesced (memory_space.cuh's for_each_staged), and the Jacobian
@@ -39,8 +39,8 @@
 #include "catenary/model/reference_models.hpp"
 
 using namespace catenary;
-using catenary::cuda::bounded_loop;
 using catenary::cuda::ElementPass;
+using catenary::cuda::item_loop;
 using catenary::cuda::raw;
 
 namespace {
@@ -167,10 +167,10 @@ void run_pass(DeviceCable& cable, int n, int dofs, double peak) {
     print_row(n, name, "256 x " + std::to_string(min_blocks) + " blocks/SM bound", ms, bytes, peak,
               cable.outputs() == reference);
   };
-  capped(bounded_loop<1, Pass>, 1);
-  capped(bounded_loop<2, Pass>, 2);
-  capped(bounded_loop<3, Pass>, 3);
-  capped(bounded_loop<4, Pass>, 4);
+  capped(item_loop<256, 1, Pass>, 1);
+  capped(item_loop<256, 2, Pass>, 2);
+  capped(item_loop<256, 3, Pass>, 3);
+  capped(item_loop<256, 4, Pass>, 4);
   if constexpr (Jacobian) {  // the backend's launch: matrix rows staged in shared memory
     cable.clear();
     const double ms = median_ms([&] {
