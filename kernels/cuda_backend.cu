@@ -173,6 +173,12 @@ class CudaBackend : public Backend {
     if (worst) *worst = w.index;
     return w.value;
   }
+  UpdateNorms add_update(const Vector& dx, Vector& x, std::initializer_list<Increment> also, double tol) override {
+    const NewtonUpdate f =
+        newton_update(dx, x, also, raw<double>(coordinate_scales_), tol, [](auto& v) { return raw<double>(array(v)); });
+    const thrust::counting_iterator<int> first(0);
+    return thrust::transform_reduce(Space::policy(), first, first + x.size(), f, UpdateNorms{}, LargerUpdate());
+  }
 
   // --- model operators
   using Backend::assemble_newton_matrix;

@@ -123,6 +123,46 @@ inline void check_operators_agree(const Model& m, Backend& other, unsigned seed,
     CHECK(maxima[1] == b.cwiseAbs().maxCoeff());
     CHECK(std::isinf(maxima[2]));
   }
+  // A Newton update in one pass (add_update) on both backends, against the same update in separate
+  // operations: the CPU backend's axpby and weighted_norm, and Eigen. Entry 5 of dx is planted as
+  // the worst; then a NaN in dx must make the norm infinite.
+  {
+    const double tol = 1e-6, a1 = 4e6, a2 = -3e3;
+    Eigen::VectorXd dx = random_vector(n, 1e-4);
+    dx[5] = 1e-2;
+    const Eigen::VectorXd y1 = random_vector(n, 10.0), y2 = random_vector(n, 1.0);
+    Vector dx_ref = cpu.make_vector(n), x_ref = cpu.make_vector(n);
+    cpu.upload(dx, dx_ref);
+    cpu.upload(q, x_ref);
+    cpu.axpby(1.0, dx_ref, 1.0, x_ref);
+    int worst_ref = -1;
+    const double weighted_ref = cpu.weighted_norm(dx_ref, x_ref, tol, &worst_ref);
+    REQUIRE(worst_ref == 5);
+    for (Backend* b : {static_cast<Backend*>(&cpu), &other}) {
+      INFO("add_update on " << b->name());
+      Vector vdx = b->make_vector(n), vx = b->make_vector(n), vy1 = b->make_vector(n), vy2 = b->make_vector(n);
+      b->upload(dx, vdx);
+      b->upload(q, vx);
+      b->upload(y1, vy1);
+      b->upload(y2, vy2);
+      const UpdateNorms u = b->add_update(vdx, vx, {{a1, &vy1}, {a2, &vy2}}, tol);
+      CHECK(u.weighted == Approx(weighted_ref).epsilon(1e-15));
+      CHECK(u.worst == 5);
+      CHECK(u.max_abs == (q + dx).cwiseAbs().maxCoeff());
+      Eigen::VectorXd x_out, y1_out, y2_out;
+      b->download(vx, x_out);
+      b->download(vy1, y1_out);
+      b->download(vy2, y2_out);
+      CHECK(x_out == q + dx);
+      CHECK(relative_difference(y1 + a1 * dx, y1_out) < 1e-15);  // a device may fuse the multiply-add
+      CHECK(relative_difference(y2 + a2 * dx, y2_out) < 1e-15);
+      dx[2] = NAN;
+      b->upload(dx, vdx);
+      CHECK(std::isinf(b->add_update(vdx, vx, {}, tol).weighted));
+      CHECK(std::isinf(b->add_update(vdx, vx, {}, tol).max_abs));
+      dx[2] = 0.0;
+    }
+  }
   // The last (regular) matrix: the other backend's solution of a random system is backward stable
   // for its own matrix and equals UMFPACK's solution of that matrix. (Not the CPU backend's
   // solution of the CPU's matrix: the two matrices differ by the rounding above, the device

@@ -98,6 +98,23 @@ double CpuBackend::weighted_norm(const Vector& dx_, const Vector& x_, double tol
   return worst;
 }
 
+UpdateNorms CpuBackend::add_update(const Vector& dx, Vector& x, std::initializer_list<Increment> also, double tol) {
+  const NewtonUpdate f =
+      newton_update(dx, x, also, coordinate_scales_.data(), tol, [](auto& v) { return host(v).data(); });
+  const LargerUpdate larger;
+  const int n = x.size();
+  UpdateNorms total;
+#pragma omp parallel if (n > kParallelThreshold)
+  {
+    UpdateNorms mine;
+#pragma omp for schedule(static) nowait
+    for (int i = 0; i < n; ++i) mine = larger(mine, f(i));
+#pragma omp critical
+    total = larger(total, mine);
+  }
+  return total;
+}
+
 template <int D>
 double CpuBackend::evaluate_elements(const Eigen::VectorXd& q, const Eigen::VectorXd& v, bool jacobian,
                                      const NewtonMatrixCoefficients& c, const ForceTerms& terms) {

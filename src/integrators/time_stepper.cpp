@@ -56,7 +56,6 @@ StepOutcome NewmarkNewton::solve_affine(const NewmarkParameters& p, double t1, d
     return out;
   }
   to.t = t1;
-  kinematics(to.q, bh2, gamma_h, to);
   if (index2) project_positions(t1, to);
   be.combine({{1.0 / p.c.stiffness, &mu_}}, to.lambda);
   return out;
@@ -93,10 +92,12 @@ StepOutcome NewmarkNewton::iterate(const NewmarkParameters& p, double t1, double
   StepOutcome out;
   double previous = INFINITY;
   double newton_previous = INFINITY;  // the previous update where it was a Newton update, else infinite
+  double largest_q = 0.0;             // max |q1|, from the last update (the residual floor's scale)
   int growing = 0;
+  // a1 and v1 from q1 here, then by the updates of q1 (add_update): the kinematics are affine.
+  kinematics(q1, bh2, gamma_h, to);
   for (int it = 1; it <= s_.max_iterations; ++it) {
     out.iterations = it;
-    kinematics(q1, bh2, gamma_h, to);
     // r = -(M (q1 - qhat + k m) + s (f - g) + C^T mu)   (memory in coordinates), or
     // r = -(M (q1 - qhat) + s (f - g) + k m + C^T mu)   (memory as a force);  rc = -(Phi(q1, t1)).
     // The element pass returns y = s f + M (...) (ForceTerms); M (q1 - qhat) is bh2 M a1, with a1
@@ -112,8 +113,8 @@ StepOutcome NewmarkNewton::iterate(const NewmarkParameters& p, double t1, double
     else
       be.combine({{-1.0, &y_}, {s, &g_}, {-1.0, &Cmu_}}, r_);
     be.combine({{rc_scale, &b_}, {-rc_scale, &phi_}}, rc_);
-    double maxima[3];  // |r|, |rc|, |q1|
-    be.max_abs_each({&r_, &rc_, &q1}, maxima);
+    double maxima[2];  // |r|, |rc|
+    be.max_abs_each({&r_, &rc_}, maxima);
     const double force_residual = maxima[0];
     const double residual = std::max(force_residual, maxima[1]);
     out.last_residual = force_residual / p.residual_unit;
@@ -123,7 +124,7 @@ StepOutcome NewmarkNewton::iterate(const NewmarkParameters& p, double t1, double
     }
     // Converged when the residual is at its round-off floor (the update test below may not
     // be reachable for very stiff elements).
-    if (it > 1 && residual <= sys_.residual_floor(sys_.newton_matrix_norm(), maxima[2])) {
+    if (it > 1 && residual <= sys_.residual_floor(sys_.newton_matrix_norm(), largest_q)) {
       out.converged = true;
       break;
     }
@@ -138,9 +139,12 @@ StepOutcome NewmarkNewton::iterate(const NewmarkParameters& p, double t1, double
       kept_coefficients_ = p.c;
     }
     be.solve(r_, rc_, dq_, dmu_);
-    be.axpby(1.0, dq_, 1.0, q1);
+    const UpdateNorms update =
+        be.add_update(dq_, q1, {{1.0 / bh2, &to.a}, {gamma_h / bh2, &to.v}}, s_.newton_tolerance);
     be.axpby(1.0, dmu_, 1.0, mu_);
-    out.last_update = be.weighted_norm(dq_, q1, s_.newton_tolerance, &out.worst_dof);
+    out.last_update = update.weighted;
+    out.worst_dof = update.worst;
+    largest_q = update.max_abs;
     if (!std::isfinite(out.last_update)) {
       out.why = "the Newton update is not finite";
       return out;

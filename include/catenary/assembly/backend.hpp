@@ -59,6 +59,20 @@ struct ForceTerms {
   const Vector* w = nullptr;
 };
 
+// One vector that follows a Newton update dx by a dx (Backend::add_update).
+struct Increment {
+  double a;
+  Vector* y;
+};
+
+// What Backend::add_update measures: the weighted norm of the update (weighted_norm, with the
+// index of its worst entry) and max |x| of the updated coordinates (infinite if any is not finite).
+struct UpdateNorms {
+  double weighted = 0.0;
+  int worst = 0;
+  double max_abs = 0.0;
+};
+
 // Time spent in each stage since a backend was made (seconds), for the benchmarks. With stage
 // timing on, the CUDA backend's stages end with the device synchronized, so these are device times
 // too (Backend::set_stage_timing).
@@ -103,6 +117,13 @@ class Backend {
   // max_i |dx_i| / (tol (scale_i + |x_i|)) over the coordinates (scale: characteristic length
   // for positions, 1 for slopes); infinite if any entry is not finite. worst (optional) gets i.
   virtual double weighted_norm(const Vector& dx, const Vector& x, double tol, int* worst) = 0;
+
+  // A Newton update in one pass: x += dx and y_k += a_k dx for at most kMaxIncrements vectors that
+  // follow it (the step's kinematics), returning the weighted norm of dx at the updated x and
+  // max |x|. Apart, the update, the kinematics, the norm and the maximum read and wrote 11
+  // coordinate-sized vectors an iteration; together 7 (on a device, one launch and one wait).
+  static constexpr int kMaxIncrements = 2;
+  virtual UpdateNorms add_update(const Vector& dx, Vector& x, std::initializer_list<Increment> also, double tol) = 0;
 
   // --- the model's operators on backend vectors
   // f = f_int(q, v): elastic plus material damping forces; with terms, their combination with

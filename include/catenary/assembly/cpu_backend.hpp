@@ -41,6 +41,7 @@ class CpuBackend : public Backend {
   double max_abs(const Vector& x) override;
   void max_abs_each(std::initializer_list<const Vector*> xs, double* maxima) override;
   double weighted_norm(const Vector& dx, const Vector& x, double tol, int* worst) override;
+  UpdateNorms add_update(const Vector& dx, Vector& x, std::initializer_list<Increment> also, double tol) override;
 
   using Backend::internal_force;
   using Backend::mass_product;
