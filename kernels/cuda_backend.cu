@@ -141,11 +141,11 @@ class CudaBackend : public Backend {
   void axpby(double a, const Vector& x, double b, Vector& y) override {
     thrust::transform(Space::policy(), array(x).begin(), array(x).end(), array(y).begin(), array(y).begin(), Axpby{a, b});
   }
-  void combine(std::initializer_list<Scaled> terms, Vector& y) override {
-    const LinearCombination f =
-        linear_combination(terms, raw<double>(array(y)), [](const Vector& v) { return raw<double>(array(v)); });
+  using Backend::combine;
+  void combine(const Combinations& c) override {
+    const LinearCombinations f = linear_combinations(c, [](auto& v) { return raw<double>(array(v)); });
     const thrust::counting_iterator<int> first(0);
-    thrust::for_each(Space::policy(), first, first + y.size(), f);
+    thrust::for_each(Space::policy(), first, first + c.y[0]->size(), f);
   }
   double max_abs(const Vector& x) override {
     return thrust::transform_reduce(Space::policy(), array(x).begin(), array(x).end(), AbsOrInfinity(), 0.0, Maximum());

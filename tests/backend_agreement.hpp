@@ -163,6 +163,41 @@ inline void check_operators_agree(const Model& m, Backend& other, unsigned seed,
       dx[2] = 0.0;
     }
   }
+  // Five combinations of three inputs in one pass, the last output overwriting an input, on both
+  // backends against Eigen; and what combine refuses.
+  {
+    const Eigen::VectorXd x0 = random_vector(n, 1.0), x1 = random_vector(n, 2.0), x2 = random_vector(n, 3.0);
+    for (Backend* b : {static_cast<Backend*>(&cpu), &other}) {
+      INFO("combine on " << b->name());
+      Vector v0 = b->make_vector(n), v1 = b->make_vector(n), v2 = b->make_vector(n);
+      Vector out[4] = {b->make_vector(n), b->make_vector(n), b->make_vector(n), b->make_vector(n)};
+      b->upload(x0, v0);
+      b->upload(x1, v1);
+      b->upload(x2, v2);
+      b->combine(Combinations({&v0, &v1, &v2})
+                     .into(out[0], {1.0, 0.0, 0.0})
+                     .into(out[1], {0.5, -2.0, 0.25})
+                     .into(out[2], {0.0, 0.0, 0.0})
+                     .into(out[3], {1e3, 1.0, -1e-3})
+                     .into(v1, {1.0, 1.0, 1.0}));
+      const Eigen::VectorXd expected[5] = {x0, 0.5 * x0 - 2.0 * x1 + 0.25 * x2, Eigen::VectorXd::Zero(n),
+                                           1e3 * x0 + x1 - 1e-3 * x2, x0 + x1 + x2};
+      for (int j = 0; j < 5; ++j) {
+        Eigen::VectorXd got;
+        b->download(j < 4 ? out[j] : v1, got);
+        CHECK(relative_difference(expected[j], got) < 1e-15);
+      }
+      Vector shorter = b->make_vector(n - 1);
+      CHECK_THROWS_AS(b->combine(Combinations({&v0, &v1}).into(v2, {1.0, 1.0}).into(shorter, {1.0, 0.0})),
+                      std::invalid_argument);
+    }
+    Vector v = other.make_vector(n);
+    CHECK_THROWS_AS(Combinations({&v}).into(v, {1.0, 2.0}), std::invalid_argument);
+    Combinations five({&v});
+    for (int j = 0; j < Combinations::kMaxOutputs; ++j) five.into(v, {1.0});
+    CHECK_THROWS_AS(five.into(v, {1.0}), std::invalid_argument);
+    CHECK_THROWS_AS(other.combine(Combinations()), std::invalid_argument);
+  }
   // The last (regular) matrix: the other backend's solution of a random system is backward stable
   // for its own matrix and equals UMFPACK's solution of that matrix. (Not the CPU backend's
   // solution of the CPU's matrix: the two matrices differ by the rounding above, the device

@@ -1,6 +1,36 @@
 #include "catenary/assembly/backend.hpp"
 
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
 namespace catenary {
+
+Combinations::Combinations(std::initializer_list<const Vector*> in) {
+  if (in.size() == 0 || in.size() > kMaxInputs)
+    throw std::invalid_argument("combine: 1 to " + std::to_string(kMaxInputs) + " inputs");
+  for (const Vector* v : in) x[inputs++] = v;
+}
+
+Combinations& Combinations::into(Vector& out, std::initializer_list<double> coefficients) {
+  if (outputs == kMaxOutputs)
+    throw std::invalid_argument("combine: at most " + std::to_string(kMaxOutputs) + " outputs");
+  if (static_cast<int>(coefficients.size()) != inputs)
+    throw std::invalid_argument("combine: " + std::to_string(coefficients.size()) + " coefficients for " +
+                                std::to_string(inputs) + " inputs");
+  std::copy(coefficients.begin(), coefficients.end(), a[outputs]);
+  y[outputs++] = &out;
+  return *this;
+}
+
+void Backend::combine(std::initializer_list<Scaled> terms, Vector& y) {
+  if (terms.size() == 0 || terms.size() > Combinations::kMaxInputs)
+    throw std::invalid_argument("combine: 1 to " + std::to_string(Combinations::kMaxInputs) + " terms");
+  Combinations c;
+  for (const Scaled& t : terms) c.x[c.inputs] = t.x, c.a[0][c.inputs++] = t.a;
+  c.y[c.outputs++] = &y;
+  combine(c);
+}
 
 // Backend vectors the host conveniences copy through, made on first use.
 struct Backend::Scratch {

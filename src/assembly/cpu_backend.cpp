@@ -66,9 +66,9 @@ void CpuBackend::download(const Vector& x, Eigen::VectorXd& y) { y = host(x); }
 void CpuBackend::copy(const Vector& x, Vector& y) { host(y) = host(x); }
 void CpuBackend::axpby(double a, const Vector& x, double b, Vector& y) { host(y) = a * host(x) + b * host(y); }
 
-void CpuBackend::combine(std::initializer_list<Scaled> terms, Vector& y) {
-  const LinearCombination f = linear_combination(terms, host(y).data(), [](const Vector& v) { return host(v).data(); });
-  const int n = y.size();
+void CpuBackend::combine(const Combinations& c) {
+  const LinearCombinations f = linear_combinations(c, [](auto& v) { return host(v).data(); });
+  const int n = c.y[0]->size();
 #pragma omp parallel for schedule(static) if (n > kParallelThreshold)
   for (int i = 0; i < n; ++i) f(i);
 }

@@ -21,14 +21,19 @@ NewmarkNewton::NewmarkNewton(System& sys, const DynamicSettings& s) : sys_(sys),
 StepOutcome NewmarkNewton::solve(const NewmarkParameters& p, const StepState& from, double h, const Vector& memory,
                                  StepState& to) {
   const double bh2 = p.beta * h * h;
-  be_.combine({{1.0, &from.q}, {h, &from.v}, {h * h * (0.5 - p.beta), &from.a}}, qhat_);
-  be_.combine({{1.0, &from.v}, {h * (1.0 - p.gamma), &from.a}}, vhat_);
-  be_.combine({{1.0, &qhat_}, {bh2, &from.a}}, to.q);  // predictor: a1 = a0
-  return solve_affine(p, from.t + h, bh2, p.gamma * h, from.lambda, &memory, to);
+  // The predictor a1 = a0 with its q1 = qhat + bh2 a0 and v1 = vhat + gamma h a0, in one pass.
+  be_.combine(Combinations({&from.q, &from.v, &from.a})
+                  .into(qhat_, {1.0, h, h * h * (0.5 - p.beta)})
+                  .into(vhat_, {0.0, 1.0, h * (1.0 - p.gamma)})
+                  .into(to.q, {1.0, h, 0.5 * h * h})
+                  .into(to.a, {0.0, 0.0, 1.0})
+                  .into(to.v, {0.0, 1.0, h}));
+  return solve_affine(p, from.t + h, bh2, p.gamma * h, from.lambda, &memory, to, true);
 }
 
 StepOutcome NewmarkNewton::solve_affine(const NewmarkParameters& p, double t1, double bh2, double gamma_h,
-                                        const Vector& lambda0, const Vector* memory, StepState& to) {
+                                        const Vector& lambda0, const Vector* memory, StepState& to,
+                                        bool kinematics_set) {
   Backend& be = be_;
   be.combine_loads(sys_.load_patterns().scales_at(t1), g_);
   // Index 3: rc = -(Phi(q1, t1)). Stabilized index 2: rc = -(Phi_q v1 - nu) bh2 / gamma_h, the
@@ -44,11 +49,11 @@ StepOutcome NewmarkNewton::solve_affine(const NewmarkParameters& p, double t1, d
   const bool reuse = s_.newton == DynamicSettings::Newton::Modified &&
                      kept_factorization_ == be.timings().factorizations && same_coefficients(p.c, kept_coefficients_);
   if (reuse) be.copy(to.q, q_start_);
-  StepOutcome out = iterate(p, t1, bh2, gamma_h, lambda0, memory, !reuse, to);
+  StepOutcome out = iterate(p, t1, bh2, gamma_h, lambda0, memory, !reuse, kinematics_set, to);
   if (!out.converged && reuse) {
     be.copy(q_start_, to.q);
     const int spent = out.iterations;
-    out = iterate(p, t1, bh2, gamma_h, lambda0, memory, true, to);
+    out = iterate(p, t1, bh2, gamma_h, lambda0, memory, true, false, to);
     out.iterations += spent;
   }
   if (!out.converged) {
@@ -81,7 +86,8 @@ bool NewmarkNewton::same_coefficients(const NewtonMatrixCoefficients& a, const N
 }
 
 StepOutcome NewmarkNewton::iterate(const NewmarkParameters& p, double t1, double bh2, double gamma_h,
-                                   const Vector& lambda0, const Vector* memory, bool refresh, StepState& to) {
+                                   const Vector& lambda0, const Vector* memory, bool refresh, bool kinematics_set,
+                                   StepState& to) {
   const double s = p.c.stiffness;
   Backend& be = be_;
   Vector& q1 = to.q;
@@ -94,8 +100,9 @@ StepOutcome NewmarkNewton::iterate(const NewmarkParameters& p, double t1, double
   double newton_previous = INFINITY;  // the previous update where it was a Newton update, else infinite
   double largest_q = 0.0;             // max |q1|, from the last update (the residual floor's scale)
   int growing = 0;
-  // a1 and v1 from q1 here, then by the updates of q1 (add_update): the kinematics are affine.
-  kinematics(q1, bh2, gamma_h, to);
+  // a1 and v1 from q1 here (unless given), then by the updates of q1 (add_update): the kinematics
+  // are affine.
+  if (!kinematics_set) kinematics(q1, bh2, gamma_h, to);
   for (int it = 1; it <= s_.max_iterations; ++it) {
     out.iterations = it;
     // r = -(M (q1 - qhat + k m) + s (f - g) + C^T mu)   (memory in coordinates), or

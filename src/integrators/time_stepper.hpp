@@ -98,9 +98,10 @@ class NewmarkNewton {
   // The same Newton iteration for any method whose step is affine in q1 (BDF too):
   //   a1 = (q1 - qhat()) / bh2,  v1 = vhat() + gamma_h a1,
   // with qhat() and vhat() set by the caller, to.q holding the first guess and lambda0 the
-  // multipliers to start from; memory may be null when memory_scale is 0.
+  // multipliers to start from; memory may be null when memory_scale is 0. kinematics_set: to.a
+  // and to.v already follow from to.q by the formulas above.
   StepOutcome solve_affine(const NewmarkParameters& p, double t1, double bh2, double gamma_h, const Vector& lambda0,
-                           const Vector* memory, StepState& to);
+                           const Vector* memory, StepState& to, bool kinematics_set = false);
   Vector& qhat() { return qhat_; }
   Vector& vhat() { return vhat_; }
 
@@ -113,7 +114,7 @@ class NewmarkNewton {
   // The Newton iterations of solve_affine from to.q and lambda0; the first one assembles and
   // factorizes the Newton matrix if refresh, else solves with the backend's current factorization.
   StepOutcome iterate(const NewmarkParameters& p, double t1, double bh2, double gamma_h, const Vector& lambda0,
-                      const Vector* memory, bool refresh, StepState& to);
+                      const Vector* memory, bool refresh, bool kinematics_set, StepState& to);
   // Weighted (1 = tolerance); previous: the Newton update before this Newton update, else infinite.
   static double estimated_error(double update, double previous);
   static bool same_coefficients(const NewtonMatrixCoefficients& a, const NewtonMatrixCoefficients& b);

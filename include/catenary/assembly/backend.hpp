@@ -59,6 +59,25 @@ struct ForceTerms {
   const Vector* w = nullptr;
 };
 
+// Linear combinations of the same input vectors, made in one pass by Backend::combine: output j is
+// sum_k a[j][k] x[k]. An output may also be an input (each entry reads all inputs before it
+// writes). Written once at a step's start, the Newmark predictor's five vectors read three and
+// write five; apart, as three combinations and the kinematics, they read and wrote 16.
+struct Combinations {
+  static constexpr int kMaxInputs = 6, kMaxOutputs = 5;
+  Combinations() = default;
+  // Throws std::invalid_argument for no inputs or more than kMaxInputs.
+  explicit Combinations(std::initializer_list<const Vector*> inputs);
+  // Adds the output y with a coefficient for each input (in their order); throws
+  // std::invalid_argument for another count of coefficients or more than kMaxOutputs outputs.
+  Combinations& into(Vector& y, std::initializer_list<double> coefficients);
+
+  int inputs = 0, outputs = 0;
+  const Vector* x[kMaxInputs] = {};
+  Vector* y[kMaxOutputs] = {};
+  double a[kMaxOutputs][kMaxInputs] = {};
+};
+
 // One vector that follows a Newton update dx by a dx (Backend::add_update).
 struct Increment {
   double a;
@@ -103,11 +122,11 @@ class Backend {
   virtual void download(const Vector& x, Eigen::VectorXd& host) = 0;
   virtual void copy(const Vector& x, Vector& y) = 0;
   virtual void axpby(double a, const Vector& x, double b, Vector& y) = 0;  // y = a x + b y
-  // y = sum of a_k x_k over at most kMaxCombined terms, in one pass (y may be one of the x_k): a
-  // Newton iteration's residual is one such pass instead of a chain of axpby, each a pass over
-  // memory and, on a device, a launch.
-  static constexpr int kMaxCombined = 6;
-  virtual void combine(std::initializer_list<Scaled> terms, Vector& y) = 0;
+  // The outputs of c, in one pass over the entries: a Newton iteration's residual is one such pass
+  // instead of a chain of axpby, each a pass over memory and, on a device, a launch.
+  virtual void combine(const Combinations& c) = 0;
+  // y = sum of a_k x_k over at most Combinations::kMaxInputs terms (y may be one of the x_k).
+  void combine(std::initializer_list<Scaled> terms, Vector& y);
   // max |x_i|; infinite if any entry is not finite.
   virtual double max_abs(const Vector& x) = 0;
   // maxima[k] = max_abs(*xs[k]) for up to kMaxMaxima vectors in one reduction: on a device, one

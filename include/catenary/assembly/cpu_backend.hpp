@@ -37,7 +37,8 @@ class CpuBackend : public Backend {
   void download(const Vector& x, Eigen::VectorXd& host) override;
   void copy(const Vector& x, Vector& y) override;
   void axpby(double a, const Vector& x, double b, Vector& y) override;
-  void combine(std::initializer_list<Scaled> terms, Vector& y) override;
+  using Backend::combine;
+  void combine(const Combinations& c) override;
   double max_abs(const Vector& x) override;
   void max_abs_each(std::initializer_list<const Vector*> xs, double* maxima) override;
   double weighted_norm(const Vector& dx, const Vector& x, double tol, int* worst) override;

@@ -12,32 +12,47 @@
 
 namespace catenary {
 
-// y_i = sum of a_k x_k,i over the count terms (Backend::combine).
-struct LinearCombination {
-  int count;
-  double a[Backend::kMaxCombined];
-  const double* x[Backend::kMaxCombined];
-  double* y;
-  // A loop over the most terms (constant indices, unrolled by the compiler): a loop to count
-  // indexes the functor's arrays at run time, which on a device copies the functor to each
-  // thread's local memory (128 bytes stored and reloaded per entry; 168 us for 6 M entries on an
-  // H100, two to three times the bandwidth bound's time). The sum's order is the same.
+// Entry i of each output of a Combinations (Backend::combine), on raw storage.
+struct LinearCombinations {
+  static constexpr int kIn = Combinations::kMaxInputs, kOut = Combinations::kMaxOutputs;
+  int inputs, outputs;
+  const double* x[kIn];
+  double* y[kOut];
+  double a[kOut][kIn];
+  // Loops over the most inputs and outputs (constant indices, unrolled by the compiler): loops to
+  // the counts index the functor's arrays at run time, which on a device copies the functor to
+  // each thread's local memory (128 bytes stored and reloaded per entry; 168 us for 6 M entries on
+  // an H100, two to three times the bandwidth bound's time). All inputs are read before any
+  // output is written, so that an output may be an input.
   CATENARY_HD void operator()(int i) const {
-    double sum = 0.0;
-    for (int k = 0; k < Backend::kMaxCombined; ++k)
-      if (k < count) sum += a[k] * x[k][i];
-    y[i] = sum;
+    double xi[kIn];
+    for (int k = 0; k < kIn; ++k) xi[k] = k < inputs ? x[k][i] : 0.0;
+    for (int j = 0; j < kOut; ++j) {
+      if (j >= outputs) break;
+      double sum = 0.0;
+      for (int k = 0; k < kIn; ++k)
+        if (k < inputs) sum += a[j][k] * xi[k];
+      y[j][i] = sum;
+    }
   }
 };
 
-// The combination of these terms into the storage y; data(vector) gives a term's storage. Throws
-// std::invalid_argument for no terms or more than Backend::kMaxCombined.
+// c on raw storage (data: a vector's storage). Throws std::invalid_argument for no inputs or
+// outputs, or vectors of different sizes.
 template <class Data>
-LinearCombination linear_combination(std::initializer_list<Scaled> terms, double* y, Data data) {
-  if (terms.size() == 0 || terms.size() > Backend::kMaxCombined)
-    throw std::invalid_argument("combine: 1 to " + std::to_string(Backend::kMaxCombined) + " terms");
-  LinearCombination f{0, {}, {}, y};
-  for (const Scaled& t : terms) f.a[f.count] = t.a, f.x[f.count++] = data(*t.x);
+LinearCombinations linear_combinations(const Combinations& c, Data data) {
+  if (c.inputs == 0 || c.outputs == 0) throw std::invalid_argument("combine: no inputs or no outputs");
+  const int n = c.y[0]->size();
+  for (int k = 0; k < c.inputs; ++k)
+    if (c.x[k]->size() != n) throw std::invalid_argument("combine: vectors of different sizes");
+  for (int j = 0; j < c.outputs; ++j)
+    if (c.y[j]->size() != n) throw std::invalid_argument("combine: vectors of different sizes");
+  LinearCombinations f{c.inputs, c.outputs, {}, {}, {}};
+  for (int k = 0; k < c.inputs; ++k) f.x[k] = data(*c.x[k]);
+  for (int j = 0; j < c.outputs; ++j) {
+    f.y[j] = data(*c.y[j]);
+    for (int k = 0; k < c.inputs; ++k) f.a[j][k] = c.a[j][k];
+  }
   return f;
 }
 
