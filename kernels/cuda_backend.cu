@@ -62,9 +62,12 @@ class CudaBackend : public Backend {
     shape_integrals_ = Doubles(el.shape_integrals.begin(), el.shape_integrals.end());
 
     const Eigen::SparseMatrix<double, Eigen::RowMajor> C = constraint_matrix(m);
-    const Eigen::SparseMatrix<double, Eigen::RowMajor> Ct = C.transpose();
     copy_csr(C, c_ptr_, c_col_, c_val_);
-    copy_csr(Ct, ct_ptr_, ct_col_, ct_val_);
+    const ListedRows Ct = constraint_transpose_rows(m);
+    ct_row_ = Ints(Ct.row.begin(), Ct.row.end());
+    ct_ptr_ = Ints(Ct.ptr.begin(), Ct.ptr.end());
+    ct_col_ = Ints(Ct.col.begin(), Ct.col.end());
+    ct_val_ = Doubles(Ct.val.begin(), Ct.val.end());
     const LoadPatterns loads = build_load_patterns(m);
     for (const Eigen::VectorXd& g : loads.vectors) load_patterns_.insert(load_patterns_.end(), g.data(), g.data() + g.size());
     const Eigen::VectorXd scales = coordinate_scales(m);
@@ -183,7 +186,6 @@ class CudaBackend : public Backend {
   // --- model operators
   using Backend::assemble_newton_matrix;
   using Backend::constraint_product;
-  using Backend::constraint_transpose_product;
   using Backend::internal_force;
   using Backend::mass_product;
   using Backend::solve;
@@ -270,11 +272,11 @@ class CudaBackend : public Backend {
                                    raw<double>(array(y))});
   }
 
-  void constraint_transpose_product(const Vector& mu, Vector& y) override {
+  void add_constraint_transpose_product(double a, const Vector& mu, Vector& y) override {
     const thrust::counting_iterator<int> first(0);
-    thrust::for_each(Space::policy(), first, first + dof_count(),
-                     CsrRowProduct{raw<int>(ct_ptr_), raw<int>(ct_col_), raw<double>(ct_val_), raw<double>(array(mu)),
-                                   raw<double>(array(y))});
+    thrust::for_each(Space::policy(), first, first + static_cast<int>(ct_row_.size()),
+                     AddListedRowProducts{raw<int>(ct_row_), raw<int>(ct_ptr_), raw<int>(ct_col_), raw<double>(ct_val_),
+                                          raw<double>(array(mu)), raw<double>(array(y)), a});
   }
 
   void add_block_entries(const std::vector<double>& values) override {
@@ -435,7 +437,7 @@ class CudaBackend : public Backend {
   ArrayOf<Space, ElementProperties> properties_;
   ArrayOf<Space, ReferenceQuadrature> quadrature_;
   Doubles scalar_mass_, shape_integrals_;
-  Ints c_ptr_, c_col_, ct_ptr_, ct_col_;
+  Ints c_ptr_, c_col_, ct_row_, ct_ptr_, ct_col_;  // C in CSR, C^T by its listed rows
   Doubles c_val_, ct_val_;
   Doubles load_patterns_;  // one dof-sized vector per pattern, back to back
   Doubles coordinate_scales_;
@@ -553,9 +555,10 @@ size_t estimated_device_bytes(const Model& m, int vectors) {
   const size_t keys = local_entries + n + 2 * constraint_entries + block_entries;
   const size_t slots = std::min(keys, newton_matrix_slot_bound(m, constraint_entries, block_entries));
   // Held throughout: element data (nodes, properties, reference, scalar mass, shape integrals), the
-  // constraint Jacobian and its transpose, load patterns and scales, the unknown order both ways.
+  // constraint Jacobian (CSR) and its transpose (listed rows: at most two ints a row, one row an
+  // entry), load patterns and scales, the unknown order both ways.
   const size_t model_data = ne * (8 + sizeof(ElementProperties) + sizeof(ReferenceQuadrature) + 8 * (16 + 4)) +
-                            2 * (constraint_entries * 12 + unknowns * 4) + 8 * n * (load_pattern_count(m) + 1) +
+                            constraint_entries * (12 + 20) + unknowns * 4 + 8 * n * (load_pattern_count(m) + 1) +
                             8 * unknowns;
   // While the pattern is built: the keys and their sources (with the sort's second buffer, or, once
   // sorted, the reduced keys and their counts: 12 bytes a key either way), then the slots' rows,

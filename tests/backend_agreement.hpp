@@ -9,6 +9,7 @@
 #include <random>
 
 #include "catenary/assembly/cpu_backend.hpp"
+#include "catenary/assembly/model_operators.hpp"
 #include "catenary/kernels/cuda_backend.hpp"
 #include "catenary/multibody/multibody_block.hpp"
 #include "catenary/solve/linear_solver.hpp"
@@ -70,6 +71,18 @@ inline void check_operators_agree(const Model& m, Backend& other, unsigned seed,
     cpu.constraint_transpose_product(mu, y_cpu);
     other.constraint_transpose_product(mu, y_other);
     CHECK(relative_difference(y_cpu, y_other) < 1e-14);
+    // y += a C^T mu on a vector that holds values elsewhere, against Eigen's product with C.
+    const Eigen::VectorXd expected = x - 0.5 * (constraint_matrix(m).transpose() * mu);
+    for (Backend* b : {static_cast<Backend*>(&cpu), &other}) {
+      Vector vmu = b->make_vector(rows), vy = b->make_vector(n);
+      b->upload(mu, vmu);
+      b->upload(x, vy);
+      b->add_constraint_transpose_product(-0.5, vmu, vy);
+      Eigen::VectorXd got;
+      b->download(vy, got);
+      INFO("add_constraint_transpose_product on " << b->name());
+      CHECK(relative_difference(expected, got) < 1e-15);
+    }
   }
 
   // Each Jacobian part alone, then the combination an HHT step uses.

@@ -98,7 +98,8 @@ void Backend::constraint_product(const Eigen::VectorXd& x, Eigen::VectorXd& y) {
 void Backend::constraint_transpose_product(const Eigen::VectorXd& mu, Eigen::VectorXd& y) {
   Scratch& s = scratch();
   upload(mu, s.r);
-  constraint_transpose_product(s.r, s.c);
+  upload(Eigen::VectorXd::Zero(dof_count_), s.c);
+  add_constraint_transpose_product(1.0, s.r, s.c);
   download(s.c, y);
 }
 

@@ -32,6 +32,7 @@ CpuBackend::CpuBackend(const Model& m, LinearSolverChoice solver)
       model_(m),
       pattern_(build_system_pattern(m)),
       constraints_(constraint_matrix(m)),
+      constraint_transpose_rows_(constraint_transpose_rows(m)),
       loads_(build_load_patterns(m)),
       coordinate_scales_(coordinate_scales(m)) {
   const int n = pattern_.size;
@@ -242,8 +243,11 @@ void CpuBackend::solve(const Vector& rhs_dofs, const Vector& rhs_constraints, Ve
 
 void CpuBackend::constraint_product(const Vector& x, Vector& y) { host(y) = constraints_ * host(x); }
 
-void CpuBackend::constraint_transpose_product(const Vector& mu, Vector& y) {
-  host(y) = constraints_.transpose() * host(mu);
+void CpuBackend::add_constraint_transpose_product(double a, const Vector& mu, Vector& y) {
+  const ListedRows& t = constraint_transpose_rows_;
+  const AddListedRowProducts f{
+      t.row.data(), t.ptr.data(), t.col.data(), t.val.data(), host(mu).data(), host(y).data(), a};
+  for (int i = 0; i < static_cast<int>(t.row.size()); ++i) f(i);
 }
 
 void CpuBackend::combine_loads(const std::vector<double>& scales, Vector& g_) {

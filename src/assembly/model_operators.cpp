@@ -18,6 +18,22 @@ Eigen::SparseMatrix<double, Eigen::RowMajor> constraint_matrix(const Model& m) {
   return C;
 }
 
+ListedRows constraint_transpose_rows(const Model& m) {
+  const Eigen::SparseMatrix<double, Eigen::RowMajor> Ct = constraint_matrix(m).transpose();
+  ListedRows rows;
+  rows.ptr.push_back(0);
+  for (int r = 0; r < Ct.outerSize(); ++r) {
+    if (Ct.outerIndexPtr()[r] == Ct.outerIndexPtr()[r + 1]) continue;
+    for (Eigen::SparseMatrix<double, Eigen::RowMajor>::InnerIterator it(Ct, r); it; ++it) {
+      rows.col.push_back(static_cast<int>(it.col()));
+      rows.val.push_back(it.value());
+    }
+    rows.row.push_back(r);
+    rows.ptr.push_back(static_cast<int>(rows.col.size()));
+  }
+  return rows;
+}
+
 Eigen::VectorXd gravity_vector(const Model& m) {
   const ElementBlock& el = m.elements;
   const int D = m.dimension;

@@ -3,9 +3,9 @@
 namespace catenary {
 
 int backend_vector_count(const AnalysisSettings& a) {
-  constexpr int kNewmarkVectors = 20;  // two step states, the Newton work vectors, the integrator's own
+  constexpr int kNewmarkVectors = 18;  // two step states, the Newton work vectors, the integrator's own
   if (a.type == AnalysisSettings::Type::Dynamic && a.dynamics.integrator == DynamicSettings::Integrator::BDF)
-    return 28 + 2 * a.dynamics.max_order;
+    return 26 + 2 * a.dynamics.max_order;
   return kNewmarkVectors;
 }
 

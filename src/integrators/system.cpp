@@ -134,15 +134,14 @@ void System::assemble_newton_matrix(const Eigen::VectorXd& q, const Eigen::Vecto
 }
 
 void System::newton_terms(const Vector& q, const Vector& v, double t, const ForceTerms& terms, const Vector& mu,
-                          const NewtonMatrixCoefficients& c, Vector& y, Vector& Ct_mu, Vector& phi, bool velocity_level,
-                          bool matrix) {
+                          const NewtonMatrixCoefficients& c, Vector& y, Vector& phi, bool velocity_level, bool matrix) {
   if (matrix) {
     backend_.assemble_newton_matrix(q, v, c, terms, y);
     matrix_norm_ = backend_.newton_matrix_norm();
   } else {
     backend_.internal_force(q, v, terms, y);
   }
-  backend_.constraint_transpose_product(mu, Ct_mu);
+  backend_.add_constraint_transpose_product(1.0, mu, y);
   backend_.constraint_product(velocity_level ? v : q, phi);
   if (block_.empty()) return;
   const std::vector<int>& dofs = block_.layout().dofs;
@@ -160,8 +159,7 @@ void System::newton_terms(const Vector& q, const Vector& v, double t, const Forc
   Eigen::VectorXd fb, Mwb;
   block_.internal_force(x, xv, t, fb);
   block_.mass_product(x, xw, Mwb);
-  add_at(dofs, terms.force_scale * fb + Mwb, y);
-  add_at(dofs, cs.jacobian.transpose() * xmu, Ct_mu);
+  add_at(dofs, terms.force_scale * fb + Mwb + cs.jacobian.transpose() * xmu, y);
   add_at(block_rows_, velocity_level ? Eigen::VectorXd(cs.jacobian * xv - cs.nu) : cs.phi, phi);
 }
 

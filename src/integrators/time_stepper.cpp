@@ -14,7 +14,7 @@ namespace catenary {
 
 NewmarkNewton::NewmarkNewton(System& sys, const DynamicSettings& s) : sys_(sys), be_(sys.backend()), s_(s) {
   const int n = sys.dofs(), m = sys.constraints();
-  for (Vector* x : {&qhat_, &vhat_, &g_, &y_, &Cmu_, &r_, &dq_, &q_start_}) *x = be_.make_vector(n);
+  for (Vector* x : {&qhat_, &vhat_, &g_, &r_, &dq_, &q_start_}) *x = be_.make_vector(n);
   for (Vector* x : {&mu_, &b_, &phi_, &rc_, &dmu_}) *x = be_.make_vector(m);
 }
 
@@ -107,18 +107,18 @@ StepOutcome NewmarkNewton::iterate(const NewmarkParameters& p, double t1, double
     out.iterations = it;
     // r = -(M (q1 - qhat + k m) + s (f - g) + C^T mu)   (memory in coordinates), or
     // r = -(M (q1 - qhat) + s (f - g) + k m + C^T mu)   (memory as a force);  rc = -(Phi(q1, t1)).
-    // The element pass returns y = s f + M (...) (ForceTerms); M (q1 - qhat) is bh2 M a1, with a1
-    // from kinematics, so that only the memory in coordinates needs a vector of its own.
+    // newton_terms returns y = s f + M (...) + C^T mu (ForceTerms); M (q1 - qhat) is bh2 M a1,
+    // with a1 from kinematics, so that only the memory in coordinates needs a vector of its own.
     ForceTerms terms{s, bh2, &to.a};
     if (memory && p.memory_in_coordinates) {
       be.combine({{1.0, &q1}, {-1.0, &qhat_}, {p.memory_scale, memory}}, dq_);
       terms = {s, 1.0, &dq_};
     }
-    sys_.newton_terms(q1, to.v, t1, terms, mu_, p.c, y_, Cmu_, phi_, index2, refresh);
+    sys_.newton_terms(q1, to.v, t1, terms, mu_, p.c, r_, phi_, index2, refresh);
     if (memory && !p.memory_in_coordinates)
-      be.combine({{-1.0, &y_}, {s, &g_}, {-1.0, &Cmu_}, {-p.memory_scale, memory}}, r_);
+      be.combine({{-1.0, &r_}, {s, &g_}, {-p.memory_scale, memory}}, r_);
     else
-      be.combine({{-1.0, &y_}, {s, &g_}, {-1.0, &Cmu_}}, r_);
+      be.combine({{-1.0, &r_}, {s, &g_}}, r_);
     be.combine({{rc_scale, &b_}, {-rc_scale, &phi_}}, rc_);
     double maxima[2];  // |r|, |rc|
     be.max_abs_each({&r_, &rc_}, maxima);

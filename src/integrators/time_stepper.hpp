@@ -122,7 +122,7 @@ class NewmarkNewton {
   System& sys_;
   Backend& be_;
   const DynamicSettings& s_;
-  Vector qhat_, vhat_, g_, y_, Cmu_, r_, dq_, q_start_;      // coordinate-sized work vectors (y_: ForceTerms)
+  Vector qhat_, vhat_, g_, r_, dq_, q_start_;                // coordinate-sized work vectors
   Vector mu_, b_, phi_, rc_, dmu_;                           // constraint-sized
   // Modified Newton: the backend's factorization count after this stepper's last factorization,
   // and the coefficients of that matrix.

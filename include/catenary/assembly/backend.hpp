@@ -177,9 +177,12 @@ class Backend {
   virtual void factorize() = 0;
   // [x; y] = A^-1 [rhs_dofs; rhs_constraints] with the last factorization.
   virtual void solve(const Vector& rhs_dofs, const Vector& rhs_constraints, Vector& x, Vector& y) = 0;
-  // y = C x and y = C^T mu, C the constraint Jacobian.
+  // y = C x, C the constraint Jacobian.
   virtual void constraint_product(const Vector& x, Vector& y) = 0;
-  virtual void constraint_transpose_product(const Vector& mu, Vector& y) = 0;
+  // y += a C^T mu, on the coordinates the constraints hold alone: the Newton residual takes its
+  // C^T mu term this way, without a coordinate-sized vector written with zeros elsewhere and read
+  // back (constraint_transpose_rows).
+  virtual void add_constraint_transpose_product(double a, const Vector& mu, Vector& y) = 0;
   // g = sum_k scales[k] G_k over the model's load patterns (build_load_patterns).
   virtual void combine_loads(const std::vector<double>& scales, Vector& g) = 0;
 

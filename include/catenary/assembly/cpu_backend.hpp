@@ -44,12 +44,11 @@ class CpuBackend : public Backend {
   double weighted_norm(const Vector& dx, const Vector& x, double tol, int* worst) override;
   UpdateNorms add_update(const Vector& dx, Vector& x, std::initializer_list<Increment> also, double tol) override;
 
+  using Backend::assemble_newton_matrix;
+  using Backend::constraint_product;
   using Backend::internal_force;
   using Backend::mass_product;
-  using Backend::assemble_newton_matrix;
   using Backend::solve;
-  using Backend::constraint_product;
-  using Backend::constraint_transpose_product;
   void internal_force(const Vector& q, const Vector& v, const ForceTerms& terms, Vector& f) override;
   double strain_energy() override { return strain_energy_; }
   void element_energies(std::vector<double>& energies) override { energies = local_energy_; }
@@ -60,7 +59,7 @@ class CpuBackend : public Backend {
   void factorize() override;
   void solve(const Vector& rhs_dofs, const Vector& rhs_constraints, Vector& x, Vector& y) override;
   void constraint_product(const Vector& x, Vector& y) override;
-  void constraint_transpose_product(const Vector& mu, Vector& y) override;
+  void add_constraint_transpose_product(double a, const Vector& mu, Vector& y) override;
   void combine_loads(const std::vector<double>& scales, Vector& g) override;
   void add_block_entries(const std::vector<double>& values) override;
   void gather(const Vector& x, const std::vector<int>& index, std::vector<double>& out) override;
@@ -87,6 +86,7 @@ class CpuBackend : public Backend {
   double mass_coefficient_ = 1.0;              // of the last assembled matrix
   bool chain_factorized_ = false;              // the last factorization is chain_solver_'s
   Eigen::SparseMatrix<double, Eigen::RowMajor> constraints_;
+  ListedRows constraint_transpose_rows_;
   LoadPatterns loads_;
   Eigen::VectorXd coordinate_scales_;
   std::vector<double> local_matrices_;  // element_dofs^2 per element

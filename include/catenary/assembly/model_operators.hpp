@@ -14,6 +14,16 @@ namespace catenary {
 // C (constraint_count x dof_count) of the linear constraint rows, row-major.
 Eigen::SparseMatrix<double, Eigen::RowMajor> constraint_matrix(const Model& m);
 
+// The rows of a sparse matrix that have entries, listed: row[i] is the i-th such row, its entries
+// col and val from ptr[i] to ptr[i + 1] (AddListedRowProducts in vector_kernels.hpp).
+struct ListedRows {
+  std::vector<int> row, ptr, col;
+  std::vector<double> val;
+};
+// C^T's rows with entries: the coordinates the linear constraints hold. C^T mu adds to these
+// alone; as a full matrix-vector product it wrote zeros to every other coordinate.
+ListedRows constraint_transpose_rows(const Model& m);
+
 // Gravity forces (the gravitational potential is -q . gravity_vector).
 Eigen::VectorXd gravity_vector(const Model& m);
 

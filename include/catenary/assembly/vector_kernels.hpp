@@ -99,6 +99,20 @@ NewtonUpdate newton_update(const Vector& dx, Vector& x, std::initializer_list<In
   return f;
 }
 
+// y[row[i]] += a sum_k val[k] x[col[k]] over the entries of the i-th listed row (ListedRows,
+// model_operators.hpp), for i over the listed rows: a sparse product that adds to its rows alone.
+struct AddListedRowProducts {
+  const int *row, *ptr, *col;
+  const double *val, *x;
+  double* y;
+  double a;
+  CATENARY_HD void operator()(int i) const {
+    double sum = 0.0;
+    for (int k = ptr[i]; k < ptr[i + 1]; ++k) sum += val[k] * x[col[k]];
+    y[row[i]] += a * sum;
+  }
+};
+
 // Throws std::invalid_argument when max_abs_each is asked for more than Backend::kMaxMaxima vectors.
 inline void check_maxima_count(size_t count) {
   if (count > Backend::kMaxMaxima)

@@ -54,15 +54,15 @@ class System {
   //   [c.mass M + c.stiffness K + c.damping D + d(M w + Phi_q^T mu)/dq,  c.constraint Phi_q^T]
   //   [c.constraint Phi_q,                                                0                  ]
   // (assembled in the backend, ready to factorize; w = *terms.w) and, from the same evaluation,
-  // y = terms.force_scale f(q, v, t) + terms.mass_scale M(q) w (ForceTerms; the elements' part in
-  // their own pass), Ct_mu = Phi_q(q)^T mu and phi = C q on the linear rows, Phi(q, t) on the
+  // y = terms.force_scale f(q, v, t) + terms.mass_scale M(q) w + Phi_q(q)^T mu (ForceTerms; the
+  // elements' part in their own pass) and phi = C q on the linear rows, Phi(q, t) on the
   // nonlinear ones (so phi - b(t) is the constraint residual). With velocity_level, phi is
   // instead C v on the linear rows and Phi_q v - nu(q, t) on the nonlinear ones (phi - b'(t) is
   // the velocity constraints' residual). Without matrix, only the vectors (a modified Newton
   // iteration, which solves with the last factorization). terms.w must be set.
   void newton_terms(const Vector& q, const Vector& v, double t, const ForceTerms& terms, const Vector& mu,
-                    const NewtonMatrixCoefficients& c, Vector& y, Vector& Ct_mu, Vector& phi,
-                    bool velocity_level = false, bool matrix = true);
+                    const NewtonMatrixCoefficients& c, Vector& y, Vector& phi, bool velocity_level = false,
+                    bool matrix = true);
   // phi = Phi(q, t) on backend vectors (b: b(t) of the linear rows, uploaded by the caller); with
   // velocity_level, phi = Phi_q(q) v - nu(q, t) (b: b'(t)).
   void constraint_residual(const Vector& q, const Vector& v, const Vector& b, double t, bool velocity_level,
