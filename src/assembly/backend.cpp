@@ -23,11 +23,11 @@ Combinations& Combinations::into(Vector& out, std::initializer_list<double> coef
   return *this;
 }
 
-void Backend::combine(std::initializer_list<Scaled> terms, Vector& y) {
-  if (terms.size() == 0 || terms.size() > Combinations::kMaxInputs)
+void Backend::combine_terms(const Scaled* first, const Scaled* last, Vector& y) {
+  if (last == first || last - first > Combinations::kMaxInputs)
     throw std::invalid_argument("combine: 1 to " + std::to_string(Combinations::kMaxInputs) + " terms");
   Combinations c;
-  for (const Scaled& t : terms) c.x[c.inputs] = t.x, c.a[0][c.inputs++] = t.a;
+  for (const Scaled* t = first; t != last; ++t) c.x[c.inputs] = t->x, c.a[0][c.inputs++] = t->a;
   c.y[c.outputs++] = &y;
   combine(c);
 }

@@ -108,14 +108,16 @@ class BDFStepper : public TimeStepper {
   }
 
  private:
-  // qs = sum_{j=first..last} w[j] q_{n+1-j}, vs likewise (history_[j-1] holds t_{n+1-j}).
+  // qs = sum_{j=first..last} w[j] q_{n+1-j}, vs likewise (history_[j-1] holds t_{n+1-j}): one
+  // pass each (at most Combinations::kMaxInputs points: order 5's six).
   void combine_history(const std::vector<double>& w, int first, int last, Vector& qs, Vector& vs) {
-    be_.combine({{w[first], &history_[first - 1].q}}, qs);
-    be_.combine({{w[first], &history_[first - 1].v}}, vs);
-    for (int j = first + 1; j <= last; ++j) {
-      be_.axpby(w[j], history_[j - 1].q, 1.0, qs);
-      be_.axpby(w[j], history_[j - 1].v, 1.0, vs);
+    std::vector<Scaled> q_terms, v_terms;
+    for (int j = first; j <= last; ++j) {
+      q_terms.push_back({w[j], &history_[j - 1].q});
+      v_terms.push_back({w[j], &history_[j - 1].v});
     }
+    be_.combine(q_terms, qs);
+    be_.combine(v_terms, vs);
   }
 
   // Degree-k extrapolation of the last k + 1 points to t1; from a single point (the first step)

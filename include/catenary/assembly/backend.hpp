@@ -125,8 +125,12 @@ class Backend {
   // The outputs of c, in one pass over the entries: a Newton iteration's residual is one such pass
   // instead of a chain of axpby, each a pass over memory and, on a device, a launch.
   virtual void combine(const Combinations& c) = 0;
-  // y = sum of a_k x_k over at most Combinations::kMaxInputs terms (y may be one of the x_k).
-  void combine(std::initializer_list<Scaled> terms, Vector& y);
+  // y = sum of a_k x_k over at most Combinations::kMaxInputs terms (y may be one of the x_k); the
+  // vector's form for a count known at run time.
+  void combine(std::initializer_list<Scaled> terms, Vector& y) { combine_terms(terms.begin(), terms.end(), y); }
+  void combine(const std::vector<Scaled>& terms, Vector& y) {
+    combine_terms(terms.data(), terms.data() + terms.size(), y);
+  }
   // max |x_i|; infinite if any entry is not finite.
   virtual double max_abs(const Vector& x) = 0;
   // maxima[k] = max_abs(*xs[k]) for up to kMaxMaxima vectors in one reduction: on a device, one
@@ -217,6 +221,7 @@ class Backend {
   bool stage_timing_ = false;
 
  private:
+  void combine_terms(const Scaled* first, const Scaled* last, Vector& y);
   struct Scratch;
   Scratch& scratch();
   int dof_count_, constraint_count_;
