@@ -218,21 +218,4 @@ struct LargerEach {
   }
 };
 
-// Weighted entry with its index, reduced to the largest (the first such index on ties).
-struct WeightedEntry {
-  double value;
-  int index;
-};
-struct WeightedEntryAt {
-  const double *dx, *x, *scale;
-  double tol;
-  CATENARY_HD WeightedEntry operator()(int i) const { return {weighted_entry(dx[i], x[i], scale[i], tol), i}; }
-};
-struct LargerEntry {
-  CATENARY_HD WeightedEntry operator()(const WeightedEntry& a, const WeightedEntry& b) const {
-    if (a.value != b.value) return a.value > b.value ? a : b;
-    return a.index < b.index ? a : b;
-  }
-};
-
 }  // namespace catenary::cuda

@@ -6,10 +6,27 @@
 
 namespace catenary {
 
+void Combinations::add_input(const Vector* v) {
+  if (inputs == kMaxInputs) throw std::invalid_argument("combine: at most " + std::to_string(kMaxInputs) + " inputs");
+  x[inputs++] = v;
+}
+
+void Combinations::check_some_input() const {
+  if (inputs == 0) throw std::invalid_argument("combine: no inputs");
+}
+
 Combinations::Combinations(std::initializer_list<const Vector*> in) {
-  if (in.size() == 0 || in.size() > kMaxInputs)
-    throw std::invalid_argument("combine: 1 to " + std::to_string(kMaxInputs) + " inputs");
-  for (const Vector* v : in) x[inputs++] = v;
+  for (const Vector* v : in) add_input(v);
+  check_some_input();
+}
+
+Combinations::Combinations(const Scaled* first, const Scaled* last, Vector& out) {
+  for (const Scaled* t = first; t != last; ++t) {
+    add_input(t->x);
+    a[0][inputs - 1] = t->a;
+  }
+  check_some_input();
+  y[outputs++] = &out;
 }
 
 Combinations& Combinations::into(Vector& out, std::initializer_list<double> coefficients) {
@@ -21,15 +38,6 @@ Combinations& Combinations::into(Vector& out, std::initializer_list<double> coef
   std::copy(coefficients.begin(), coefficients.end(), a[outputs]);
   y[outputs++] = &out;
   return *this;
-}
-
-void Backend::combine_terms(const Scaled* first, const Scaled* last, Vector& y) {
-  if (last == first || last - first > Combinations::kMaxInputs)
-    throw std::invalid_argument("combine: 1 to " + std::to_string(Combinations::kMaxInputs) + " terms");
-  Combinations c;
-  for (const Scaled* t = first; t != last; ++t) c.x[c.inputs] = t->x, c.a[0][c.inputs++] = t->a;
-  c.y[c.outputs++] = &y;
-  combine(c);
 }
 
 // Backend vectors the host conveniences copy through, made on first use.

@@ -84,19 +84,11 @@ void CpuBackend::max_abs_each(std::initializer_list<const Vector*> xs, double* m
   for (const Vector* x : xs) *maxima++ = max_abs(*x);
 }
 
-double CpuBackend::weighted_norm(const Vector& dx_, const Vector& x_, double tol, int* worst_index) {
-  const Eigen::VectorXd &dx = host(dx_), &x = host(x_);
-  double worst = 0.0;
-  int at = 0;
-  for (int i = 0; i < dx.size(); ++i) {
-    const double value = weighted_entry(dx[i], x[i], coordinate_scales_[i], tol);
-    if (value > worst) {
-      worst = value;
-      at = i;
-    }
-  }
-  if (worst_index) *worst_index = at;
-  return worst;
+double CpuBackend::weighted_norm(const Vector& dx, const Vector& x, double tol, int* worst_index) {
+  const WeightedEntry worst = largest_weighted_entry(
+      WeightedEntryAt{host(dx).data(), host(x).data(), coordinate_scales_.data(), tol}, dx.size());
+  if (worst_index) *worst_index = worst.index;
+  return worst.value;
 }
 
 UpdateNorms CpuBackend::add_update(const Vector& dx, Vector& x, std::initializer_list<Increment> also, double tol) {

@@ -66,8 +66,9 @@ class BDFStepper : public TimeStepper {
     const std::vector<double> alpha = derivative_weights(times);
     const double a0 = alpha[0];
     combine_history(alpha, 1, k, qsum_, vsum_);
-    be_.combine({{-1.0 / a0, &qsum_}, {-1.0 / (a0 * a0), &vsum_}}, newton_.qhat());
-    be_.combine({{-1.0 / a0, &vsum_}}, newton_.vhat());
+    be_.combine(Combinations({&qsum_, &vsum_})
+                    .into(newton_.qhat(), {-1.0 / a0, -1.0 / (a0 * a0)})
+                    .into(newton_.vhat(), {0.0, -1.0 / a0}));
     predict(from, t1, k);
     be_.copy(pred_q_, to.q);
 
@@ -126,8 +127,7 @@ class BDFStepper : public TimeStepper {
     const int points = std::min(k + 1, static_cast<int>(history_.size()));
     if (points == 1) {
       const double h = t1 - from.t;
-      be_.combine({{1.0, &from.q}, {h, &from.v}}, pred_q_);
-      be_.combine({{1.0, &from.v}, {h, &from.a}}, pred_v_);
+      be_.combine(Combinations({&from.q, &from.v, &from.a}).into(pred_q_, {1.0, h, 0.0}).into(pred_v_, {0.0, 1.0, h}));
       return;
     }
     std::vector<double> times;

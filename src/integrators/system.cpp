@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "catenary/assembly/vector_kernels.hpp"
 #include "catenary/multibody/kinematic_analysis.hpp"
 
 namespace catenary {
@@ -177,15 +178,10 @@ void System::mass_product(const Vector& q, const Vector& x, Vector& y) { whole_m
 
 double System::weighted_norm(const Eigen::VectorXd& dx, const Eigen::VectorXd& x, double tol,
                              int* worst_dof) const {
-  double worst = 0.0;
-  for (int i = 0; i < dofs(); ++i) {
-    const double value = weighted_entry(dx[i], x[i], coordinate_scales_[i], tol);
-    if (value > worst) {
-      worst = value;
-      if (worst_dof) *worst_dof = i;
-    }
-  }
-  return worst;
+  const WeightedEntry worst =
+      largest_weighted_entry(WeightedEntryAt{dx.data(), x.data(), coordinate_scales_.data(), tol}, dofs());
+  if (worst_dof && worst.value > 0.0) *worst_dof = worst.index;  // left as it was where nothing moved
+  return worst.value;
 }
 
 double System::residual_floor(double matrix_norm, double q_max_abs) const {

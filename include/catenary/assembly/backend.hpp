@@ -68,6 +68,8 @@ struct Combinations {
   Combinations() = default;
   // Throws std::invalid_argument for no inputs or more than kMaxInputs.
   explicit Combinations(std::initializer_list<const Vector*> inputs);
+  // The one output y = sum of the terms' a x, terms first .. last (the same limits).
+  Combinations(const Scaled* first, const Scaled* last, Vector& y);
   // Adds the output y with a coefficient for each input (in their order); throws
   // std::invalid_argument for another count of coefficients or more than kMaxOutputs outputs.
   Combinations& into(Vector& y, std::initializer_list<double> coefficients);
@@ -76,6 +78,10 @@ struct Combinations {
   const Vector* x[kMaxInputs] = {};
   Vector* y[kMaxOutputs] = {};
   double a[kMaxOutputs][kMaxInputs] = {};
+
+ private:
+  void add_input(const Vector* v);  // throws past kMaxInputs
+  void check_some_input() const;    // throws for none
 };
 
 // One vector that follows a Newton update dx by a dx (Backend::add_update).
@@ -127,9 +133,9 @@ class Backend {
   virtual void combine(const Combinations& c) = 0;
   // y = sum of a_k x_k over at most Combinations::kMaxInputs terms (y may be one of the x_k); the
   // vector's form for a count known at run time.
-  void combine(std::initializer_list<Scaled> terms, Vector& y) { combine_terms(terms.begin(), terms.end(), y); }
+  void combine(std::initializer_list<Scaled> terms, Vector& y) { combine(Combinations(terms.begin(), terms.end(), y)); }
   void combine(const std::vector<Scaled>& terms, Vector& y) {
-    combine_terms(terms.data(), terms.data() + terms.size(), y);
+    combine(Combinations(terms.data(), terms.data() + terms.size(), y));
   }
   // max |x_i|; infinite if any entry is not finite.
   virtual double max_abs(const Vector& x) = 0;
@@ -221,7 +227,6 @@ class Backend {
   bool stage_timing_ = false;
 
  private:
-  void combine_terms(const Scaled* first, const Scaled* last, Vector& y);
   struct Scratch;
   Scratch& scratch();
   int dof_count_, constraint_count_;

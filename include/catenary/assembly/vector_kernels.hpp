@@ -57,6 +57,31 @@ LinearCombinations linear_combinations(const Combinations& c, Data data) {
   return f;
 }
 
+// Weighted entry with its index (weighted_norm), reduced to the largest (the first such index on
+// ties).
+struct WeightedEntry {
+  double value;
+  int index;
+};
+struct WeightedEntryAt {
+  const double *dx, *x, *scale;
+  double tol;
+  CATENARY_HD WeightedEntry operator()(int i) const { return {weighted_entry(dx[i], x[i], scale[i], tol), i}; }
+};
+struct LargerEntry {
+  CATENARY_HD WeightedEntry operator()(const WeightedEntry& a, const WeightedEntry& b) const {
+    if (a.value != b.value) return a.value > b.value ? a : b;
+    return a.index < b.index ? a : b;
+  }
+};
+
+// The largest weighted entry of n on the host, {0, 0} where all are 0.
+inline WeightedEntry largest_weighted_entry(const WeightedEntryAt& at, int n) {
+  WeightedEntry worst{0.0, 0};
+  for (int i = 0; i < n; ++i) worst = LargerEntry()(worst, at(i));
+  return worst;
+}
+
 // Entry i of a Newton update (Backend::add_update): x_i += dx_i, y_k,i += a_k dx_i, and what
 // the entry adds to the norms, reduced by LargerUpdate. It writes as it is evaluated: a reduction
 // over it (Thrust's transform_reduce, CUB's on a device) evaluates each entry once.
@@ -79,12 +104,11 @@ struct NewtonUpdate {
   }
 };
 
-// The larger weighted entry (the first index on ties) and the larger |x|.
+// The larger weighted entry (LargerEntry) and the larger |x|.
 struct LargerUpdate {
   CATENARY_HD UpdateNorms operator()(const UpdateNorms& a, const UpdateNorms& b) const {
-    UpdateNorms out = a.weighted != b.weighted ? (a.weighted > b.weighted ? a : b) : (a.worst < b.worst ? a : b);
-    out.max_abs = a.max_abs > b.max_abs ? a.max_abs : b.max_abs;
-    return out;
+    const WeightedEntry w = LargerEntry()({a.weighted, a.worst}, {b.weighted, b.worst});
+    return {w.value, w.index, a.max_abs > b.max_abs ? a.max_abs : b.max_abs};
   }
 };
 
