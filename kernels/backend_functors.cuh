@@ -72,17 +72,16 @@ struct ElementPass {
   }
 };
 
-// One element's mass product M_e x_e into its local force slots.
+// The entries of y = M x at one node a thread (node_mass_product).
 template <int D>
-struct ElementMassProduct {
+struct NodeMassProduct {
+  const int *ptr, *sources;
   const double* scalar_mass;
   const int *node_a, *node_b;
   const double* x;
-  double* local_forces;
-  CATENARY_HD void operator()(int e) const {
-    double xe[4 * D];
-    for (int i = 0; i < 4 * D; ++i) xe[i] = x[local_to_global_dof(node_a[e], node_b[e], 2 * D, i)];
-    element_mass_product<D>(scalar_mass + 16 * e, xe, local_forces + 4 * D * e);
+  double* y;
+  CATENARY_HD void operator()(int node) const {
+    node_mass_product<D>(ptr, sources, scalar_mass, node_a, node_b, x, node, y);
   }
 };
 

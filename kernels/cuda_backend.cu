@@ -49,6 +49,7 @@ class CudaBackend : public Backend {
         baseline_device_bytes_(device_bytes_in_use()),
         dimension_(m.dimension),
         elements_(m.elements.size()),
+        nodes_(m.node_count),
         local_dofs_(2 * m.coordinates_per_node()),
         damped_(std::any_of(m.elements.properties.begin(), m.elements.properties.end(),
                             [](const ElementProperties& p) { return p.eta > 0.0; })) {
@@ -207,15 +208,16 @@ class CudaBackend : public Backend {
 
   void mass_product(const Vector& x, Vector& y) override {
     const thrust::counting_iterator<int> first(0);
+    const int *ptr = raw<int>(pattern_.dof_source_ptr), *sources = raw<int>(pattern_.dof_sources);
+    const int *a = raw<int>(node_a_), *b = raw<int>(node_b_);
+    const double *Ms = raw<double>(scalar_mass_), *xs = raw<double>(array(x));
+    double* ys = raw<double>(array(y));
     if (dimension_ == 3)
-      thrust::for_each(Space::policy(), first, first + elements_,
-                       ElementMassProduct<3>{raw<double>(scalar_mass_), raw<int>(node_a_), raw<int>(node_b_),
-                                             raw<double>(array(x)), raw<double>(local_forces_)});
+      thrust::for_each(Space::policy(), first, first + nodes_, NodeMassProduct<3>{ptr, sources, Ms, a, b, xs, ys});
     else
-      thrust::for_each(Space::policy(), first, first + elements_,
-                       ElementMassProduct<2>{raw<double>(scalar_mass_), raw<int>(node_a_), raw<int>(node_b_),
-                                             raw<double>(array(x)), raw<double>(local_forces_)});
-    gather_forces(y);
+      thrust::for_each(Space::policy(), first, first + nodes_, NodeMassProduct<2>{ptr, sources, Ms, a, b, xs, ys});
+    // Rigid bodies' coordinates: System adds their mass product.
+    thrust::fill(Space::policy(), array(y).begin() + nodes_ * 2 * dimension_, array(y).end(), 0.0);
   }
 
   void assemble_newton_matrix(const Vector& q, const Vector& v, const NewtonMatrixCoefficients& c,
@@ -431,7 +433,7 @@ class CudaBackend : public Backend {
   }
 
   size_t baseline_device_bytes_;
-  int dimension_, elements_, local_dofs_;
+  int dimension_, elements_, nodes_, local_dofs_;
   bool damped_;  // any element with material damping: the element pass reads velocities
   Ints node_a_, node_b_;
   ArrayOf<Space, ElementProperties> properties_;

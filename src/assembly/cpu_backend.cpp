@@ -164,20 +164,20 @@ void CpuBackend::internal_force(const Vector& q, const Vector& v, const ForceTer
   timings_.assembly += w.lap();
 }
 
-void CpuBackend::mass_product(const Vector& x_, Vector& y) {
+void CpuBackend::mass_product(const Vector& x, Vector& y) {
+  const SystemPattern& p = pattern_;
   const ElementBlock& el = model_.elements;
-  const Eigen::VectorXd& x = host(x_);
-  const int D = model_.dimension, nl = pattern_.element_dofs, ne = el.size();
-  // Element-local products gathered per dof (same race-free pattern as the forces).
-#pragma omp parallel for schedule(static) if (ne > kParallelThreshold)
-  for (int e = 0; e < ne; ++e) {
-    double xe[12];
-    for (int i = 0; i < nl; ++i) xe[i] = x[element_global_dof(model_, e, i)];
-    const double* Ms = &el.scalar_mass[16 * static_cast<size_t>(e)];
-    double* ye = &local_forces_[static_cast<size_t>(nl) * e];
-    D == 3 ? element_mass_product<3>(Ms, xe, ye) : element_mass_product<2>(Ms, xe, ye);
-  }
-  gather_forces(host(y));
+  const int *ptr = p.dof_source_ptr.data(), *sources = p.dof_sources.data();
+  const int *a = el.node_a.data(), *b = el.node_b.data();
+  const double *Ms = el.scalar_mass.data(), *xs = host(x).data();
+  double* ys = host(y).data();
+  const bool spatial = model_.dimension == 3;
+  const int nodes = model_.node_count;
+#pragma omp parallel for schedule(static) if (nodes > kParallelThreshold)
+  for (int node = 0; node < nodes; ++node)
+    spatial ? node_mass_product<3>(ptr, sources, Ms, a, b, xs, node, ys)
+            : node_mass_product<2>(ptr, sources, Ms, a, b, xs, node, ys);
+  host(y).tail(p.dof_count - model_.node_dof_count()).setZero();  // rigid bodies: System adds theirs
 }
 
 void CpuBackend::assemble_newton_matrix(const Vector& q, const Vector& v, const NewtonMatrixCoefficients& c,

@@ -52,8 +52,9 @@ struct Scaled {
 // What an element pass returns as its force: force_scale f_int(q, v) + mass_scale M w, the terms of
 // a Newton residual that the elements give (Backend::internal_force, assemble_newton_matrix); w null:
 // f_int(q, v) alone. Folded into the pass, the mass product reads the scalar mass and w there and
-// shares the forces' gather: apart (mass_product), it is a pass and a gather of its own, on an H100
-// 0.30 ms a launch at 1,000,000 elements against 0.19 for the whole forces pass (twentieth session).
+// shares the forces' gather: apart (mass_product), it is a pass over the dofs that reads the scalar
+// mass again (as an element pass and a gather of its own, on an H100 0.30 ms a launch at 1,000,000
+// elements against 0.19 for the whole forces pass, twentieth session).
 struct ForceTerms {
   double force_scale = 1.0, mass_scale = 0.0;
   const Vector* w = nullptr;
@@ -165,7 +166,7 @@ class Backend {
   virtual double strain_energy() = 0;
   // The same per element (the per-copy energies of a sweep sum them by range).
   virtual void element_energies(std::vector<double>& energies) = 0;
-  // y = M x (the constant consistent mass).
+  // y = M x (the constant consistent mass); x and y distinct.
   virtual void mass_product(const Vector& x, Vector& y) = 0;
   // Writes the Newton matrix c.mass M + c.stiffness K(q, v) + c.damping D(q, v) with the
   // constraint blocks, and returns f_int(q, v) (or with terms, ForceTerms) from the same element pass.

@@ -1,11 +1,12 @@
 #pragma once
 // The element-level pieces of assembly that every backend shares (host and device): the local
-// Newton matrix c_m M + c_k K + c_d D of one element, its local mass product, and the weighted
+// Newton matrix c_m M + c_k K + c_d D of one element, the mass product M x, and the weighted
 // entry of the convergence norm. Backends differ only in how they loop and sum.
 #include <cmath>
 
 #include "catenary/core/host_device.hpp"
 #include "catenary/elements/gradient_deficient_math.hpp"
+#include "catenary/model/model.hpp"
 
 namespace catenary {
 
@@ -91,11 +92,28 @@ CATENARY_HD double element_force_output(double force, bool mass_term, double for
   return mass_term ? force_scale * force + mass_scale * element_mass_row<D>(scalar_mass, we, k, i) : force;
 }
 
-// ye = M_e xe for one element (xe, ye: 4D local values).
+// The 2D entries of M x at one node (its dofs 2D node on), M the sum of the elements' M_e =
+// scalar_mass (x) I_D, without element-local copies of M_e x_e: the node's first dof gathers from
+// one local entry l = k D of each element at the node (ptr and sources as in gathered_sum; element
+// e's local entry l is 4 D e + l; k = 0 at the element's node a, 2 at node b), and the node's other
+// dofs from entries l + 1 .. l + 2D - 1 of the same elements in the same order (an element covers
+// all coordinates of both its nodes). So each entry is the same sum in the same order as M_e x_e
+// per element followed by gathered_sum, without writing the element-local products and reading
+// them back. x and the y this fills must be distinct.
 template <int D>
-CATENARY_HD void element_mass_product(const double* scalar_mass, const double* xe, double* ye) {
-  for (int k = 0; k < 4; ++k)
-    for (int i = 0; i < D; ++i) ye[k * D + i] = element_mass_row<D>(scalar_mass, xe, k, i);
+CATENARY_HD void node_mass_product(const int* ptr, const int* sources, const double* scalar_mass, const int* node_a,
+                                   const int* node_b, const double* x, int node, double* y) {
+  constexpr int n = 4 * D;
+  const int first = 2 * D * node;
+  double sum[2 * D] = {};
+  for (int t = ptr[first]; t < ptr[first + 1]; ++t) {
+    const int e = sources[t] / n, k = (sources[t] % n) / D;
+    double xe[n];
+    for (int i = 0; i < n; ++i) xe[i] = x[local_to_global_dof(node_a[e], node_b[e], 2 * D, i)];
+    for (int j = 0; j < 2 * D; ++j)
+      sum[j] += element_mass_row<D>(scalar_mass + 16 * static_cast<long>(e), xe, k + j / D, j % D);
+  }
+  for (int j = 0; j < 2 * D; ++j) y[first + j] = sum[j];
 }
 
 // One entry of the weighted convergence norm max_i |dx_i| / (tol (scale_i + |x_i|)); a
