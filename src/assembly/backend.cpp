@@ -74,6 +74,14 @@ void Backend::mass_product(const Eigen::VectorXd& x, Eigen::VectorXd& y) {
   download(s.c, y);
 }
 
+double Backend::strain_energy_and_momentum(const Vector& q, const Vector& v, Eigen::VectorXd& momentum) {
+  Scratch& s = scratch();
+  mass_product(v, s.c);
+  download(s.c, momentum);
+  internal_force(q, v, s.c);  // the strain energy does not depend on v
+  return strain_energy();
+}
+
 void Backend::assemble_newton_matrix(const Eigen::VectorXd& q, const Eigen::VectorXd& v,
                                      const NewtonMatrixCoefficients& c, Eigen::VectorXd& f) {
   Scratch& s = scratch();

@@ -4,7 +4,11 @@ namespace catenary {
 
 void emit_frame(System& sys, double time, double step, int iterations, const Eigen::VectorXd& q,
                 const Eigen::VectorXd& v, const Eigen::VectorXd& lambda, const FrameSink& sink) {
-  const System::Energies E = sys.energies(q, v);
+  emit_frame(time, step, iterations, q, v, lambda, sys.energies(q, v), sink);
+}
+
+void emit_frame(double time, double step, int iterations, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+                const Eigen::VectorXd& lambda, const System::Energies& E, const FrameSink& sink) {
   Frame fr;
   fr.time = time;
   fr.step = step;

@@ -213,11 +213,31 @@ std::string System::singularity_note(const Vector& q, double t) {
 System::Energies System::energies(const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
   Energies E;
   Eigen::VectorXd f;
-  mass_product(q, v, E.mass_times_v);
+  backend_.mass_product(v, E.mass_times_v);
+  E.elastic = backend_.internal_force(q, Eigen::VectorXd::Zero(dofs()), f);
+  complete_energies(q, v, E);
+  return E;
+}
+
+System::Energies System::energies(const Vector& q, const Vector& v, const Eigen::VectorXd& q_host,
+                                  const Eigen::VectorXd& v_host) {
+  Energies E;
+  E.elastic = backend_.strain_energy_and_momentum(q, v, E.mass_times_v);
+  complete_energies(q_host, v_host, E);
+  return E;
+}
+
+void System::complete_energies(const Eigen::VectorXd& q, const Eigen::VectorXd& v, Energies& E) {
+  if (!block_.empty()) {
+    const std::vector<int>& dofs = block_.layout().dofs;
+    const Eigen::VectorXd x = pick(q, dofs);
+    Eigen::VectorXd yb, fb;
+    block_.mass_product(x, pick(v, dofs), yb);
+    add_at(dofs, yb, E.mass_times_v);
+    E.elastic += block_.internal_force(x, Eigen::VectorXd::Zero(x.size()), 0.0, fb);
+  }
   E.kinetic = 0.5 * v.dot(E.mass_times_v);
   E.gravitational = -q.dot(gravity_);
-  E.elastic = internal_force(q, Eigen::VectorXd::Zero(dofs()), 0.0, f);
-  return E;
 }
 
 }  // namespace catenary

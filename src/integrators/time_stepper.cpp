@@ -219,13 +219,13 @@ void run_time_steps(System& sys, const DynamicSettings& s, double output_interva
   stepper.start(init, state);
   stepper.accepted(state);
 
-  // Frames are the only full vectors that come back to the host.
+  // Frames are the only full vectors that come back to the host: q, v, lambda and M v.
   Eigen::VectorXd q, v, lambda;
   auto emit = [&](const StepState& st, double h, int iterations) {
     be.download(st.q, q);
     be.download(st.v, v);
     be.download(st.lambda, lambda);
-    emit_frame(sys, st.t, h, iterations, q, v, lambda, sink);
+    emit_frame(st.t, h, iterations, q, v, lambda, sys.energies(st.q, st.v, q, v), sink);
   };
   emit(state, 0.0, 0);
 

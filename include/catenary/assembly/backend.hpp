@@ -222,6 +222,9 @@ class Backend {
   void solve(const Eigen::VectorXd& rhs, Eigen::VectorXd& x);
   void constraint_product(const Eigen::VectorXd& x, Eigen::VectorXd& y);
   void constraint_transpose_product(const Eigen::VectorXd& mu, Eigen::VectorXd& y);
+  // For an output frame of a state already in backend vectors: M v, downloaded, and the strain
+  // energy at q as the return value (the elements are evaluated last at q). Nothing is uploaded.
+  double strain_energy_and_momentum(const Vector& q, const Vector& v, Eigen::VectorXd& momentum);
 
  protected:
   StageTimings timings_;

@@ -19,6 +19,9 @@ using FrameSink = std::function<void(const Frame&)>;
 // frame's (a sweep splits them per copy).
 void emit_frame(System& sys, double time, double step, int iterations, const Eigen::VectorXd& q,
                 const Eigen::VectorXd& v, const Eigen::VectorXd& lambda, const FrameSink& sink);
+// The same with the energies given (System::energies).
+void emit_frame(double time, double step, int iterations, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+                const Eigen::VectorXd& lambda, const System::Energies& E, const FrameSink& sink);
 
 struct ConsistentState {
   Eigen::VectorXd q, v, a, lambda;  // lambda: physical multipliers

@@ -94,6 +94,9 @@ class System {
     Eigen::VectorXd mass_times_v;  // M(q) v, of which the kinetic energy is 1/2 v . (M v)
   };
   Energies energies(const Eigen::VectorXd& q, const Eigen::VectorXd& v);
+  // The same for a state in backend vectors (q, v) that the caller also holds on the host
+  // (q_host, v_host): the backend's part without uploading it again.
+  Energies energies(const Vector& q, const Vector& v, const Eigen::VectorXd& q_host, const Eigen::VectorXd& v_host);
 
  private:
   // The block's local vector of a model vector (coordinates or rows), and the way back.
@@ -103,6 +106,9 @@ class System {
   void add_at(const std::vector<int>& index, const Eigen::VectorXd& local, Vector& x);
   template <class V>
   void whole_mass_product(const V& q, const V& x, V& y);
+  // Adds the block's mass product and spring energy to E (which holds the elements' M v and strain
+  // energy at q), then sets the kinetic and gravitational energies.
+  void complete_energies(const Eigen::VectorXd& q, const Eigen::VectorXd& v, Energies& E);
 
   const Model& model_;
   Backend& backend_;
