@@ -203,6 +203,24 @@ inline void check_operators_agree(const Model& m, Backend& other, unsigned seed,
       Vector shorter = b->make_vector(n - 1);
       CHECK_THROWS_AS(b->combine(Combinations({&v0, &v1}).into(v2, {1.0, 1.0}).into(shorter, {1.0, 0.0})),
                       std::invalid_argument);
+      // Past Combinations::kMaxInputs terms (BDF's order estimates take up to 7): further passes
+      // carry the sum in y; y as a later term is refused.
+      std::vector<Scaled> many;
+      Eigen::VectorXd sum = Eigen::VectorXd::Zero(n);
+      const Vector* inputs[3] = {&v0, &v1, &v2};
+      const Eigen::VectorXd* values[3] = {&x0, &x1, &x2};
+      for (int j = 0; j < 2 * Combinations::kMaxInputs + 1; ++j) {
+        const double a = 1.0 + 0.5 * j;
+        many.push_back({a, inputs[j % 3]});
+        sum += a * *values[j % 3];
+      }
+      b->upload(x1, v1);
+      b->combine(many, out[0]);
+      Eigen::VectorXd got;
+      b->download(out[0], got);
+      CHECK(relative_difference(sum, got) < 1e-15);
+      many.push_back({1.0, &out[0]});
+      CHECK_THROWS_AS(b->combine(many, out[0]), std::invalid_argument);
     }
     Vector v = other.make_vector(n);
     CHECK_THROWS_AS(Combinations({&v}).into(v, {1.0, 2.0}), std::invalid_argument);

@@ -29,6 +29,21 @@ Combinations::Combinations(const Scaled* first, const Scaled* last, Vector& out)
   y[outputs++] = &out;
 }
 
+void Backend::combine(const std::vector<Scaled>& terms, Vector& y) {
+  const size_t count = terms.size(), first = std::min<size_t>(count, Combinations::kMaxInputs);
+  combine(Combinations(terms.data(), terms.data() + first, y));
+  for (size_t done = first; done < count;) {
+    std::vector<Scaled> pass = {{1.0, &y}};
+    for (; done < count && pass.size() < Combinations::kMaxInputs; ++done) {
+      if (terms[done].x == &y)
+        throw std::invalid_argument("combine: the output is an input past the first " +
+                                    std::to_string(Combinations::kMaxInputs) + " terms");
+      pass.push_back(terms[done]);
+    }
+    combine(Combinations(pass.data(), pass.data() + pass.size(), y));
+  }
+}
+
 Combinations& Combinations::into(Vector& out, std::initializer_list<double> coefficients) {
   if (outputs == kMaxOutputs)
     throw std::invalid_argument("combine: at most " + std::to_string(kMaxOutputs) + " outputs");

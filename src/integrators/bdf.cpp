@@ -110,7 +110,7 @@ class BDFStepper : public TimeStepper {
 
  private:
   // qs = sum_{j=first..last} w[j] q_{n+1-j}, vs likewise (history_[j-1] holds t_{n+1-j}): one
-  // pass each (at most Combinations::kMaxInputs points: order 5's six).
+  // pass each (up to Combinations::kMaxInputs points: order 5's six).
   void combine_history(const std::vector<double>& w, int first, int last, Vector& qs, Vector& vs) {
     std::vector<Scaled> q_terms, v_terms;
     for (int j = first; j <= last; ++j) {
@@ -143,16 +143,14 @@ class BDFStepper : public TimeStepper {
     const double h = history_[0].t - history_[1].t;
     double scale = 1.0;
     for (int i = 1; i <= m; ++i) scale *= i * h;
+    std::vector<Scaled> terms;
     for (int j = 0; j <= m; ++j) {
       double w = scale;
       for (int i = 0; i <= m; ++i)
         if (i != j) w /= history_[j].t - history_[i].t;
-      if (j == 0) {
-        be_.combine({{w / m, &history_[0].q}}, work_);
-      } else {
-        be_.axpby(w / m, history_[j].q, 1.0, work_);
-      }
+      terms.push_back({w / m, &history_[j].q});
     }
+    be_.combine(terms, work_);
     return be_.weighted_norm(work_, history_[0].q, s_.error_tolerance, nullptr);
   }
 

@@ -132,12 +132,12 @@ class Backend {
   // The outputs of c, in one pass over the entries: a Newton iteration's residual is one such pass
   // instead of a chain of axpby, each a pass over memory and, on a device, a launch.
   virtual void combine(const Combinations& c) = 0;
-  // y = sum of a_k x_k over at most Combinations::kMaxInputs terms (y may be one of the x_k); the
-  // vector's form for a count known at run time.
+  // y = sum of a_k x_k over at most Combinations::kMaxInputs terms (y may be one of the x_k).
   void combine(std::initializer_list<Scaled> terms, Vector& y) { combine(Combinations(terms.begin(), terms.end(), y)); }
-  void combine(const std::vector<Scaled>& terms, Vector& y) {
-    combine(Combinations(terms.data(), terms.data() + terms.size(), y));
-  }
+  // The same for a count known at run time, of any size: past kMaxInputs terms, one more pass for
+  // each kMaxInputs - 1 further terms, with y carrying the sum (y may be one of the first
+  // kMaxInputs x_k only; std::invalid_argument if it is a later one).
+  void combine(const std::vector<Scaled>& terms, Vector& y);
   // max |x_i|; infinite if any entry is not finite.
   virtual double max_abs(const Vector& x) = 0;
   // maxima[k] = max_abs(*xs[k]) for up to kMaxMaxima vectors in one reduction: on a device, one
