@@ -133,3 +133,49 @@ TEST_CASE("Load pattern count: constant loads join the first pattern, each time-
   CHECK(load_pattern_count(m) == 3);
   CHECK(load_pattern_count(m) == build_load_patterns(m).vectors.size());
 }
+
+namespace {
+
+// Three cables whose first elements all end at cable a's first node (the node of b and c that they
+// left holds no element): a node three elements share, and one none does.
+Model star_of_cables() {
+  Model m;
+  m.dimension = 3;
+  const LineProperties props{1e3, 2.0, 1.5, 0.01};
+  add_straight_line(m, "a", {0, 0, 0}, {1, 0, 0}, 2, props);
+  const int b = add_straight_line(m, "b", {0, 0, 0}, {0, 1, 0}, 2, props);
+  const int c = add_straight_line(m, "c", {0, 0, 0}, {0, 0, 1}, 3, props);
+  m.elements.node_a[m.bodies[b].first_element] = 0;
+  m.elements.node_a[m.bodies[c].first_element] = 0;
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("the mass product node by node equals the assembled consistent mass", "[assembly]") {
+  const std::pair<const char*, Model> models[] = {{"a node of three elements, a node of none", star_of_cables()},
+                                                  {"planar beams with rigid bodies", rancf_pendulum(21e6)},
+                                                  {"a cable on a rigid boom", crane_falling_cable(5)}};
+  for (const auto& [name, m] : models) {
+    INFO(name);
+    const int n = m.dof_count(), D = m.dimension;
+    // M from the elements' scalar masses, M_e = scalar_mass (x) I_D; rigid bodies' rows stay 0
+    // (System adds their mass).
+    Eigen::MatrixXd M = Eigen::MatrixXd::Zero(n, n);
+    for (int e = 0; e < m.elements.size(); ++e)
+      for (int i = 0; i < 4 * D; ++i)
+        for (int j = 0; j < 4 * D; ++j)
+          if (i % D == j % D)
+            M(element_global_dof(m, e, i), element_global_dof(m, e, j)) +=
+                m.elements.scalar_mass[16 * e + (i / D) * 4 + j / D];
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<double> U(-1, 1);
+    Eigen::VectorXd x(n), y;
+    for (int i = 0; i < n; ++i) x[i] = U(rng);
+    CpuBackend backend(m);
+    backend.mass_product(x, y);
+    const Eigen::VectorXd expected = M * x;
+    CHECK((y - expected).cwiseAbs().maxCoeff() <= 1e-14 * expected.cwiseAbs().maxCoeff());
+    CHECK(y.tail(n - m.node_dof_count()).isZero(0.0));
+  }
+}
