@@ -102,21 +102,6 @@ double System::internal_force(const Eigen::VectorXd& q, const Eigen::VectorXd& v
   return energy;
 }
 
-// On host or backend vectors alike.
-template <class V>
-void System::whole_mass_product(const V& q, const V& x, V& y) {
-  backend_.mass_product(x, y);
-  if (block_.empty()) return;
-  const std::vector<int>& dofs = block_.layout().dofs;
-  Eigen::VectorXd yb;
-  block_.mass_product(pick(q, dofs), pick(x, dofs), yb);
-  add_at(dofs, yb, y);
-}
-
-void System::mass_product(const Eigen::VectorXd& q, const Eigen::VectorXd& x, Eigen::VectorXd& y) {
-  whole_mass_product(q, x, y);
-}
-
 void System::assemble_newton_matrix(const Eigen::VectorXd& q, const Eigen::VectorXd& v, double t,
                                     const NewtonMatrixCoefficients& c, Eigen::VectorXd& f, const Eigen::VectorXd* mu,
                                     bool assembly_weights) {
@@ -174,7 +159,14 @@ void System::constraint_residual(const Vector& q, const Vector& v, const Vector&
   add_at(block_rows_, velocity_level ? Eigen::VectorXd(cs.jacobian * xv - cs.nu) : cs.phi, phi);
 }
 
-void System::mass_product(const Vector& q, const Vector& x, Vector& y) { whole_mass_product(q, x, y); }
+void System::mass_product(const Vector& q, const Vector& x, Vector& y) {
+  backend_.mass_product(x, y);
+  if (block_.empty()) return;
+  const std::vector<int>& dofs = block_.layout().dofs;
+  Eigen::VectorXd yb;
+  block_.mass_product(pick(q, dofs), pick(x, dofs), yb);
+  add_at(dofs, yb, y);
+}
 
 double System::weighted_norm(const Eigen::VectorXd& dx, const Eigen::VectorXd& x, double tol,
                              int* worst_dof) const {

@@ -41,8 +41,6 @@ class System {
   // f(q, v, t): the elements' internal force and the block's forces; returns the potential
   // energy of both (strain, springs).
   double internal_force(const Eigen::VectorXd& q, const Eigen::VectorXd& v, double t, Eigen::VectorXd& f);
-  // y = M(q) x.
-  void mass_product(const Eigen::VectorXd& q, const Eigen::VectorXd& x, Eigen::VectorXd& y);
   // The Newton matrix (see newton_terms) at w = 0 and the given multipliers (none: 0), with f;
   // its factorization is the backend's next factorize(). assembly_weights: the rigid bodies'
   // mass terms scaled by their assembly weights (the metric of consistent_initial_state).
@@ -69,7 +67,7 @@ class System {
                            Vector& phi);
   // Infinity norm of the coordinate rows of the Newton matrix last assembled.
   double newton_matrix_norm() const { return matrix_norm_; }
-  // y = M(q) x on backend vectors.
+  // y = M(q) x on backend vectors (x and y distinct).
   void mass_product(const Vector& q, const Vector& x, Vector& y);
 
   // Per-coordinate scale for convergence and error tests (coordinate_scales: characteristic
@@ -104,8 +102,6 @@ class System {
   void add_at(const std::vector<int>& index, const Eigen::VectorXd& local, Eigen::VectorXd& x) const;
   Eigen::VectorXd pick(const Vector& x, const std::vector<int>& index);
   void add_at(const std::vector<int>& index, const Eigen::VectorXd& local, Vector& x);
-  template <class V>
-  void whole_mass_product(const V& q, const V& x, V& y);
   // Adds the block's mass product and spring energy to E (which holds the elements' M v and strain
   // energy at q), then sets the kinetic and gravitational energies.
   void complete_energies(const Eigen::VectorXd& q, const Eigen::VectorXd& v, Energies& E);
