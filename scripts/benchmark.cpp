@@ -310,7 +310,7 @@ int main(int argc, char** argv) {
   std::printf(
       "# per-step times in ms; other = wall - (element + assembly + factorization + solve); step: a step\n"
       "# beyond the first, timed from the first step's end to the last one's: without the run's fixed\n"
-      "# cost (consistent initial state; first and last frame, their energies on the host); cold_ms: the\n"
+      "# cost (consistent initial state; the first and last frames and their energies); cold_ms: the\n"
       "# one-step run before it (the system's first) beyond the measured run's fixed cost and first step%s\n",
       stage_times ? "" : "; stage times off (no device waits between stages): on a device the stage columns are 0");
   std::printf("%7s %8s %6s %7s %10s %9s %10s %9s %9s %9s %9s %9s %10s %8s %10s %9s %6s %9s %9s  %s\n", "n", "dofs",
