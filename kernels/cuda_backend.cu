@@ -17,6 +17,7 @@
 #include "catenary/assembly/model_operators.hpp"
 #include "catenary/assembly/unknown_ordering.hpp"
 #include "catenary/assembly/vector_kernels.hpp"
+#include "catenary/core/environment.hpp"
 #include "catenary/core/errors.hpp"
 #include "catenary/core/stopwatch.hpp"
 #include "catenary/kernels/cuda_backend.hpp"
@@ -395,9 +396,13 @@ class CudaBackend : public Backend {
     // 30 % of the bound (twentieth session). Sharing an element's quadrature points between its
     // four threads as well was tried there and was slower (1.91 ms): see docs/benchmarks.md.
     // Undamped models take the block pass (jacobian_block_pass.cuh: a point per thread, then two
-    // blocks per thread; not yet measured on a device).
+    // blocks per thread; not yet measured on a device) unless CATENARY_JACOBIAN_BLOCK_PASS=0, so
+    // that one binary measures whole steps with either pass.
     if constexpr (Jacobian && !Damped) {
-      launch_jacobian_blocks<Space, D>(elements_, JacobianBlockPass<D>{pass});
+      if (jacobian_block_pass_)
+        launch_jacobian_blocks<Space, D>(elements_, JacobianBlockPass<D>{pass});
+      else
+        for_each_staged<Space, Pass::kRowValues>(threads, pass, pass.local_matrices);
     } else if constexpr (Jacobian) {
       for_each_staged<Space, Pass::kRowValues>(threads, pass, pass.local_matrices);
     } else if constexpr (D == 3 && !Damped) {
@@ -435,6 +440,7 @@ class CudaBackend : public Backend {
   size_t baseline_device_bytes_;
   int dimension_, elements_, nodes_, local_dofs_;
   bool damped_;  // any element with material damping: the element pass reads velocities
+  bool jacobian_block_pass_ = !switched_off("CATENARY_JACOBIAN_BLOCK_PASS");  // undamped Jacobians
   Ints node_a_, node_b_;
   ArrayOf<Space, ElementProperties> properties_;
   ArrayOf<Space, ReferenceQuadrature> quadrature_;

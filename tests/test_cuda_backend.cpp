@@ -3,6 +3,7 @@
 // which needs a GPU and skips with a message without one.
 #include <catch2/catch.hpp>
 #include <cfloat>
+#include <cstdlib>
 #include <tuple>
 
 #include "catenary/assembly/backend_factory.hpp"
@@ -102,6 +103,15 @@ void check_all_operators(BackendMaker make) {
     CHECK(backend->linear_solver() == (backend->name() == "cuda" ? "sparse QR" : "UMFPACK"));
     CHECK_THROWS_WITH(make(m, cuda::LinearSolver::ChainElimination), Catch::Contains("more than 64"));
     testing::check_operators_agree(m, *backend, 23);
+  }
+  SECTION("undamped Jacobians by the row pass (CATENARY_JACOBIAN_BLOCK_PASS=0), as the damped ones") {
+    const Model cable = falling_cable_pendulum(12), beams = rancf_pendulum(21e6);
+    for (const Model* m : {&cable, &beams}) {
+      setenv("CATENARY_JACOBIAN_BLOCK_PASS", "0", 1);  // read when the backend is made
+      auto backend = make(*m, cuda::LinearSolver::Auto);
+      unsetenv("CATENARY_JACOBIAN_BLOCK_PASS");
+      testing::check_operators_agree(*m, *backend, 28);
+    }
   }
 }
 
