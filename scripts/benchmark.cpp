@@ -48,7 +48,9 @@
 // run - wall of the one-step run) / (S - 1), which charged the one-step run's cold start against
 // the steps: 3 times too small for 4,000 copies of a 100-element cable on the CPU at S = 3.) The
 // `cold_ms` column is that one-step run's wall beyond the measured run's fixed cost and first
-// step: its cold start, the old column's error times S - 1.
+// step: its cold start, the old column's error times S - 1. `init_ms` and `out_ms` split the
+// measured run's fixed cost: the consistent initial state with the method's start, and the two
+// frames (state downloads and energies; RunSummary::initial_state_seconds, output_seconds).
 #include <omp.h>
 #include <sys/resource.h>
 
@@ -87,6 +89,8 @@ struct Row {
   double setup_ms = 0, wall_ms = 0;  // totals
   double stepping_ms = 0;            // RunSummary::stepping_seconds of the measured run
   double start_ms = 0;               // wall of the one-step run before it
+  // The measured run's consistent initial state and its frames (RunSummary).
+  double initial_state_ms = 0, output_ms = 0;
   double element_ms = 0, assembly_ms = 0, factorization_ms = 0, solve_ms = 0;  // totals
   double element_bytes = 0;
   long linear_iterations = 0;
@@ -180,6 +184,8 @@ Row run_one(const std::string& backend_name, LinearSolverChoice solver, int n, i
   }
   r.wall_ms = 1e3 * seconds_since(t_run);
   r.stepping_ms = 1e3 * summary.stepping_seconds;
+  r.initial_state_ms = 1e3 * summary.initial_state_seconds;
+  r.output_ms = 1e3 * summary.output_seconds;
   const StageTimings& after = backend.timings();
   r.steps = summary.steps;
   r.iterations = summary.newton_iterations;
@@ -279,13 +285,13 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "cannot open %s\n", csv_path.c_str());
       return 1;
     }
-    std::fprintf(
-        csv,
-        "n,dofs,constraints,steps,newton_per_step,factorizations,wall_ms_per_step,step_ms,ms_per_newton,"
-        "element_ms_per_step,assembly_ms_per_step,factorization_ms_per_step,solve_ms_per_step,"
-        "other_ms_per_step,setup_ms,cold_start_ms,krylov_per_newton,element_gb_s,element_peak_fraction,peak_mib,"
-        "estimated_device_mib,threads,"
-        "backend,solver,status\n");
+    std::fprintf(csv,
+                 "n,dofs,constraints,steps,newton_per_step,factorizations,wall_ms_per_step,step_ms,ms_per_newton,"
+                 "element_ms_per_step,assembly_ms_per_step,factorization_ms_per_step,solve_ms_per_step,"
+                 "other_ms_per_step,setup_ms,cold_start_ms,initial_state_ms,output_ms,krylov_per_newton,element_gb_s,"
+                 "element_peak_fraction,peak_mib,"
+                 "estimated_device_mib,threads,"
+                 "backend,solver,status\n");
   }
 
   const int threads = omp_get_max_threads();
@@ -311,11 +317,13 @@ int main(int argc, char** argv) {
       "# per-step times in ms; other = wall - (element + assembly + factorization + solve); step: a step\n"
       "# beyond the first, timed from the first step's end to the last one's: without the run's fixed\n"
       "# cost (consistent initial state; the first and last frames and their energies); cold_ms: the\n"
-      "# one-step run before it (the system's first) beyond the measured run's fixed cost and first step%s\n",
+      "# one-step run before it (the system's first) beyond the measured run's fixed cost and first step;\n"
+      "# init_ms, out_ms: the measured run's consistent initial state and its two frames (ms, not per step)%s\n",
       stage_times ? "" : "; stage times off (no device waits between stages): on a device the stage columns are 0");
-  std::printf("%7s %8s %6s %7s %10s %9s %10s %9s %9s %9s %9s %9s %10s %8s %10s %9s %6s %9s %9s  %s\n", "n", "dofs",
-              "steps", "it/step", "wall/step", "step", "ms/newton", "element", "assembly", "factor", "solve", "other",
-              "setup_ms", "cold_ms", "kry/newton", "el GB/s", "%peak", "peak MiB", "est MiB", "solver");
+  std::printf("%7s %8s %6s %7s %10s %9s %10s %9s %9s %9s %9s %9s %10s %8s %8s %8s %10s %9s %6s %9s %9s  %s\n", "n",
+              "dofs", "steps", "it/step", "wall/step", "step", "ms/newton", "element", "assembly", "factor", "solve",
+              "other", "setup_ms", "cold_ms", "init_ms", "out_ms", "kry/newton", "el GB/s", "%peak", "peak MiB",
+              "est MiB", "solver");
   int failures = 0;
   for (int n : sizes) {
     const int s = n >= large_from ? large_steps : steps;
@@ -334,10 +342,10 @@ int main(int argc, char** argv) {
     const double gb_s = r.element_ms > 0 ? r.element_bytes / (1e-3 * r.element_ms) / 1e9 : 0.0;
     const double fraction = peak_bandwidth > 0 ? 1e9 * gb_s / peak_bandwidth : 0.0;
     std::printf(
-        "%7d %8d %6ld %7.3f %10.3f %9.3f %10.3f %9.3f %9.3f %9.3f %9.3f %9.3f %10.2f %8.1f %10.2f %9.2f %6.1f %9.1f "
-        "%9.1f  %s%s\n",
-        r.n, r.dofs, r.steps, it, wall, marginal, per_newton, el, as, fa, so, other, r.setup_ms, cold, krylov, gb_s,
-        100 * fraction, r.peak_mib, r.estimate_mib, r.solver.c_str(),
+        "%7d %8d %6ld %7.3f %10.3f %9.3f %10.3f %9.3f %9.3f %9.3f %9.3f %9.3f %10.2f %8.1f %8.1f %8.1f %10.2f %9.2f "
+        "%6.1f %9.1f %9.1f  %s%s\n",
+        r.n, r.dofs, r.steps, it, wall, marginal, per_newton, el, as, fa, so, other, r.setup_ms, cold,
+        r.initial_state_ms, r.output_ms, krylov, gb_s, 100 * fraction, r.peak_mib, r.estimate_mib, r.solver.c_str(),
         r.status == "ok" ? "" : ("  " + r.status).c_str());
     std::fflush(stdout);
     if (csv) {
@@ -345,11 +353,11 @@ int main(int argc, char** argv) {
       for (char& c : status)
         if (c == ',' || c == '\n') c = ';';
       std::fprintf(csv,
-                   "%d,%d,%d,%ld,%.6f,%ld,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.3f,%.3f,%"
-                   "d,%s,%s,%s\n",
+                   "%d,%d,%d,%ld,%.6f,%ld,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,"
+                   "%.3f,%.3f,%d,%s,%s,%s\n",
                    r.n, r.dofs, r.constraints, r.steps, it, r.factorizations, wall, marginal, per_newton, el, as, fa,
-                   so, other, r.setup_ms, cold, krylov, gb_s, fraction, r.peak_mib, r.estimate_mib, threads,
-                   backend_name.c_str(), r.solver.c_str(), status.c_str());
+                   so, other, r.setup_ms, cold, r.initial_state_ms, r.output_ms, krylov, gb_s, fraction, r.peak_mib,
+                   r.estimate_mib, threads, backend_name.c_str(), r.solver.c_str(), status.c_str());
       std::fflush(csv);
     }
     if (r.status != "ok") ++failures;

@@ -111,9 +111,9 @@ for f in files:
             rows[n].append(r)
 cols = ["newton_per_step", "wall_ms_per_step", "step_ms", "ms_per_newton", "element_ms_per_step",
         "assembly_ms_per_step", "factorization_ms_per_step", "solve_ms_per_step",
-        "other_ms_per_step", "setup_ms", "cold_start_ms", "krylov_per_newton", "element_gb_s", "element_peak_fraction", "peak_mib", "estimated_device_mib"]
+        "other_ms_per_step", "setup_ms", "cold_start_ms", "initial_state_ms", "output_ms", "krylov_per_newton", "element_gb_s", "element_peak_fraction", "peak_mib", "estimated_device_mib"]
 short = ["it/step", "wall/step", "step", "ms/newton", "element", "assembly", "factor", "solve", "other", "setup_ms",
-         "cold_ms", "kry/newton", "el GB/s", "peak frac", "peak MiB", "est MiB"]
+         "cold_ms", "init_ms", "out_ms", "kry/newton", "el GB/s", "peak frac", "peak MiB", "est MiB"]
 print(f"# medians of {len(files)} repetitions, per-step times in ms")
 print(f"{'n':>7} {'dofs':>8} {'steps':>6} " + " ".join(f"{s:>10}" for s in short) + "  status  solver")
 with open(out, "w") as fh:

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <thread>
 
 #include "catenary/assembly/cpu_backend.hpp"
 #include "catenary/integrators/analyses.hpp"
@@ -173,13 +174,25 @@ TEST_CASE("the stepping wall time spans the steps after the first", "[dynamics]"
   };
   RunSummary summary;
   const AnalysisSettings a = dynamic_settings(1e-3, 0.02, -0.1);
+  const Clock::time_point run_start = Clock::now();
   run_dynamic(sys, a.dynamics, 0.0, sink, summary);
+  const Clock::time_point run_end = Clock::now();
   const int S = static_cast<int>(summary.steps);
   REQUIRE(S == 20);
   REQUIRE(frame_times.size() == static_cast<size_t>(S + 1));
   CHECK(summary.stepping_seconds >= seconds(frame_times[1], frame_times[S - 1]));
   CHECK(summary.stepping_seconds <= seconds(frame_times[0], frame_times[S]));
   CHECK(summary.stepping_seconds > 0.0);
+  // The initial state ends before the first frame is handed out.
+  CHECK(summary.initial_state_seconds > 0.0);
+  CHECK(summary.initial_state_seconds <= seconds(run_start, frame_times[0]));
+  // The output time holds every frame's hand-over: at least the sink's own time.
+  RunSummary slow_output;
+  const auto pause = std::chrono::milliseconds(2);
+  run_dynamic(
+      sys, a.dynamics, 0.0, [&](const Frame&) { std::this_thread::sleep_for(pause); }, slow_output);
+  CHECK(slow_output.output_seconds >= (S + 1) * std::chrono::duration<double>(pause).count());
+  CHECK(summary.output_seconds + summary.initial_state_seconds <= seconds(run_start, run_end));
 
   RunSummary one_step;
   AnalysisSettings b = dynamic_settings(1e-3, 1e-3, -0.1);

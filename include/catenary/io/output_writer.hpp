@@ -50,6 +50,9 @@ struct RunSummary {
   // between included: the cost of stepping without the run's set-up, initial state and first step
   // (0 for fewer than two steps).
   double stepping_seconds = 0.0;
+  // Dynamic: the wall seconds of the consistent initial state and the method's start (before the
+  // first frame), and of all frames (the state's download, energies and writing).
+  double initial_state_seconds = 0.0, output_seconds = 0.0;
   std::vector<std::string> warnings;
   // Assembly analysis: what moved, and the constraint violation left.
   std::vector<MovedPart> moved;
