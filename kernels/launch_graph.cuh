@@ -18,18 +18,27 @@
 //
 // The device's launches go to a stream of their own, created blocking: it waits for the work
 // queued before on the default stream, where the rest of the backend runs, and the default
-// stream waits for it, so the order of all work stays the program's order.
+// stream waits for it, so the order of all work stays the program's order. That implicit
+// synchronization is the legacy default stream's: a per-thread default stream would drop it (the
+// solver would read matrix values before their assembly ends), hence the #error below.
 #include <cuda_runtime.h>
 #include <thrust/execution_policy.h>
 #include <thrust/system/cuda/execution_policy.h>
 
+#include <cstdio>
 #include <exception>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "catenary/core/environment.hpp"
 #include "catenary/core/errors.hpp"
 #include "memory_space.cuh"
+
+#ifdef CUDA_API_PER_THREAD_DEFAULT_STREAM
+#error \
+    "the block solvers' stream is ordered against the legacy default stream (see above): build without --default-stream per-thread"
+#endif
 
 namespace catenary::cuda {
 
@@ -78,8 +87,10 @@ class LaunchGraphs<DeviceSpace> {
     for (const auto& [recorded, graph] : graphs_)
       if (recorded == key) return check_cuda(cudaGraphLaunch(graph, stream_), "launching a recorded graph");
     if (graphs_.size() >= kMostGraphs) return launches();
-    const cudaGraphExec_t graph = record(launches);
-    if (!graph) {
+    std::string why;
+    const cudaGraphExec_t graph = record(launches, why);
+    if (!graph) {  // said once: a device run would otherwise just show no gain
+      std::fprintf(stderr, "catenary: note: the block solver's launches run without CUDA graphs: %s\n", why.c_str());
       enabled_ = false;
       return launches();
     }
@@ -97,25 +108,31 @@ class LaunchGraphs<DeviceSpace> {
   // over 1 to 8 right-hand sides); more keys than this are run unrecorded.
   static constexpr size_t kMostGraphs = 16;
 
-  // The launches as an executable graph, or null where the capture or its instantiation failed
-  // (the error a failed capture leaves is cleared: it is not sticky).
+  // The launches as an executable graph, or null where the capture or its instantiation failed,
+  // with why (the error a failed capture leaves is cleared: it is not sticky).
   template <class Launches>
-  cudaGraphExec_t record(Launches& launches) {
-    if (cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal) != cudaSuccess) {
+  cudaGraphExec_t record(Launches& launches, std::string& why) {
+    if (const cudaError_t begun = cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal);
+        begun != cudaSuccess) {
+      why = std::string("the capture did not begin: ") + cudaGetErrorString(begun);
       cudaGetLastError();
       return nullptr;
     }
-    bool queued = true;
     try {
       launches();
-    } catch (const std::exception&) {
-      queued = false;
+    } catch (const std::exception& e) {
+      why = std::string("a launch failed while captured: ") + e.what();
     }
     cudaGraph_t graph = nullptr;
     const cudaError_t ended = cudaStreamEndCapture(stream_, &graph);
     cudaGraphExec_t exec = nullptr;
-    if (!queued || ended != cudaSuccess || !graph || cudaGraphInstantiate(&exec, graph, 0) != cudaSuccess)
-      exec = nullptr;
+    if (why.empty() && ended != cudaSuccess) why = std::string("the capture failed: ") + cudaGetErrorString(ended);
+    if (why.empty() && graph) {
+      const cudaError_t made = cudaGraphInstantiate(&exec, graph, 0);
+      if (made != cudaSuccess) why = std::string("its instantiation failed: ") + cudaGetErrorString(made);
+    }
+    if (!why.empty()) exec = nullptr;
+    if (why.empty() && !exec) why = "the capture gave no graph";
     if (graph) cudaGraphDestroy(graph);
     if (!exec) cudaGetLastError();
     return exec;

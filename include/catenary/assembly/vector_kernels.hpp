@@ -84,7 +84,10 @@ inline WeightedEntry largest_weighted_entry(const WeightedEntryAt& at, int n) {
 
 // Entry i of a Newton update (Backend::add_update): x_i += dx_i, y_k,i += a_k dx_i, and what
 // the entry adds to the norms, reduced by LargerUpdate. It writes as it is evaluated: a reduction
-// over it (Thrust's transform_reduce, CUB's on a device) evaluates each entry once.
+// over it (Thrust's transform_reduce, CUB's on a device) evaluates each entry once. Thrust does not
+// promise that; CUB's reduction agent in CCCL 3.0 (cub/agent/agent_reduce.cuh: full tiles loaded
+// and transformed once, partial tiles through a guarded loop) does it, and the [gpu] agreement test
+// of add_update would catch an entry updated twice after a CCCL upgrade.
 struct NewtonUpdate {
   int count;
   double a[Backend::kMaxIncrements];
