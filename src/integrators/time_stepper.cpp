@@ -223,6 +223,8 @@ void run_time_steps(System& sys, const DynamicSettings& s, double output_interva
   be.upload(init.lambda, state.lambda);
   stepper.start(init, state);
   stepper.accepted(state);
+  // (On a device the method's start may still be running here: the first frame's download waits
+  // for it, so its few passes count as output.)
   summary.initial_state_seconds = seconds_since(run_start);
 
   // Frames are the only full vectors that come back to the host: q, v, lambda and M v.
