@@ -125,17 +125,16 @@ class LaunchGraphs<DeviceSpace> {
     }
     cudaGraph_t graph = nullptr;
     const cudaError_t ended = cudaStreamEndCapture(stream_, &graph);
-    cudaGraphExec_t exec = nullptr;
     if (why.empty() && ended != cudaSuccess) why = std::string("the capture failed: ") + cudaGetErrorString(ended);
-    if (why.empty() && graph) {
-      const cudaError_t made = cudaGraphInstantiate(&exec, graph, 0);
-      if (made != cudaSuccess) why = std::string("its instantiation failed: ") + cudaGetErrorString(made);
-    }
-    if (!why.empty()) exec = nullptr;
-    if (why.empty() && !exec) why = "the capture gave no graph";
+    if (why.empty() && !graph) why = "the capture gave no graph";
+    cudaGraphExec_t exec = nullptr;
+    if (why.empty())
+      if (const cudaError_t made = cudaGraphInstantiate(&exec, graph, 0); made != cudaSuccess)
+        why = std::string("its instantiation failed: ") + cudaGetErrorString(made);
     if (graph) cudaGraphDestroy(graph);
-    if (!exec) cudaGetLastError();
-    return exec;
+    if (why.empty()) return exec;
+    cudaGetLastError();
+    return nullptr;
   }
 
   cudaStream_t stream_ = nullptr;

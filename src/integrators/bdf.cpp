@@ -39,7 +39,7 @@ class BDFStepper : public TimeStepper {
     capacity_ = s.max_order + 2;  // order k+1's estimate needs k + 3 points, the new one included
   }
 
-  void start(const ConsistentState&, StepState&) override {
+  void start(StepState&) override {
     history_.clear();
     order_ = 1;
     steps_at_order_ = 0;

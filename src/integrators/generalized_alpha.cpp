@@ -46,7 +46,7 @@ class GeneralizedAlphaStepper : public TimeStepper {
     lag_ = be_.make_vector(sys.dofs());
   }
 
-  void start(const ConsistentState&, StepState& state) override { be_.copy(state.a, state.history); }
+  void start(StepState& state) override { be_.copy(state.a, state.history); }
 
   StepOutcome step(const StepState& from, double h, StepState& to) override {
     const double bh2 = beta_ * h * h;

@@ -29,7 +29,7 @@ class HHTStepper : public TimeStepper {
 
   // F0 = f - g + C^T lambda from the initial state's equations of motion, M a0 + F0 = 0, as each
   // step ends: a mass product on the backend's vectors instead of an element pass on the host's.
-  void start(const ConsistentState&, StepState& state) override {
+  void start(StepState& state) override {
     sys_.mass_product(state.q, state.a, Mx_);
     be_.combine({{-1.0, &Mx_}}, state.history);
   }

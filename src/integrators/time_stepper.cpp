@@ -221,7 +221,7 @@ void run_time_steps(System& sys, const DynamicSettings& s, double output_interva
   be.upload(init.v, state.v);
   be.upload(init.a, state.a);
   be.upload(init.lambda, state.lambda);
-  stepper.start(init, state);
+  stepper.start(state);
   stepper.accepted(state);
   // (On a device the method's start may still be running here: the first frame's download waits
   // for it, so its few passes count as output.)

@@ -48,8 +48,8 @@ struct StepOutcome {
 class TimeStepper {
  public:
   virtual ~TimeStepper() = default;
-  // Sets state.history from the consistent initial state (q, v, a = q'', lambda are set).
-  virtual void start(const ConsistentState& init, StepState& state) = 0;
+  // Sets state.history from the consistent initial state, which state holds (q, v, a = q'', lambda).
+  virtual void start(StepState& state) = 0;
   // Attempts one step of size h from `from`; on success fills `to`.
   virtual StepOutcome step(const StepState& from, double h, StepState& to) = 0;
   // Local error of a converged step, measured against the error tolerance (1 = at tolerance).
