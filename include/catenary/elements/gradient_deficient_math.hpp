@@ -268,15 +268,31 @@ CATENARY_HD void add_point_jacobian(const HermiteShape& h, double w, const Point
   }
 }
 
-// Scatter the (a, b) gradient and Hessian at one point into the evaluation's rows (all four
-// column blocks of each of its row blocks).
+// Scatter the (a, b) gradient and Hessian at one point into the evaluation's rows: all four column
+// blocks of each of its row blocks, or for the whole element (S = 4) the blocks on and above the
+// diagonal only, 10 of 16 (the Jacobian is symmetric: evaluate_element mirrors them at its end).
 template <int D, int S, bool UsesB = true>
-CATENARY_HD void scatter_point(const HermiteShape& h, double w, const PointDerivatives<D>& p,
-                               ElementEvaluation<D, S>& out, const JacobianWeights* jacobian) {
+CATENARY_HD_FORCE_INLINE void scatter_point(const HermiteShape& h, double w, const PointDerivatives<D>& p,
+                                            ElementEvaluation<D, S>& out, const JacobianWeights* jacobian) {
   for (int r = 0; r < S; ++r) add_point_force<D, UsesB>(h, w, p, out.first + r, &out.force[r * D]);
   if (!jacobian || jacobian->stiffness == 0.0) return;
-  for (int r = 0; r < S; ++r)
-    add_point_jacobian<D, 4, UsesB>(h, w * jacobian->stiffness, p, out.first + r, 0, out.jacobian, r * D, 0);
+  const double ws = w * jacobian->stiffness;
+  if constexpr (S == 4) {
+    add_point_jacobian<D, 4, UsesB>(h, ws, p, 0, 0, out.jacobian, 0, 0);
+    add_point_jacobian<D, 3, UsesB>(h, ws, p, 1, 1, out.jacobian, D, D);
+    add_point_jacobian<D, 2, UsesB>(h, ws, p, 2, 2, out.jacobian, 2 * D, 2 * D);
+    add_point_jacobian<D, 1, UsesB>(h, ws, p, 3, 3, out.jacobian, 3 * D, 3 * D);
+  } else {
+    for (int r = 0; r < S; ++r) add_point_jacobian<D, 4, UsesB>(h, ws, p, out.first + r, 0, out.jacobian, r * D, 0);
+  }
+}
+
+// The whole element's Jacobian below its diagonal blocks from the blocks above (scatter_point and
+// add_damping_term fill those only).
+template <int D>
+CATENARY_HD void mirror_lower_blocks(Mat<4 * D, 4 * D>& J) {
+  for (int i = D; i < 4 * D; ++i)
+    for (int j = 0; j < (i / D) * D; ++j) J(i, j) = J(j, i);
 }
 
 // A Kelvin-Voigt term c (g . edot) g of the force, and c g g^T of the damping matrix, in the
@@ -292,8 +308,10 @@ CATENARY_HD void add_damping_term(double c, const Vec<4 * D>& g, const double* e
   for (int r = 0; r < S * D; ++r) {
     const double gr = pick(g.v, first_row + r);
     out.force[r] += c * rate * gr;
+    // The whole element's matrix from its diagonal block on (the rest is mirrored).
+    const int first_column = S == 4 ? (r / D) * D : 0;
     if (cd != 0.0)
-      for (int m = 0; m < n; ++m) out.jacobian(r, m) += cd * gr * g[m];
+      for (int m = first_column; m < n; ++m) out.jacobian(r, m) += cd * gr * g[m];
   }
 }
 
@@ -480,6 +498,8 @@ CATENARY_HD void evaluate_element(const ElementProperties& p, const ReferenceQua
   for (int g = 0; g < GaussRule5::kPoints; ++g)
     detail::add_bending_point<D, S, Damped>(p, detail::current_point<D, GaussRule5>(p, e, g), ref.bending_w[g],
                                             ref.kappa0[g], edot, out, jacobian);
+  if constexpr (S == 4)
+    if (want_jacobian) detail::mirror_lower_blocks<D>(out.jacobian);
 }
 
 // The same from the reference coordinates e_ref (4*D), for single evaluations (tests, the element
