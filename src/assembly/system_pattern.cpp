@@ -20,7 +20,7 @@ struct RowSource {
 // present even for nodes without elements), both constraint blocks and the multibody block. A few
 // per dof, so a counting sort of them all is cheap.
 struct ColumnBuckets {
-  std::vector<size_t> start;  // column c's entries: entries[start[c] .. start[c + 1])
+  std::vector<size_t> start;  // column c's rows: rows[start[c] .. start[c + 1])
   std::vector<int> rows;
 };
 
