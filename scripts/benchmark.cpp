@@ -289,9 +289,7 @@ int main(int argc, char** argv) {
                  "n,dofs,constraints,steps,newton_per_step,factorizations,wall_ms_per_step,step_ms,ms_per_newton,"
                  "element_ms_per_step,assembly_ms_per_step,factorization_ms_per_step,solve_ms_per_step,"
                  "other_ms_per_step,setup_ms,cold_start_ms,initial_state_ms,output_ms,krylov_per_newton,element_gb_s,"
-                 "element_peak_fraction,peak_mib,"
-                 "estimated_device_mib,threads,"
-                 "backend,solver,status\n");
+                 "element_peak_fraction,peak_mib,estimated_device_mib,threads,backend,solver,status\n");
   }
 
   const int threads = omp_get_max_threads();

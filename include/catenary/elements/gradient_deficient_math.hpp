@@ -308,10 +308,9 @@ CATENARY_HD void add_damping_term(double c, const Vec<4 * D>& g, const double* e
   for (int r = 0; r < S * D; ++r) {
     const double gr = pick(g.v, first_row + r);
     out.force[r] += c * rate * gr;
+    if (cd == 0.0) continue;
     // The whole element's matrix from its diagonal block on (the rest is mirrored).
-    const int first_column = S == 4 ? (r / D) * D : 0;
-    if (cd != 0.0)
-      for (int m = first_column; m < n; ++m) out.jacobian(r, m) += cd * gr * g[m];
+    for (int m = S == 4 ? (r / D) * D : 0; m < n; ++m) out.jacobian(r, m) += cd * gr * g[m];
   }
 }
 
