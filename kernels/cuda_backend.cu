@@ -54,6 +54,7 @@ class CudaBackend : public Backend {
         local_dofs_(2 * m.coordinates_per_node()),
         damped_(std::any_of(m.elements.properties.begin(), m.elements.properties.end(),
                             [](const ElementProperties& p) { return p.eta > 0.0; })) {
+    Stopwatch w;
     const ElementBlock& el = m.elements;
     node_a_ = Ints(el.node_a.begin(), el.node_a.end());
     node_b_ = Ints(el.node_b.begin(), el.node_b.end());
@@ -62,6 +63,7 @@ class CudaBackend : public Backend {
     // finalize_model's per-element data, as the CPU backend reads it: the same numbers on both.
     scalar_mass_ = Doubles(el.scalar_mass.begin(), el.scalar_mass.end());
     shape_integrals_ = Doubles(el.shape_integrals.begin(), el.shape_integrals.end());
+    end_setup_phase_on_device("element data", w);
 
     const Eigen::SparseMatrix<double, Eigen::RowMajor> C = constraint_matrix(m);
     copy_csr(C, c_ptr_, c_col_, c_val_);
@@ -74,6 +76,7 @@ class CudaBackend : public Backend {
     for (const Eigen::VectorXd& g : loads.vectors) load_patterns_.insert(load_patterns_.end(), g.data(), g.data() + g.size());
     const Eigen::VectorXd scales = coordinate_scales(m);
     coordinate_scales_ = Doubles(scales.data(), scales.data() + scales.size());
+    end_setup_phase_on_device("operators", w);
 
     std::string why;
     const bool krylov = solver == LinearSolver::Krylov;
@@ -84,7 +87,10 @@ class CudaBackend : public Backend {
     if ((block_method || krylov) && !chain)
       throw BackendUnavailable(std::string(krylov ? "GMRES" : "the block-tridiagonal solver") +
                                " needs node blocks: " + why);
-    pattern_ = build_device_pattern<Space>(m, node_a_, node_b_, C, chain ? chain->original_of : newton_unknown_order(m));
+    const std::vector<int> unknown_order = chain ? chain->original_of : newton_unknown_order(m);
+    end_setup_phase_on_device("ordering", w);
+    pattern_ = build_device_pattern<Space>(m, node_a_, node_b_, C, unknown_order);
+    end_setup_phase_on_device("pattern", w);
     values_ = Doubles(pattern_.nonzeros, 0.0);
     local_forces_ = Doubles(static_cast<size_t>(elements_) * local_dofs_, 0.0);
     local_matrices_ = Doubles(static_cast<size_t>(elements_) * local_dofs_ * local_dofs_, 0.0);
@@ -92,6 +98,7 @@ class CudaBackend : public Backend {
     energy_ = Doubles(elements_, 0.0);
     permuted_rhs_ = Doubles(pattern_.size, 0.0);
     permuted_solution_ = Doubles(pattern_.size, 0.0);
+    end_setup_phase_on_device("work arrays", w);
     std::string name_details;  // after the layout's note: what the chains hold besides cables
     if (krylov) {
       solver_ = make_gmres_solver(chain->block_ptr, Space::on_device);
@@ -111,7 +118,9 @@ class CudaBackend : public Backend {
       solver_ = Space::on_device ? make_cusolver_qr_solver() : make_host_csr_solver();
       solver_name_ = Space::on_device ? "sparse QR" : "UMFPACK";
     }
+    end_setup_phase_on_device("solver", w);
     solver_->analyze(pattern_.size, pattern_.nonzeros, raw<int>(pattern_.row_ptr), raw<int>(pattern_.col_index));
+    end_setup_phase_on_device("analyze", w);
     solver_name_ += solver_->layout_note() + name_details;
     note_device_memory();
   }
@@ -320,6 +329,12 @@ class CudaBackend : public Backend {
 
  private:
   static Doubles& array(Vector& v) { return v.storage<ArrayVector<Space>>().x; }
+
+  // Backend::end_setup_phase with the device's queued work finished first.
+  void end_setup_phase_on_device(const char* name, Stopwatch& w) {
+    if (Space::on_device) check_cuda(cudaDeviceSynchronize(), name);
+    end_setup_phase(name, w.lap());
+  }
   static const Doubles& array(const Vector& v) { return v.storage<ArrayVector<Space>>().x; }
 
   // Stage time, with the device's queued work finished first (0 with stage timing off); samples

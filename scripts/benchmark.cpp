@@ -38,7 +38,8 @@
 //
 // The output sink does nothing; the output interval equals the end time, so only the first and
 // the last frame are emitted. Wall time is std::chrono::steady_clock around run_dynamic alone;
-// model building and backend construction (pattern, symbolic structures) are reported as setup.
+// model building and backend construction (pattern, symbolic structures) are reported as setup,
+// split on a comment line after each row into model, backend (by its phases) and System.
 // run_dynamic includes the consistent initial state (one assembly, one factorization, solves),
 // which is amortised over the steps in every per-step figure. A one-step run on the same system
 // comes first, so that the measured run finds the backend warm (lazily loaded kernels, captured
@@ -87,6 +88,8 @@ struct Row {
   int n = 0, dofs = 0, constraints = 0;
   long steps = 0, iterations = 0, factorizations = 0;
   double setup_ms = 0, wall_ms = 0;  // totals
+  // Where setup went, in ms: "model M; backend B (its phases, StageTimings::setup); system S".
+  std::string setup_split;
   double stepping_ms = 0;            // RunSummary::stepping_seconds of the measured run
   double start_ms = 0;               // wall of the one-step run before it
   // The measured run's consistent initial state and its frames (RunSummary).
@@ -118,6 +121,24 @@ std::unique_ptr<Backend> make_benchmark_backend(const std::string& name, const M
   return make_backend(parse_backend_choice(name), m, solver, vectors).backend;
 }
 
+// "model M; backend B (phase P, ..., rest R); system S" in ms; rest: the backend's time outside
+// its listed phases (the device context's start, the memory check of make_backend).
+std::string describe_setup(double model_ms, double backend_ms, const std::vector<SetupPhase>& phases,
+                           double system_ms) {
+  char number[32];
+  const auto ms = [&number](double v) {
+    std::snprintf(number, sizeof number, "%.1f", v);
+    return std::string(number);
+  };
+  std::string text = "model " + ms(model_ms) + "; backend " + ms(backend_ms) + " (";
+  double listed = 0.0;
+  for (const SetupPhase& p : phases) {
+    text += p.name + " " + ms(1e3 * p.seconds) + ", ";
+    listed += 1e3 * p.seconds;
+  }
+  return text + "rest " + ms(backend_ms - listed) + "); system " + ms(system_ms);
+}
+
 // n elements (hung from a crane's boom with crane), or with sweep_elements > 0 n copies of that
 // model of sweep_elements elements.
 Model benchmark_model(int n, int sweep_elements, bool crane) {
@@ -137,6 +158,7 @@ Row run_one(const std::string& backend_name, LinearSolverChoice solver, int n, i
   r.n = n;
   const auto t_setup = Clock::now();
   const Model m = benchmark_model(n, sweep_elements, crane);
+  const double model_ms = 1e3 * seconds_since(t_setup);
   AnalysisSettings analysis;  // HHT, fixed step
   DynamicSettings& s = analysis.dynamics;
   s.step = step;
@@ -147,11 +169,15 @@ Row run_one(const std::string& backend_name, LinearSolverChoice solver, int n, i
   s.adaptive = false;
   s.newton = newton;
   const int vectors = backend_vector_count(analysis);
+  const auto t_backend = Clock::now();
   const std::unique_ptr<Backend> backend_holder = make_benchmark_backend(backend_name, m, solver, vectors);
+  const double backend_ms = 1e3 * seconds_since(t_backend);
   Backend& backend = *backend_holder;
   backend.set_stage_timing(stage_times);
+  const auto t_system = Clock::now();
   System sys(m, backend);
   r.setup_ms = 1e3 * seconds_since(t_setup);
+  r.setup_split = describe_setup(model_ms, backend_ms, backend.timings().setup, 1e3 * seconds_since(t_system));
   r.dofs = sys.dofs();
   r.solver = backend.linear_solver();
 #ifdef CATENARY_WITH_CUDA
@@ -289,7 +315,7 @@ int main(int argc, char** argv) {
                  "n,dofs,constraints,steps,newton_per_step,factorizations,wall_ms_per_step,step_ms,ms_per_newton,"
                  "element_ms_per_step,assembly_ms_per_step,factorization_ms_per_step,solve_ms_per_step,"
                  "other_ms_per_step,setup_ms,cold_start_ms,initial_state_ms,output_ms,krylov_per_newton,element_gb_s,"
-                 "element_peak_fraction,peak_mib,estimated_device_mib,threads,backend,solver,status\n");
+                 "element_peak_fraction,peak_mib,estimated_device_mib,threads,backend,solver,status,setup_split\n");
   }
 
   const int threads = omp_get_max_threads();
@@ -345,6 +371,7 @@ int main(int argc, char** argv) {
         r.n, r.dofs, r.steps, it, wall, marginal, per_newton, el, as, fa, so, other, r.setup_ms, cold,
         r.initial_state_ms, r.output_ms, krylov, gb_s, 100 * fraction, r.peak_mib, r.estimate_mib, r.solver.c_str(),
         r.status == "ok" ? "" : ("  " + r.status).c_str());
+    std::printf("#   setup of n = %d (ms): %s\n", r.n, r.setup_split.c_str());
     std::fflush(stdout);
     if (csv) {
       std::string status = r.status;
@@ -352,10 +379,11 @@ int main(int argc, char** argv) {
         if (c == ',' || c == '\n') c = ';';
       std::fprintf(csv,
                    "%d,%d,%d,%ld,%.6f,%ld,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,"
-                   "%.3f,%.3f,%d,%s,%s,%s\n",
+                   "%.3f,%.3f,%d,%s,%s,%s,\"%s\"\n",
                    r.n, r.dofs, r.constraints, r.steps, it, r.factorizations, wall, marginal, per_newton, el, as, fa,
                    so, other, r.setup_ms, cold, r.initial_state_ms, r.output_ms, krylov, gb_s, fraction, r.peak_mib,
-                   r.estimate_mib, threads, backend_name.c_str(), r.solver.c_str(), status.c_str());
+                   r.estimate_mib, threads, backend_name.c_str(), r.solver.c_str(), status.c_str(),
+                   r.setup_split.c_str());
       std::fflush(csv);
     }
     if (r.status != "ok") ++failures;

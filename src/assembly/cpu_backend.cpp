@@ -28,24 +28,28 @@ const Eigen::VectorXd& host(const Vector& v) { return v.storage<HostVector>().x;
 }  // namespace
 
 CpuBackend::CpuBackend(const Model& m, LinearSolverChoice solver)
-    : Backend(m.dof_count(), m.constraint_count()),
-      model_(m),
-      pattern_(build_system_pattern(m)),
-      constraints_(constraint_matrix(m)),
-      constraint_transpose_rows_(constraint_transpose_rows(m)),
-      loads_(build_load_patterns(m)),
-      coordinate_scales_(coordinate_scales(m)) {
+    : Backend(m.dof_count(), m.constraint_count()), model_(m) {
+  Stopwatch w;
+  pattern_ = build_system_pattern(m);
+  end_setup_phase("pattern", w.lap());
+  constraints_ = constraint_matrix(m);
+  constraint_transpose_rows_ = constraint_transpose_rows(m);
+  loads_ = build_load_patterns(m);
+  coordinate_scales_ = coordinate_scales(m);
+  end_setup_phase("operators", w.lap());
   const int n = pattern_.size;
   matrix_.resize(n, n);
   matrix_.resizeNonZeros(pattern_.nonzeros());
   std::copy(pattern_.col_ptr.begin(), pattern_.col_ptr.end(), matrix_.outerIndexPtr());
   std::copy(pattern_.row_index.begin(), pattern_.row_index.end(), matrix_.innerIndexPtr());
   std::fill(matrix_.valuePtr(), matrix_.valuePtr() + pattern_.nonzeros(), 0.0);
+  end_setup_phase("matrix", w.lap());
   const size_t ne = m.elements.size(), nl = pattern_.element_dofs;
   local_matrices_.assign(ne * nl * nl, 0.0);
   local_forces_.assign(ne * nl, 0.0);
   local_row_sums_.assign(ne * nl, 0.0);
   local_energy_.assign(ne, 0.0);
+  end_setup_phase("element buffers", w.lap());
   if (solver == LinearSolverChoice::ChainElimination || solver == LinearSolverChoice::Auto) {
     std::string why;
     const std::optional<BlockChainOrdering> chain = bordered_chain_ordering(m, &why);
@@ -53,6 +57,7 @@ CpuBackend::CpuBackend(const Model& m, LinearSolverChoice solver)
       chain_solver_ = std::make_unique<ChainSolver>(*chain, matrix_);
     else if (solver == LinearSolverChoice::ChainElimination)
       throw BackendUnavailable("block chain elimination needs node blocks: " + why);
+    end_setup_phase("chain solver", w.lap());
   }
 }
 

@@ -104,12 +104,19 @@ struct UpdateNorms {
 // too (Backend::set_stage_timing).
 // Alongside, the counters the benchmark turns into rates: element-pass traffic, Krylov
 // iterations, and (CUDA) the backend's device memory.
+struct SetupPhase {
+  std::string name;
+  double seconds = 0.0;
+};
 struct StageTimings {
   double element = 0.0, assembly = 0.0, factorization = 0.0, solve = 0.0;
   long factorizations = 0;
   double element_bytes = 0.0;    // bytes the element passes read and wrote (element_pass_bytes)
   long linear_iterations = 0;    // iterations of an iterative linear solver (0 for direct ones)
   size_t peak_device_bytes = 0;  // CUDA: device memory the backend held, largest seen at a stage's end
+  // The constructor's phases in order (wall time; a device backend waits for the device at each
+  // phase's end), so that a large model's setup shows where it goes.
+  std::vector<SetupPhase> setup;
 };
 
 class Backend {
@@ -227,6 +234,9 @@ class Backend {
   double strain_energy_and_momentum(const Vector& q, const Vector& v, Eigen::VectorXd& momentum);
 
  protected:
+  // Ends a setup phase of the constructor: its name and the wall seconds of lap (StageTimings::setup).
+  void end_setup_phase(const char* name, double lap) { timings_.setup.push_back({name, lap}); }
+
   StageTimings timings_;
   bool stage_timing_ = false;
 
