@@ -56,7 +56,11 @@ ChainSolver::ChainSolver(const BlockChainOrdering& order, const Eigen::SparseMat
     for (size_t k = 0; k < t_slot.size(); ++k) destination[t_slot[k]] = scatter_.destination[k];
     scatter_.destination = std::move(destination);
   }
-  block_data_.assign(3 * layout_.slots(), 0.0);
+  // Each of D, L and U zeroed by all threads (core/first_touch.hpp); the partition's parts are
+  // near-equal runs of blocks, as the static schedule's shares are.
+  const std::ptrdiff_t per_array = layout_.slots();
+  block_data_.resize(3 * per_array);
+  for (int array = 0; array < 3; ++array) zero_in_parallel(block_data_.data() + array * per_array, per_array);
   pivots_.assign(static_cast<size_t>(layout_.blocks) * layout_.B, 0);
   padded_rhs_.assign(static_cast<size_t>(layout_.blocks) * layout_.B, 0.0);
   padded_x_ = padded_rhs_;

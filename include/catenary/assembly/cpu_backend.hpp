@@ -3,17 +3,17 @@
 // assembly into the SystemPattern, block elimination along the chains of a chain model on all
 // cores (solve/chain_solver.hpp) or UMFPACK for the linear solves. Its vectors are Eigen vectors
 // in host memory. It is the reference the CUDA backend is checked against.
+#include <Eigen/SparseCore>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include <Eigen/SparseCore>
-
 #include "catenary/assembly/backend.hpp"
 #include "catenary/assembly/model_operators.hpp"
 #include "catenary/assembly/system_pattern.hpp"
-#include "catenary/model/model.hpp"
+#include "catenary/core/first_touch.hpp"
 #include "catenary/model/case.hpp"
+#include "catenary/model/model.hpp"
 #include "catenary/solve/chain_solver.hpp"
 #include "catenary/solve/linear_solver.hpp"
 
@@ -65,7 +65,6 @@ class CpuBackend : public Backend {
   void gather(const Vector& x, const std::vector<int>& index, std::vector<double>& out) override;
   void scatter_add(const std::vector<int>& index, const std::vector<double>& values, Vector& x) override;
 
-  const SystemPattern& pattern() const { return pattern_; }
   const Eigen::SparseMatrix<double>& matrix() const { return matrix_; }
 
  private:
@@ -79,7 +78,7 @@ class CpuBackend : public Backend {
   void gather_forces(Eigen::VectorXd& f) const;
 
   const Model& model_;
-  SystemPattern pattern_;
+  SystemPattern pattern_;  // its CSC structure moves to matrix_ (col_ptr and row_index left empty)
   Eigen::SparseMatrix<double> matrix_;
   SparseDirectSolver solver_;
   std::unique_ptr<ChainSolver> chain_solver_;  // instead of solver_ when asked for
@@ -89,9 +88,10 @@ class CpuBackend : public Backend {
   ListedRows constraint_transpose_rows_;
   LoadPatterns loads_;
   Eigen::VectorXd coordinate_scales_;
-  std::vector<double> local_matrices_;  // element_dofs^2 per element
-  std::vector<double> local_forces_;    // element_dofs per element
-  std::vector<double> local_row_sums_;  // element_dofs per element: the local matrix rows' sums of |entries|
+  // Zeroed by the element loop's threads (core/first_touch.hpp).
+  FirstTouchVector<double> local_matrices_;  // element_dofs^2 per element
+  FirstTouchVector<double> local_forces_;    // element_dofs per element
+  FirstTouchVector<double> local_row_sums_;  // element_dofs per element: the local matrix rows' sums of |entries|
   std::vector<double> local_energy_;    // one per element
   double strain_energy_ = 0.0;          // their sum
   double matrix_norm_ = 0.0;

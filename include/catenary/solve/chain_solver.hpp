@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "catenary/assembly/block_chain_ordering.hpp"
+#include "catenary/core/first_touch.hpp"
 #include "catenary/solve/block_layout.hpp"
 #include "catenary/solve/border_split.hpp"
 #include "catenary/solve/chain_partition.hpp"
@@ -78,7 +79,7 @@ class ChainSolver {
   bool leading_block_only_ = false;         // the border's right-hand sides and C touch block 0 alone
   BorderSplit split_;                       // B, C and E (T's entries are the scatter's), with a border
   BlockScatter scatter_;                    // per entry of A: its place in the blocks, or -1 (the border's)
-  mutable std::vector<double> block_data_;  // D, L, U
+  mutable FirstTouchVector<double> block_data_;  // D, L, U
   mutable std::vector<int> pivots_;
   mutable std::vector<double> padded_rhs_, padded_x_;
   // The border at the last factorization: B's and C's values, S's LU (row-major) and pivots.
