@@ -236,14 +236,14 @@ void CpuBackend::factorize() {
 void CpuBackend::solve(const Vector& rhs_dofs, const Vector& rhs_constraints, Vector& x, Vector& y) {
   Stopwatch w;
   const int n = dof_count(), m = constraint_count();
-  Eigen::VectorXd rhs(n + m), sol;
-  rhs << host(rhs_dofs), host(rhs_constraints);
+  solve_rhs_.resize(n + m);
+  solve_rhs_ << host(rhs_dofs), host(rhs_constraints);
   if (chain_factorized_)
-    chain_solver_->solve(rhs, sol);
+    chain_solver_->solve(solve_rhs_, solve_x_);
   else
-    solver_.solve(rhs, sol);
-  host(x) = sol.head(n);
-  host(y) = sol.tail(m);
+    solver_.solve(solve_rhs_, solve_x_);
+  host(x) = solve_x_.head(n);
+  host(y) = solve_x_.tail(m);
   timings_.solve += w.lap();
 }
 

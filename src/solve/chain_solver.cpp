@@ -127,6 +127,8 @@ void ChainSolver::factorize_border(const double* values) {
 void ChainSolver::solve(const Eigen::VectorXd& rhs, Eigen::VectorXd& x) const {
   if (held_.size() > 0 && &rhs == &x) throw std::invalid_argument("chain solver: x is the right-hand side");
   const int n = static_cast<int>(position_of_.size());
+  const bool parallel = layout_.blocks > kParallelBlocks;
+#pragma omp parallel for schedule(static) if (parallel)
   for (int i = 0; i < n; ++i) {
     const int p = position_of_[i];
     if (p >= blocks_end_)
@@ -152,6 +154,7 @@ void ChainSolver::solve(const Eigen::VectorXd& rhs, Eigen::VectorXd& x) const {
     partition_->solve(blocks(), padded_rhs_.data(), padded_x_.data());
   }
   x.resize(n);
+#pragma omp parallel for schedule(static) if (parallel)
   for (int i = 0; i < n; ++i) {
     const int p = position_of_[i];
     x[i] = p >= blocks_end_               ? border_x_[p - blocks_end_]
