@@ -329,13 +329,13 @@ class CudaBackend : public Backend {
 
  private:
   static Doubles& array(Vector& v) { return v.storage<ArrayVector<Space>>().x; }
+  static const Doubles& array(const Vector& v) { return v.storage<ArrayVector<Space>>().x; }
 
   // Backend::end_setup_phase with the device's queued work finished first.
   void end_setup_phase_on_device(const char* name, Stopwatch& w) {
     if (Space::on_device) check_cuda(cudaDeviceSynchronize(), name);
     end_setup_phase(name, w.lap());
   }
-  static const Doubles& array(const Vector& v) { return v.storage<ArrayVector<Space>>().x; }
 
   // Stage time, with the device's queued work finished first (0 with stage timing off); samples
   // the device memory in use at the first stage ends. By the end of the first Newton iteration
