@@ -92,8 +92,8 @@ class CpuBackend : public Backend {
   FirstTouchVector<double> local_matrices_;  // element_dofs^2 per element
   FirstTouchVector<double> local_forces_;    // element_dofs per element
   FirstTouchVector<double> local_row_sums_;  // element_dofs per element: the local matrix rows' sums of |entries|
-  std::vector<double> local_energy_;    // one per element
-  double strain_energy_ = 0.0;          // their sum
+  std::vector<double> local_energy_;         // one per element
+  double strain_energy_ = 0.0;               // their sum
   // The solves' [dofs; constraints] vectors, kept: fresh ones of a large model (over glibc's 32 MB
   // mmap threshold) would be new pages, faulted in at every solve.
   Eigen::VectorXd solve_rhs_, solve_x_;
