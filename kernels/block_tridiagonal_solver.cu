@@ -22,6 +22,12 @@
 // odd members, r_k -= L_k y_{k-1} + U_k y_{k+1} for the even ones, level by level; backward:
 // x_k = y_k - L'_k x_{k-1} - U'_k x_{k+1}. Each block is factorized with partial pivoting inside
 // the block (the diagonal blocks of a saddle-point matrix carry constraint rows with zero diagonal).
+// With CATENARY_FLOAT_FACTORS=1 (block_layout.hpp) a Newton update's solve (solve_newton_update)
+// other than the first after a factorization reads a float copy of D, L, U and the saved couplings,
+// made then, in double arithmetic: half the bytes. Modified Newton solves about twice a step and
+// factorizes once in many steps, and its solves are what bound a sweep's step (benchmarks.md); on
+// the CPU, rounding the chain solver's factors to float left every benchmark run's Newton
+// iterations unchanged. Full Newton and the one-off solves stay in double.
 // Cyclic reduction runs the chains of a batch as one chain whose blocks at a chain's ends simply do
 // not couple (the updates keep those couplings zero). Reducing further than the longest chain
 // needs would only pair members of different chains: a sweep of 10,000 copies of a 101-block cable
@@ -66,7 +72,8 @@ struct Level {
 
 // Whether members k - reach .. k + reach of a level (those that exist) are all N x N blocks: the
 // member's work then takes the dense-block loops sized at compile time (dense_block.hpp).
-CATENARY_HD bool level_blocks_of_size(const Blocks& b, const Level& level, int k, int reach, int N) {
+template <class T>
+CATENARY_HD bool level_blocks_of_size(const BlocksOf<T>& b, const Level& level, int k, int reach, int N) {
   for (int i = k - reach; i <= k + reach; ++i)
     if (i >= 0 && i < level.count && b.size[i * level.stride] != N) return false;
   return true;
@@ -84,9 +91,10 @@ CATENARY_HD bool factor_block(const Blocks& b, int block) {
 }
 
 // x = D^-1 x with block `block`'s LU, x's values `stride` apart (a vector block, or a column of a
-// coupling); a 6 x 6 block's in registers.
-CATENARY_HD void solve_with_block(const Blocks& b, int block, double* x, int stride) {
-  const double* LU = b.at(b.D, block);
+// coupling); a 6 x 6 block's in registers. T: the factors' type (the solves' float copy, or double).
+template <class T>
+CATENARY_HD void solve_with_block(const BlocksOf<T>& b, int block, double* x, int stride) {
+  const T* LU = b.at(b.D, block);
   const int* piv = b.piv + block * b.B;
   if (b.size[block] == kUnrolledBlock)
     lu_solve_loaded<kUnrolledBlock>(LU, piv, x, b.B, stride);
@@ -218,8 +226,9 @@ struct UpdateEven {
 // Forward sweep, odd members: y_k = D_k^-1 r_k. The triangular solves are sequential in the rows,
 // so each of the member's threads solves the whole block in registers (its LU and r_k loaded
 // together, at addresses its siblings share) and keeps its own row.
+template <class T>
 struct SolveOdd {
-  Blocks b;
+  BlocksOf<T> b;
   Level level;
   const double* r;
   double* y;
@@ -253,9 +262,9 @@ struct SolveOdd {
 
 // Row i of C_left v_{k-1} + C_right v_{k+1} for member k of a level, each term where that
 // neighbour exists (C: the member's couplings, its own rows; v: a padded vector).
-template <int N>
-CATENARY_HD double row_times_neighbours(const Blocks& b, const Level& level, int k, int i, const double* C_left,
-                                        const double* C_right, const double* v) {
+template <int N, class T>
+CATENARY_HD double row_times_neighbours(const BlocksOf<T>& b, const Level& level, int k, int i, const T* C_left,
+                                        const T* C_right, const double* v) {
   const int ld = b.B, stride = level.stride;
   double sum = 0.0;
   if (k > 0) {
@@ -270,8 +279,9 @@ CATENARY_HD double row_times_neighbours(const Blocks& b, const Level& level, int
 }
 
 // Forward sweep, even members: r_k -= L_k y_{k-1} + U_k y_{k+1} with this level's saved L, U.
+template <class T>
 struct ReduceEven {
-  Blocks b;
+  BlocksOf<T> b;
   Level level;
   double* r;
   const double* y;
@@ -280,7 +290,7 @@ struct ReduceEven {
     const int j = t / b.B, i = t % b.B, k = 2 * j, block = k * level.stride;
     if (i >= b.size[block]) return;
     const int slot = level.save_offset + j;
-    const double *C_left = b.saved(b.saved_L, slot), *C_right = b.saved(b.saved_U, slot);
+    const T *C_left = b.saved(b.saved_L, slot), *C_right = b.saved(b.saved_U, slot);
     r[block * b.B + i] -= level_blocks_of_size(b, level, k, 1, kUnrolledBlock)
                               ? row_times_neighbours<kUnrolledBlock>(b, level, k, i, C_left, C_right, y)
                               : row_times_neighbours<0>(b, level, k, i, C_left, C_right, y);
@@ -289,8 +299,9 @@ struct ReduceEven {
 
 // Backward sweep, odd members: x_k = y_k - L'_k x_{k-1} - U'_k x_{k+1} (y_k = D_k^-1 r_k of the
 // forward sweep).
+template <class T>
 struct BackSubstituteOdd {
-  Blocks b;
+  BlocksOf<T> b;
   Level level;
   const double* y;
   double* x;
@@ -298,7 +309,7 @@ struct BackSubstituteOdd {
   CATENARY_HD void operator()(int t) const {
     const int k = 2 * (t / b.B) + 1, i = t % b.B, block = k * level.stride;
     if (i >= b.size[block]) return;
-    const double *C_left = b.at(b.L, block), *C_right = b.at(b.U, block);
+    const T *C_left = b.at(b.L, block), *C_right = b.at(b.U, block);
     x[block * b.B + i] =
         y[block * b.B + i] - (level_blocks_of_size(b, level, k, 1, kUnrolledBlock)
                                   ? row_times_neighbours<kUnrolledBlock>(b, level, k, i, C_left, C_right, x)
@@ -319,8 +330,9 @@ struct FactorLeft {
 };
 
 // x_k = D_k^-1 r_k for the members left after the last level.
+template <class T>
 struct SolveLeft {
-  Blocks b;
+  BlocksOf<T> b;
   int stride;
   const double* r;
   double* x;
@@ -390,6 +402,7 @@ struct ScatterEach {
 template <class Space>
 class BlockTridiagonalSolver : public CsrSolver {
   using Doubles = ArrayOf<Space, double>;
+  using Floats = ArrayOf<Space, float>;
   using Ints = ArrayOf<Space, int>;
   using Longs = ArrayOf<Space, long>;
 
@@ -428,6 +441,7 @@ class BlockTridiagonalSolver : public CsrSolver {
     uncovered_ = Ints(scatter.uncovered.begin(), scatter.uncovered.end());
     rhs_index_ = Ints(rhs_index.begin(), rhs_index.end());
     x_index_ = Ints(x_index.begin(), x_index.end());
+    float_factors_ = method_ == BlockMethod::CyclicReduction && float_factors_enabled();
     held_ = held.size();
     held_in_block_0_ = std::count_if(held.row.begin(), held.row.end(), [&](int r) { return r < block_ptr_[1]; });
     held_row_ = Ints(held.row.begin(), held.row.end());
@@ -447,16 +461,21 @@ class BlockTridiagonalSolver : public CsrSolver {
       saved_data_ = Doubles(2 * std::max<size_t>(saved_slots_, 1), 0.0);
       y_ = Doubles(r_.size(), 0.0);
     }
+    float_blocks_data_ = Floats(float_factors_ ? blocks_data_.size() : 0, 0.0f);
+    float_saved_data_ = Floats(float_factors_ ? saved_data_.size() : 0, 0.0f);
     singular_ = Ints(1, 0);
     lead_delta_ = Doubles(B_, 0.0);
     lead_x_ = Doubles(interleaved_ ? B_ : 0, 0.0);
   }
 
-  std::string layout_note() const override { return interleaved_ ? " (interleaved chains)" : ""; }
+  std::string layout_note() const override {
+    return std::string(interleaved_ ? " (interleaved chains)" : "") + (float_factors_ ? " (float factors)" : "");
+  }
 
   size_t workspace_bytes() const override {
     return sizeof(double) * (3 * layout_.slots() + saved_data_.size() + r_.size() + x_.size() + y_.size() +
                              lead_delta_.size() + lead_x_.size() + held_values_.size()) +
+           sizeof(float) * (float_blocks_data_.size() + float_saved_data_.size()) +
            sizeof(int) *
                (static_cast<size_t>(nonzeros_) + uncovered_.size() + 2 * static_cast<size_t>(size_) +
                 static_cast<size_t>(B_ + 1) * blocks_ + chain_ptr_.size() + 3 * held_ + 1 + 2 * held_values_.size()) +
@@ -465,6 +484,8 @@ class BlockTridiagonalSolver : public CsrSolver {
 
   void factorize(const double* values) override {
     graphs_.run({values}, [&] { factorize_launches(values); });
+    solves_since_factorization_ = 0;
+    float_copy_current_ = false;
     const int singular = singular_[0];
     if (singular != 0)
       throw SimulationError("block-tridiagonal solver: block " + std::to_string(singular - 1) +
@@ -472,6 +493,19 @@ class BlockTridiagonalSolver : public CsrSolver {
   }
 
   void solve(const double* rhs, double* x) override { solve_many(rhs, x, 1, size_); }
+
+  // From the float copy of the factors where kept (float_factors_), but not for the first solve
+  // after a factorization: full Newton, one solve a factorization, never pays for the copy, and
+  // modified Newton makes it once for the many solves that follow.
+  void solve_newton_update(const double* rhs, double* x) override {
+    if (!float_factors_ || solves_since_factorization_ == 0) return solve(rhs, x);
+    if (!float_copy_current_) {
+      thrust::copy(graphs_.policy(), blocks_data_.begin(), blocks_data_.end(), float_blocks_data_.begin());
+      thrust::copy(graphs_.policy(), saved_data_.begin(), saved_data_.end(), float_saved_data_.begin());
+      float_copy_current_ = true;
+    }
+    solve_sweeps(rhs, x, 1, size_, nullptr, true);
+  }
 
   // Both methods eliminate block 0 last (cyclic reduction: member 0 of every level is even;
   // chain elimination: from each chain's end down), so its factorized D is T's Schur complement
@@ -493,7 +527,7 @@ class BlockTridiagonalSolver : public CsrSolver {
     if (interleaved_)
       launch_each(1, InterleavedLeadingBlock{interleaved_blocks(), raw<double>(r_), raw<double>(x_), nullptr}, count);
     else
-      launch_each(1, SolveLeft{blocks(), 1, raw<double>(r_), raw<double>(x_)}, count);  // its member 0: block 0
+      launch_each(1, SolveLeft<double>{blocks(), 1, raw<double>(r_), raw<double>(x_)}, count);  // its member 0: block 0
     thrust::for_each(policy, first, first + lead,
                      ScatterEach{raw<int>(x_index_), raw<double>(x_), x, count, padded, stride, true});
   }
@@ -543,17 +577,21 @@ class BlockTridiagonalSolver : public CsrSolver {
   }
 
   // solve_many's pass; with `correct`, block 0's correction between the forward and the backward
-  // sweeps (one right-hand side).
-  void solve_sweeps(const double* rhs, double* x, int count, int stride, const LeadingBlockCorrection* correct) {
+  // sweeps (one right-hand side); from_float: cyclic reduction's sweeps read the float copy.
+  void solve_sweeps(const double* rhs, double* x, int count, int stride, const LeadingBlockCorrection* correct,
+                    bool from_float = false) {
     if (held_ > 0 && rhs == x) throw std::invalid_argument("block-tridiagonal solver: x overlaps the right-hand side");
     grow_vectors(count);
+    ++solves_since_factorization_;
     if (correct)  // the host's correction comes between the sweeps
-      sweep_launches(rhs, x, count, stride, correct);
+      sweep_launches(rhs, x, count, stride, correct, false);
     else
-      graphs_.run({rhs, x, count, stride}, [&] { sweep_launches(rhs, x, count, stride, nullptr); });
+      graphs_.run({rhs, x, count, stride, from_float},
+                  [&] { sweep_launches(rhs, x, count, stride, nullptr, from_float); });
   }
 
-  void sweep_launches(const double* rhs, double* x, int count, int stride, const LeadingBlockCorrection* correct) {
+  void sweep_launches(const double* rhs, double* x, int count, int stride, const LeadingBlockCorrection* correct,
+                      bool from_float) {
     const auto policy = graphs_.policy();
     const thrust::counting_iterator<int> first(0);
     const long padded = static_cast<long>(blocks_) * B_;
@@ -562,7 +600,6 @@ class BlockTridiagonalSolver : public CsrSolver {
                      ScatterEach{raw<int>(rhs_index_), rhs, raw<double>(r_), count, stride, padded, false});
     const Blocks b = blocks();
     double *r = raw<double>(r_), *y = raw<double>(y_), *xp = raw<double>(x_);
-    const auto each = [&](int items, auto step) { launch_each(items, step, count); };
     if (interleaved_) {
       const InterleavedBlocks ib = interleaved_blocks();
       if (correct) {
@@ -581,15 +618,10 @@ class BlockTridiagonalSolver : public CsrSolver {
       } else {
         launch_each<kChainThreads>(chains_, SolveChain<>{b, chains, r, xp}, count);
       }
+    } else if (from_float) {
+      cyclic_reduction_sweeps(float_blocks(), r, y, xp, count, nullptr);
     } else {
-      for (const Level& level : levels_) {
-        each(level.count / 2 * B_, SolveOdd{b, level, r, y});
-        each((level.count + 1) / 2 * B_, ReduceEven{b, level, r, y});
-      }
-      each(left_.count, SolveLeft{b, left_.stride, r, xp});
-      if (correct) correct_leading_block(*correct, xp);
-      for (auto level = levels_.rbegin(); level != levels_.rend(); ++level)
-        each(level->count / 2 * B_, BackSubstituteOdd{b, *level, y, xp});
+      cyclic_reduction_sweeps(b, r, y, xp, count, correct);
     }
     thrust::for_each(policy, first, first + size_,
                      ScatterEach{raw<int>(x_index_), raw<double>(x_), x, count, padded, stride, true});
@@ -597,6 +629,22 @@ class BlockTridiagonalSolver : public CsrSolver {
         policy, first, first + held_,
         SolveHeldRow{raw<int>(held_row_), raw<int>(held_coordinate_), raw<int>(held_entry_ptr_),
                      raw<int>(held_entry_column_), raw<double>(held_values_), rhs, x, count, stride, stride});
+  }
+
+  // Cyclic reduction's forward sweep level by level, the members left, then the backward sweep,
+  // reading factors of T (double, or the float copy).
+  template <class T>
+  void cyclic_reduction_sweeps(const BlocksOf<T>& b, double* r, double* y, double* x, int count,
+                               const LeadingBlockCorrection* correct) {
+    const auto each = [&](int items, auto step) { launch_each(items, step, count); };
+    for (const Level& level : levels_) {
+      each(level.count / 2 * B_, SolveOdd<T>{b, level, r, y});
+      each((level.count + 1) / 2 * B_, ReduceEven<T>{b, level, r, y});
+    }
+    each(left_.count, SolveLeft<T>{b, left_.stride, r, x});
+    if (correct) correct_leading_block(*correct, x);
+    for (auto level = levels_.rbegin(); level != levels_.rend(); ++level)
+      each(level->count / 2 * B_, BackSubstituteOdd<T>{b, *level, y, x});
   }
 
   // Cyclic reduction's levels and their save slots (save slot s: the L, U of one even member of
@@ -694,20 +742,23 @@ class BlockTridiagonalSolver : public CsrSolver {
     return InterleavedBlocks{interleaved_chains(), b.D, b.L, b.U, b.piv};
   }
 
-  Blocks blocks() {
+  Blocks blocks() { return blocks_of(raw<double>(blocks_data_), raw<double>(saved_data_)); }
+
+  BlocksOf<float> float_blocks() { return blocks_of(raw<float>(float_blocks_data_), raw<float>(float_saved_data_)); }
+
+  template <class T>
+  BlocksOf<T> blocks_of(T* base, T* saved) {
     const size_t per_array = layout_.slots();
-    double* base = raw<double>(blocks_data_);
-    double* saved = raw<double>(saved_data_);
-    return Blocks{base,
-                  base + per_array,
-                  base + 2 * per_array,
-                  saved,
-                  saved + std::max<size_t>(saved_slots_, 1),
-                  raw<long>(block_offset_),
-                  raw<long>(saved_offset_),
-                  raw<int>(pivots_),
-                  raw<int>(block_size_),
-                  B_};
+    return BlocksOf<T>{base,
+                       base + per_array,
+                       base + 2 * per_array,
+                       saved,
+                       saved + std::max<size_t>(saved_slots_, 1),
+                       raw<long>(block_offset_),
+                       raw<long>(saved_offset_),
+                       raw<int>(pivots_),
+                       raw<int>(block_size_),
+                       B_};
   }
 
   const std::vector<int> block_ptr_;  // the order's blocks, held rows included
@@ -716,6 +767,10 @@ class BlockTridiagonalSolver : public CsrSolver {
   int held_ = 0, held_in_block_0_ = 0;  // held rows, of them in block 0
   BlockMethod method_;
   bool interleaved_ = false;  // chain elimination in the interleaved layout (solve/interleaved_chain_elimination.hpp)
+  // Cyclic reduction's Newton-update solves read a float copy of the factors (float_factors_enabled),
+  // made at the second solve after a factorization.
+  bool float_factors_ = false, float_copy_current_ = false;
+  long solves_since_factorization_ = 0;
   int right_hand_sides_;  // the padded vectors' room (solve_many grows it when asked for more)
   std::vector<int> chain_starts_;
   size_t saved_slots_ = 0;  // doubles of one saved array (L or U)
@@ -727,6 +782,7 @@ class BlockTridiagonalSolver : public CsrSolver {
   Ints held_row_, held_coordinate_, held_entry_ptr_, held_entry_slot_, held_entry_column_;
   Longs block_offset_, saved_offset_;
   Doubles blocks_data_, saved_data_, r_, x_, y_, held_values_;
+  Floats float_blocks_data_, float_saved_data_;  // the factors' float copy (float_factors_)
   Doubles lead_delta_;  // solve_correcting_leading_block's delta
   Doubles lead_x_;      // and, interleaved, x_0 gathered for its caller
   // The factorization and the solves without a host step between their sweeps, recorded on the

@@ -263,18 +263,11 @@ class CudaBackend : public Backend {
   }
 
   void solve(const Vector& rhs_dofs, const Vector& rhs_constraints, Vector& x, Vector& y) override {
-    const thrust::counting_iterator<int> first(0);
-    thrust::for_each(Space::policy(), first, first + pattern_.size,
-                     GatherPermuted{raw<int>(pattern_.original_of), raw<double>(array(rhs_dofs)),
-                                    raw<double>(array(rhs_constraints)), raw<double>(permuted_rhs_), dof_count()});
-    Stopwatch w;
-    CsrSolver& solver = factorized_ ? *factorized_ : *solver_;
-    solver.solve(raw<double>(permuted_rhs_), raw<double>(permuted_solution_));
-    timings_.solve += finish_stage(w);
-    timings_.linear_iterations = solver.iterations();
-    thrust::for_each(Space::policy(), first, first + pattern_.size,
-                     ScatterPermuted{raw<int>(pattern_.original_of), raw<double>(permuted_solution_),
-                                     raw<double>(array(x)), raw<double>(array(y)), dof_count()});
+    solve_permuted(rhs_dofs, rhs_constraints, x, y, false);
+  }
+
+  void solve_newton_update(const Vector& rhs_dofs, const Vector& rhs_constraints, Vector& x, Vector& y) override {
+    solve_permuted(rhs_dofs, rhs_constraints, x, y, true);
   }
 
   void constraint_product(const Vector& x, Vector& y) override {
@@ -328,6 +321,25 @@ class CudaBackend : public Backend {
   }
 
  private:
+  // [x; y] = A^-1 [rhs_dofs; rhs_constraints] through the solver's order (pattern_.original_of).
+  void solve_permuted(const Vector& rhs_dofs, const Vector& rhs_constraints, Vector& x, Vector& y, bool newton_update) {
+    const thrust::counting_iterator<int> first(0);
+    thrust::for_each(Space::policy(), first, first + pattern_.size,
+                     GatherPermuted{raw<int>(pattern_.original_of), raw<double>(array(rhs_dofs)),
+                                    raw<double>(array(rhs_constraints)), raw<double>(permuted_rhs_), dof_count()});
+    Stopwatch w;
+    CsrSolver& solver = factorized_ ? *factorized_ : *solver_;
+    if (newton_update)
+      solver.solve_newton_update(raw<double>(permuted_rhs_), raw<double>(permuted_solution_));
+    else
+      solver.solve(raw<double>(permuted_rhs_), raw<double>(permuted_solution_));
+    timings_.solve += finish_stage(w);
+    timings_.linear_iterations = solver.iterations();
+    thrust::for_each(Space::policy(), first, first + pattern_.size,
+                     ScatterPermuted{raw<int>(pattern_.original_of), raw<double>(permuted_solution_),
+                                     raw<double>(array(x)), raw<double>(array(y)), dof_count()});
+  }
+
   static Doubles& array(Vector& v) { return v.storage<ArrayVector<Space>>().x; }
   static const Doubles& array(const Vector& v) { return v.storage<ArrayVector<Space>>().x; }
 
@@ -603,6 +615,7 @@ size_t estimated_device_bytes(const Model& m, int vectors) {
     const BlockLayout layout(chain->block_ptr, model_held_rows(m, *chain));
     const size_t B = layout.B, blocks = layout.blocks;
     solver = 5 * layout.slots() * 8 + 4 * slots + 8 * unknowns + blocks * (3 * B * 8 + B * 4 + 3 * 8);
+    if (float_factors_enabled()) solver += 5 * layout.slots() * 4;  // the solves' float copy
     // A border's solver: T's values and slots again, B's row pointers, and for each of the
     // kBorderRightHandSides solved per pass two vectors of T's size and the block solver's three.
     if (chain->border_size() > 0) solver += slots * (8 + 2 * 4) + B * blocks * (4 + kBorderRightHandSides * 5 * 8);

@@ -47,8 +47,9 @@ namespace catenary::cuda {
 struct LaunchKey {
   const void *first = nullptr, *second = nullptr;
   long count = 0, stride = 0;
+  int variant = 0;  // which of its owner's sequences over the same arrays (the solves from float factors)
   bool operator==(const LaunchKey& o) const {
-    return first == o.first && second == o.second && count == o.count && stride == o.stride;
+    return first == o.first && second == o.second && count == o.count && stride == o.stride && variant == o.variant;
   }
 };
 

@@ -5,7 +5,7 @@
 #
 #   scripts/gpu_session.sh [-b BUILD_DIR] [-o OUT_DIR] [-T SECONDS] PART ...
 #
-#   PART          tests | memcheck | kernels | profile | gpu | solvers | sweep | check | graphs | held | rowpass | cpu | all
+#   PART          tests | memcheck | kernels | profile | gpu | solvers | sweep | check | graphs | held | rowpass | float | cpu | all
 #                 tests:   catenary_tests "[gpu]"
 #                 memcheck: the [gpu] tests under compute-sanitizer (memcheck: out-of-bounds and
 #                          misaligned device accesses, API errors), less the at-scale checks (too
@@ -41,6 +41,9 @@
 #                 rowpass: check's full-Newton benchmarks with the undamped Jacobian by the row pass
 #                          (CATENARY_JACOBIAN_BLOCK_PASS=0) instead of the block pass, to set against
 #                          check's (about 2 minutes)
+#                 float:   check's modified-Newton benchmarks and its sweep by cyclic reduction with its
+#                          Newton updates solved from a float copy of the factors
+#                          (CATENARY_FLOAT_FACTORS=1), to set against check's (about 2 minutes)
 #                 cpu:     the CPU backend on all cores, 100 ... 100,000 elements (3 repetitions) and
 #                          1,000,000 elements (one run of 3 steps), full and modified Newton; and
 #                          with chain elimination instead of UMFPACK, full Newton; the chain
@@ -67,13 +70,13 @@ while [[ $# -gt 0 ]]; do
     -b) build_dir=$2; shift 2 ;;
     -o) out_dir=$2; shift 2 ;;
     -T) limit=$2; shift 2 ;;
-    -h|--help) sed -n '2,57p' "$0"; exit 0 ;;
-    tests|memcheck|kernels|profile|gpu|solvers|sweep|check|graphs|held|rowpass|cpu) parts+=("$1"); shift ;;
+    -h|--help) sed -n '2,60p' "$0"; exit 0 ;;
+    tests|memcheck|kernels|profile|gpu|solvers|sweep|check|graphs|held|rowpass|float|cpu) parts+=("$1"); shift ;;
     all) parts+=(tests memcheck kernels profile gpu solvers sweep cpu); shift ;;
-    *) echo "unknown part '$1' (tests, memcheck, kernels, profile, gpu, solvers, sweep, check, graphs, held, rowpass, cpu or all)" >&2; exit 2 ;;
+    *) echo "unknown part '$1' (tests, memcheck, kernels, profile, gpu, solvers, sweep, check, graphs, held, rowpass, float, cpu or all)" >&2; exit 2 ;;
   esac
 done
-[[ ${#parts[@]} -gt 0 ]] || { sed -n '2,57p' "$0"; exit 2; }
+[[ ${#parts[@]} -gt 0 ]] || { sed -n '2,60p' "$0"; exit 2; }
 mkdir -p "$out_dir"
 # On a device machine a [gpu] test that finds no usable device fails instead of skipping.
 export CATENARY_REQUIRE_GPU=1
@@ -187,6 +190,10 @@ for part in "${parts[@]}"; do
     rowpass)
       CATENARY_JACOBIAN_BLOCK_PASS=0 bench rowpass_full -B cuda -N full -r 3 -- 100000 1000000
       CATENARY_JACOBIAN_BLOCK_PASS=0 bench rowpass_full_no_stage_times -B cuda --no-stage-times -r 3 -- 100000 1000000 ;;
+    float)
+      CATENARY_FLOAT_FACTORS=1 bench float_modified -B cuda -N modified -r 3 -- 100000 1000000
+      CATENARY_FLOAT_FACTORS=1 bench float_sweep_modified -B cuda -N modified -S 100 -r 3 -- 10000
+      CATENARY_FLOAT_FACTORS=1 bench float_sweep_no_stage_times -B cuda -N modified -S 100 --no-stage-times -r 3 -- 10000 ;;
     cpu)
       for newton in full modified; do
         bench "cpu_$newton" -B cpu -N "$newton" -r 3 -s 20 -- 100 1000 10000 100000

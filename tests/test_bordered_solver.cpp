@@ -314,6 +314,106 @@ TEST_CASE("Block-tridiagonal solver: right-hand sides in the first block, that b
   }
 }
 
+namespace {
+
+// An environment variable set for a scope (the solvers read their switches when made).
+struct ScopedSwitch {
+  const char* name;
+  ScopedSwitch(const char* n, const char* value) : name(n) { setenv(name, value, 1); }
+  ~ScopedSwitch() { unsetenv(name); }
+};
+
+// A factorization of s.A by `method`, then x = A^-1 s.rhs by solve() and by two Newton-update solves
+// (CsrSolver::solve_newton_update) in a row.
+struct BlockSolves {
+  Eigen::VectorXd exact, first_update, second_update;
+  std::string note;
+};
+
+BlockSolves block_solves(const BorderedSystem& s, BlockMethod method) {
+  const int size = static_cast<int>(s.A.rows());
+  auto solver = make_block_tridiagonal_solver(s.order.block_ptr, s.order.chain_ptr, method, false);
+  solver->analyze(size, static_cast<int>(s.A.nonZeros()), s.A.outerIndexPtr(), s.A.innerIndexPtr());
+  solver->factorize(s.A.valuePtr());
+  BlockSolves x{Eigen::VectorXd(size), Eigen::VectorXd(size), Eigen::VectorXd(size), solver->layout_note()};
+  solver->solve_newton_update(s.rhs.data(), x.first_update.data());
+  solver->solve_newton_update(s.rhs.data(), x.second_update.data());
+  solver->solve(s.rhs.data(), x.exact.data());
+  return x;
+}
+
+}  // namespace
+
+TEST_CASE("Block-tridiagonal solver with CATENARY_FLOAT_FACTORS=1: cyclic reduction's Newton updates from float factors",
+          "[cuda-host]") {
+  // The first solve after a factorization reads the double factors (full Newton then never makes
+  // the copy), later Newton updates the float copy: each factor is held to a relative 6e-8, so
+  // the solution moves by about that times the blocks' condition. It must differ from the exact
+  // solve's (the copy is read) and stay within 1e-5 of UMFPACK's. solve() stays exact, and chain
+  // elimination does not take the switch.
+  std::vector<Model> cables;
+  for (int elements : {100, 1, 2, 7, 64, 63, 31, 3, 32}) cables.push_back(damped_cable(elements, 1.0 + 0.01 * elements));
+  for (const BorderedSystem& s : {bordered_system(damped_cable(60), 9), bordered_system(batch_of(cables), 5)}) {
+    const BlockSolves plain = block_solves(s, BlockMethod::CyclicReduction),
+                      elimination = block_solves(s, BlockMethod::ChainElimination);
+    CHECK(plain.second_update == plain.exact);
+    const ScopedSwitch on("CATENARY_FLOAT_FACTORS", "1");
+    const BlockSolves x = block_solves(s, BlockMethod::CyclicReduction);
+    CHECK(x.note == " (float factors)");
+    CHECK(x.exact == plain.exact);
+    CHECK(x.first_update == plain.exact);
+    CHECK(x.second_update != plain.exact);
+    const double error = relative_difference(s.reference, x.second_update);
+    INFO("from float factors: relative difference from UMFPACK " << error << ", from double "
+                                                                 << relative_difference(s.reference, plain.exact));
+    CHECK(error < 1e-5);
+    const BlockSolves e = block_solves(s, BlockMethod::ChainElimination);
+    CHECK(e.second_update == elimination.exact);
+    CHECK(e.note.find("float") == std::string::npos);
+  }
+}
+
+TEST_CASE("CATENARY_FLOAT_FACTORS=1: HHT runs by cyclic reduction equal the double factors' to the Newton tolerance",
+          "[cuda-host][dynamics]") {
+  // Modified Newton solves from the float copy after the first solve of each factorization; the
+  // iteration corrects the copy's error like any other error of its matrix, so the runs must reach
+  // the same states to the tolerance, in the same iterations (as rounding the CPU chain solver's
+  // factors to float did in every benchmark run). Full Newton solves once a factorization: its run
+  // never reads the copy and is the double run, bit for bit.
+  constexpr double kTolerance = 1e-10;
+  const Model m = falling_cable_pendulum(40);
+  for (DynamicSettings::Newton newton : {DynamicSettings::Newton::Full, DynamicSettings::Newton::Modified}) {
+    const bool full = newton == DynamicSettings::Newton::Full;
+    AnalysisSettings a = dynamic_settings(1e-3, 0.05, -0.2);
+    a.dynamics.newton = newton;
+    REQUIRE(a.dynamics.newton_tolerance == kTolerance);
+    const auto run = [&] {
+      auto backend = cuda::make_cuda_backend_on_host(m, cuda::LinearSolver::BlockTridiagonal);
+      return run_model_on(*backend, m, a);
+    };
+    const RunResult reference = run();
+    const ScopedSwitch on("CATENARY_FLOAT_FACTORS", "1");
+    const RunResult result = run();
+    REQUIRE(result.frames.size() == reference.frames.size());
+    CpuBackend backend(m);
+    const System sys(m, backend);
+    double worst = 0.0;  // weighted: 1 = the tolerance
+    size_t moved = 0;    // frames whose coordinates differ
+    for (size_t k = 1; k < result.frames.size(); ++k) {
+      worst = std::max(worst, sys.weighted_norm(result.frames[k].q - reference.frames[k].q, reference.frames[k].q,
+                                                kTolerance, nullptr));
+      moved += result.frames[k].q != reference.frames[k].q;
+    }
+    INFO((full ? "full" : "modified") << " Newton: " << moved << " frames moved, largest weighted difference "
+                                      << worst << ", iterations " << result.summary.newton_iterations << " against "
+                                      << reference.summary.newton_iterations);
+    CHECK(result.frames.front().q == reference.frames.front().q);  // the initial state's solves are exact
+    CHECK(moved == (full ? 0 : result.frames.size() - 1));
+    CHECK(worst <= 1.0);
+    CHECK(result.summary.newton_iterations == reference.summary.newton_iterations);
+  }
+}
+
 TEST_CASE("Block-tridiagonal solver: a correction of the first block's right-hand side between the sweeps",
           "[cuda-host]") {
   // correct(x_0, delta) gets block 0's solution for rhs, x_0 = (A^-1 rhs)_0, and with delta = K x_0

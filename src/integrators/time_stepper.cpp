@@ -145,7 +145,7 @@ StepOutcome NewmarkNewton::iterate(const NewmarkParameters& p, double t1, double
       kept_factorization_ = be.timings().factorizations;
       kept_coefficients_ = p.c;
     }
-    be.solve(r_, rc_, dq_, dmu_);
+    be.solve_newton_update(r_, rc_, dq_, dmu_);
     const UpdateNorms update =
         be.add_update(dq_, q1, {{1.0 / bh2, &to.a}, {gamma_h / bh2, &to.v}}, s_.newton_tolerance);
     be.axpby(1.0, dmu_, 1.0, mu_);

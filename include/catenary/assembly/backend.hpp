@@ -195,6 +195,12 @@ class Backend {
   virtual void factorize() = 0;
   // [x; y] = A^-1 [rhs_dofs; rhs_constraints] with the last factorization.
   virtual void solve(const Vector& rhs_dofs, const Vector& rhs_constraints, Vector& x, Vector& y) = 0;
+  // The same for a Newton update of a time step, which the next iterations correct: a backend may
+  // solve it less exactly (the CUDA backend's float factors, CATENARY_FLOAT_FACTORS=1). One-off
+  // solves (initial conditions, projections) take solve().
+  virtual void solve_newton_update(const Vector& rhs_dofs, const Vector& rhs_constraints, Vector& x, Vector& y) {
+    solve(rhs_dofs, rhs_constraints, x, y);
+  }
   // y = C x, C the constraint Jacobian.
   virtual void constraint_product(const Vector& x, Vector& y) = 0;
   // y += a C^T mu, on the coordinates the constraints hold alone: the Newton residual takes its

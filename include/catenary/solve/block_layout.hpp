@@ -64,16 +64,28 @@ struct BlockLayout {
 // size[k] x size[left neighbour] and U_k size[k] x size[right neighbour] (in cyclic reduction at
 // every level: a block's size never changes, only who its neighbours are), so no work is spent on
 // padding. Cyclic reduction's saved L, U of save slot s sit at saved_offset[s].
-struct Blocks {
-  double *D, *L, *U, *saved_L, *saved_U;
+// T: the values' type. The factorizations work in double (Blocks); the device's cyclic reduction
+// may keep a float copy of its factors for the solves to read (CATENARY_FLOAT_FACTORS, kernels/
+// block_tridiagonal_solver.cu), with the same offsets, pivots and sizes.
+template <class T>
+struct BlocksOf {
+  T *D, *L, *U, *saved_L, *saved_U;
   const long *offset, *saved_offset;
   int* piv;
   const int* size;
   int B;
-  CATENARY_HD double* at(double* base, int block) const { return base + offset[block]; }
-  CATENARY_HD const double* at(const double* base, int block) const { return base + offset[block]; }
-  CATENARY_HD double* saved(double* base, int slot) const { return base + saved_offset[slot]; }
+  CATENARY_HD T* at(T* base, int block) const { return base + offset[block]; }
+  CATENARY_HD const T* at(const T* base, int block) const { return base + offset[block]; }
+  CATENARY_HD T* saved(T* base, int slot) const { return base + saved_offset[slot]; }
 };
+using Blocks = BlocksOf<double>;
+
+// Whether the device's cyclic reduction keeps a float copy of its factors for the solves to read
+// (the environment variable CATENARY_FLOAT_FACTORS=1; off by default): half the bytes a solve
+// reads, at a relative error of about 6e-8 x the blocks' condition in each solve, which a Newton
+// iteration corrects like any other error of its matrix. An experiment, for modified Newton,
+// whose solves outnumber its factorizations (kernels/block_tridiagonal_solver.cu).
+inline bool float_factors_enabled() { return switched_on("CATENARY_FLOAT_FACTORS"); }
 
 // Throws std::invalid_argument unless chain_ptr splits 0 .. blocks - 1 into chains (chain c:
 // blocks chain_ptr[c] .. chain_ptr[c + 1] - 1).

@@ -22,6 +22,9 @@ class CsrSolver {
   // x = A^-1 rhs with the last factorization; x and rhs do not overlap (here and below: the block
   // solvers read rhs after writing x, for held rows).
   virtual void solve(const double* rhs, double* x) = 0;
+  // The same for a Newton update, which the iteration corrects: a solver may solve it from a less
+  // exact copy of its factors (the block-tridiagonal solver's float factors, block_layout.hpp).
+  virtual void solve_newton_update(const double* rhs, double* x) { solve(rhs, x); }
   // The same for `count` right-hand sides, the k-th at rhs + k * stride (its solution at
   // x + k * stride); one at a time unless a solver does better.
   virtual void solve_many(const double* rhs, double* x, int count, int stride) {

@@ -100,8 +100,10 @@ CATENARY_HD bool lu_factor_loaded(double* A, int* piv, int ld) {
 // pivot loop indexed a thread's column by a run-time counter, moving it to local memory: FactorOdd
 // (which then also solved its couplings' columns) spilled 1,212 / 1,408 bytes, after 4 / 12
 // (ptxas sm_90).
-template <int N = 0>
-CATENARY_HD void lu_solve(const double* __restrict__ LU, const int* __restrict__ piv, double* __restrict__ x, int n_,
+// T: the factors' type (double, or the float copy a solve may read: block_layout.hpp's BlocksOf);
+// the arithmetic is double either way.
+template <int N = 0, class T = double>
+CATENARY_HD void lu_solve(const T* __restrict__ LU, const int* __restrict__ piv, double* __restrict__ x, int n_,
                           int ld, int stride) {
   const int n = N > 0 ? N : n_;
   CATENARY_UNROLL
@@ -121,8 +123,8 @@ CATENARY_HD void lu_solve(const double* __restrict__ LU, const int* __restrict__
 
 // lu_solve of an N x N system for x's N values `stride` apart, loaded into a local array and
 // stored back: in device code x stays in registers and its loads issue together.
-template <int N>
-CATENARY_HD void lu_solve_loaded(const double* __restrict__ LU, const int* __restrict__ piv, double* __restrict__ x,
+template <int N, class T = double>
+CATENARY_HD void lu_solve_loaded(const T* __restrict__ LU, const int* __restrict__ piv, double* __restrict__ x,
                                  int ld, int stride) {
   double v[N];
   for (int i = 0; i < N; ++i) v[i] = x[i * stride];
@@ -143,9 +145,9 @@ CATENARY_HD void add_product(double s, const double* __restrict__ A, const doubl
     }
 }
 
-// sum_k row[k] x[k] for k < cols: one row of a block times a vector.
-template <int N = 0>
-CATENARY_HD double row_dot(const double* __restrict__ row, const double* __restrict__ x, int cols_) {
+// sum_k row[k] x[k] for k < cols: one row of a block (of T: double, or a float copy) times a vector.
+template <int N = 0, class T = double>
+CATENARY_HD double row_dot(const T* __restrict__ row, const double* __restrict__ x, int cols_) {
   const int cols = N > 0 ? N : cols_;
   double sum = 0.0;
   for (int k = 0; k < cols; ++k) sum += row[k] * x[k];
