@@ -33,7 +33,8 @@ names = subprocess.run(["c++filt"], input="\n".join(e[0] for e in entries), capt
 rows = {}
 for name, (_, regs, stack) in zip(names, entries):
     # The functor a Thrust/CUB kernel runs, with its template arguments.
-    functor = re.search(r"catenary::(?:cuda::)?((?:\(anonymous namespace\)::)?[A-Z]\w*(?:<[^<>]*>)?)", name)
+    # (One level of nesting: EachRightHandSide<catenary::cuda::SolveOdd<float>>.)
+    functor = re.search(r"catenary::(?:cuda::)?((?:\(anonymous namespace\)::)?[A-Z]\w*(?:<(?:[^<>]|<[^<>]*>)*>)?)", name)
     if not functor:
         continue
     key = functor.group(1).replace("(anonymous namespace)::", "")
