@@ -43,6 +43,8 @@ CATENARY_HD void swap_rows(double* A, int k, int p, int n, int ld) {
 }
 
 // Step k of lu_factor: column k's pivot, the swap, the elimination below it; false at a zero pivot.
+// The pivot is replaced by its reciprocal: one division here instead of one per row here and one
+// per row of every solve (lu_solve multiplies), where each stood in a chain of dependent steps.
 template <int N>
 CATENARY_HD bool lu_step(double* A, int* piv, int k, int n, int ld) {
   int p = k;
@@ -52,16 +54,19 @@ CATENARY_HD bool lu_step(double* A, int* piv, int k, int n, int ld) {
   piv[k] = p;
   if (largest == 0.0) return false;
   swap_rows<N>(A, k, p, n, ld);
+  const double inverse_pivot = 1.0 / A[k * ld + k];
+  A[k * ld + k] = inverse_pivot;
   for (int i = k + 1; i < n; ++i) {
-    const double l = A[i * ld + k] / A[k * ld + k];
+    const double l = A[i * ld + k] * inverse_pivot;
     A[i * ld + k] = l;
     for (int j = k + 1; j < n; ++j) A[i * ld + j] -= l * A[k * ld + j];
   }
   return true;
 }
 
-// In-place LU with partial pivoting of the n x n block A (whole rows swapped, as LAPACK's getrf);
-// false at a zero pivot. Unrolled (device code, N > 0), every index of the block is known at
+// In-place LU with partial pivoting of the n x n block A (whole rows swapped, as LAPACK's getrf):
+// L's multipliers below the diagonal, U above it, and on it U's diagonal as reciprocals 1 / u_kk
+// (lu_step; only lu_solve reads the factors); false at a zero pivot. Unrolled (device code, N > 0), every index of the block is known at
 // compile time, which keeps a block a thread holds in registers there (lu_factor_loaded), but
 // made FactorChain, which factorizes in memory, spill 224 / 468 bytes instead of 68 / 168
 // (ptxas sm_90): so the steps' loop unrolls only where asked.
@@ -117,7 +122,7 @@ CATENARY_HD void lu_solve(const T* __restrict__ LU, const int* __restrict__ piv,
   for (int i = n - 1; i >= 0; --i) {
     CATENARY_UNROLL
     for (int j = i + 1; j < n; ++j) x[i * stride] -= LU[i * ld + j] * x[j * stride];
-    x[i * stride] /= LU[i * ld + i];
+    x[i * stride] *= LU[i * ld + i];  // 1 / u_ii (lu_step)
   }
 }
 
