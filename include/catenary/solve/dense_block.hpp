@@ -66,10 +66,10 @@ CATENARY_HD bool lu_step(double* A, int* piv, int k, int n, int ld) {
 
 // In-place LU with partial pivoting of the n x n block A (whole rows swapped, as LAPACK's getrf):
 // L's multipliers below the diagonal, U above it, and on it U's diagonal as reciprocals 1 / u_kk
-// (lu_step; only lu_solve reads the factors); false at a zero pivot. Unrolled (device code, N > 0), every index of the block is known at
-// compile time, which keeps a block a thread holds in registers there (lu_factor_loaded), but
-// made FactorChain, which factorizes in memory, spill 224 / 468 bytes instead of 68 / 168
-// (ptxas sm_90): so the steps' loop unrolls only where asked.
+// (lu_step; only lu_solve reads the factors); false at a zero pivot. Unrolled (device code,
+// N > 0), every index of the block is known at compile time, which keeps a block a thread holds
+// in registers there (lu_factor_loaded), but made FactorChain, which factorizes in memory, spill
+// 224 / 468 bytes instead of 68 / 168 (ptxas sm_90): so the steps' loop unrolls only where asked.
 template <int N = 0, bool Unrolled = false>
 CATENARY_HD bool lu_factor(double* A, int* piv, int n_, int ld) {
   const int n = N > 0 ? N : n_;
