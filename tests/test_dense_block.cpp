@@ -1,7 +1,8 @@
 // The block solvers' small dense LU (solve/dense_block.hpp) against Eigen's partial-pivoting LU:
 // the factors' layout (the pivot's reciprocal on the diagonal) is private to lu_factor and
 // lu_solve, so what must hold is the solution, on blocks that need row swaps and on a node block
-// with constraint rows (zero diagonal), at run-time sizes and at the unrolled size.
+// with constraint rows (zero diagonal), at run-time sizes and at the unrolled size; and the
+// columns' solve side by side (lu_solve_columns) must give lu_solve's numbers column by column.
 #include <catch2/catch.hpp>
 
 #include <Eigen/Dense>
@@ -57,4 +58,27 @@ TEST_CASE("Dense block LU solves as Eigen's partial-pivoting LU does", "[chain-s
   Eigen::Map<Eigen::Matrix<double, 6, 6, Eigen::RowMajor>>(block.data()) = singular;
   std::vector<int> pivots(6);
   CHECK_FALSE(lu_factor(block.data(), pivots.data(), 6, 6));
+}
+
+TEST_CASE("Dense block LU: the columns side by side give lu_solve's numbers column by column", "[chain-solver]") {
+  std::srand(11);
+  for (const auto& [n, cols] : {std::pair<int, int>{6, 6}, {9, 6}, {6, 9}, {4, 2}}) {
+    const int ld = 9;
+    std::vector<double> A(static_cast<size_t>(ld) * ld), X(static_cast<size_t>(ld) * ld);
+    Eigen::Map<Eigen::VectorXd>(A.data(), A.size()) = Eigen::VectorXd::Random(A.size());
+    Eigen::Map<Eigen::VectorXd>(X.data(), X.size()) = Eigen::VectorXd::Random(X.size());
+    for (int i = 0; i < n; ++i) A[i * ld + (i + 1) % n] += 3.0;  // a pivot off the diagonal: row swaps
+    std::vector<int> pivots(n);
+    REQUIRE(lu_factor(A.data(), pivots.data(), n, ld));
+    std::vector<double> by_column = X, together = X;
+    for (int c = 0; c < cols; ++c) lu_solve(A.data(), pivots.data(), by_column.data() + c, n, ld, ld);
+    lu_solve_columns(A.data(), pivots.data(), together.data(), n, cols, ld);
+    INFO(n << " x " << cols);
+    CHECK(together == by_column);
+    if (n == kUnrolledBlock && cols == kUnrolledBlock) {
+      std::vector<double> unrolled = X;
+      lu_solve_columns<kUnrolledBlock>(A.data(), pivots.data(), unrolled.data(), n, cols, ld);
+      CHECK(unrolled == by_column);
+    }
+  }
 }

@@ -248,9 +248,9 @@ int ChainPartition::eliminate_towards_after(const Blocks& b, const Part& part) {
           : add_product<0>(-1.0, L, b.at(spike_.data(), prev), G, b.size[k], b.size[prev], na, ld);
     }
     if (!eliminate<true>(b, k, k > f, true, u)) return k;
-    for (int col = 0; col < na; ++col)  // G'_k = D_k^-1 G_k
-      u ? lu_solve<N6>(b.at(b.D, k), b.piv + k * ld, G + col, N6, ld, ld)
-        : lu_solve<0>(b.at(b.D, k), b.piv + k * ld, G + col, b.size[k], ld, ld);
+    if (spike)  // G'_k = D_k^-1 G_k
+      u ? lu_solve_columns<N6>(b.at(b.D, k), b.piv + k * ld, G, N6, N6, ld)
+        : lu_solve_columns<0>(b.at(b.D, k), b.piv + k * ld, G, b.size[k], na, ld);
   }
   return -1;
 }

@@ -50,9 +50,7 @@ CATENARY_HD_FORCE_INLINE bool eliminate_block(const Blocks& b, int k, bool has_p
   double* D = b.at(b.D, k);
   if (has_prev) add_product<N>(-1.0, b.at(behind<Up>(b), k), b.at(ahead<Up>(b), prev), D, n, b.size[prev], n, ld);
   if (!lu_factor<N>(D, b.piv + k * ld, n, ld)) return false;
-  if (has_next)
-    for (int col = 0; col < (N > 0 ? N : b.size[next]); ++col)
-      lu_solve<N>(D, b.piv + k * ld, b.at(ahead<Up>(b), k) + col, n, ld, ld);
+  if (has_next) lu_solve_columns<N>(D, b.piv + k * ld, b.at(ahead<Up>(b), k), n, b.size[next], ld);
   return true;
 }
 

@@ -126,6 +126,31 @@ CATENARY_HD void lu_solve(const T* __restrict__ LU, const int* __restrict__ piv,
   }
 }
 
+// X = A^-1 X for the n x cols block X (row-major, leading dimension ld) with the LU of A: the
+// columns' substitutions side by side, each row's update one run over the columns. The same
+// operations in the same order as lu_solve column by column (the same numbers), but the columns'
+// chains of dependent steps interleave and each run vectorizes: the CPU chain solver's
+// factorization spent most of its time in those chains (docs/benchmarks.md, thirtieth session).
+template <int N = 0>
+CATENARY_HD void lu_solve_columns(const double* __restrict__ LU, const int* __restrict__ piv, double* __restrict__ X,
+                                  int n_, int cols_, int ld) {
+  const int n = N > 0 ? N : n_, cols = N > 0 ? N : cols_;
+  for (int k = 0; k < n; ++k) swap_rows<N>(X, k, piv[k], cols, ld);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < i; ++j) {
+      const double l = LU[i * ld + j];
+      for (int c = 0; c < cols; ++c) X[i * ld + c] -= l * X[j * ld + c];
+    }
+  for (int i = n - 1; i >= 0; --i) {
+    for (int j = i + 1; j < n; ++j) {
+      const double u = LU[i * ld + j];
+      for (int c = 0; c < cols; ++c) X[i * ld + c] -= u * X[j * ld + c];
+    }
+    const double reciprocal = LU[i * ld + i];  // 1 / u_ii (lu_step)
+    for (int c = 0; c < cols; ++c) X[i * ld + c] *= reciprocal;
+  }
+}
+
 // lu_solve of an N x N system for x's N values `stride` apart, loaded into a local array and
 // stored back: in device code x stays in registers and its loads issue together.
 template <int N, class T = double>
