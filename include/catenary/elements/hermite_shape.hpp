@@ -12,22 +12,25 @@ struct HermiteShape {
   double sxx[4];  // d2S_k/dx2
 };
 
-// xi = x / L in [0, 1], L the element's length parameter.
+// xi = x / L in [0, 1], L the element's length parameter. One division (1 / L), which the
+// element's point loops can hoist, instead of six per point: each element evaluation reads the
+// shapes at eight points, and a double division is a called subroutine on the device and the
+// slowest arithmetic instruction on the CPU.
 CATENARY_HD HermiteShape hermite_shape(double xi, double L) {
-  const double xi2 = xi * xi, xi3 = xi2 * xi;
+  const double xi2 = xi * xi, xi3 = xi2 * xi, iL = 1.0 / L, iL2 = iL * iL;
   HermiteShape h;
   h.s[0] = 1.0 - 3.0 * xi2 + 2.0 * xi3;
   h.s[1] = L * (xi - 2.0 * xi2 + xi3);
   h.s[2] = 3.0 * xi2 - 2.0 * xi3;
   h.s[3] = L * (xi3 - xi2);
-  h.sx[0] = (-6.0 * xi + 6.0 * xi2) / L;
+  h.sx[0] = (-6.0 * xi + 6.0 * xi2) * iL;
   h.sx[1] = 1.0 - 4.0 * xi + 3.0 * xi2;
-  h.sx[2] = (6.0 * xi - 6.0 * xi2) / L;
+  h.sx[2] = (6.0 * xi - 6.0 * xi2) * iL;
   h.sx[3] = 3.0 * xi2 - 2.0 * xi;
-  h.sxx[0] = (-6.0 + 12.0 * xi) / (L * L);
-  h.sxx[1] = (-4.0 + 6.0 * xi) / L;
-  h.sxx[2] = (6.0 - 12.0 * xi) / (L * L);
-  h.sxx[3] = (6.0 * xi - 2.0) / L;
+  h.sxx[0] = (-6.0 + 12.0 * xi) * iL2;
+  h.sxx[1] = (-4.0 + 6.0 * xi) * iL;
+  h.sxx[2] = (6.0 - 12.0 * xi) * iL2;
+  h.sxx[3] = (6.0 * xi - 2.0) * iL;
   return h;
 }
 
