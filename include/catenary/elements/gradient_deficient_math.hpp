@@ -167,10 +167,11 @@ CATENARY_HD PointDerivatives<D> invariant_point_derivatives(const Vec<D>& a, con
 // = [[0, 1], [-1, 0]], d2s/da2 = d2s/db2 = 0. Not a function of the invariants: its sign is not.
 CATENARY_HD double signed_curvature(const Vec<2>& a, const Vec<2>& b, PointDerivatives<2>& d, bool hessian) {
   const double A = dot(a, a), s = a[0] * b[1] - a[1] * b[0];
-  const double Q = 1.0 / (A * sqrt(A));
+  // Q = A^-3/2 and its multiples by 1 / A: one division, not one per entry of the loops below.
+  const double iA = 1.0 / A, Q = iA / sqrt(A), Q_A = Q * iA;
   const double sa[2] = {b[1], -b[0]}, sb[2] = {-a[1], a[0]}, sab[2][2] = {{0.0, 1.0}, {-1.0, 0.0}};
   double Qa[2];  // dQ/da
-  for (int i = 0; i < 2; ++i) Qa[i] = -3.0 * Q / A * a[i];
+  for (int i = 0; i < 2; ++i) Qa[i] = -3.0 * Q_A * a[i];
   for (int i = 0; i < 2; ++i) {
     d.ga[i] = sa[i] * Q + s * Qa[i];
     d.gb[i] = sb[i] * Q;
@@ -178,7 +179,7 @@ CATENARY_HD double signed_curvature(const Vec<2>& a, const Vec<2>& b, PointDeriv
   if (!hessian) return s * Q;
   for (int i = 0; i < 2; ++i)
     for (int j = 0; j < 2; ++j) {
-      const double qaa = -3.0 * Q / A * (i == j ? 1.0 : 0.0) + 15.0 * Q / (A * A) * a[i] * a[j];
+      const double qaa = -3.0 * Q_A * (i == j ? 1.0 : 0.0) + 15.0 * Q_A * iA * a[i] * a[j];
       d.haa(i, j) = sa[i] * Qa[j] + Qa[i] * sa[j] + s * qaa;
       d.hab(i, j) = sab[i][j] * Q + Qa[i] * sb[j];
       d.hbb(i, j) = 0.0;
@@ -213,11 +214,11 @@ template <int D>
 CATENARY_HD CurvatureVectorJacobian<D> curvature_vector_jacobian(const Vec<D>& a, const Vec<D>& b) {
   CurvatureVectorJacobian<D> J;
   const double A = dot(a, a);
-  const double Q = 1.0 / (A * sqrt(A));
+  const double iA = 1.0 / A, Q = iA / sqrt(A), Q_A = Q * iA;  // one division (see signed_curvature)
   if constexpr (D == 2) {
     const double c = a[0] * b[1] - a[1] * b[0];
-    J.da[0][0] = b[1] * Q - 3.0 * c * Q / A * a[0];
-    J.da[0][1] = -b[0] * Q - 3.0 * c * Q / A * a[1];
+    J.da[0][0] = b[1] * Q - 3.0 * c * Q_A * a[0];
+    J.da[0][1] = -b[0] * Q - 3.0 * c * Q_A * a[1];
     J.db[0][0] = -a[1] * Q;
     J.db[0][1] = a[0] * Q;
   } else {
@@ -228,7 +229,7 @@ CATENARY_HD CurvatureVectorJacobian<D> curvature_vector_jacobian(const Vec<D>& a
     const double ax[3][3] = {{0, -a[2], a[1]}, {a[2], 0, -a[0]}, {-a[1], a[0], 0}};
     for (int r = 0; r < 3; ++r)
       for (int j = 0; j < 3; ++j) {
-        J.da[r][j] = -bx[r][j] * Q - 3.0 * c[r] * Q / A * a[j];
+        J.da[r][j] = -bx[r][j] * Q - 3.0 * c[r] * Q_A * a[j];
         J.db[r][j] = ax[r][j] * Q;
       }
   }
@@ -438,8 +439,9 @@ CATENARY_HD_FORCE_INLINE void add_axial_point(const ElementProperties& p, const 
   if constexpr (!Damped) return;
   if (!(p.eta > 0.0)) return;
   Vec<n> g_eps;  // d(eps)/de
+  const double inverse_g0 = 1.0 / g0;
   for (int k = 0; k < 4; ++k)
-    for (int i = 0; i < D; ++i) g_eps[k * D + i] = r.h.sx[k] * r.a[i] / g0;
+    for (int i = 0; i < D; ++i) g_eps[k * D + i] = r.h.sx[k] * r.a[i] * inverse_g0;
   add_damping_term(p.eta * p.EA * w, g_eps, edot, out, jacobian);
 }
 
