@@ -316,13 +316,6 @@ TEST_CASE("Block-tridiagonal solver: right-hand sides in the first block, that b
 
 namespace {
 
-// An environment variable set for a scope (the solvers read their switches when made).
-struct ScopedSwitch {
-  const char* name;
-  ScopedSwitch(const char* n, const char* value) : name(n) { setenv(name, value, 1); }
-  ~ScopedSwitch() { unsetenv(name); }
-};
-
 // A factorization of s.A by `method`, then x = A^-1 s.rhs by solve() and by two Newton-update solves
 // (CsrSolver::solve_newton_update) in a row.
 struct BlockSolves {

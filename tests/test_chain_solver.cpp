@@ -183,10 +183,9 @@ TEST_CASE("CPU chain elimination with CATENARY_HELD_ROWS=0: the pinned rows in a
   const BlockChainOrdering o = *block_chain_ordering(m);
   const Eigen::SparseMatrix<double> pattern = umfpack_backend(m).matrix();
   CHECK(ChainSolver(o, pattern, 1).layout().B == 6);
-  setenv("CATENARY_HELD_ROWS", "0", 1);
+  const ScopedSwitch held_rows_off("CATENARY_HELD_ROWS", "0");
   const int kept_width = ChainSolver(o, pattern, 1).layout().B;
   const double difference = solve_difference(m, 23);
-  unsetenv("CATENARY_HELD_ROWS");
   CHECK(kept_width == 9);
   CHECK(difference < 1e-9);
 }

@@ -107,9 +107,10 @@ void check_all_operators(BackendMaker make) {
   SECTION("undamped Jacobians by the row pass (CATENARY_JACOBIAN_BLOCK_PASS=0), as the damped ones") {
     const Model cable = falling_cable_pendulum(12), beams = rancf_pendulum(21e6);
     for (const Model* m : {&cable, &beams}) {
-      setenv("CATENARY_JACOBIAN_BLOCK_PASS", "0", 1);  // read when the backend is made
-      auto backend = make(*m, cuda::LinearSolver::Auto);
-      unsetenv("CATENARY_JACOBIAN_BLOCK_PASS");
+      auto backend = [&] {
+        const testing::ScopedSwitch row_pass("CATENARY_JACOBIAN_BLOCK_PASS", "0");  // read when the backend is made
+        return make(*m, cuda::LinearSolver::Auto);
+      }();
       testing::check_operators_agree(*m, *backend, 28);
     }
   }
