@@ -5,7 +5,7 @@
 #
 #   scripts/gpu_session.sh [-b BUILD_DIR] [-o OUT_DIR] [-T SECONDS] PART ...
 #
-#   PART          tests | memcheck | kernels | profile | gpu | solvers | sweep | check | graphs | held | rowpass | float | cpu | all
+#   PART          tests | memcheck | kernels | profile | gpu | solvers | sweep | check | graphs | held | double | cpu | all
 #                 tests:   catenary_tests "[gpu]"
 #                 memcheck: the [gpu] tests under compute-sanitizer (memcheck: out-of-bounds and
 #                          misaligned device accesses, API errors), less the at-scale checks (too
@@ -38,12 +38,9 @@
 #                 held:    check's full- and modified-Newton benchmarks and its sweep with held rows
 #                          kept in the blocks (CATENARY_HELD_ROWS=0: 9-wide blocks), to set
 #                          against check's (about 3 minutes)
-#                 rowpass: check's full-Newton benchmarks with the undamped Jacobian by the row pass
-#                          (CATENARY_JACOBIAN_BLOCK_PASS=0) instead of the block pass, to set against
-#                          check's (about 2 minutes)
-#                 float:   check's modified-Newton benchmarks and its sweep by cyclic reduction with its
-#                          Newton updates solved from a float copy of the factors
-#                          (CATENARY_FLOAT_FACTORS=1), to set against check's (about 2 minutes)
+#                 double:  check's modified-Newton benchmarks and its sweep with cyclic reduction's
+#                          Newton updates solved from the double factors (CATENARY_FLOAT_FACTORS=0)
+#                          instead of their float copy, to set against check's (about 2 minutes)
 #                 cpu:     the CPU backend on all cores, 100 ... 100,000 elements (3 repetitions) and
 #                          1,000,000 elements (one run of 3 steps), full and modified Newton; and
 #                          with chain elimination instead of UMFPACK, full Newton; the chain
@@ -71,9 +68,9 @@ while [[ $# -gt 0 ]]; do
     -o) out_dir=$2; shift 2 ;;
     -T) limit=$2; shift 2 ;;
     -h|--help) sed -n '2,60p' "$0"; exit 0 ;;
-    tests|memcheck|kernels|profile|gpu|solvers|sweep|check|graphs|held|rowpass|float|cpu) parts+=("$1"); shift ;;
+    tests|memcheck|kernels|profile|gpu|solvers|sweep|check|graphs|held|double|cpu) parts+=("$1"); shift ;;
     all) parts+=(tests memcheck kernels profile gpu solvers sweep cpu); shift ;;
-    *) echo "unknown part '$1' (tests, memcheck, kernels, profile, gpu, solvers, sweep, check, graphs, held, rowpass, float, cpu or all)" >&2; exit 2 ;;
+    *) echo "unknown part '$1' (tests, memcheck, kernels, profile, gpu, solvers, sweep, check, graphs, held, double, cpu or all)" >&2; exit 2 ;;
   esac
 done
 [[ ${#parts[@]} -gt 0 ]] || { sed -n '2,60p' "$0"; exit 2; }
@@ -187,13 +184,10 @@ for part in "${parts[@]}"; do
         CATENARY_HELD_ROWS=0 bench "noheld_$newton" -B cuda -N "$newton" -r 3 -- 100000 1000000
       done
       CATENARY_HELD_ROWS=0 bench noheld_sweep_modified -B cuda -N modified -S 100 -r 3 -- 10000 ;;
-    rowpass)
-      CATENARY_JACOBIAN_BLOCK_PASS=0 bench rowpass_full -B cuda -N full -r 3 -- 100000 1000000
-      CATENARY_JACOBIAN_BLOCK_PASS=0 bench rowpass_full_no_stage_times -B cuda --no-stage-times -r 3 -- 100000 1000000 ;;
-    float)
-      CATENARY_FLOAT_FACTORS=1 bench float_modified -B cuda -N modified -r 3 -- 100000 1000000
-      CATENARY_FLOAT_FACTORS=1 bench float_sweep_modified -B cuda -N modified -S 100 -r 3 -- 10000
-      CATENARY_FLOAT_FACTORS=1 bench float_sweep_no_stage_times -B cuda -N modified -S 100 --no-stage-times -r 3 -- 10000 ;;
+    double)
+      CATENARY_FLOAT_FACTORS=0 bench double_modified -B cuda -N modified -r 3 -- 100000 1000000
+      CATENARY_FLOAT_FACTORS=0 bench double_sweep_modified -B cuda -N modified -S 100 -r 3 -- 10000
+      CATENARY_FLOAT_FACTORS=0 bench double_sweep_no_stage_times -B cuda -N modified -S 100 --no-stage-times -r 3 -- 10000 ;;
     cpu)
       for newton in full modified; do
         bench "cpu_$newton" -B cpu -N "$newton" -r 3 -s 20 -- 100 1000 10000 100000

@@ -104,16 +104,6 @@ void check_all_operators(BackendMaker make) {
     CHECK_THROWS_WITH(make(m, cuda::LinearSolver::ChainElimination), Catch::Contains("more than 64"));
     testing::check_operators_agree(m, *backend, 23);
   }
-  SECTION("undamped Jacobians by the row pass (CATENARY_JACOBIAN_BLOCK_PASS=0), as the damped ones") {
-    const Model cable = falling_cable_pendulum(12), beams = rancf_pendulum(21e6);
-    for (const Model* m : {&cable, &beams}) {
-      auto backend = [&] {
-        const testing::ScopedSwitch row_pass("CATENARY_JACOBIAN_BLOCK_PASS", "0");  // read when the backend is made
-        return make(*m, cuda::LinearSolver::Auto);
-      }();
-      testing::check_operators_agree(*m, *backend, 28);
-    }
-  }
 }
 
 // The same operators at a size where every kernel runs over many thread blocks and the index

@@ -196,7 +196,7 @@ class Backend {
   // [x; y] = A^-1 [rhs_dofs; rhs_constraints] with the last factorization.
   virtual void solve(const Vector& rhs_dofs, const Vector& rhs_constraints, Vector& x, Vector& y) = 0;
   // The same for a Newton update of a time step, which the next iterations correct: a backend may
-  // solve it less exactly (the CUDA backend's float factors, CATENARY_FLOAT_FACTORS=1). One-off
+  // solve it less exactly (the CUDA backend's float factors, block_layout.hpp). One-off
   // solves (initial conditions, projections) take solve().
   virtual void solve_newton_update(const Vector& rhs_dofs, const Vector& rhs_constraints, Vector& x, Vector& y) {
     solve(rhs_dofs, rhs_constraints, x, y);
