@@ -106,18 +106,29 @@ struct JacobianBlockPass {
     }
   }
 
-  // Thread `thread` of thread block `block`: its element e (local-th of the block's), its point
-  // and then row-block pair t, and the block's first element.
+  // Thread `thread` of thread block `block` in phases 2 and 3: its element e (local-th of the
+  // block's), its row-block pair t, and the block's first element.
   struct Place {
     int first, local, e, t;
     bool active;
   };
   CATENARY_HD static Place place(int block, int thread, int elements) {
+    return place_of(block, thread / kThreads, thread % kThreads, elements);
+  }
+  // The same thread in phase 1, whose t is its point: a warp's threads take one point each of
+  // consecutive elements (thread / 16 the point, thread % 16 the element), so that the first
+  // warp evaluates axial points only and the last two bending points only, and one warp in four
+  // runs both kinds. By element (place) every warp held both kinds, one after the other: 3 of 8
+  // threads idle in the bending branch and 5 of 8 in the axial one.
+  CATENARY_HD static Place point_place(int block, int thread, int elements) {
+    return place_of(block, thread % kElementsPerBlock, thread / kElementsPerBlock, elements);
+  }
+  CATENARY_HD static Place place_of(int block, int local, int t, int elements) {
     Place p;
     p.first = block * kElementsPerBlock;
-    p.local = thread / kThreads;
-    p.t = thread % kThreads;
-    p.e = p.first + p.local;
+    p.local = local;
+    p.t = t;
+    p.e = p.first + local;
     p.active = p.e < elements;
     return p;
   }
@@ -200,9 +211,9 @@ template <int D>
 __global__ void __launch_bounds__(JacobianBlockPass<D>::kBlockThreads, 4)
     jacobian_block_loop(JacobianBlockPass<D> pass, int elements) {
   extern __shared__ double shared[];
-  const auto place = JacobianBlockPass<D>::place(blockIdx.x, threadIdx.x, elements);
-  pass.points_phase(place, shared);
+  pass.points_phase(JacobianBlockPass<D>::point_place(blockIdx.x, threadIdx.x, elements), shared);
   __syncthreads();
+  const auto place = JacobianBlockPass<D>::place(blockIdx.x, threadIdx.x, elements);
   const Mat<D, 2 * D> J = pass.blocks_phase(place, shared);
   __syncthreads();  // every point read: their memory takes the staged matrices
   pass.stage_phase(place, J, shared);
@@ -220,7 +231,7 @@ void jacobian_blocks_on_host(const JacobianBlockPass<D>& pass, int elements) {
   for (int block = 0; block * Pass::kElementsPerBlock < elements; ++block) {
     std::fill(shared.begin(), shared.end(), std::numeric_limits<double>::quiet_NaN());  // a stale read shows
     const auto place = [&](int thread) { return Pass::place(block, thread, elements); };
-    for (int i = 0; i < Pass::kBlockThreads; ++i) pass.points_phase(place(i), shared.data());
+    for (int i = 0; i < Pass::kBlockThreads; ++i) pass.points_phase(Pass::point_place(block, i, elements), shared.data());
     for (int i = 0; i < Pass::kBlockThreads; ++i) J[i] = pass.blocks_phase(place(i), shared.data());
     for (int i = 0; i < Pass::kBlockThreads; ++i) pass.stage_phase(place(i), J[i], shared.data());
     for (int i = 0; i < Pass::kBlockThreads; ++i) pass.copy_phase(place(i), i, shared.data(), elements);
