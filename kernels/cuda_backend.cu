@@ -576,7 +576,7 @@ HeldRows model_held_rows(const Model& m, const BlockChainOrdering& o) {
 
 // The larger of the construction's two phases, array by array as the backend allocates them (the
 // host build's counted arrays check it: tests/test_cuda_backend.cpp).
-size_t estimated_device_bytes(const Model& m, int vectors) {
+size_t estimated_device_bytes(const Model& m, int vectors, bool float_copy) {
   const size_t ne = m.elements.size(), nl = 2 * m.coordinates_per_node(), local_entries = ne * nl * nl;
   const size_t n = m.dof_count(), unknowns = n + m.constraint_count(), local_forces = ne * nl;
   const size_t constraint_entries = constraint_matrix(m).nonZeros(), block_entries = multibody_layout(m).entries.size();
@@ -610,7 +610,7 @@ size_t estimated_device_bytes(const Model& m, int vectors) {
     const BlockLayout layout(chain->block_ptr, model_held_rows(m, *chain));
     const size_t B = layout.B, blocks = layout.blocks;
     solver = 5 * layout.slots() * 8 + 4 * slots + 8 * unknowns + blocks * (3 * B * 8 + B * 4 + 3 * 8);
-    if (float_factors_enabled()) solver += 5 * layout.slots() * 4;  // the solves' float copy
+    if (float_copy) solver += 5 * layout.slots() * 4;  // the Newton updates' float copy
     // A border's solver: T's values and slots again, B's row pointers, and for each of the
     // kBorderRightHandSides solved per pass two vectors of T's size and the block solver's three.
     if (chain->border_size() > 0) solver += slots * (8 + 2 * 4) + B * blocks * (4 + kBorderRightHandSides * 5 * 8);
@@ -622,9 +622,18 @@ std::unique_ptr<Backend> make_cuda_backend(const Model& m, LinearSolver solver, 
   size_t free_bytes = 0, total_bytes = 0;
   check_cuda(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
   const size_t needed = estimated_device_bytes(m, vectors);
-  if (needed > free_bytes)
+  if (needed > free_bytes) {
+    // The float copy counts because the backend does not know the Newton method; full Newton never
+    // allocates it.
+    const size_t without_copy = estimated_device_bytes(m, vectors, false);
+    const std::string hint = without_copy < needed && without_copy <= free_bytes
+                                 ? " (" + std::to_string(without_copy >> 20) +
+                                       " MiB without the float copy of the block factors that modified Newton "
+                                       "reads: CATENARY_FLOAT_FACTORS=0 leaves it out)"
+                                 : "";
     throw BackendUnavailable("the model needs about " + std::to_string(needed >> 20) + " MiB of device memory before the "
-                             "sparse QR factor, " + std::to_string(free_bytes >> 20) + " MiB are free");
+                             "sparse QR factor, " + std::to_string(free_bytes >> 20) + " MiB are free" + hint);
+  }
   try {
     return std::make_unique<CudaBackend<DeviceSpace>>(m, solver);
   } catch (const std::bad_alloc&) {  // thrust::system::detail::bad_alloc derives from it

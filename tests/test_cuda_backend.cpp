@@ -284,8 +284,10 @@ TEST_CASE("The device-memory estimate bounds the backend's arrays, counted on th
   };
   const AnalysisSettings hht = testing::dynamic_settings(1e-3, 3e-3, -0.1), bdf2 = testing::bdf_settings(1e-3, 1e-2, 2),
                          bdf5 = testing::bdf_settings(1e-3, 1e-2, 5);
-  AnalysisSettings generalized_alpha = hht;
+  AnalysisSettings generalized_alpha = hht, hht_modified = hht;
   generalized_alpha.dynamics.integrator = DynamicSettings::Integrator::GeneralizedAlpha;
+  hht_modified.dynamics.newton = DynamicSettings::Newton::Modified;  // allocates the float factors
+  CHECK(cuda::estimated_device_bytes(cable, 21, false) < cuda::estimated_device_bytes(cable, 21, true));
   for (const auto& [name, model, tight] : {std::tuple<const char*, const Model*, bool>{"cable", &cable, true},
                                            {"crane", &crane, true},
                                            {"sweep", &sweep, true},
@@ -294,6 +296,7 @@ TEST_CASE("The device-memory estimate bounds the backend's arrays, counted on th
          {cuda::LinearSolver::BlockTridiagonal, cuda::LinearSolver::ChainElimination, cuda::LinearSolver::Krylov}) {
       if (solver == cuda::LinearSolver::Krylov && !model->mechanism.bodies.empty()) continue;  // GMRES: no rigid bodies
       for (const auto& [analysis, a] : {std::pair<const char*, const AnalysisSettings*>{"HHT", &hht},
+                                        {"HHT, modified Newton", &hht_modified},
                                         {"generalized-alpha", &generalized_alpha},
                                         {"BDF order 2", &bdf2},
                                         {"BDF order 5", &bdf5}}) {
