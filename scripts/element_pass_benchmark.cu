@@ -9,7 +9,9 @@
 // block pass (jacobian_block_pass.cuh: a quadrature point per thread, then two blocks per thread).
 // The backend launches the forces-only pass at B = 2, as the H100 measured (seventeenth session),
 // the damped Jacobian pass staged (eighteenth session; 1.7 times faster, twentieth) and the
-// undamped one as the block pass (twenty-second session, not yet measured). This prints, per
+// undamped one as the block pass (twenty-second session; 1.26 times the staged pass's speed on
+// an H200, thirty-first). The forces pass runs twice: alone, and with the mass term M w that the
+// integrator's residuals add in the same pass (16 more doubles an element read). This prints, per
 // launch, the median time of a pass, the bandwidth it reaches (element_pass_bytes, as the
 // benchmark's "el GB/s") and its fraction of the device's peak, and checks that its forces,
 // matrices and energies equal the Thrust launch's bit for bit (the same code; anything else is a
@@ -57,7 +59,7 @@ struct DeviceCable {
   int elements;
   thrust::device_vector<ElementProperties> properties;
   thrust::device_vector<ReferenceQuadrature> quadrature;
-  thrust::device_vector<double> scalar_mass, q, v, forces, matrices, row_sums, energy;
+  thrust::device_vector<double> scalar_mass, q, v, w, forces, matrices, row_sums, energy;
   thrust::device_vector<int> node_a, node_b;
 
   explicit DeviceCable(const Model& m)
@@ -78,10 +80,14 @@ struct DeviceCable {
     for (int i = 0; i < q0.size(); ++i) q0[i] += U(rng);
     q.assign(q0.data(), q0.data() + q0.size());
     v.assign(q0.size(), 0.0);
+    std::vector<double> accelerations(q0.size());
+    for (double& a : accelerations) a = U(rng) * 1e4;  // about 10 m/s^2
+    w.assign(accelerations.begin(), accelerations.end());
   }
 
+  // mass_term: the forces with M w added (ForceTerms' vector), as the integrator's residuals ask.
   template <bool Jacobian>
-  ElementPass<3, false, Jacobian> pass() {
+  ElementPass<3, false, Jacobian> pass(bool mass_term = false) {
     const NewtonMatrixCoefficients c{1.0, 2.5e-7, 5e-4, 1.0};
     return {raw<ElementProperties>(properties),
             raw<ReferenceQuadrature>(quadrature),
@@ -90,9 +96,9 @@ struct DeviceCable {
             raw<int>(node_b),
             raw<double>(q),
             raw<double>(v),
-            nullptr,
+            mass_term ? raw<double>(w) : nullptr,
             1.0,
-            0.0,
+            mass_term ? 1.0 : 0.0,
             c,
             raw<double>(forces),
             raw<double>(matrices),
@@ -148,12 +154,12 @@ void print_row(int n, const char* pass, const std::string& launch, double ms, do
 }
 
 template <bool Jacobian>
-void run_pass(DeviceCable& cable, int n, int dofs, double peak) {
+void run_pass(DeviceCable& cable, int n, int dofs, double peak, bool mass_term = false) {
   using Pass = ElementPass<3, false, Jacobian>;
   const int threads = Pass::kThreadsPerElement * cable.elements;
-  const Pass pass = cable.template pass<Jacobian>();
-  const double bytes = element_pass_bytes<3>(cable.elements, dofs, Jacobian);
-  const char* name = Jacobian ? "jacobian" : "forces";
+  const Pass pass = cable.template pass<Jacobian>(mass_term);
+  const double bytes = element_pass_bytes<3>(cable.elements, dofs, Jacobian, mass_term);
+  const char* name = Jacobian ? "jacobian" : mass_term ? "forces+Mw" : "forces";
   const thrust::counting_iterator<int> first(0);
   const auto thrust_launch = [&] { thrust::for_each(thrust::cuda::par_nosync, first, first + threads, pass); };
   cable.clear();
@@ -220,6 +226,7 @@ int main(int argc, char** argv) {
     const Model m = falling_cable_pendulum(n);
     DeviceCable cable(m);
     run_pass<false>(cable, n, m.dof_count(), peak);
+    run_pass<false>(cable, n, m.dof_count(), peak, true);  // the residuals' pass: the forces with M w
     run_pass<true>(cable, n, m.dof_count(), peak);
   }
   return 0;
