@@ -120,8 +120,14 @@ struct JacobianBlockPass {
   // warp evaluates axial points only and the last two bending points only, and one warp in four
   // runs both kinds. By element (place) every warp held both kinds, one after the other: 3 of 8
   // threads idle in the bending branch and 5 of 8 in the axial one.
+  // PointsByElement: phase 1 as before that change (place), which the element pass benchmark still
+  // times against it.
+  template <bool PointsByElement = false>
   CATENARY_HD static Place point_place(int block, int thread, int elements) {
-    return place_of(block, thread % kElementsPerBlock, thread / kElementsPerBlock, elements);
+    if constexpr (PointsByElement)
+      return place(block, thread, elements);
+    else
+      return place_of(block, thread % kElementsPerBlock, thread / kElementsPerBlock, elements);
   }
   CATENARY_HD static Place place_of(int block, int local, int t, int elements) {
     Place p;
@@ -207,11 +213,12 @@ struct JacobianBlockPass {
 // The phases on a device: a thread block of 16 elements (128 threads). Four thread blocks an SM
 // (16 warps, twice the row pass's): ptxas sm_90 fits the 3D pass in the 128 registers that allows
 // without spilling (122 in 2D); their shared memory, 4 x 44 kB, fits too.
-template <int D>
+template <int D, bool PointsByElement>
 __global__ void __launch_bounds__(JacobianBlockPass<D>::kBlockThreads, 4)
     jacobian_block_loop(JacobianBlockPass<D> pass, int elements) {
   extern __shared__ double shared[];
-  pass.points_phase(JacobianBlockPass<D>::point_place(blockIdx.x, threadIdx.x, elements), shared);
+  pass.points_phase(JacobianBlockPass<D>::template point_place<PointsByElement>(blockIdx.x, threadIdx.x, elements),
+                    shared);
   __syncthreads();
   const auto place = JacobianBlockPass<D>::place(blockIdx.x, threadIdx.x, elements);
   const Mat<D, 2 * D> J = pass.blocks_phase(place, shared);
@@ -238,7 +245,7 @@ void jacobian_blocks_on_host(const JacobianBlockPass<D>& pass, int elements) {
   }
 }
 
-template <class Space, int D>
+template <class Space, int D, bool PointsByElement = false>
 void launch_jacobian_blocks(int elements, const JacobianBlockPass<D>& pass) {
   using Pass = JacobianBlockPass<D>;
   if constexpr (Space::on_device) {
@@ -246,10 +253,11 @@ void launch_jacobian_blocks(int elements, const JacobianBlockPass<D>& pass) {
     // A hint that the SM's L1/shared split should leave room for four blocks' 177 kB (by default
     // the driver may choose a smaller shared part and run fewer blocks an SM).
     static const cudaError_t carveout = cudaFuncSetAttribute(
-        jacobian_block_loop<D>, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared);
+        jacobian_block_loop<D, PointsByElement>, cudaFuncAttributePreferredSharedMemoryCarveout,
+        cudaSharedmemCarveoutMaxShared);
     check_cuda(carveout, "setting the Jacobian block pass's shared-memory carveout");
     const int blocks = (elements + Pass::kElementsPerBlock - 1) / Pass::kElementsPerBlock;
-    jacobian_block_loop<D><<<blocks, Pass::kBlockThreads, Pass::kSharedBytes>>>(pass, elements);
+    jacobian_block_loop<D, PointsByElement><<<blocks, Pass::kBlockThreads, Pass::kSharedBytes>>>(pass, elements);
     check_cuda(cudaPeekAtLastError(), "kernel launch");
   } else {
     jacobian_blocks_on_host(pass, elements);

@@ -200,6 +200,12 @@ void run_pass(DeviceCable& cable, int n, int dofs, double peak, bool mass_term =
       print_row(n, name, "blocks (points shared)", block_ms, bytes, peak, difference <= 1e-13 * largest);
       if (out != reference)
         std::printf("# the block pass's outputs differ by up to %.3g (largest output %.3g)\n", difference, largest);
+      // Its points phase as before the thirty-first session: an element's eight points in one warp.
+      cable.clear();
+      const double by_element_ms = median_ms([&] {
+        catenary::cuda::launch_jacobian_blocks<catenary::cuda::DeviceSpace, 3, true>(cable.elements, blocks);
+      });
+      print_row(n, name, "blocks, points by elem.", by_element_ms, bytes, peak, cable.outputs() == out);
     }
   }
 }
