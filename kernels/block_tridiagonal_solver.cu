@@ -374,6 +374,98 @@ struct EachRightHandSide {
   }
 };
 
+// Cyclic reduction's steps of one level, each handed to each(items, step): a launch of its own
+// (the solver's launch_each), or a step of the tail's thread block (TailSteps): one sequence for
+// both. (The check that a __host__ __device__ function calls no host function is off for these
+// three: the launching `each` is a host lambda, used on the host only.)
+#pragma nv_exec_check_disable
+template <class Each>
+CATENARY_HD void factor_level(const Blocks& b, const Level& level, int* singular, const Each& each) {
+  each(level.count / 2, FactorOdd{b, level, singular});
+  // The odd members' couplings and the even members' saves touch different blocks.
+  const int odd_columns = level.count / 2 * 2 * b.B, even_entries = (level.count + 1) / 2 * b.B * b.B;
+  each(odd_columns + even_entries,
+       OneLaunch<PremultiplyOdd, SaveEvenCouplings>{{b, level}, {b, level}, odd_columns});
+  each(even_entries, UpdateEven{b, level});
+}
+#pragma nv_exec_check_disable
+template <class T, class Each>
+CATENARY_HD void reduce_level(const BlocksOf<T>& b, const Level& level, double* r, double* y, const Each& each) {
+  each(level.count / 2 * b.B, SolveOdd<T>{b, level, r, y});
+  each((level.count + 1) / 2 * b.B, ReduceEven<T>{b, level, r, y});
+}
+#pragma nv_exec_check_disable
+template <class T, class Each>
+CATENARY_HD void back_substitute_level(const BlocksOf<T>& b, const Level& level, const double* y, double* x,
+                                       const Each& each) {
+  each(level.count / 2 * b.B, BackSubstituteOdd<T>{b, level, y, x});
+}
+
+// Cyclic reduction's last levels, those of kTailMembers members or fewer, and the members left
+// after them run in one thread block (run_in_one_block), a barrier between steps, where they took
+// three launches a level (two a level in each sweep of a solve) of a few hundred items or fewer:
+// each such launch cost its latency, about 4 to 7 us (ncu, the 100,000-element profile), not its
+// work. That is 8 levels of a 1,000,000-block chain, and all 7 of a 100-element cable's.
+constexpr int kTailMembers = 256, kMaxTailLevels = 16, kTailThreads = 256;
+struct TailLevels {
+  Level level[kMaxTailLevels];
+  int count;
+  Level left;
+};
+
+// `each` for the tail's thread block: a step's items over its threads (each item for `count`
+// right-hand sides, as EachRightHandSide, where ManyRightHandSides), then a barrier.
+template <bool ManyRightHandSides>
+struct TailSteps {
+  int thread, threads, count;
+  long padded;
+  template <class Step>
+  CATENARY_HD void operator()(int items, const Step& step) const {
+    if constexpr (ManyRightHandSides) {
+      if (count > 1) {
+        const EachRightHandSide<Step> each_rhs{step, count, padded};
+        for (int t = thread; t < items * count; t += threads) each_rhs(t);
+        BlockBarrier{}();
+        return;
+      }
+    }
+    for (int t = thread; t < items; t += threads) step(t);
+    BlockBarrier{}();
+  }
+};
+
+struct FactorTail {
+  Blocks b;
+  TailLevels tail;
+  int* singular;
+  CATENARY_HD void run(int thread, int threads) const {
+    const TailSteps<false> each{thread, threads, 1, 0};
+    for (int l = 0; l < tail.count; ++l) factor_level(b, tail.level[l], singular, each);
+    each(tail.left.count, FactorLeft{b, tail.left.stride, singular});
+  }
+};
+
+// A solve's tail: the forward sweep's tail levels and the members left, then (backward) the
+// backward sweep's tail levels; a leading block's correction comes between two launches.
+template <class T>
+struct SolveTail {
+  BlocksOf<T> b;
+  TailLevels tail;
+  double *r, *y, *x;
+  int count;
+  long padded;
+  bool forward, backward;
+  CATENARY_HD void run(int thread, int threads) const {
+    const TailSteps<true> each{thread, threads, count, padded};
+    if (forward) {
+      for (int l = 0; l < tail.count; ++l) reduce_level(b, tail.level[l], r, y, each);
+      each(tail.left.count, SolveLeft<T>{b, tail.left.stride, r, x});
+    }
+    if (backward)
+      for (int l = tail.count - 1; l >= 0; --l) back_substitute_level(b, tail.level[l], y, x, each);
+  }
+};
+
 // to[k * to_stride + index[p]] = from[k * from_stride + p] for each right-hand side k < count;
 // the reverse with gather. One thread per entry p (no division per entry: it cost the host build
 // a third of its solve time).
@@ -571,15 +663,13 @@ class BlockTridiagonalSolver : public CsrSolver {
       each_item<kChainThreads>(chains_, FactorChain{b, raw<int>(chain_ptr_), raw<int>(singular_)});
       return;
     }
-    for (const Level& level : levels_) {
-      each_item(level.count / 2, FactorOdd{b, level, raw<int>(singular_)});
-      // The odd members' couplings and the even members' saves touch different blocks.
-      const int odd_columns = level.count / 2 * 2 * B_, even_entries = (level.count + 1) / 2 * B_ * B_;
-      each_item(odd_columns + even_entries,
-                OneLaunch<PremultiplyOdd, SaveEvenCouplings>{{b, level}, {b, level}, odd_columns});
-      each_item(even_entries, UpdateEven{b, level});
-    }
-    each_item(left_.count, FactorLeft{b, left_.stride, raw<int>(singular_)});
+    int* singular = raw<int>(singular_);
+    const auto launch = [&](int items, const auto& step) { each_item(items, step); };
+    for (size_t l = 0; l < tail_begin_; ++l) factor_level(b, levels_[l], singular, launch);
+    if (has_tail_)
+      run_in_one_block<Space, kTailThreads>(FactorTail{b, tail_levels(), singular}, graphs_.stream());
+    else
+      each_item(left_.count, FactorLeft{b, left_.stride, singular});
   }
 
   // solve_many's pass; with `correct`, block 0's correction between the forward and the backward
@@ -642,15 +732,31 @@ class BlockTridiagonalSolver : public CsrSolver {
   template <class T>
   void cyclic_reduction_sweeps(const BlocksOf<T>& b, double* r, double* y, double* x, int count,
                                const LeadingBlockCorrection* correct) {
-    const auto each = [&](int items, auto step) { launch_each(items, step, count); };
-    for (const Level& level : levels_) {
-      each(level.count / 2 * B_, SolveOdd<T>{b, level, r, y});
-      each((level.count + 1) / 2 * B_, ReduceEven<T>{b, level, r, y});
+    const auto launch = [&](int items, const auto& step) { launch_each(items, step, count); };
+    for (size_t l = 0; l < tail_begin_; ++l) reduce_level(b, levels_[l], r, y, launch);
+    if (has_tail_) {
+      const long padded = static_cast<long>(blocks_) * B_;
+      SolveTail<T> tail{b, tail_levels(), r, y, x, count, padded, true, correct == nullptr};
+      run_in_one_block<Space, kTailThreads>(tail, graphs_.stream());
+      if (correct) {
+        correct_leading_block(*correct, x);
+        tail.forward = false, tail.backward = true;
+        run_in_one_block<Space, kTailThreads>(tail, graphs_.stream());
+      }
+    } else {
+      launch(left_.count, SolveLeft<T>{b, left_.stride, r, x});
+      if (correct) correct_leading_block(*correct, x);
     }
-    each(left_.count, SolveLeft<T>{b, left_.stride, r, x});
-    if (correct) correct_leading_block(*correct, x);
-    for (auto level = levels_.rbegin(); level != levels_.rend(); ++level)
-      each(level->count / 2 * B_, BackSubstituteOdd<T>{b, *level, y, x});
+    for (size_t l = tail_begin_; l-- > 0;) back_substitute_level(b, levels_[l], y, x, launch);
+  }
+
+  // The levels from tail_begin_ on and the members left, for FactorTail and SolveTail.
+  TailLevels tail_levels() const {
+    TailLevels tail{};
+    tail.count = static_cast<int>(levels_.size() - tail_begin_);
+    for (int l = 0; l < tail.count; ++l) tail.level[l] = levels_[tail_begin_ + l];
+    tail.left = left_;
+    return tail;
   }
 
   // Cyclic reduction's levels and their save slots (save slot s: the L, U of one even member of
@@ -666,6 +772,14 @@ class BlockTridiagonalSolver : public CsrSolver {
       save += (count + 1) / 2;
     }
     left_ = {stride, count, save};
+    // The tail (FactorTail, SolveTail): the last levels of kTailMembers members or fewer, where
+    // the members left are that few too.
+    tail_begin_ = levels_.size();
+    while (tail_begin_ > 0 && levels_[tail_begin_ - 1].count <= kTailMembers &&
+           levels_.size() - tail_begin_ < kMaxTailLevels)
+      --tail_begin_;
+    has_tail_ = left_.count <= kTailMembers;
+    if (!has_tail_) tail_begin_ = levels_.size();
     saved_ = save;
     saved_slots_ = static_cast<size_t>(saved_offset.back());
     saved_offset_ = Longs(saved_offset.begin(), saved_offset.end());
@@ -782,6 +896,8 @@ class BlockTridiagonalSolver : public CsrSolver {
   size_t saved_slots_ = 0;  // doubles of one saved array (L or U)
   std::vector<Level> levels_;
   Level left_{1, 0, 0};  // the members left after the last level
+  size_t tail_begin_ = 0;  // levels from here on, with the members left, run as the tail (has_tail_)
+  bool has_tail_ = false;
   // Per position: where its equation goes in the padded vectors (rhs_index_) and where its
   // unknown is (x_index_), -1 where none (held rows); the held rows' pairs and entries.
   Ints destination_, uncovered_, rhs_index_, x_index_, block_size_, pivots_, singular_, chain_ptr_;

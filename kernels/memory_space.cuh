@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "catenary/core/errors.hpp"
+#include "catenary/core/host_device.hpp"
 
 namespace catenary::cuda {
 
@@ -149,6 +150,35 @@ void for_each_item(int n, const F& f, cudaStream_t stream = nullptr) {
     check_cuda(cudaPeekAtLastError(), "kernel launch");  // a launch error; faults surface at the next wait
   } else {
     thrust::for_each(Space::policy(), thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(n), f);
+  }
+}
+
+// A barrier between the steps of a one_block_loop: __syncthreads() on the device, nothing on the
+// host, where one thread runs each step's items in order.
+struct BlockBarrier {
+  CATENARY_HD void operator()() const {
+#ifdef __CUDA_ARCH__
+    __syncthreads();
+#endif
+  }
+};
+
+template <int Threads, class F>
+__global__ void __launch_bounds__(Threads) one_block_loop(F f) {
+  f.run(static_cast<int>(threadIdx.x), Threads);
+}
+
+// f.run(thread, threads) by one thread block of Threads on `stream`, its steps separated by
+// BlockBarrier: for steps of a few items each that must follow one another (a block solver's last
+// levels), one launch instead of a launch a step, whose latency was their cost. On the host, one
+// thread runs it.
+template <class Space, int Threads, class F>
+void run_in_one_block(const F& f, cudaStream_t stream = nullptr) {
+  if constexpr (Space::on_device) {
+    one_block_loop<Threads><<<1, Threads, 0, stream>>>(f);
+    check_cuda(cudaPeekAtLastError(), "kernel launch");
+  } else {
+    f.run(0, 1);
   }
 }
 
