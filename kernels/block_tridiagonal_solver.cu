@@ -403,7 +403,8 @@ CATENARY_HD void back_substitute_level(const BlocksOf<T>& b, const Level& level,
 
 // Cyclic reduction's last levels, those of kTailMembers members or fewer, and the members left
 // after them run in one thread block (run_in_one_block), a barrier between steps, where they took
-// three launches a level (two a level in each sweep of a solve) of a few hundred items or fewer:
+// three launches a level in a factorization and three in a solve (two forward, one backward), of a
+// few hundred items or fewer:
 // each such launch cost its latency, about 4 to 7 us (ncu, the 100,000-element profile), not its
 // work. That is 8 levels of a 1,000,000-block chain, and all 7 of a 100-element cable's.
 constexpr int kTailMembers = 256, kMaxTailLevels = 16, kTailThreads = 256;

@@ -1,6 +1,5 @@
 #pragma once
-// Switches read from the environment, for measuring what an optimization or an experiment saves
-// (A/B runs).
+// Switches read from the environment, for measuring what an optimization saves (A/B runs).
 #include <cstdlib>
 #include <cstring>
 
@@ -10,12 +9,6 @@ namespace catenary {
 inline bool switched_off(const char* name) {
   const char* setting = std::getenv(name);
   return setting && std::strcmp(setting, "0") == 0;
-}
-
-// Whether the environment variable `name` is set to "1" (an experiment it names turned on).
-inline bool switched_on(const char* name) {
-  const char* setting = std::getenv(name);
-  return setting && std::strcmp(setting, "1") == 0;
 }
 
 }  // namespace catenary
