@@ -16,8 +16,11 @@ namespace catenary::cuda {
 // holds 3 + 36 results rather than a whole element's 12 + 144, and together they write the
 // element's slots as four adjacent runs. Forces only: one thread per element (no matrix, so the
 // whole element's 12 results are few; repeating the geometry would only cost).
+// The element records (properties, reference quadrature, scalar mass) are RecordArrays
+// (core/record_array.hpp): the backend's are field-major, so that a warp reads each field of its
+// 32 elements in one coalesced load.
 // Each thread gathers the element's coordinates and velocities and writes its rows to the
-// element's local slots; the thread of shape function 0 writes the energy. Damped = false (a
+// element's local slots (its forces and row sums entry-major, LocalEntryLayout: coalesced stores); the thread of shape function 0 writes the energy. Damped = false (a
 // model without material damping) compiles the damping terms out and never reads the velocities.
 template <int D, bool Damped, bool Jacobian>
 struct ElementPass {
@@ -27,15 +30,14 @@ struct ElementPass {
   // A thread's rows of the local Newton matrix: kRowValues values at local_matrices + kRowValues t
   // (the element's matrix row-major, its shape functions' rows one after another).
   static constexpr int kRowValues = kShapes * D * kLocal;
-  const ElementProperties* properties;
-  const ReferenceQuadrature* quadrature;
-  const double* scalar_mass;
+  RecordArray properties, quadrature, scalar_mass;  // ElementProperties, ReferenceQuadrature, 16 doubles
   const int *node_a, *node_b;
   const double *q, *v;
   const double* w;  // ForceTerms: the mass term's vector (null: forces alone) and the scales
   double force_scale, mass_scale;
   NewtonMatrixCoefficients c;
   double *local_forces, *local_matrices, *local_row_sums, *energy;
+  LocalEntryLayout local;  // of local_forces and local_row_sums (local_matrices: element-major)
 
   CATENARY_HD void operator()(int t) const { evaluate(t, local_matrices + static_cast<size_t>(kRowValues) * t); }
 
@@ -50,12 +52,13 @@ struct ElementPass {
       if constexpr (Damped) ve[i] = v[g];
     }
     ElementEvaluation<D, kShapes> out;
-    evaluate_element<D, kShapes, Damped>(properties[e], quadrature[e], qe, ve, Jacobian, out,
+    evaluate_element<D, kShapes, Damped>(element_properties_from(properties[e]),
+                                         ReferenceQuadratureValues<StridedValues>(quadrature[e]), qe, ve, Jacobian, out,
                                          newton_jacobian_weights(c), shape);
     write_forces<kShapes * D>(e, shape, out.force.v);
     if (shape == 0) energy[e] = out.energy;
     if constexpr (Jacobian)
-      element_newton_matrix<D>(out, scalar_mass + 16 * e, c, matrix_rows, local_row_sums + kLocal * e + shape * D);
+      element_newton_matrix<D>(out, scalar_mass[e], c, matrix_rows, local.entries(local_row_sums, e, shape * D));
   }
 
   // Element e's force rows of shape functions first_shape on (Rows values, the element math's
@@ -66,9 +69,10 @@ struct ElementPass {
     double we[kLocal];
     if (w)
       for (int i = 0; i < kLocal; ++i) we[i] = w[local_to_global_dof(node_a[e], node_b[e], 2 * D, i)];
+    const StridedSlots rows = local.entries(local_forces, e, first_shape * D);
     for (int i = 0; i < Rows; ++i)
-      local_forces[kLocal * e + first_shape * D + i] = element_force_output<D>(
-          force[i], w != nullptr, force_scale, mass_scale, scalar_mass + 16 * e, we, first_shape + i / D, i % D);
+      rows[i] = element_force_output<D>(
+          force[i], w != nullptr, force_scale, mass_scale, scalar_mass[e], we, first_shape + i / D, i % D);
   }
 };
 
@@ -76,12 +80,13 @@ struct ElementPass {
 template <int D>
 struct NodeMassProduct {
   const int *ptr, *sources;
-  const double* scalar_mass;
+  LocalEntryLayout local;
+  RecordArray scalar_mass;
   const int *node_a, *node_b;
   const double* x;
   double* y;
   CATENARY_HD void operator()(int node) const {
-    node_mass_product<D>(ptr, sources, scalar_mass, node_a, node_b, x, node, y);
+    node_mass_product<D>(ptr, sources, local, scalar_mass, node_a, node_b, x, node, y);
   }
 };
 

@@ -57,11 +57,12 @@ class CudaBackend : public Backend {
     const ElementBlock& el = m.elements;
     node_a_ = Ints(el.node_a.begin(), el.node_a.end());
     node_b_ = Ints(el.node_b.begin(), el.node_b.end());
-    properties_ = ArrayOf<Space, ElementProperties>(el.properties.begin(), el.properties.end());
-    quadrature_ = ArrayOf<Space, ReferenceQuadrature>(el.quadrature.begin(), el.quadrature.end());
-    // finalize_model's per-element data, as the CPU backend reads it: the same numbers on both.
-    scalar_mass_ = Doubles(el.scalar_mass.begin(), el.scalar_mass.end());
-    shape_integrals_ = Doubles(el.shape_integrals.begin(), el.shape_integrals.end());
+    // The element records field-major (core/record_array.hpp): the same numbers the CPU backend
+    // reads from finalize_model's element-major ones.
+    const auto upload = [](const std::vector<double>& host) { return Doubles(host.begin(), host.end()); };
+    properties_ = upload(to_field_major(el.properties));
+    quadrature_ = upload(to_field_major(el.quadrature));
+    scalar_mass_ = upload(to_field_major(el.scalar_mass.data(), elements_, 16));
     end_setup_phase_on_device("element data", w);
 
     const Eigen::SparseMatrix<double, Eigen::RowMajor> C = constraint_matrix(m);
@@ -219,12 +220,14 @@ class CudaBackend : public Backend {
     const thrust::counting_iterator<int> first(0);
     const int *ptr = raw<int>(pattern_.dof_source_ptr), *sources = raw<int>(pattern_.dof_sources);
     const int *a = raw<int>(node_a_), *b = raw<int>(node_b_);
-    const double *Ms = raw<double>(scalar_mass_), *xs = raw<double>(array(x));
+    const RecordArray Ms = field_major(raw<double>(scalar_mass_), elements_);
+    const LocalEntryLayout local = local_entries();
+    const double* xs = raw<double>(array(x));
     double* ys = raw<double>(array(y));
     if (dimension_ == 3)
-      thrust::for_each(Space::policy(), first, first + nodes_, NodeMassProduct<3>{ptr, sources, Ms, a, b, xs, ys});
+      thrust::for_each(Space::policy(), first, first + nodes_, NodeMassProduct<3>{ptr, sources, local, Ms, a, b, xs, ys});
     else
-      thrust::for_each(Space::policy(), first, first + nodes_, NodeMassProduct<2>{ptr, sources, Ms, a, b, xs, ys});
+      thrust::for_each(Space::policy(), first, first + nodes_, NodeMassProduct<2>{ptr, sources, local, Ms, a, b, xs, ys});
     // Rigid bodies' coordinates: System adds their mass product.
     thrust::fill(Space::policy(), array(y).begin() + nodes_ * 2 * dimension_, array(y).end(), 0.0);
   }
@@ -388,6 +391,9 @@ class CudaBackend : public Backend {
     if (!host.empty()) thrust::copy(host.begin(), host.end(), array.begin());
   }
 
+  // The element-local forces and row sums entry-major (as the device pattern's force sources).
+  LocalEntryLayout local_entries() const { return {local_dofs_, elements_}; }
+
   static void copy_csr(const Eigen::SparseMatrix<double, Eigen::RowMajor>& A, Ints& ptr, Ints& col, Doubles& val) {
     ptr = Ints(A.outerIndexPtr(), A.outerIndexPtr() + A.outerSize() + 1);
     col = Ints(A.innerIndexPtr(), A.innerIndexPtr() + A.nonZeros());
@@ -399,9 +405,9 @@ class CudaBackend : public Backend {
                            const ForceTerms& terms) {
     using Pass = ElementPass<D, Damped, Jacobian>;
     const int threads = Pass::kThreadsPerElement * elements_;
-    const Pass pass{raw<ElementProperties>(properties_),
-                    raw<ReferenceQuadrature>(quadrature_),
-                    raw<double>(scalar_mass_),
+    const Pass pass{field_major(raw<double>(properties_), elements_),
+                    field_major(raw<double>(quadrature_), elements_),
+                    field_major(raw<double>(scalar_mass_), elements_),
                     raw<int>(node_a_),
                     raw<int>(node_b_),
                     raw<double>(array(q)),
@@ -413,7 +419,8 @@ class CudaBackend : public Backend {
                     raw<double>(local_forces_),
                     raw<double>(local_matrices_),
                     raw<double>(local_row_sums_),
-                    raw<double>(energy_)};
+                    raw<double>(energy_),
+                    local_entries()};
     // The 3D undamped forces pass, capped at two blocks an SM (152 -> 128 registers, 56 bytes
     // spilled): 0.263 -> 0.194 ms at 1,000,000 elements on an H100, 43 -> 58 % of the bandwidth
     // bound (seventeenth session). With the Jacobian (220 registers) the cap spills ~800 bytes and
@@ -464,9 +471,7 @@ class CudaBackend : public Backend {
   int dimension_, elements_, nodes_, local_dofs_;
   bool damped_;  // any element with material damping: the element pass reads velocities
   Ints node_a_, node_b_;
-  ArrayOf<Space, ElementProperties> properties_;
-  ArrayOf<Space, ReferenceQuadrature> quadrature_;
-  Doubles scalar_mass_, shape_integrals_;
+  Doubles properties_, quadrature_, scalar_mass_;  // field-major RecordArrays
   Ints c_ptr_, c_col_, ct_row_, ct_ptr_, ct_col_;  // C in CSR, C^T by its listed rows
   Doubles c_val_, ct_val_;
   Doubles load_patterns_;  // one dof-sized vector per pattern, back to back
@@ -584,10 +589,10 @@ size_t estimated_device_bytes(const Model& m, int vectors, bool float_copy) {
   // of both blocks and the multibody block's entries; they reduce to the CSR slots.
   const size_t keys = local_entries + n + 2 * constraint_entries + block_entries;
   const size_t slots = std::min(keys, newton_matrix_slot_bound(m, constraint_entries, block_entries));
-  // Held throughout: element data (nodes, properties, reference, scalar mass, shape integrals), the
+  // Held throughout: element data (nodes, properties, reference, scalar mass), the
   // constraint Jacobian (CSR) and its transpose (listed rows: at most two ints a row, one row an
   // entry), load patterns and scales, the unknown order both ways.
-  const size_t model_data = ne * (8 + sizeof(ElementProperties) + sizeof(ReferenceQuadrature) + 8 * (16 + 4)) +
+  const size_t model_data = ne * (8 + sizeof(ElementProperties) + sizeof(ReferenceQuadrature) + 8 * 16) +
                             constraint_entries * (12 + 20) + unknowns * 4 + 8 * n * (load_pattern_count(m) + 1) +
                             8 * unknowns;
   // While the pattern is built: the keys and their sources (with the sort's second buffer, or, once

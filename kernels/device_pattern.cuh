@@ -40,7 +40,9 @@ struct DevicePattern {
   int size = 0, nonzeros = 0;
   Array<int> row_ptr, col_index;             // CSR of the matrix in permuted order
   Array<int> slot_source_ptr, slot_sources;  // slot s sums local matrix entries [ptr[s], ptr[s+1])
-  Array<int> dof_source_ptr, dof_sources;    // dof d sums local force entries (original order)
+  // dof d (original order) sums local force entries [ptr[d], ptr[d+1]): their places entry-major
+  // (LocalEntryLayout{nl, elements}), by element ascending.
+  Array<int> dof_source_ptr, dof_sources;
   Array<int> constraint_lower_slot, constraint_upper_slot;
   Array<int> block_slot;  // slot of each multibody block entry (multibody_layout(m).entries)
   Array<double> constraint_coefficient;
@@ -69,6 +71,12 @@ struct ElementForceDof {
     const int e = k / local_dofs;
     return local_to_global_dof(node_a[e], node_b[e], per_node, k % local_dofs);
   }
+};
+
+// Element-major place k = e nl + i of a local force entry to its entry-major place i ne + e.
+struct EntryMajorPlace {
+  int local_dofs, elements;
+  CATENARY_HD int operator()(int k) const { return (k % local_dofs) * elements + k / local_dofs; }
 };
 
 struct IsElementSource {
@@ -168,14 +176,17 @@ DevicePattern<Space> build_device_pattern(const Model& m, const ArrayOf<Space, i
   p.block_slot = IntArray(block.size());
   thrust::lower_bound(policy, slot_keys.begin(), slot_keys.end(), block.begin(), block.end(), p.block_slot.begin());
 
-  // Force gather: local force entries sorted by global dof.
+  // Force gather: local force entries sorted by global dof (a stable sort of their element-major
+  // places: each dof's entries by element, as the CPU sums them), then placed entry-major.
   const int force_entries = ne * nl;
   IntArray dofs(force_entries);
   thrust::transform(policy, first, first + force_entries, dofs.begin(),
                     detail::ElementForceDof{raw<int>(node_a), raw<int>(node_b), nl, per_node});
   p.dof_sources = IntArray(force_entries);
   thrust::sequence(policy, p.dof_sources.begin(), p.dof_sources.end());
-  thrust::sort_by_key(policy, dofs.begin(), dofs.end(), p.dof_sources.begin());
+  thrust::stable_sort_by_key(policy, dofs.begin(), dofs.end(), p.dof_sources.begin());
+  thrust::transform(policy, p.dof_sources.begin(), p.dof_sources.end(), p.dof_sources.begin(),
+                    detail::EntryMajorPlace{nl, ne});
   p.dof_source_ptr = IntArray(n + 1);
   thrust::lower_bound(policy, dofs.begin(), dofs.end(), first, first + n + 1, p.dof_source_ptr.begin());
   return p;

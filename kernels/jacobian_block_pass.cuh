@@ -49,8 +49,10 @@ struct JacobianBlockPass {
   CATENARY_HD void evaluate_point(int e, int g, double* slot) const {
     double qe[kLocal];
     for (int i = 0; i < kLocal; ++i) qe[i] = f.q[local_to_global_dof(f.node_a[e], f.node_b[e], 2 * D, i)];
-    const ElementProperties& p = f.properties[e];
-    const ReferenceQuadrature& ref = f.quadrature[e];
+    // The element's records field-major: the properties' fields and this point's two quadrature
+    // values, each a coalesced load across the warp's 16 elements.
+    const ElementProperties p = element_properties_from(f.properties[e]);
+    const ReferenceQuadratureValues<StridedValues> ref(f.quadrature[e]);
     if (g < AxialRule::kPoints) {
       const catenary::detail::CurrentPoint<D> r = catenary::detail::current_point<D, AxialRule>(p, qe, g);
       store(catenary::detail::axial_point_energy<D>(p, r, ref.axial_g0[g], ref.axial_w[g], true), r.h, ref.axial_w[g],
@@ -89,7 +91,7 @@ struct JacobianBlockPass {
   // Thread t's blocks of c_m M + J into the element's row-major local matrix.
   CATENARY_HD void store_blocks(int e, int t, const Mat<D, 2 * D>& J, double* matrix) const {
     const int k = t / 2, l0 = 2 * (t % 2);
-    const double* scalar_mass = f.scalar_mass + 16 * e;
+    const StridedValues scalar_mass = f.scalar_mass[e];
     for (int i = 0; i < D; ++i)
       for (int j = 0; j < 2 * D; ++j) {
         const int row = k * D + i, column = l0 * D + j;
@@ -102,7 +104,7 @@ struct JacobianBlockPass {
     for (int row = t; row < kLocal; row += kThreads) {
       double abs_sum = 0.0;
       for (int j = 0; j < kLocal; ++j) abs_sum += fabs(matrix[row * kLocal + j]);
-      f.local_row_sums[kLocal * e + row] = abs_sum;
+      f.local_row_sums[f.local.index(e, row)] = abs_sum;
     }
   }
 

@@ -11,7 +11,10 @@
 // the damped Jacobian pass staged (eighteenth session; 1.7 times faster, twentieth) and the
 // undamped one as the block pass (twenty-second session; 1.26 times the staged pass's speed on
 // an H200, thirty-first). The forces pass runs twice: alone, and with the mass term M w that the
-// integrator's residuals add in the same pass (16 more doubles an element read). This prints, per
+// integrator's residuals add in the same pass (16 more doubles an element read). The backend reads
+// its element records (properties, reference quadrature, scalar mass) field-major
+// (core/record_array.hpp, thirty-second session); the forces pass at two blocks an SM and the
+// block pass also run with them element-major, as before, to measure what that saves. This prints, per
 // launch, the median time of a pass, the bandwidth it reaches (element_pass_bytes, as the
 // benchmark's "el GB/s") and its fraction of the device's peak, and checks that its forces,
 // matrices and energies equal the Thrust launch's bit for bit (the same code; anything else is a
@@ -57,16 +60,20 @@ void check(cudaError_t status, const char* what) {
 // The cable's element arrays on the device and the pass's outputs, as the backend holds them.
 struct DeviceCable {
   int elements;
-  thrust::device_vector<ElementProperties> properties;
-  thrust::device_vector<ReferenceQuadrature> quadrature;
-  thrust::device_vector<double> scalar_mass, q, v, w, forces, matrices, row_sums, energy;
+  // The element records field-major (the backend's layout) and element-major (Model's).
+  thrust::device_vector<double> properties, quadrature, scalar_mass;
+  thrust::device_vector<double> properties_by_element, quadrature_by_element, scalar_mass_by_element;
+  thrust::device_vector<double> q, v, w, forces, matrices, row_sums, energy;
   thrust::device_vector<int> node_a, node_b;
 
   explicit DeviceCable(const Model& m)
       : elements(m.elements.size()),
-        properties(m.elements.properties.begin(), m.elements.properties.end()),
-        quadrature(m.elements.quadrature.begin(), m.elements.quadrature.end()),
-        scalar_mass(m.elements.scalar_mass.begin(), m.elements.scalar_mass.end()),
+        properties(device(to_field_major(m.elements.properties))),
+        quadrature(device(to_field_major(m.elements.quadrature))),
+        scalar_mass(device(to_field_major(m.elements.scalar_mass.data(), elements, 16))),
+        properties_by_element(device(element_major_values(m.elements.properties))),
+        quadrature_by_element(device(element_major_values(m.elements.quadrature))),
+        scalar_mass_by_element(device(m.elements.scalar_mass)),
         forces(static_cast<size_t>(elements) * 12),
         matrices(static_cast<size_t>(elements) * 144),
         row_sums(static_cast<size_t>(elements) * 12),
@@ -85,13 +92,23 @@ struct DeviceCable {
     w.assign(accelerations.begin(), accelerations.end());
   }
 
+  static thrust::device_vector<double> device(const std::vector<double>& host) {
+    return thrust::device_vector<double>(host.begin(), host.end());
+  }
+
   // mass_term: the forces with M w added (ForceTerms' vector), as the integrator's residuals ask.
+  // by_element: the element records element-major.
   template <bool Jacobian>
-  ElementPass<3, false, Jacobian> pass(bool mass_term = false) {
+  ElementPass<3, false, Jacobian> pass(bool mass_term = false, bool by_element = false) {
     const NewtonMatrixCoefficients c{1.0, 2.5e-7, 5e-4, 1.0};
-    return {raw<ElementProperties>(properties),
-            raw<ReferenceQuadrature>(quadrature),
-            raw<double>(scalar_mass),
+    const auto records = [&](thrust::device_vector<double>& field_major_values,
+                             thrust::device_vector<double>& element_major_values, int fields) {
+      return by_element ? element_major(raw<double>(element_major_values), fields)
+                        : field_major(raw<double>(field_major_values), elements);
+    };
+    return {records(properties, properties_by_element, sizeof(ElementProperties) / sizeof(double)),
+            records(quadrature, quadrature_by_element, sizeof(ReferenceQuadrature) / sizeof(double)),
+            records(scalar_mass, scalar_mass_by_element, 16),
             raw<int>(node_a),
             raw<int>(node_b),
             raw<double>(q),
@@ -103,7 +120,8 @@ struct DeviceCable {
             raw<double>(forces),
             raw<double>(matrices),
             raw<double>(row_sums),
-            raw<double>(energy)};
+            raw<double>(energy),
+            LocalEntryLayout{12, elements}};  // the backend's layout
   }
   // Copied through host_vector: one transfer each (a std::vector built from device iterators
   // reads element by element, a transfer per double: minutes at 100,000 elements).
@@ -177,6 +195,12 @@ void run_pass(DeviceCable& cable, int n, int dofs, double peak, bool mass_term =
   capped(item_loop<256, 2, Pass>, 2);
   capped(item_loop<256, 3, Pass>, 3);
   capped(item_loop<256, 4, Pass>, 4);
+  if constexpr (!Jacobian) {  // the backend's forces launch with the records element-major
+    const Pass by_element = cable.template pass<Jacobian>(mass_term, true);
+    cable.clear();
+    const double ms = median_ms([&] { item_loop<256, 2, Pass><<<(threads + 255) / 256, 256>>>(by_element, threads); });
+    print_row(n, name, "2 blocks/SM, elem.-major", ms, bytes, peak, cable.outputs() == reference);
+  }
   if constexpr (Jacobian) {  // the backend's launch: matrix rows staged in shared memory
     cable.clear();
     const double ms = median_ms([&] {
@@ -206,6 +230,13 @@ void run_pass(DeviceCable& cable, int n, int dofs, double peak, bool mass_term =
         catenary::cuda::launch_jacobian_blocks<catenary::cuda::DeviceSpace, 3, true>(cable.elements, blocks);
       });
       print_row(n, name, "blocks, points by elem.", by_element_ms, bytes, peak, cable.outputs() == out);
+      // The block pass with the element records element-major.
+      const catenary::cuda::JacobianBlockPass<3> records_by_element{cable.template pass<Jacobian>(false, true)};
+      cable.clear();
+      const double records_ms = median_ms([&] {
+        catenary::cuda::launch_jacobian_blocks<catenary::cuda::DeviceSpace, 3>(cable.elements, records_by_element);
+      });
+      print_row(n, name, "blocks, elem.-major", records_ms, bytes, peak, cable.outputs() == out);
     }
   }
 }

@@ -184,3 +184,37 @@ TEST_CASE("the mass product node by node equals the assembled consistent mass", 
     CHECK(y.tail(n - m.node_dof_count()).isZero(0.0));
   }
 }
+
+TEST_CASE("element records read through either layout are the model's own", "[assembly]") {
+  // The CUDA backend reads the element records field-major (core/record_array.hpp), the CPU
+  // element-major: both must give each element its own properties, quadrature and scalar mass.
+  const Model m = two_cables();
+  const ElementBlock& el = m.elements;
+  const long ne = el.size();
+  const std::vector<double> properties = to_field_major(el.properties), quadrature = to_field_major(el.quadrature),
+                            scalar_mass = to_field_major(el.scalar_mass.data(), ne, 16);
+  const std::vector<double> properties_by_element = element_major_values(el.properties);
+  const RecordArray by_field[2] = {field_major(properties.data(), ne), field_major(quadrature.data(), ne)};
+  const RecordArray by_element = element_major(properties_by_element.data(), 5);
+  for (long e = 0; e < ne; ++e) {
+    for (const ElementProperties& p :
+         {element_properties_from(by_field[0][e]), element_properties_from(by_element[e])}) {
+      CHECK(p.length == el.properties[e].length);
+      CHECK(p.EA == el.properties[e].EA);
+      CHECK(p.EI == el.properties[e].EI);
+      CHECK(p.rhoA == el.properties[e].rhoA);
+      CHECK(p.eta == el.properties[e].eta);
+    }
+    const ReferenceQuadratureValues<StridedValues> r(by_field[1][e]);
+    for (int g = 0; g < AxialRule::kPoints; ++g) {
+      CHECK(r.axial_g0[g] == el.quadrature[e].axial_g0[g]);
+      CHECK(r.axial_w[g] == el.quadrature[e].axial_w[g]);
+    }
+    for (int g = 0; g < GaussRule5::kPoints; ++g) {
+      CHECK(r.bending_w[g] == el.quadrature[e].bending_w[g]);
+      CHECK(r.kappa0[g] == el.quadrature[e].kappa0[g]);
+    }
+    const StridedValues M = field_major(scalar_mass.data(), ne)[e];
+    for (int f = 0; f < 16; ++f) CHECK(M[f] == el.scalar_mass[16 * e + f]);
+  }
+}

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "catenary/core/host_device.hpp"
+#include "catenary/core/record_array.hpp"
 #include "catenary/elements/gradient_deficient_math.hpp"
 #include "catenary/model/model.hpp"
 
@@ -37,9 +38,29 @@ CATENARY_HD JacobianWeights newton_jacobian_weights(const NewtonMatrixCoefficien
   return {c.stiffness, c.damping};
 }
 
+// Where element e's local entry l of n (a row of its force, a row's sum of |entries|) lies in the
+// element-local arrays: element-major at n e + l (the CPU backend's), or entry-major at
+// elements l + e (the CUDA backend's: a warp's threads, one element each, write each entry in one
+// coalesced store; element-major, a store of 32 lanes 96 bytes apart touched 24 cache lines).
+struct LocalEntryLayout {
+  int n;
+  long elements;  // 0: element-major
+  CATENARY_HD long index(long e, int l) const { return elements > 0 ? l * elements + e : n * e + l; }
+  CATENARY_HD long element_of(long index) const { return elements > 0 ? index % elements : index / n; }
+  CATENARY_HD int entry_of(long index) const { return static_cast<int>(elements > 0 ? index / elements : index % n); }
+  // Element e's entries l0, l0 + 1, ...
+  CATENARY_HD StridedSlots entries(double* base, long e, int l0) const {
+    return {base + index(e, l0), elements > 0 ? elements : 1};
+  }
+};
+
+// An element's 4 x 4 scalar mass (M_e = scalar_mass (x) I_D) is read as scalar_mass[4 k + l]: a
+// pointer to the element's 16 values (Model's element-major layout), or the StridedValues of a
+// RecordArray (core/record_array.hpp: the CUDA backend's field-major layout).
+
 // Entry (i, j) of c.mass M + jacobian_ij, M = scalar_mass (x) I_D.
-template <int D>
-CATENARY_HD double newton_matrix_entry(const double* scalar_mass, const NewtonMatrixCoefficients& c, int i, int j,
+template <int D, class ScalarMass>
+CATENARY_HD double newton_matrix_entry(const ScalarMass& scalar_mass, const NewtonMatrixCoefficients& c, int i, int j,
                                        double jacobian_ij) {
   // Nonzero mass only between equal components of the node blocks.
   const double mass = (i % D == j % D) ? scalar_mass[(i / D) * 4 + (j / D)] : 0.0;
@@ -48,12 +69,13 @@ CATENARY_HD double newton_matrix_entry(const double* scalar_mass, const NewtonMa
 
 // The evaluated rows of Ke (row-major (4D)^2) = c.mass M + c.stiffness K + c.damping D of one
 // element, whose Jacobian was evaluated with newton_jacobian_weights(c); Ke points at the
-// element's first evaluated row (row out.first D), row_abs_sums at its sum of |entries| (the
-// element's local dof out.first D on). scalar_mass is the element's 4x4 scalar mass
+// element's first evaluated row (row out.first D), and row_abs_sums[r] takes that row's sum of
+// |entries|: a pointer to the element's local dof out.first D, or LocalEntryLayout::entries from
+// there. scalar_mass is the element's 4x4 scalar mass
 // (M = scalar_mass (x) I_D).
-template <int D, int S>
-CATENARY_HD void element_newton_matrix(const ElementEvaluation<D, S>& out, const double* scalar_mass,
-                                       const NewtonMatrixCoefficients& c, double* Ke, double* row_abs_sums) {
+template <int D, int S, class ScalarMass, class RowSums>
+CATENARY_HD void element_newton_matrix(const ElementEvaluation<D, S>& out, const ScalarMass& scalar_mass,
+                                       const NewtonMatrixCoefficients& c, double* Ke, const RowSums& row_abs_sums) {
   constexpr int n = 4 * D;
   for (int r = 0; r < S * D; ++r) {
     const int i = out.first * D + r;
@@ -76,8 +98,8 @@ CATENARY_HD double gathered_sum(const int* ptr, const int* sources, const double
 }
 
 // Row k D + i of M_e xe for one element (shape function k, component i; xe: 4D local values).
-template <int D>
-CATENARY_HD double element_mass_row(const double* scalar_mass, const double* xe, int k, int i) {
+template <int D, class ScalarMass>
+CATENARY_HD double element_mass_row(const ScalarMass& scalar_mass, const double* xe, int k, int i) {
   double s = 0.0;
   for (int l = 0; l < 4; ++l) s += scalar_mass[k * 4 + l] * xe[l * D + i];
   return s;
@@ -86,32 +108,35 @@ CATENARY_HD double element_mass_row(const double* scalar_mass, const double* xe,
 // An element pass's force output in row k D + i (ForceTerms, backend.hpp): the force, or with the
 // mass term force_scale force + mass_scale (M_e we)_{k D + i}, we the element's 4D values of the
 // term's vector.
-template <int D>
+template <int D, class ScalarMass>
 CATENARY_HD double element_force_output(double force, bool mass_term, double force_scale, double mass_scale,
-                                        const double* scalar_mass, const double* we, int k, int i) {
+                                        const ScalarMass& scalar_mass, const double* we, int k, int i) {
   return mass_term ? force_scale * force + mass_scale * element_mass_row<D>(scalar_mass, we, k, i) : force;
 }
 
 // The 2D entries of M x at one node (its dofs 2D node on), M the sum of the elements' M_e =
 // scalar_mass (x) I_D, without element-local copies of M_e x_e: the node's first dof gathers from
-// one local entry l = k D of each element at the node (ptr and sources as in gathered_sum; element
-// e's local entry l is 4 D e + l; k = 0 at the element's node a, 2 at node b), and the node's other
+// one local entry l = k D of each element at the node (ptr and sources as in gathered_sum, the
+// sources' places in the layout `local`; k = 0 at the element's node a, 2 at node b), and the node's other
 // dofs from entries l + 1 .. l + 2D - 1 of the same elements in the same order (an element covers
 // all coordinates of both its nodes). So each entry is the same sum in the same order as M_e x_e
 // per element followed by gathered_sum, without writing the element-local products and reading
-// them back. x and the y this fills must be distinct.
+// them back. x and the y this fills must be distinct. scalar_mass: the elements' scalar masses,
+// records of 16.
 template <int D>
-CATENARY_HD void node_mass_product(const int* ptr, const int* sources, const double* scalar_mass, const int* node_a,
-                                   const int* node_b, const double* x, int node, double* y) {
+CATENARY_HD void node_mass_product(const int* ptr, const int* sources, const LocalEntryLayout& local,
+                                   const RecordArray& scalar_mass, const int* node_a, const int* node_b,
+                                   const double* x, int node, double* y) {
   constexpr int n = 4 * D;
   const int first = 2 * D * node;
   double sum[2 * D] = {};
   for (int t = ptr[first]; t < ptr[first + 1]; ++t) {
-    const int e = sources[t] / n, k = (sources[t] % n) / D;
+    const long e = local.element_of(sources[t]);
+    const int k = local.entry_of(sources[t]) / D;
     double xe[n];
     for (int i = 0; i < n; ++i) xe[i] = x[local_to_global_dof(node_a[e], node_b[e], 2 * D, i)];
     for (int j = 0; j < 2 * D; ++j)
-      sum[j] += element_mass_row<D>(scalar_mass + 16 * static_cast<long>(e), xe, k + j / D, j % D);
+      sum[j] += element_mass_row<D>(scalar_mass[e], xe, k + j / D, j % D);
   }
   for (int j = 0; j < 2 * D; ++j) y[first + j] = sum[j];
 }

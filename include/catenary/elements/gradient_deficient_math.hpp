@@ -16,6 +16,8 @@
 // gives the damping force D(e) edot with D = eta int (EA g_eps g_eps^T + EI G_k^T G_k) |r0'| dx.
 #include <math.h>
 
+#include <type_traits>
+
 #include "catenary/core/small_matrix.hpp"
 #include "catenary/elements/hermite_shape.hpp"
 
@@ -29,6 +31,15 @@ struct ElementProperties {
   double rhoA;    // mass per reference length (kg/m)
   double eta;     // Kelvin-Voigt damping time (s); 0 for none
 };
+
+// The properties from their 5 values in declaration order, values[f] (a pointer or the
+// StridedValues of a RecordArray, core/record_array.hpp). Field by field, so that a device thread
+// keeps them in registers.
+template <class Values>
+CATENARY_HD ElementProperties element_properties_from(const Values& values) {
+  static_assert(sizeof(ElementProperties) == 5 * sizeof(double), "five doubles, in this order");
+  return {values[0], values[1], values[2], values[3], values[4]};
+}
 
 // What an evaluation's Jacobian holds: stiffness K = d2U/de2 (exact) and damping D(e) = d f /
 // d edot, weighted (the Newton matrix's c_k and c_d). One weighted sum rather than two matrices
@@ -349,6 +360,32 @@ struct ReferenceQuadrature {
   double bending_w[GaussRule5::kPoints], kappa0[GaussRule5::kPoints];
 };
 
+// A ReferenceQuadrature read where its 16 values lie, values[f] in the struct's declaration order
+// (the StridedValues of a RecordArray, core/record_array.hpp), each value when the element math
+// asks for it: a device thread's copy of the struct, indexed by a run-time point, would sit in
+// local memory.
+template <class Values>
+struct ReferenceQuadratureValues {
+  struct Field {
+    Values values;
+    int first;
+    CATENARY_HD double operator[](int g) const { return values[first + g]; }
+  };
+  static constexpr int A = AxialRule::kPoints, B = GaussRule5::kPoints;
+  static_assert(sizeof(ReferenceQuadrature) == (2 * A + 2 * B) * sizeof(double), "these arrays, in this order");
+  Field axial_g0, axial_w, bending_w, kappa0;
+  CATENARY_HD explicit ReferenceQuadratureValues(const Values& v)
+      : axial_g0{v, 0}, axial_w{v, A}, bending_w{v, 2 * A}, kappa0{v, 2 * A + B} {}
+};
+
+// What evaluate_element reads the reference quadrature from.
+template <class T>
+struct IsReferenceQuadrature : std::false_type {};
+template <>
+struct IsReferenceQuadrature<ReferenceQuadrature> : std::true_type {};
+template <class Values>
+struct IsReferenceQuadrature<ReferenceQuadratureValues<Values>> : std::true_type {};
+
 template <int D>
 CATENARY_HD ReferenceQuadrature reference_quadrature(const ElementProperties& p, const double* e_ref) {
   ReferenceQuadrature r;
@@ -475,16 +512,17 @@ CATENARY_HD_FORCE_INLINE void add_bending_point(const ElementProperties& p, cons
 // Strain energy, internal (elastic + damping) force and, when want_jacobian, the weighted sum of
 // the stiffness d2U/de2 and the damping matrix, in the rows of shape functions first .. first +
 // S - 1 (see ElementEvaluation). ref is the stress-free reference at the quadrature points
-// (reference_quadrature), e and edot the current coordinates and velocities (4*D arrays in node
-// order). Damped = false leaves the damping terms out at compile time (edot unused), for kernels
+// (reference_quadrature, or its values where they lie: ReferenceQuadratureValues), e and edot the
+// current coordinates and velocities (4*D arrays in node order). Damped = false leaves the damping terms out at compile time (edot unused), for kernels
 // over models without damping: fewer registers.
 //
 // Quadrature: bending with five Gauss points; the axial term with the reduced rule AxialRule.
 // Full integration of the Green strain energy of cubic Hermite elements locks in bending
 // (the quadratic part of the strain cannot vanish pointwise, so spurious membrane tension
 // stiffens the element); the reduced rule removes most of it.
-template <int D, int S, bool Damped = true>
-CATENARY_HD void evaluate_element(const ElementProperties& p, const ReferenceQuadrature& ref, const double* e,
+template <int D, int S, bool Damped = true, class Quadrature,
+          std::enable_if_t<IsReferenceQuadrature<Quadrature>::value, int> = 0>
+CATENARY_HD void evaluate_element(const ElementProperties& p, const Quadrature& ref, const double* e,
                                   const double* edot, bool want_jacobian, ElementEvaluation<D, S>& out,
                                   JacobianWeights weights = {}, int first = 0) {
   using Rows = ElementEvaluation<D, S>;
