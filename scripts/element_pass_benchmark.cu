@@ -13,8 +13,9 @@
 // an H200, thirty-first). The forces pass runs twice: alone, and with the mass term M w that the
 // integrator's residuals add in the same pass (16 more doubles an element read). The backend reads
 // its element records (properties, reference quadrature, scalar mass) field-major
-// (core/record_array.hpp, thirty-second session); the forces pass at two blocks an SM and the
-// block pass also run with them element-major, as before, to measure what that saves. This prints, per
+// (core/record_array.hpp) and writes the local forces and row sums entry-major (LocalEntryLayout)
+// since the thirty-second session; the forces pass at two blocks an SM and the block pass also
+// run with both element-major, as before, to measure what that saves. This prints, per
 // launch, the median time of a pass, the bandwidth it reaches (element_pass_bytes, as the
 // benchmark's "el GB/s") and its fraction of the device's peak, and checks that its forces,
 // matrices and energies equal the Thrust launch's bit for bit (the same code; anything else is a
@@ -97,7 +98,8 @@ struct DeviceCable {
   }
 
   // mass_term: the forces with M w added (ForceTerms' vector), as the integrator's residuals ask.
-  // by_element: the element records element-major.
+  // by_element: the element records, local forces and row sums element-major (before the
+  // thirty-second session).
   template <bool Jacobian>
   ElementPass<3, false, Jacobian> pass(bool mass_term = false, bool by_element = false) {
     const NewtonMatrixCoefficients c{1.0, 2.5e-7, 5e-4, 1.0};
@@ -121,14 +123,18 @@ struct DeviceCable {
             raw<double>(matrices),
             raw<double>(row_sums),
             raw<double>(energy),
-            LocalEntryLayout{12, elements}};  // the backend's layout
+            LocalEntryLayout{12, by_element ? 0 : elements}};
   }
   // Copied through host_vector: one transfer each (a std::vector built from device iterators
   // reads element by element, a transfer per double: minutes at 100,000 elements).
-  std::vector<double> outputs() const {
+  // by_element: the local forces and row sums were written element-major; they come back in the
+  // backend's entry-major order, to compare.
+  std::vector<double> outputs(bool by_element = false) const {
     std::vector<double> out;
     for (const auto* part : {&forces, &matrices, &row_sums, &energy}) {
-      const thrust::host_vector<double> host = *part;
+      thrust::host_vector<double> host = *part;
+      if (by_element && part != &matrices && part != &energy)
+        host = to_field_major(host.data(), elements, 12);  // records of 12, field by field
       out.insert(out.end(), host.begin(), host.end());
     }
     return out;
@@ -199,7 +205,7 @@ void run_pass(DeviceCable& cable, int n, int dofs, double peak, bool mass_term =
     const Pass by_element = cable.template pass<Jacobian>(mass_term, true);
     cable.clear();
     const double ms = median_ms([&] { item_loop<256, 2, Pass><<<(threads + 255) / 256, 256>>>(by_element, threads); });
-    print_row(n, name, "2 blocks/SM, elem.-major", ms, bytes, peak, cable.outputs() == reference);
+    print_row(n, name, "2 blocks/SM, elem.-major", ms, bytes, peak, cable.outputs(true) == reference);
   }
   if constexpr (Jacobian) {  // the backend's launch: matrix rows staged in shared memory
     cable.clear();
@@ -230,13 +236,13 @@ void run_pass(DeviceCable& cable, int n, int dofs, double peak, bool mass_term =
         catenary::cuda::launch_jacobian_blocks<catenary::cuda::DeviceSpace, 3, true>(cable.elements, blocks);
       });
       print_row(n, name, "blocks, points by elem.", by_element_ms, bytes, peak, cable.outputs() == out);
-      // The block pass with the element records element-major.
+      // The block pass with the element records and local forces element-major.
       const catenary::cuda::JacobianBlockPass<3> records_by_element{cable.template pass<Jacobian>(false, true)};
       cable.clear();
       const double records_ms = median_ms([&] {
         catenary::cuda::launch_jacobian_blocks<catenary::cuda::DeviceSpace, 3>(cable.elements, records_by_element);
       });
-      print_row(n, name, "blocks, elem.-major", records_ms, bytes, peak, cable.outputs() == out);
+      print_row(n, name, "blocks, elem.-major", records_ms, bytes, peak, cable.outputs(true) == out);
     }
   }
 }
