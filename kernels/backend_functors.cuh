@@ -20,8 +20,9 @@ namespace catenary::cuda {
 // (core/record_array.hpp): the backend's are field-major, so that a warp reads each field of its
 // 32 elements in one coalesced load.
 // Each thread gathers the element's coordinates and velocities and writes its rows to the
-// element's local slots (its forces and row sums entry-major, LocalEntryLayout: coalesced stores); the thread of shape function 0 writes the energy. Damped = false (a
-// model without material damping) compiles the damping terms out and never reads the velocities.
+// element's local slots (the forces and row sums entry-major, LocalEntryLayout: coalesced stores);
+// the thread of shape function 0 writes the energy. Damped = false (a model without material
+// damping) compiles the damping terms out and never reads the velocities.
 template <int D, bool Damped, bool Jacobian>
 struct ElementPass {
   static constexpr int kLocal = 4 * D;
@@ -37,7 +38,7 @@ struct ElementPass {
   double force_scale, mass_scale;
   NewtonMatrixCoefficients c;
   double *local_forces, *local_matrices, *local_row_sums, *energy;
-  LocalEntryLayout local;  // of local_forces and local_row_sums (local_matrices: element-major)
+  LocalEntryLayout<kLocal> local;  // of local_forces and local_row_sums (local_matrices: element-major)
 
   CATENARY_HD void operator()(int t) const { evaluate(t, local_matrices + static_cast<size_t>(kRowValues) * t); }
 
@@ -80,7 +81,7 @@ struct ElementPass {
 template <int D>
 struct NodeMassProduct {
   const int *ptr, *sources;
-  LocalEntryLayout local;
+  LocalEntryLayout<4 * D> local;
   RecordArray scalar_mass;
   const int *node_a, *node_b;
   const double* x;

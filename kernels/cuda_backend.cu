@@ -221,13 +221,12 @@ class CudaBackend : public Backend {
     const int *ptr = raw<int>(pattern_.dof_source_ptr), *sources = raw<int>(pattern_.dof_sources);
     const int *a = raw<int>(node_a_), *b = raw<int>(node_b_);
     const RecordArray Ms = field_major(raw<double>(scalar_mass_), elements_);
-    const LocalEntryLayout local = local_entries();
     const double* xs = raw<double>(array(x));
     double* ys = raw<double>(array(y));
     if (dimension_ == 3)
-      thrust::for_each(Space::policy(), first, first + nodes_, NodeMassProduct<3>{ptr, sources, local, Ms, a, b, xs, ys});
+      thrust::for_each(Space::policy(), first, first + nodes_, NodeMassProduct<3>{ptr, sources, {elements_}, Ms, a, b, xs, ys});
     else
-      thrust::for_each(Space::policy(), first, first + nodes_, NodeMassProduct<2>{ptr, sources, local, Ms, a, b, xs, ys});
+      thrust::for_each(Space::policy(), first, first + nodes_, NodeMassProduct<2>{ptr, sources, {elements_}, Ms, a, b, xs, ys});
     // Rigid bodies' coordinates: System adds their mass product.
     thrust::fill(Space::policy(), array(y).begin() + nodes_ * 2 * dimension_, array(y).end(), 0.0);
   }
@@ -391,9 +390,6 @@ class CudaBackend : public Backend {
     if (!host.empty()) thrust::copy(host.begin(), host.end(), array.begin());
   }
 
-  // The element-local forces and row sums entry-major (as the device pattern's force sources).
-  LocalEntryLayout local_entries() const { return {local_dofs_, elements_}; }
-
   static void copy_csr(const Eigen::SparseMatrix<double, Eigen::RowMajor>& A, Ints& ptr, Ints& col, Doubles& val) {
     ptr = Ints(A.outerIndexPtr(), A.outerIndexPtr() + A.outerSize() + 1);
     col = Ints(A.innerIndexPtr(), A.innerIndexPtr() + A.nonZeros());
@@ -420,7 +416,7 @@ class CudaBackend : public Backend {
                     raw<double>(local_matrices_),
                     raw<double>(local_row_sums_),
                     raw<double>(energy_),
-                    local_entries()};
+                    {elements_}};  // the local forces and row sums entry-major, as the device pattern's sources
     // The 3D undamped forces pass, capped at two blocks an SM (152 -> 128 registers, 56 bytes
     // spilled): 0.263 -> 0.194 ms at 1,000,000 elements on an H100, 43 -> 58 % of the bandwidth
     // bound (seventeenth session). With the Jacobian (220 registers) the cap spills ~800 bytes and

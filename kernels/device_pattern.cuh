@@ -41,7 +41,7 @@ struct DevicePattern {
   Array<int> row_ptr, col_index;             // CSR of the matrix in permuted order
   Array<int> slot_source_ptr, slot_sources;  // slot s sums local matrix entries [ptr[s], ptr[s+1])
   // dof d (original order) sums local force entries [ptr[d], ptr[d+1]): their places entry-major
-  // (LocalEntryLayout{nl, elements}), by element ascending.
+  // (LocalEntryLayout), by element ascending.
   Array<int> dof_source_ptr, dof_sources;
   Array<int> constraint_lower_slot, constraint_upper_slot;
   Array<int> block_slot;  // slot of each multibody block entry (multibody_layout(m).entries)

@@ -123,7 +123,7 @@ struct DeviceCable {
             raw<double>(matrices),
             raw<double>(row_sums),
             raw<double>(energy),
-            LocalEntryLayout{12, by_element ? 0 : elements}};
+            LocalEntryLayout<12>{by_element ? 0 : elements}};
   }
   // Copied through host_vector: one transfer each (a std::vector built from device iterators
   // reads element by element, a transfer per double: minutes at 100,000 elements).

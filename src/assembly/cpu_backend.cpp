@@ -184,15 +184,14 @@ void CpuBackend::mass_product(const Vector& x, Vector& y) {
   const int *ptr = p.dof_source_ptr.data(), *sources = p.dof_sources.data();
   const int *a = el.node_a.data(), *b = el.node_b.data();
   const RecordArray Ms = element_major(el.scalar_mass.data(), 16);
-  const LocalEntryLayout local{2 * model_.coordinates_per_node(), 0};  // element-major
   const double* xs = host(x).data();
   double* ys = host(y).data();
   const bool spatial = model_.dimension == 3;
   const int nodes = model_.node_count;
 #pragma omp parallel for schedule(static) if (nodes > kParallelThreshold)
   for (int node = 0; node < nodes; ++node)
-    spatial ? node_mass_product<3>(ptr, sources, local, Ms, a, b, xs, node, ys)
-            : node_mass_product<2>(ptr, sources, local, Ms, a, b, xs, node, ys);
+    spatial ? node_mass_product<3>(ptr, sources, {0}, Ms, a, b, xs, node, ys)  // element-major
+            : node_mass_product<2>(ptr, sources, {0}, Ms, a, b, xs, node, ys);
   host(y).tail(p.dof_count - model_.node_dof_count()).setZero();  // rigid bodies: System adds theirs
 }
 

@@ -38,16 +38,16 @@ CATENARY_HD JacobianWeights newton_jacobian_weights(const NewtonMatrixCoefficien
   return {c.stiffness, c.damping};
 }
 
-// Where element e's local entry l of n (a row of its force, a row's sum of |entries|) lies in the
-// element-local arrays: element-major at n e + l (the CPU backend's), or entry-major at
+// Where element e's local entry l of N (a row of its force, a row's sum of |entries|) lies in the
+// element-local arrays: element-major at N e + l (the CPU backend's), or entry-major at
 // elements l + e (the CUDA backend's: a warp's threads, one element each, write each entry in one
 // coalesced store; element-major, a store of 32 lanes 96 bytes apart touched 24 cache lines).
+template <int N>
 struct LocalEntryLayout {
-  int n;
   long elements;  // 0: element-major
-  CATENARY_HD long index(long e, int l) const { return elements > 0 ? l * elements + e : n * e + l; }
-  CATENARY_HD long element_of(long index) const { return elements > 0 ? index % elements : index / n; }
-  CATENARY_HD int entry_of(long index) const { return static_cast<int>(elements > 0 ? index / elements : index % n); }
+  CATENARY_HD long index(long e, int l) const { return elements > 0 ? l * elements + e : N * e + l; }
+  CATENARY_HD long element_of(long index) const { return elements > 0 ? index % elements : index / N; }
+  CATENARY_HD int entry_of(long index) const { return static_cast<int>(elements > 0 ? index / elements : index % N); }
   // Element e's entries l0, l0 + 1, ...
   CATENARY_HD StridedSlots entries(double* base, long e, int l0) const {
     return {base + index(e, l0), elements > 0 ? elements : 1};
@@ -124,7 +124,7 @@ CATENARY_HD double element_force_output(double force, bool mass_term, double for
 // them back. x and the y this fills must be distinct. scalar_mass: the elements' scalar masses,
 // records of 16.
 template <int D>
-CATENARY_HD void node_mass_product(const int* ptr, const int* sources, const LocalEntryLayout& local,
+CATENARY_HD void node_mass_product(const int* ptr, const int* sources, const LocalEntryLayout<4 * D>& local,
                                    const RecordArray& scalar_mass, const int* node_a, const int* node_b,
                                    const double* x, int node, double* y) {
   constexpr int n = 4 * D;
