@@ -417,9 +417,10 @@ class CudaBackend : public Backend {
                     raw<double>(local_row_sums_),
                     raw<double>(energy_),
                     {elements_}};  // the local forces and row sums entry-major, as the device pattern's sources
-    // The 3D undamped forces pass, capped at two blocks an SM (152 -> 128 registers, 56 bytes
+    // The undamped forces pass, capped at two blocks an SM (3D: 152 -> 128 registers, 56 bytes
     // spilled): 0.263 -> 0.194 ms at 1,000,000 elements on an H100, 43 -> 58 % of the bandwidth
-    // bound (seventeenth session). With the Jacobian (220 registers) the cap spills ~800 bytes and
+    // bound (seventeenth session). The 2D pass, 128 registers uncapped until its records went
+    // field-major (142 since), is capped to keep its two blocks: 118 registers, no spill. With the Jacobian (220 registers) the cap spills ~800 bytes and
     // is slower; the damped pass is not measured capped. The Jacobian passes write their matrix
     // rows through shared memory (for_each_staged): 2.76 -> 1.64 ms at 1,000,000 elements, 18 ->
     // 30 % of the bound (twentieth session). Sharing an element's quadrature points between its
@@ -431,7 +432,7 @@ class CudaBackend : public Backend {
       launch_jacobian_blocks<Space, D>(elements_, JacobianBlockPass<D>{pass});
     } else if constexpr (Jacobian) {
       for_each_staged<Space, Pass::kRowValues>(threads, pass, pass.local_matrices);
-    } else if constexpr (D == 3 && !Damped) {
+    } else if constexpr (!Damped) {
       for_each_item<Space, 256, 2>(threads, pass);
     } else {
       const thrust::counting_iterator<int> first(0);
