@@ -5,7 +5,7 @@
 #
 #   scripts/gpu_session.sh [-b BUILD_DIR] [-o OUT_DIR] [-T SECONDS] PART ...
 #
-#   PART          tests | memcheck | kernels | profile | gpu | solvers | sweep | check | graphs | held | double | cpu | all
+#   PART          tests | memcheck | kernels | l1 | profile | gpu | solvers | sweep | check | graphs | held | double | cpu | all
 #                 tests:   catenary_tests "[gpu]"
 #                 memcheck: the [gpu] tests under compute-sanitizer (memcheck: out-of-bounds and
 #                          misaligned device accesses, API errors), less the at-scale checks (too
@@ -14,6 +14,10 @@
 #                 kernels: the element pass alone at 100,000 and 1,000,000 elements, launched as the
 #                          backend does and with registers capped for 2 to 4 blocks an SM
 #                          (catenary_element_pass_benchmark; about 10 s)
+#                 l1:      what bounds the backend's forces pass (ncu: speed of light, pipes, the
+#                          L1's wavefronts and sectors a request) at 1,000,000 elements: its 32
+#                          launches after the first, the new layouts then element-major, forces
+#                          alone then with the mass term (element_pass_benchmark's order; about a minute)
 #                 profile: every kernel launch's time (ncu, the device's own clocks) of a
 #                          100,000-element run (2 full-Newton steps) and of the 10,000 x 100-element
 #                          sweep (2 modified-Newton steps): profile_*.csv, and per loop body and per
@@ -67,13 +71,13 @@ while [[ $# -gt 0 ]]; do
     -b) build_dir=$2; shift 2 ;;
     -o) out_dir=$2; shift 2 ;;
     -T) limit=$2; shift 2 ;;
-    -h|--help) sed -n '2,60p' "$0"; exit 0 ;;
-    tests|memcheck|kernels|profile|gpu|solvers|sweep|check|graphs|held|double|cpu) parts+=("$1"); shift ;;
+    -h|--help) sed -n '2,61p' "$0"; exit 0 ;;
+    tests|memcheck|kernels|l1|profile|gpu|solvers|sweep|check|graphs|held|double|cpu) parts+=("$1"); shift ;;
     all) parts+=(tests memcheck kernels profile gpu solvers sweep cpu); shift ;;
-    *) echo "unknown part '$1' (tests, memcheck, kernels, profile, gpu, solvers, sweep, check, graphs, held, double, cpu or all)" >&2; exit 2 ;;
+    *) echo "unknown part '$1' (tests, memcheck, kernels, l1, profile, gpu, solvers, sweep, check, graphs, held, double, cpu or all)" >&2; exit 2 ;;
   esac
 done
-[[ ${#parts[@]} -gt 0 ]] || { sed -n '2,60p' "$0"; exit 2; }
+[[ ${#parts[@]} -gt 0 ]] || { sed -n '2,61p' "$0"; exit 2; }
 mkdir -p "$out_dir"
 # On a device machine a [gpu] test that finds no usable device fails instead of skipping.
 export CATENARY_REQUIRE_GPU=1
@@ -127,6 +131,13 @@ for part in "${parts[@]}"; do
     kernels)
       ${limit:+timeout "$limit"} "$build_dir/catenary_element_pass_benchmark" 100000 1000000 \
         > "$out_dir/element_pass.txt" 2>&1 || echo "stopped or failed (exit $?)" >> "$out_dir/element_pass.txt" ;;
+    l1)
+      ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+      ${limit:+timeout "$limit"} "$ncu" --kernel-name-base demangled \
+        -k 'regex:item_loop<256, 2, catenary::cuda::ElementPass<3, false, false' --launch-skip 1 --launch-count 32 \
+        --section SpeedOfLight --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis_Tables \
+        "$build_dir/catenary_element_pass_benchmark" 1000000 > "$out_dir/l1_forces.txt" 2>&1 ||
+        echo "stopped or failed (exit $?)" >> "$out_dir/l1_forces.txt" ;;
     profile)
       ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
       for run in "100k 100000" "sweep --sweep 100 --newton modified 10000"; do
