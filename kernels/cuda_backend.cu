@@ -223,10 +223,13 @@ class CudaBackend : public Backend {
     const RecordArray Ms = field_major(raw<double>(scalar_mass_), elements_);
     const double* xs = raw<double>(array(x));
     double* ys = raw<double>(array(y));
+    const long entry_major = elements_;  // the local entries' layout (LocalEntryLayout)
     if (dimension_ == 3)
-      thrust::for_each(Space::policy(), first, first + nodes_, NodeMassProduct<3>{ptr, sources, {elements_}, Ms, a, b, xs, ys});
+      thrust::for_each(Space::policy(), first, first + nodes_,
+                       NodeMassProduct<3>{ptr, sources, {entry_major}, Ms, a, b, xs, ys});
     else
-      thrust::for_each(Space::policy(), first, first + nodes_, NodeMassProduct<2>{ptr, sources, {elements_}, Ms, a, b, xs, ys});
+      thrust::for_each(Space::policy(), first, first + nodes_,
+                       NodeMassProduct<2>{ptr, sources, {entry_major}, Ms, a, b, xs, ys});
     // Rigid bodies' coordinates: System adds their mass product.
     thrust::fill(Space::policy(), array(y).begin() + nodes_ * 2 * dimension_, array(y).end(), 0.0);
   }
@@ -416,14 +419,15 @@ class CudaBackend : public Backend {
                     raw<double>(local_matrices_),
                     raw<double>(local_row_sums_),
                     raw<double>(energy_),
-                    {elements_}};  // the local forces and row sums entry-major, as the device pattern's sources
+                    {elements_}};  // local forces and row sums entry-major, as the pattern's sources
     // The undamped forces pass, capped at two blocks an SM (3D: 152 -> 128 registers, 56 bytes
     // spilled): 0.263 -> 0.194 ms at 1,000,000 elements on an H100, 43 -> 58 % of the bandwidth
     // bound (seventeenth session). The 2D pass, 128 registers uncapped until its records went
-    // field-major (142 since), is capped to keep its two blocks: 118 registers, no spill. With the Jacobian (220 registers) the cap spills ~800 bytes and
-    // is slower; the damped pass is not measured capped. The Jacobian passes write their matrix
-    // rows through shared memory (for_each_staged): 2.76 -> 1.64 ms at 1,000,000 elements, 18 ->
-    // 30 % of the bound (twentieth session). Sharing an element's quadrature points between its
+    // field-major (142 since), is capped to keep its two blocks: 118 registers, no spill. With
+    // the Jacobian (220 registers) the cap spills ~800 bytes and is slower; the damped pass is not
+    // measured capped. The Jacobian passes write their matrix rows through shared memory
+    // (for_each_staged): 2.76 -> 1.64 ms at 1,000,000 elements, 18 -> 30 % of the bound (twentieth
+    // session). Sharing an element's quadrature points between its
     // four threads as well was tried there and was slower (1.91 ms): see docs/benchmarks.md.
     // Undamped models take the block pass (jacobian_block_pass.cuh: a point per thread, then two
     // blocks per thread): 1.05 against the row pass's 1.32 ms at 1,000,000 elements on an H200,

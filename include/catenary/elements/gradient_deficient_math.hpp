@@ -513,8 +513,9 @@ CATENARY_HD_FORCE_INLINE void add_bending_point(const ElementProperties& p, cons
 // the stiffness d2U/de2 and the damping matrix, in the rows of shape functions first .. first +
 // S - 1 (see ElementEvaluation). ref is the stress-free reference at the quadrature points
 // (reference_quadrature, or its values where they lie: ReferenceQuadratureValues), e and edot the
-// current coordinates and velocities (4*D arrays in node order). Damped = false leaves the damping terms out at compile time (edot unused), for kernels
-// over models without damping: fewer registers.
+// current coordinates and velocities (4*D arrays in node order). Damped = false leaves the
+// damping terms out at compile time (edot unused), for kernels over models without damping: fewer
+// registers.
 //
 // Quadrature: bending with five Gauss points; the axial term with the reduced rule AxialRule.
 // Full integration of the Green strain energy of cubic Hermite elements locks in bending
