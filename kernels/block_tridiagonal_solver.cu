@@ -667,7 +667,7 @@ class BlockTridiagonalSolver : public CsrSolver {
     int* singular = raw<int>(singular_);
     const auto launch = [&](int items, const auto& step) { each_item(items, step); };
     for (size_t l = 0; l < tail_begin_; ++l) factor_level(b, levels_[l], singular, launch);
-    if (has_tail_)
+    if (has_tail())
       run_in_one_block<Space, kTailThreads>(FactorTail{b, tail_levels(), singular}, graphs_.stream());
     else
       each_item(left_.count, FactorLeft{b, left_.stride, singular});
@@ -735,7 +735,7 @@ class BlockTridiagonalSolver : public CsrSolver {
                                const LeadingBlockCorrection* correct) {
     const auto launch = [&](int items, const auto& step) { launch_each(items, step, count); };
     for (size_t l = 0; l < tail_begin_; ++l) reduce_level(b, levels_[l], r, y, launch);
-    if (has_tail_) {
+    if (has_tail()) {
       const long padded = static_cast<long>(blocks_) * B_;
       SolveTail<T> tail{b, tail_levels(), r, y, x, count, padded, true, correct == nullptr};
       run_in_one_block<Space, kTailThreads>(tail, graphs_.stream());
@@ -750,6 +750,9 @@ class BlockTridiagonalSolver : public CsrSolver {
     }
     for (size_t l = tail_begin_; l-- > 0;) back_substitute_level(b, levels_[l], y, x, launch);
   }
+
+  // Whether the last levels run in one thread block: where the members left are few enough.
+  bool has_tail() const { return left_.count <= kTailMembers; }
 
   // The levels from tail_begin_ on and the members left, for FactorTail and SolveTail.
   TailLevels tail_levels() const {
@@ -779,8 +782,7 @@ class BlockTridiagonalSolver : public CsrSolver {
     while (tail_begin_ > 0 && levels_[tail_begin_ - 1].count <= kTailMembers &&
            levels_.size() - tail_begin_ < kMaxTailLevels)
       --tail_begin_;
-    has_tail_ = left_.count <= kTailMembers;
-    if (!has_tail_) tail_begin_ = levels_.size();
+    if (!has_tail()) tail_begin_ = levels_.size();
     saved_ = save;
     saved_slots_ = static_cast<size_t>(saved_offset.back());
     saved_offset_ = Longs(saved_offset.begin(), saved_offset.end());
@@ -897,8 +899,7 @@ class BlockTridiagonalSolver : public CsrSolver {
   size_t saved_slots_ = 0;  // doubles of one saved array (L or U)
   std::vector<Level> levels_;
   Level left_{1, 0, 0};  // the members left after the last level
-  size_t tail_begin_ = 0;  // levels from here on, with the members left, run as the tail (has_tail_)
-  bool has_tail_ = false;
+  size_t tail_begin_ = 0;  // levels from here on, with the members left, run as the tail (has_tail)
   // Per position: where its equation goes in the padded vectors (rhs_index_) and where its
   // unknown is (x_index_), -1 where none (held rows); the held rows' pairs and entries.
   Ints destination_, uncovered_, rhs_index_, x_index_, block_size_, pivots_, singular_, chain_ptr_;

@@ -21,6 +21,7 @@
 
 #include "catenary/assembly/unknown_ordering.hpp"
 #include "catenary/core/errors.hpp"
+#include "catenary/elements/element_assembly.hpp"
 #include "catenary/model/model.hpp"
 #include "catenary/multibody/multibody_block.hpp"
 #include "memory_space.cuh"
@@ -73,10 +74,12 @@ struct ElementForceDof {
   }
 };
 
-// Element-major place k = e nl + i of a local force entry to its entry-major place i ne + e.
+// Element-major place k = e N + i of a local force entry to its place in the element passes'
+// entry-major layout (LocalEntryLayout, element_assembly.hpp).
+template <int N>
 struct EntryMajorPlace {
-  int local_dofs, elements;
-  CATENARY_HD int operator()(int k) const { return (k % local_dofs) * elements + k / local_dofs; }
+  LocalEntryLayout<N> local;
+  CATENARY_HD int operator()(int k) const { return static_cast<int>(local.index(k / N, k % N)); }
 };
 
 struct IsElementSource {
@@ -185,8 +188,12 @@ DevicePattern<Space> build_device_pattern(const Model& m, const ArrayOf<Space, i
   p.dof_sources = IntArray(force_entries);
   thrust::sequence(policy, p.dof_sources.begin(), p.dof_sources.end());
   thrust::stable_sort_by_key(policy, dofs.begin(), dofs.end(), p.dof_sources.begin());
-  thrust::transform(policy, p.dof_sources.begin(), p.dof_sources.end(), p.dof_sources.begin(),
-                    detail::EntryMajorPlace{nl, ne});
+  if (nl == 12)
+    thrust::transform(policy, p.dof_sources.begin(), p.dof_sources.end(), p.dof_sources.begin(),
+                      detail::EntryMajorPlace<12>{{ne}});
+  else
+    thrust::transform(policy, p.dof_sources.begin(), p.dof_sources.end(), p.dof_sources.begin(),
+                      detail::EntryMajorPlace<8>{{ne}});
   p.dof_source_ptr = IntArray(n + 1);
   thrust::lower_bound(policy, dofs.begin(), dofs.end(), first, first + n + 1, p.dof_source_ptr.begin());
   return p;
