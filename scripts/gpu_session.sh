@@ -3,7 +3,7 @@
 # tests, then the benchmarks of docs/benchmarks.md (GPU sizes and solvers, the sweep, the CPU on
 # all cores of the same machine for the speed-up). Results go to OUT_DIR, one file per part.
 #
-#   scripts/gpu_session.sh [-b BUILD_DIR] [-o OUT_DIR] [-T SECONDS] PART ...
+#   scripts/gpu_session.sh [-b BUILD_DIR] [-o OUT_DIR] [-a ARCHIVE] [-T SECONDS] PART ...
 #
 #   PART          tests | memcheck | kernels | l1 | profile | gpu | solvers | sweep | check | graphs | held | double | cpu | all
 #                 tests:   catenary_tests "[gpu]"
@@ -14,10 +14,12 @@
 #                 kernels: the element pass alone at 100,000 and 1,000,000 elements, launched as the
 #                          backend does and with registers capped for 2 to 4 blocks an SM
 #                          (catenary_element_pass_benchmark; about 10 s)
-#                 l1:      what bounds the backend's forces pass (ncu: speed of light, pipes, the
-#                          L1's wavefronts and sectors a request) at 1,000,000 elements: its 32
-#                          launches after the first, the new layouts then element-major, forces
-#                          alone then with the mass term (element_pass_benchmark's order; about a minute)
+#                 l1:      what bounds the backend's undamped 3D element passes (ncu: speed of light,
+#                          pipes, the memory tables' details, the source counters' worst-coalesced
+#                          instructions) at 1,000,000 elements: every launch of the forces
+#                          pass capped at 2 blocks an SM (the new layouts then element-major, forces
+#                          alone then with the mass term: element_pass_benchmark's order) and of the
+#                          Jacobian block pass (points shared, then element-major; about 2 minutes)
 #                 profile: every kernel launch's time (ncu, the device's own clocks) of a
 #                          100,000-element run (2 full-Newton steps) and of the 10,000 x 100-element
 #                          sweep (2 modified-Newton steps): profile_*.csv, and per loop body and per
@@ -56,6 +58,8 @@
 #                 lib/ goes on LD_LIBRARY_PATH, and the source and binary paths the tests were
 #                 compiled with are linked to this checkout and the packed CLI)
 #   -o OUT_DIR    default results/gpu_session
+#   -a ARCHIVE    also pack OUT_DIR into this .tgz when the script ends, however it ends (the device
+#                 tool brings back at most 8 files from $OUT: use -o /tmp/... -a "$OUT/results.tgz")
 #   -T SECONDS    stop any one benchmark after this long and go on with the next (a device call
 #                 ends at 10 minutes with everything in it); default: no limit
 # A benchmark that fails or is stopped leaves a note in its .txt file; the other parts still run.
@@ -66,19 +70,25 @@ build_dir=build-gpu
 out_dir=results/gpu_session
 parts=()
 limit=
+archive=
 while [[ $# -gt 0 ]]; do
   case "$1" in
     -b) build_dir=$2; shift 2 ;;
     -o) out_dir=$2; shift 2 ;;
+    -a) archive=$2; shift 2 ;;
     -T) limit=$2; shift 2 ;;
-    -h|--help) sed -n '2,61p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,64p' "$0"; exit 0 ;;
     tests|memcheck|kernels|l1|profile|gpu|solvers|sweep|check|graphs|held|double|cpu) parts+=("$1"); shift ;;
     all) parts+=(tests memcheck kernels profile gpu solvers sweep cpu); shift ;;
     *) echo "unknown part '$1' (tests, memcheck, kernels, l1, profile, gpu, solvers, sweep, check, graphs, held, double, cpu or all)" >&2; exit 2 ;;
   esac
 done
-[[ ${#parts[@]} -gt 0 ]] || { sed -n '2,61p' "$0"; exit 2; }
+[[ ${#parts[@]} -gt 0 ]] || { sed -n '2,64p' "$0"; exit 2; }
 mkdir -p "$out_dir"
+if [[ -n "$archive" ]]; then
+  archive=$(realpath -m "$archive")
+  trap 'tar czf "$archive" -C "$(dirname "$out_dir")" "$(basename "$out_dir")"' EXIT
+fi
 # On a device machine a [gpu] test that finds no usable device fails instead of skipping.
 export CATENARY_REQUIRE_GPU=1
 
@@ -134,8 +144,10 @@ for part in "${parts[@]}"; do
     l1)
       ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
       ${limit:+timeout "$limit"} "$ncu" --kernel-name-base demangled \
-        -k 'regex:item_loop<256, 2, catenary::cuda::ElementPass<3, false, false' --launch-skip 1 --launch-count 32 \
+        -k 'regex:item_loop<\(int\)256, \(int\)2, catenary::cuda::ElementPass<\(int\)3, \(bool\)0, \(bool\)0>|jacobian_block_loop<\(int\)3, \(bool\)0>' \
+        --launch-count 64 \
         --section SpeedOfLight --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis_Tables \
+        --section SourceCounters --print-details all \
         "$build_dir/catenary_element_pass_benchmark" 1000000 > "$out_dir/l1_forces.txt" 2>&1 ||
         echo "stopped or failed (exit $?)" >> "$out_dir/l1_forces.txt" ;;
     profile)
