@@ -430,8 +430,9 @@ class CudaBackend : public Backend {
     // session). Sharing an element's quadrature points between its
     // four threads as well was tried there and was slower (1.91 ms): see docs/benchmarks.md.
     // Undamped models take the block pass (jacobian_block_pass.cuh: a point per thread, then two
-    // blocks per thread): 1.05 against the row pass's 1.32 ms at 1,000,000 elements on an H200,
-    // the full-Newton step 9.9 against 10.4 ms (thirty-first session).
+    // blocks a task, the 10 of 16 on and above the diagonal): 1.05 against the row pass's 1.32 ms
+    // at 1,000,000 elements on an H200 with all 16 blocks, the full-Newton step 9.9 against 10.4
+    // ms (thirty-first session).
     if constexpr (Jacobian && !Damped) {
       launch_jacobian_blocks<Space, D>(elements_, JacobianBlockPass<D>{pass});
     } else if constexpr (Jacobian) {
