@@ -374,6 +374,21 @@ struct EachRightHandSide {
   }
 };
 
+// The same for a solve by groups of chains (SolveInterleavedChains): thread block `block` works on
+// group block % groups of right-hand side block / groups.
+template <class Solve>
+struct GroupsOfEachRightHandSide {
+  Solve solve;
+  int groups;
+  long stride;
+  template <class Barrier>
+  CATENARY_HD void run(int block, int thread, int threads, double* shared, const Barrier& barrier) const {
+    Solve s = solve;
+    s.shift((block / groups) * stride);
+    s.run(block % groups, thread, threads, shared, barrier);
+  }
+};
+
 // Cyclic reduction's steps of one level, each handed to each(items, step): a launch of its own
 // (the solver's launch_each), or a step of the tail's thread block (TailSteps): one sequence for
 // both. (The check that a __host__ __device__ function calls no host function is off for these
@@ -700,11 +715,11 @@ class BlockTridiagonalSolver : public CsrSolver {
     if (interleaved_) {
       const InterleavedBlocks ib = interleaved_blocks();
       if (correct) {
-        launch_each<kChainThreads>(chains_, SolveInterleavedChain<Sweeps::Forward>{ib, r, xp}, count);
+        solve_interleaved(SolveInterleavedChains<Sweeps::Forward>{ib, r, xp}, count);
         correct_leading_block(*correct, xp);
-        launch_each<kChainThreads>(chains_, SolveInterleavedChain<Sweeps::Backward>{ib, r, xp}, count);
+        solve_interleaved(SolveInterleavedChains<Sweeps::Backward>{ib, r, xp}, count);
       } else {
-        launch_each<kChainThreads>(chains_, SolveInterleavedChain<>{ib, r, xp}, count);
+        solve_interleaved(SolveInterleavedChains<>{ib, r, xp}, count);
       }
     } else if (method_ == BlockMethod::ChainElimination) {
       const int* chains = raw<int>(chain_ptr_);
@@ -827,6 +842,16 @@ class BlockTridiagonalSolver : public CsrSolver {
       each_item<Threads>(items * count, EachRightHandSide<Step>{step, count, padded});
   }
 
+  // An interleaved solve's sweeps for `count` right-hand sides in one launch, a thread block a
+  // group of chains of one of them.
+  template <class Solve>
+  void solve_interleaved(const Solve& solve, int count) const {
+    const int groups = Solve::groups(chains_);
+    run_blocks<Space, Solve::kThreads, Solve::kSharedValues>(
+        groups * count, GroupsOfEachRightHandSide<Solve>{solve, groups, static_cast<long>(blocks_) * B_},
+        graphs_.stream());
+  }
+
   // Room in the padded vectors for `count` right-hand sides.
   void grow_vectors(int count) {
     const size_t needed = static_cast<size_t>(count) * blocks_ * B_;
@@ -862,7 +887,7 @@ class BlockTridiagonalSolver : public CsrSolver {
 
   InterleavedBlocks interleaved_blocks() {
     const Blocks b = blocks();
-    return InterleavedBlocks{interleaved_chains(), b.D, b.L, b.U, b.piv};
+    return InterleavedBlocks{interleaved_chains(), b.D, b.L, b.U};
   }
 
   Blocks blocks() { return blocks_of(raw<double>(blocks_data_), raw<double>(saved_data_)); }

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
+#include <limits>
 #include <cub/util_allocator.cuh>
 #include <memory>
 #include <string>
@@ -179,6 +180,32 @@ void run_in_one_block(const F& f, cudaStream_t stream = nullptr) {
     check_cuda(cudaPeekAtLastError(), "kernel launch");
   } else {
     f.run(0, 1);
+  }
+}
+
+// f.run(block, thread, Threads, shared, BlockBarrier{}) for block < blocks, by thread blocks of
+// Threads with SharedValues doubles of shared memory each: for work whose steps a block's threads
+// share, handing values to each other through `shared` (a group of chains' solve). On the host
+// one thread runs each block's steps in order (f.run(block, 0, 1, ...)), its shared memory
+// filled with NaN first, so that a value read before it is written shows.
+template <int Threads, int SharedValues, class F>
+__global__ void __launch_bounds__(Threads) shared_block_loop(F f) {
+  __shared__ double shared[SharedValues];
+  f.run(static_cast<int>(blockIdx.x), static_cast<int>(threadIdx.x), Threads, shared, BlockBarrier{});
+}
+
+template <class Space, int Threads, int SharedValues, class F>
+void run_blocks(int blocks, const F& f, cudaStream_t stream = nullptr) {
+  if constexpr (Space::on_device) {
+    if (blocks <= 0) return;
+    shared_block_loop<Threads, SharedValues><<<blocks, Threads, 0, stream>>>(f);
+    check_cuda(cudaPeekAtLastError(), "kernel launch");
+  } else {
+    std::vector<double> shared(SharedValues);
+    for (int block = 0; block < blocks; ++block) {
+      std::fill(shared.begin(), shared.end(), std::numeric_limits<double>::quiet_NaN());
+      f.run(block, 0, 1, shared.data(), BlockBarrier{});
+    }
   }
 }
 

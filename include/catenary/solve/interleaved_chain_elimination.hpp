@@ -2,15 +2,16 @@
 // Chain elimination (solve/chain_elimination.hpp: the same steps, from each chain's last block
 // down to its first, then back up) for a batch of equally long chains of 6 x 6 blocks (a sweep's
 // copies of a 3D cable), with the batch's blocks stored chain-interleaved: entry e of block p of
-// chain c at (p W + e) C + c, W the values a block has there (36 in D, L and U; 6 in the pivots
-// and the padded vectors), C the chains. The C threads (one a chain) of a step then read one
-// contiguous run per entry, where in the chain-contiguous layout each lane of a warp reads its own
-// block 101 blocks away from its neighbour's: on an H100 the 10,000-copy sweep's contiguous
+// chain c at (p W + e) C + c, W the values a block has there (36 in D, L and U; 6 in the padded
+// vectors), C the chains. The threads that take neighbouring chains then read one contiguous
+// run per entry, where in the chain-contiguous layout each lane of a warp reads its own block
+// 101 blocks away from its neighbour's: on an H100 the 10,000-copy sweep's contiguous
 // elimination (then also on 20 of the 132 SMs: memory_space.cuh, for_each_item) solved at
 // ~120 GB/s, 7 ms a solve (2026-11-23, docs/benchmarks.md), against the 0.26 ms that reading its
 // 0.87 GB of factors takes at the bandwidth bound.
-// Each step loads its blocks into local arrays (registers on a device: every index is known at
-// compile time) and runs dense_block.hpp's routines on them.
+// The factorization runs a thread a chain, each step's blocks in local arrays (registers on a
+// device: every index is known at compile time) through dense_block.hpp's routines; the solve
+// runs a thread a row of a chain's block (SolveInterleavedChains).
 #include <vector>
 
 #include "catenary/core/host_device.hpp"
@@ -47,12 +48,14 @@ inline bool interleavable(const BlockLayout& layout, const std::vector<int>& cha
   return true;
 }
 
-// The batch's D, L and U blocks and pivots in the interleaved layout.
+// The batch's D, L and U blocks in the interleaved layout. Once factorized, D_p holds the
+// explicit inverse of the eliminated diagonal block (FactorInterleavedChain): a solve's step is
+// then two block-times-vector products, whose rows the threads of a group of chains share out
+// (SolveInterleavedChains), where an LU solve's substitutions run one after another.
 struct InterleavedBlocks {
   static constexpr int N = InterleavedChains::N, kBlockValues = InterleavedChains::kBlockValues;
   InterleavedChains at;
   double *D, *L, *U;
-  int* piv;
 
   CATENARY_HD void load(const double* base, int c, int p, double* block) const {
     for (int e = 0; e < kBlockValues; ++e) block[e] = base[at.block_entry(c, p, e)];
@@ -60,19 +63,24 @@ struct InterleavedBlocks {
   CATENARY_HD void store(const double* block, int c, int p, double* base) const {
     for (int e = 0; e < kBlockValues; ++e) base[at.block_entry(c, p, e)] = block[e];
   }
-  // v = D_p^-1 v with block p of chain c's LU.
+  // Row i of block p of chain c in `base` (D, L or U) times v (N values `stride` apart).
+  CATENARY_HD double row_times(const double* base, int c, int p, int i, const double* v, int stride) const {
+    double sum = 0.0;
+    for (int j = 0; j < N; ++j) sum += base[at.block_entry(c, p, i * N + j)] * v[j * stride];
+    return sum;
+  }
+  // v = D_p^-1 v for block p of chain c.
   CATENARY_HD void solve(int c, int p, double* v) const {
-    double LU[kBlockValues];
-    int pivots[N];
-    load(D, c, p, LU);
-    for (int i = 0; i < N; ++i) pivots[i] = piv[at.vector_entry(c, p, i)];
-    lu_solve<N>(LU, pivots, v, N, N, 1);
+    double w[N];
+    for (int i = 0; i < N; ++i) w[i] = row_times(D, c, p, i, v, 1);
+    for (int i = 0; i < N; ++i) v[i] = w[i];
   }
 };
 
 // The factorization of chain c, from its last block p down (chain_elimination.hpp's top):
-// D_p -= U_p L'_{p+1}, D_p = its LU, L'_p = D_p^-1 L_p (p > 0). L'_{p+1} stays in the thread's
-// registers from the step before. A singular block's number (c length + p) + 1 into singular.
+// D_p -= U_p L'_{p+1}, LU of D_p, L'_p = D_p^-1 L_p (p > 0), and D_p replaced by its inverse
+// (the columns of the identity solved with the LU). L'_{p+1} stays in the thread's registers
+// from the step before. A singular block's number (c length + p) + 1 into singular.
 struct FactorInterleavedChain {
   static constexpr int N = InterleavedBlocks::N, kBlockValues = InterleavedBlocks::kBlockValues;
   InterleavedBlocks b;
@@ -92,8 +100,13 @@ struct FactorInterleavedChain {
         *singular = c * b.at.length + p + 1;
         return;
       }
-      b.store(D, c, p, b.D);
-      for (int i = 0; i < N; ++i) b.piv[b.at.vector_entry(c, p, i)] = piv[i];
+      {
+        double inverse[kBlockValues];
+        for (int e = 0; e < kBlockValues; ++e) inverse[e] = e / N == e % N ? 1.0 : 0.0;
+        CATENARY_UNROLL
+        for (int column = 0; column < N; ++column) lu_solve<N>(D, piv, inverse + column, N, N, N);
+        b.store(inverse, c, p, b.D);
+      }
       if (p == 0) return;
       b.load(b.L, c, p, next_L);
       // Unrolled, next_L's indices are known at compile time: it stays in registers.
@@ -104,39 +117,75 @@ struct FactorInterleavedChain {
   }
 };
 
-// The solve of chain c on interleaved padded vectors (x may not alias r): forward
+// The solve on interleaved padded vectors (x may not alias r), by groups of kGroupChains chains
+// (the last group may be short), a thread a row of one chain's block: forward
 // x_p = D_p^-1 (r_p - U_p x_{p+1}) from the last block, backward x_p -= L'_p x_{p-1} from the
-// first; the neighbour's x_{p+1} or x_{p-1} stays in the thread's registers. Sweeps as for
-// SolveChain: the backward sweep alone starts from x_0 in memory (block 0 corrected in between).
+// first. Each product's rows are the group's threads' (thread i G + lane: row i of chain
+// group G + lane, G = kGroupChains), and the vectors a step hands to the next (r_p - U_p x_{p+1},
+// then x_p) pass through the group's shared memory between barriers: two a forward step, one a
+// backward step (x_{p-1} double-buffered).
+// Why not a thread a chain (this solve until the thirty-fourth session): a sweep's 10,000 chains
+// were 10,000 threads, 2.4 warps an SM of an H100, each step a chain of dependent loads, LU
+// substitutions and products: 1.0 ms a solve (thirty-third session) against the 0.32 ms that its
+// 1.06 GB (the factors' 0.87 and the vectors') take at the bandwidth bound. Here 60,000 threads, each with 13 loads a forward step and
+// 7 a backward one, coalesced (a warp is one row of 32 neighbouring chains).
+// Sweeps as for SolveChain: the backward sweep alone starts from x_0 in memory (block 0 corrected
+// in between).
+// run(group, thread, threads, shared, barrier): on a device, threads = kThreads, a thread each;
+// on the host, threads = 1 and one thread runs each phase's items in order (the barriers then
+// have nothing to wait for).
 template <Sweeps S = Sweeps::Both>
-struct SolveInterleavedChain {
-  static constexpr int N = InterleavedBlocks::N, kBlockValues = InterleavedBlocks::kBlockValues;
+struct SolveInterleavedChains {
+  static constexpr int N = InterleavedBlocks::N, kGroupChains = 32, kThreads = N * kGroupChains;
+  static constexpr int kSharedValues = 3 * kThreads;  // the step's vector, and x_p in two buffers
   InterleavedBlocks b;
   const double* r;
   double* x;
   CATENARY_HD void shift(long k) { r += k, x += k; }  // to another right-hand side's vectors
-  CATENARY_HD void operator()(int c) const {
-    double neighbour[N], xp[N];
+  static int groups(int chains) { return (chains + kGroupChains - 1) / kGroupChains; }
+
+  template <class Barrier>
+  CATENARY_HD void run(int group, int thread, int threads, double* shared, const Barrier& barrier) const {
+    constexpr int G = kGroupChains;
+    double* step = shared;  // entry i of lane at i G + lane
+    // x_p the same way, in buffer 0 or 1 (not an array of two pointers: indexed at run time, it
+    // would sit in local memory).
+    const auto solved = [shared](int buffer) { return shared + (1 + buffer) * kThreads; };
+    const int length = b.at.length;
+    // body(i, lane, c) for this thread's items whose chain exists.
+    const auto each = [&](const auto& body) {
+      for (int item = thread; item < kThreads; item += threads) {
+        const int i = item / G, lane = item % G, c = group * G + lane;
+        if (c < b.at.chains) body(i, lane, c);
+      }
+    };
     if constexpr (S != Sweeps::Backward)
-      for (int p = b.at.length - 1; p >= 0; --p) {
-        for (int i = 0; i < N; ++i) xp[i] = r[b.at.vector_entry(c, p, i)];
-        double block[kBlockValues];
-        if (p + 1 < b.at.length) {
-          b.load(b.U, c, p, block);
-          add_product_vector<N>(-1.0, block, neighbour, xp, N, N, N);
-        }
-        b.solve(c, p, xp);
-        for (int i = 0; i < N; ++i) x[b.at.vector_entry(c, p, i)] = neighbour[i] = xp[i];
+      for (int p = length - 1; p >= 0; --p) {
+        each([&](int i, int lane, int c) {
+          double v = r[b.at.vector_entry(c, p, i)];
+          if (p + 1 < length) v -= b.row_times(b.U, c, p, i, solved(0) + lane, G);
+          step[i * G + lane] = v;
+        });
+        barrier();
+        each([&](int i, int lane, int c) {
+          const double v = b.row_times(b.D, c, p, i, step + lane, G);
+          x[b.at.vector_entry(c, p, i)] = solved(0)[i * G + lane] = v;
+        });
+        barrier();
       }
     if constexpr (S != Sweeps::Forward) {
-      if constexpr (S == Sweeps::Backward)
-        for (int i = 0; i < N; ++i) neighbour[i] = x[b.at.vector_entry(c, 0, i)];
-      for (int p = 1; p < b.at.length; ++p) {  // neighbour: x_{p-1}
-        double L[kBlockValues];
-        b.load(b.L, c, p, L);
-        for (int i = 0; i < N; ++i) xp[i] = x[b.at.vector_entry(c, p, i)];
-        add_product_vector<N>(-1.0, L, neighbour, xp, N, N, N);
-        for (int i = 0; i < N; ++i) x[b.at.vector_entry(c, p, i)] = neighbour[i] = xp[i];
+      if constexpr (S == Sweeps::Backward) {
+        each([&](int i, int lane, int c) { solved(0)[i * G + lane] = x[b.at.vector_entry(c, 0, i)]; });
+        barrier();
+      }
+      for (int p = 1; p < length; ++p) {
+        const double* previous = solved((p - 1) % 2);  // x_{p-1}
+        double* current = solved(p % 2);
+        each([&](int i, int lane, int c) {
+          const double v = x[b.at.vector_entry(c, p, i)] - b.row_times(b.L, c, p, i, previous + lane, G);
+          x[b.at.vector_entry(c, p, i)] = current[i * G + lane] = v;
+        });
+        barrier();
       }
     }
   }
