@@ -27,7 +27,8 @@
 // made then, in double arithmetic: half the factors' bytes. Modified Newton solves about twice a step and
 // factorizes once in many steps, and its solves are what bound a sweep's step (benchmarks.md); on
 // an H200 the copy cut the solves by 16 to 19 % in the same Newton iterations (thirty-first
-// session). Full Newton and the one-off solves stay in double.
+// session). Full Newton and the one-off solves stay in double. Chain elimination in the interleaved
+// layout keeps the same copy of its D (inverses), L' and U.
 // Cyclic reduction runs the chains of a batch as one chain whose blocks at a chain's ends simply do
 // not couple (the updates keep those couplings zero). Reducing further than the longest chain
 // needs would only pair members of different chains: a sweep of 10,000 copies of a 101-block cable
@@ -549,7 +550,7 @@ class BlockTridiagonalSolver : public CsrSolver {
     uncovered_ = Ints(scatter.uncovered.begin(), scatter.uncovered.end());
     rhs_index_ = Ints(rhs_index.begin(), rhs_index.end());
     x_index_ = Ints(x_index.begin(), x_index.end());
-    float_factors_ = method_ == BlockMethod::CyclicReduction && float_factors_enabled();
+    float_factors_ = (method_ == BlockMethod::CyclicReduction || interleaved_) && float_factors_enabled();
     held_ = held.size();
     held_in_block_0_ = std::count_if(held.row.begin(), held.row.end(), [&](int r) { return r < block_ptr_[1]; });
     held_row_ = Ints(held.row.begin(), held.row.end());
@@ -575,8 +576,8 @@ class BlockTridiagonalSolver : public CsrSolver {
   }
 
   std::string layout_note() const override {
-    // Cyclic reduction's float factors are the default: only their absence is named.
-    const bool double_factors = method_ == BlockMethod::CyclicReduction && !float_factors_;
+    // Float factors are the default where kept: only their absence is named.
+    const bool double_factors = (method_ == BlockMethod::CyclicReduction || interleaved_) && !float_factors_;
     return std::string(interleaved_ ? " (interleaved chains)" : "") + (double_factors ? " (double factors)" : "");
   }
 
@@ -689,7 +690,7 @@ class BlockTridiagonalSolver : public CsrSolver {
   }
 
   // solve_many's pass; with `correct`, block 0's correction between the forward and the backward
-  // sweeps (one right-hand side); from_float: cyclic reduction's sweeps read the float copy.
+  // sweeps (one right-hand side); from_float: the sweeps read the float copy.
   void solve_sweeps(const double* rhs, double* x, int count, int stride, const LeadingBlockCorrection* correct,
                     bool from_float = false) {
     if (held_ > 0 && rhs == x) throw std::invalid_argument("block-tridiagonal solver: x overlaps the right-hand side");
@@ -712,8 +713,10 @@ class BlockTridiagonalSolver : public CsrSolver {
                      ScatterEach{raw<int>(rhs_index_), rhs, raw<double>(r_), count, stride, padded, false});
     const Blocks b = blocks();
     double *r = raw<double>(r_), *y = raw<double>(y_), *xp = raw<double>(x_);
-    if (interleaved_) {
-      const InterleavedBlocks ib = interleaved_blocks();
+    if (interleaved_ && from_float) {
+      solve_interleaved(SolveInterleavedChains<Sweeps::Both, float>{interleaved_blocks(float_blocks()), r, xp}, count);
+    } else if (interleaved_) {
+      const InterleavedBlocks ib = interleaved_blocks(b);
       if (correct) {
         solve_interleaved(SolveInterleavedChains<Sweeps::Forward>{ib, r, xp}, count);
         correct_leading_block(*correct, xp);
@@ -885,10 +888,11 @@ class BlockTridiagonalSolver : public CsrSolver {
     return at;
   }
 
-  InterleavedBlocks interleaved_blocks() {
-    const Blocks b = blocks();
-    return InterleavedBlocks{interleaved_chains(), b.D, b.L, b.U};
+  template <class T>
+  InterleavedBlocksOf<T> interleaved_blocks(const BlocksOf<T>& b) const {
+    return InterleavedBlocksOf<T>{interleaved_chains(), b.D, b.L, b.U};
   }
+  InterleavedBlocks interleaved_blocks() { return interleaved_blocks(blocks()); }
 
   Blocks blocks() { return blocks_of(raw<double>(blocks_data_), raw<double>(saved_data_)); }
 
@@ -915,8 +919,8 @@ class BlockTridiagonalSolver : public CsrSolver {
   int held_ = 0, held_in_block_0_ = 0;  // held rows, of them in block 0
   BlockMethod method_;
   bool interleaved_ = false;  // chain elimination in the interleaved layout (solve/interleaved_chain_elimination.hpp)
-  // Cyclic reduction's Newton-update solves read a float copy of the factors (float_factors_enabled),
-  // made at the second solve after a factorization.
+  // Cyclic reduction's and interleaved elimination's Newton-update solves read a float copy of the
+  // factors (float_factors_enabled), made at the second solve after a factorization.
   bool float_factors_ = false, float_copy_current_ = false;
   long solves_since_factorization_ = 0;
   int right_hand_sides_;  // the padded vectors' room (solve_many grows it when asked for more)

@@ -337,37 +337,48 @@ BlockSolves block_solves(const BorderedSystem& s, BlockMethod method) {
 
 }  // namespace
 
-TEST_CASE("Block-tridiagonal solver: cyclic reduction's Newton updates from float factors (CATENARY_FLOAT_FACTORS=0: double)",
+TEST_CASE("Block-tridiagonal solver: Newton updates from float factors (CATENARY_FLOAT_FACTORS=0: double)",
           "[cuda-host]") {
   // The first solve after a factorization reads the double factors (full Newton then never makes
   // the copy), later Newton updates the float copy: each factor is held to a relative 6e-8, so
   // the solution moves by about that times the blocks' condition. It must differ from the exact
-  // solve's (the copy is read) and stay within 1e-5 of UMFPACK's. solve() stays exact, chain
-  // elimination keeps no copy, and with the switch off every solve is the exact one.
+  // solve's (the copy is read) and stay within 1e-5 of UMFPACK's. Cyclic reduction and chain
+  // elimination in the interleaved layout (one chain of 6 x 6 blocks) keep a copy, elimination
+  // in the contiguous layout (chains of several lengths) does not. solve() stays exact, and with
+  // the switch off every solve is the exact one.
   std::vector<Model> cables;
   for (int elements : {100, 1, 2, 7, 64, 63, 31, 3, 32}) cables.push_back(damped_cable(elements, 1.0 + 0.01 * elements));
-  for (const BorderedSystem& s : {bordered_system(damped_cable(60), 9), bordered_system(batch_of(cables), 5)}) {
-    const BlockSolves x = block_solves(s, BlockMethod::CyclicReduction),
-                      e = block_solves(s, BlockMethod::ChainElimination);
-    const ScopedSwitch off("CATENARY_FLOAT_FACTORS", "0");
-    const BlockSolves plain = block_solves(s, BlockMethod::CyclicReduction),
-                      elimination = block_solves(s, BlockMethod::ChainElimination);
-    CHECK(plain.second_update == plain.exact);
-    CHECK(plain.note == " (double factors)");
-    CHECK(x.note.empty());
-    CHECK(x.exact == plain.exact);
-    CHECK(x.first_update == plain.exact);
-    CHECK(x.second_update != plain.exact);
-    const double error = relative_difference(s.reference, x.second_update);
-    INFO("from float factors: relative difference from UMFPACK " << error << ", from double "
-                                                                 << relative_difference(s.reference, plain.exact));
-    CHECK(error < 1e-5);
-    CHECK(e.second_update == elimination.exact);
-    CHECK(e.note == elimination.note);
-  }
+  struct Case {
+    BorderedSystem s;
+    bool interleaved;
+  };
+  for (const Case& c : {Case{bordered_system(damped_cable(60), 9), true}, Case{bordered_system(batch_of(cables), 5), false}})
+    for (BlockMethod method : {BlockMethod::CyclicReduction, BlockMethod::ChainElimination}) {
+      const bool copy = method == BlockMethod::CyclicReduction || c.interleaved;
+      const std::string layout =
+          method == BlockMethod::ChainElimination && c.interleaved ? " (interleaved chains)" : "";
+      INFO((method == BlockMethod::CyclicReduction ? "cyclic reduction" : "chain elimination") << layout);
+      const BlockSolves x = block_solves(c.s, method);
+      const ScopedSwitch off("CATENARY_FLOAT_FACTORS", "0");
+      const BlockSolves plain = block_solves(c.s, method);
+      CHECK(plain.second_update == plain.exact);
+      CHECK(plain.note == layout + (copy ? " (double factors)" : ""));
+      CHECK(x.note == layout);
+      CHECK(x.exact == plain.exact);
+      CHECK(x.first_update == plain.exact);
+      if (!copy) {
+        CHECK(x.second_update == plain.exact);
+        continue;
+      }
+      CHECK(x.second_update != plain.exact);
+      const double error = relative_difference(c.s.reference, x.second_update);
+      INFO("from float factors: relative difference from UMFPACK " << error << ", from double "
+                                                                   << relative_difference(c.s.reference, plain.exact));
+      CHECK(error < 1e-5);
+    }
 }
 
-TEST_CASE("Float factors: HHT runs by cyclic reduction equal the double factors' (CATENARY_FLOAT_FACTORS=0) to the Newton tolerance",
+TEST_CASE("Float factors: HHT runs by cyclic reduction and chain elimination equal the double factors' (CATENARY_FLOAT_FACTORS=0) to the Newton tolerance",
           "[cuda-host][dynamics]") {
   // Modified Newton solves from the float copy after the first solve of each factorization; the
   // iteration corrects the copy's error like any other error of its matrix, so the runs must reach
@@ -375,14 +386,15 @@ TEST_CASE("Float factors: HHT runs by cyclic reduction equal the double factors'
   // factors to float did in every benchmark run). Full Newton solves once a factorization: its run
   // never reads the copy and is the double run, bit for bit.
   constexpr double kTolerance = 1e-10;
-  const Model m = falling_cable_pendulum(40);
+  const Model m = falling_cable_pendulum(40);  // one chain of 6 x 6 blocks: elimination interleaves it
+  for (cuda::LinearSolver solver : {cuda::LinearSolver::BlockTridiagonal, cuda::LinearSolver::ChainElimination})
   for (DynamicSettings::Newton newton : {DynamicSettings::Newton::Full, DynamicSettings::Newton::Modified}) {
     const bool full = newton == DynamicSettings::Newton::Full;
     AnalysisSettings a = dynamic_settings(1e-3, 0.05, -0.2);
     a.dynamics.newton = newton;
     REQUIRE(a.dynamics.newton_tolerance == kTolerance);
     const auto run = [&] {
-      auto backend = cuda::make_cuda_backend_on_host(m, cuda::LinearSolver::BlockTridiagonal);
+      auto backend = cuda::make_cuda_backend_on_host(m, solver);
       return run_model_on(*backend, m, a);
     };
     const RunResult result = run();
@@ -398,7 +410,8 @@ TEST_CASE("Float factors: HHT runs by cyclic reduction equal the double factors'
                                                 kTolerance, nullptr));
       moved += result.frames[k].q != reference.frames[k].q;
     }
-    INFO((full ? "full" : "modified") << " Newton: " << moved << " frames moved, largest weighted difference "
+    INFO((solver == cuda::LinearSolver::BlockTridiagonal ? "cyclic reduction, " : "chain elimination, ")
+         << (full ? "full" : "modified") << " Newton: " << moved << " frames moved, largest weighted difference "
                                       << worst << ", iterations " << result.summary.newton_iterations << " against "
                                       << reference.summary.newton_iterations);
     CHECK(result.frames.front().q == reference.frames.front().q);  // the initial state's solves are exact

@@ -28,8 +28,8 @@ std::string device_name();
 // block solver, and `vectors` vectors of all unknowns: backend_vector_count of the analysis, by
 // default the most any holds). For the 3D cable, 8.2 kB per element with HHT's 21 vectors to
 // 9.0 kB with BDF's 39 at order 5, counted on the host build and measured on an H100 (7,798 MiB at
-// 1,000,000 elements, HHT), plus kDevicePageAllowance. float_copy: with block cyclic reduction's
-// float copy of its factors (float_factors_enabled), which only modified Newton allocates.
+// 1,000,000 elements, HHT), plus kDevicePageAllowance. float_copy: with the block solver's float
+// copy of its factors (float_factors_enabled), which only modified Newton allocates.
 size_t estimated_device_bytes(const Model& m, int vectors = kMostBackendVectors,
                               bool float_copy = float_factors_enabled());
 // cudaMalloc maps a large array in whole 2 MiB pages, up to 2 MiB more than its bytes, and the

@@ -52,19 +52,22 @@ inline bool interleavable(const BlockLayout& layout, const std::vector<int>& cha
 // explicit inverse of the eliminated diagonal block (FactorInterleavedChain): a solve's step is
 // then two block-times-vector products, whose rows the threads of a group of chains share out
 // (SolveInterleavedChains), where an LU solve's substitutions run one after another.
-struct InterleavedBlocks {
+// T: double, or the float copy that a Newton update's solve may read (block_layout.hpp,
+// float_factors_enabled); the arithmetic is double either way.
+template <class T>
+struct InterleavedBlocksOf {
   static constexpr int N = InterleavedChains::N, kBlockValues = InterleavedChains::kBlockValues;
   InterleavedChains at;
-  double *D, *L, *U;
+  T *D, *L, *U;
 
-  CATENARY_HD void load(const double* base, int c, int p, double* block) const {
+  CATENARY_HD void load(const T* base, int c, int p, double* block) const {
     for (int e = 0; e < kBlockValues; ++e) block[e] = base[at.block_entry(c, p, e)];
   }
-  CATENARY_HD void store(const double* block, int c, int p, double* base) const {
+  CATENARY_HD void store(const double* block, int c, int p, T* base) const {
     for (int e = 0; e < kBlockValues; ++e) base[at.block_entry(c, p, e)] = block[e];
   }
   // Row i of block p of chain c in `base` (D, L or U) times v (N values `stride` apart).
-  CATENARY_HD double row_times(const double* base, int c, int p, int i, const double* v, int stride) const {
+  CATENARY_HD double row_times(const T* base, int c, int p, int i, const double* v, int stride) const {
     double sum = 0.0;
     for (int j = 0; j < N; ++j) sum += base[at.block_entry(c, p, i * N + j)] * v[j * stride];
     return sum;
@@ -76,6 +79,7 @@ struct InterleavedBlocks {
     for (int i = 0; i < N; ++i) v[i] = w[i];
   }
 };
+using InterleavedBlocks = InterleavedBlocksOf<double>;
 
 // The factorization of chain c, from its last block p down (chain_elimination.hpp's top):
 // D_p -= U_p L'_{p+1}, LU of D_p, L'_p = D_p^-1 L_p (p > 0), and D_p replaced by its inverse
@@ -134,11 +138,11 @@ struct FactorInterleavedChain {
 // run(group, thread, threads, shared, barrier): on a device, threads = kThreads, a thread each;
 // on the host, threads = 1 and one thread runs each phase's items in order (the barriers then
 // have nothing to wait for).
-template <Sweeps S = Sweeps::Both>
+template <Sweeps S = Sweeps::Both, class T = double>
 struct SolveInterleavedChains {
   static constexpr int N = InterleavedBlocks::N, kGroupChains = 32, kThreads = N * kGroupChains;
   static constexpr int kSharedValues = 3 * kThreads;  // the step's vector, and x_p in two buffers
-  InterleavedBlocks b;
+  InterleavedBlocksOf<T> b;
   const double* r;
   double* x;
   CATENARY_HD void shift(long k) { r += k, x += k; }  // to another right-hand side's vectors
