@@ -44,9 +44,10 @@
 #                 held:    check's full- and modified-Newton benchmarks and its sweep with held rows
 #                          kept in the blocks (CATENARY_HELD_ROWS=0: 9-wide blocks), to set
 #                          against check's (about 3 minutes)
-#                 double:  check's modified-Newton benchmarks and its sweep with cyclic reduction's
-#                          Newton updates solved from the double factors (CATENARY_FLOAT_FACTORS=0)
-#                          instead of their float copy, to set against check's (about 2 minutes)
+#                 double:  check's modified-Newton benchmarks and its sweeps (cyclic reduction and
+#                          chain elimination) with the Newton updates solved from the double factors
+#                          (CATENARY_FLOAT_FACTORS=0) instead of their float copy, to set against
+#                          check's (about 3 minutes)
 #                 cpu:     the CPU backend on all cores, 100 ... 100,000 elements (3 repetitions) and
 #                          1,000,000 elements (one run of 3 steps), full and modified Newton; and
 #                          with chain elimination instead of UMFPACK, full Newton; the chain
@@ -210,6 +211,7 @@ for part in "${parts[@]}"; do
     double)
       CATENARY_FLOAT_FACTORS=0 bench double_modified -B cuda -N modified -r 3 -- 100000 1000000
       CATENARY_FLOAT_FACTORS=0 bench double_sweep_modified -B cuda -N modified -S 100 -r 3 -- 10000
+      CATENARY_FLOAT_FACTORS=0 bench double_sweep_elimination -B cuda -N modified -S 100 -L chain_elimination -r 3 -- 10000
       CATENARY_FLOAT_FACTORS=0 bench double_sweep_no_stage_times -B cuda -N modified -S 100 --no-stage-times -r 3 -- 10000 ;;
     cpu)
       for newton in full modified; do
