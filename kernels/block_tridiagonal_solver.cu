@@ -549,6 +549,10 @@ class BlockTridiagonalSolver : public CsrSolver {
     destination_ = Ints(scatter.destination.begin(), scatter.destination.end());
     uncovered_ = Ints(scatter.uncovered.begin(), scatter.uncovered.end());
     rhs_index_ = Ints(rhs_index.begin(), rhs_index.end());
+    // Each equation has its own padded entry: where they are all the entries (no block narrower
+    // than B), the scatter writes the whole padded right-hand side.
+    scatter_fills_padded_ = std::count_if(rhs_index.begin(), rhs_index.end(), [](int i) { return i >= 0; }) ==
+                            static_cast<long>(layout.blocks) * layout.B;
     x_index_ = Ints(x_index.begin(), x_index.end());
     float_factors_ = (method_ == BlockMethod::CyclicReduction || interleaved_) && float_factors_enabled();
     held_ = held.size();
@@ -708,7 +712,7 @@ class BlockTridiagonalSolver : public CsrSolver {
     const auto policy = graphs_.policy();
     const thrust::counting_iterator<int> first(0);
     const long padded = static_cast<long>(blocks_) * B_;
-    thrust::fill(policy, r_.begin(), r_.begin() + count * padded, 0.0);
+    if (!scatter_fills_padded_) thrust::fill(policy, r_.begin(), r_.begin() + count * padded, 0.0);
     thrust::for_each(policy, first, first + size_,
                      ScatterEach{raw<int>(rhs_index_), rhs, raw<double>(r_), count, stride, padded, false});
     const Blocks b = blocks();
@@ -919,6 +923,7 @@ class BlockTridiagonalSolver : public CsrSolver {
   int held_ = 0, held_in_block_0_ = 0;  // held rows, of them in block 0
   BlockMethod method_;
   bool interleaved_ = false;  // chain elimination in the interleaved layout (solve/interleaved_chain_elimination.hpp)
+  bool scatter_fills_padded_ = false;  // the right-hand side's scatter leaves no padded entry unwritten
   // Cyclic reduction's and interleaved elimination's Newton-update solves read a float copy of the
   // factors (float_factors_enabled), made at the second solve after a factorization.
   bool float_factors_ = false, float_copy_current_ = false;
