@@ -4,7 +4,8 @@
 // bending), then six tasks an element, each a pair of 3 x 3 blocks.
 //   1. Each thread evaluates its point's energy derivatives in (a, b) = (r', r'') with their
 //      Hessian (gradient_deficient_math.hpp: axial_point_energy, bending_point_energy) and leaves
-//      them in shared memory: 43 values a point in 3D.
+//      them in shared memory: 37 values a point in 3D (haa and hbb, symmetric, by the 6 entries
+//      on and above their diagonals).
 //   2. Task t sums over the eight points two blocks of one row shape function k, the columns l0
 //      and l0 + 1 (add_point_jacobian, as the CPU's evaluate_element), and the force rows of k. The
 //      element's Jacobian is symmetric: the six tasks cover the 10 blocks on and above the diagonal
@@ -51,13 +52,22 @@ struct JacobianBlockPass {
   CATENARY_HD static Task task_of(int t) {
     return {t < 4 ? t / 2 : t - 2, t == 0 ? 0 : (t == 2 ? 1 : 2), t != 3 && t != 5, t != 1 && t != 3};
   }
-  // A point in shared memory: w, w x energy density, sx[4], sxx[4], ga, gb, haa, hab, hbb (row-major).
+  // A point in shared memory: w, w x energy density, sx[4], sxx[4], ga, gb, haa (packed), hab
+  // (row-major), hbb (packed). haa and hbb are symmetric (to the last bit:
+  // invariant_point_derivatives), so only their entries on and above the diagonal are kept, row
+  // by row: a phase-2 thread reads 234 values instead of 273 (3D), and shared memory holds 16
+  // elements' points in 38 kB instead of 44.
+  static constexpr int kSymmetric = D * (D + 1) / 2;
   static constexpr int kW = 0, kEnergy = 1, kSx = 2, kSxx = 6, kGa = 10, kGb = kGa + D, kHaa = kGb + D,
-                       kHab = kHaa + D * D, kHbb = kHab + D * D, kPointValues = kHbb + D * D;
+                       kHab = kHaa + kSymmetric, kHbb = kHab + D * D, kPointValues = kHbb + kSymmetric;
+  // Where entry (i, j) of a symmetric D x D block lies in its packed upper triangle.
+  CATENARY_HD static constexpr int packed(int i, int j) {
+    return i <= j ? i * D - i * (i - 1) / 2 + (j - i) : j * D - j * (j - 1) / 2 + (i - j);
+  }
   // An element's points and (later, in the same memory) its staged matrix, each an odd number of
   // doubles apart: the four elements of a warp then read distinct banks.
   static constexpr int kElementValues = (kThreads * kPointValues) | 1, kStagedValues = kMatrixValues | 1;
-  // 16 elements a thread block: 44 kB of shared memory in 3D, under the 48 kB any device gives a
+  // 16 elements a thread block: 38 kB of shared memory in 3D, under the 48 kB any device gives a
   // block without asking.
   static constexpr int kElementsPerBlock = 16, kBlockThreads = kElementsPerBlock * kThreads,
                        kTaskThreads = kElementsPerBlock * kTasks;
@@ -208,11 +218,10 @@ struct JacobianBlockPass {
       slot[kGa + i] = point.d.ga[i];
       if (uses_b) slot[kGb + i] = point.d.gb[i];
       for (int j = 0; j < D; ++j) {
-        slot[kHaa + i * D + j] = point.d.haa(i, j);
-        if (uses_b) {
-          slot[kHab + i * D + j] = point.d.hab(i, j);
-          slot[kHbb + i * D + j] = point.d.hbb(i, j);
-        }
+        if (uses_b) slot[kHab + i * D + j] = point.d.hab(i, j);
+        if (j < i) continue;
+        slot[kHaa + packed(i, j)] = point.d.haa(i, j);
+        if (uses_b) slot[kHbb + packed(i, j)] = point.d.hbb(i, j);
       }
     }
   }
@@ -232,10 +241,10 @@ struct JacobianBlockPass {
       d.ga[i] = slot[kGa + i];
       if (UsesB) d.gb[i] = slot[kGb + i];
       for (int j = 0; j < D; ++j) {
-        d.haa(i, j) = slot[kHaa + i * D + j];
+        d.haa(i, j) = slot[kHaa + packed(i, j)];
         if (UsesB) {
           d.hab(i, j) = slot[kHab + i * D + j];
-          d.hbb(i, j) = slot[kHbb + i * D + j];
+          d.hbb(i, j) = slot[kHbb + packed(i, j)];
         }
       }
     }
@@ -247,7 +256,7 @@ struct JacobianBlockPass {
 
 // The phases on a device: a thread block of 16 elements (128 threads). Four thread blocks an SM
 // (16 warps, twice the row pass's): ptxas sm_90 fits the 3D pass in the 128 registers that allows
-// without spilling (122 in 2D); their shared memory, 4 x 44 kB, fits too.
+// without spilling (122 in 2D); their shared memory, 4 x 38 kB, fits too.
 template <int D, bool PointsByElement>
 __global__ void __launch_bounds__(JacobianBlockPass<D>::kBlockThreads, 4)
     jacobian_block_loop(JacobianBlockPass<D> pass, int elements) {
@@ -286,7 +295,7 @@ void launch_jacobian_blocks(int elements, const JacobianBlockPass<D>& pass) {
   using Pass = JacobianBlockPass<D>;
   if constexpr (Space::on_device) {
     if (elements <= 0) return;
-    // A hint that the SM's L1/shared split should leave room for four blocks' 177 kB (by default
+    // A hint that the SM's L1/shared split should leave room for four blocks' 152 kB (by default
     // the driver may choose a smaller shared part and run fewer blocks an SM).
     static const cudaError_t carveout = cudaFuncSetAttribute(
         jacobian_block_loop<D, PointsByElement>, cudaFuncAttributePreferredSharedMemoryCarveout,
