@@ -53,10 +53,13 @@ struct JacobianBlockPass {
     return {t < 4 ? t / 2 : t - 2, t == 0 ? 0 : (t == 2 ? 1 : 2), t != 3 && t != 5, t != 1 && t != 3};
   }
   // A point in shared memory: w, w x energy density, sx[4], sxx[4], ga, gb, haa (packed), hab
-  // (row-major), hbb (packed). haa and hbb are symmetric (to the last bit:
-  // invariant_point_derivatives), so only their entries on and above the diagonal are kept, row
-  // by row: a phase-2 thread reads 234 values instead of 273 (3D), and shared memory holds 16
-  // elements' points in 38 kB instead of 44.
+  // (row-major), hbb (packed). haa and hbb are symmetric, so only their entries on and above the
+  // diagonal are kept, row by row: a phase-2 thread reads 234 values instead of 273 (3D), and
+  // shared memory holds 16 elements' points in 38 kB instead of 44. (Formed as the shared math
+  // forms them, an entry below the diagonal may differ from its mirror in the last bit, which the
+  // CPU's evaluate_element keeps: the two Jacobians may differ by as much. Mirroring them in the
+  // shared math instead made the CPU's forces-only evaluation 6 % slower under GCC 14,
+  // catenary_element_benchmark, thirty-fourth session.)
   static constexpr int kSymmetric = D * (D + 1) / 2;
   static constexpr int kW = 0, kEnergy = 1, kSx = 2, kSxx = 6, kGa = 10, kGb = kGa + D, kHaa = kGb + D,
                        kHab = kHaa + kSymmetric, kHbb = kHab + D * D, kPointValues = kHbb + kSymmetric;

@@ -143,9 +143,6 @@ struct PointDerivatives {
 //   hab = f_C I + a (2 f_AC a + 4 f_AB b)^T + b (f_CC a + 2 f_BC b)^T,
 //   hbb = 2 f_B I + a (f_CC a + 2 f_BC b)^T + b (2 f_BC a + 4 f_BB b)^T.
 // UsesB = false for a density of A alone (the axial term): gb, hab and hbb are left unset.
-// haa and hbb are symmetric: each is formed on and above its diagonal and mirrored, so that they
-// are symmetric to the last bit too (the Jacobian block pass keeps only those entries:
-// kernels/jacobian_block_pass.cuh).
 // Formed once per point, the Hessian serves all of the evaluation's row blocks (scatter_point).
 template <int D, bool UsesB = true>
 CATENARY_HD PointDerivatives<D> invariant_point_derivatives(const Vec<D>& a, const Vec<D>& b,
@@ -164,16 +161,13 @@ CATENARY_HD PointDerivatives<D> invariant_point_derivatives(const Vec<D>& a, con
     const double bb_b = 2.0 * f.fBC * a[j] + 4.0 * f.fBB * b[j];
     for (int i = 0; i < D; ++i) {
       const double I = (i == j) ? 1.0 : 0.0;
-      if constexpr (UsesB) d.hab(i, j) = f.fC * I + a[i] * ab_a + b[i] * ab_b;
-      if (i > j) continue;
       if constexpr (!UsesB) {
         d.haa(i, j) = 2.0 * f.fA * I + a[i] * aa_a;
       } else {
         d.haa(i, j) = 2.0 * f.fA * I + a[i] * aa_a + b[i] * aa_b;
+        d.hab(i, j) = f.fC * I + a[i] * ab_a + b[i] * ab_b;
         d.hbb(i, j) = 2.0 * f.fB * I + a[i] * ab_b + b[i] * bb_b;
-        d.hbb(j, i) = d.hbb(i, j);
       }
-      d.haa(j, i) = d.haa(i, j);
     }
   }
   return d;
@@ -196,11 +190,10 @@ CATENARY_HD double signed_curvature(const Vec<2>& a, const Vec<2>& b, PointDeriv
   if (!hessian) return s * Q;
   for (int i = 0; i < 2; ++i)
     for (int j = 0; j < 2; ++j) {
+      const double qaa = -3.0 * Q_A * (i == j ? 1.0 : 0.0) + 15.0 * Q_A * iA * a[i] * a[j];
+      d.haa(i, j) = sa[i] * Qa[j] + Qa[i] * sa[j] + s * qaa;
       d.hab(i, j) = sab[i][j] * Q + Qa[i] * sb[j];
       d.hbb(i, j) = 0.0;
-      if (i > j) continue;  // haa symmetric to the last bit, as invariant_point_derivatives' haa
-      const double qaa = -3.0 * Q_A * (i == j ? 1.0 : 0.0) + 15.0 * Q_A * iA * a[i] * a[j];
-      d.haa(i, j) = d.haa(j, i) = sa[i] * Qa[j] + Qa[i] * sa[j] + s * qaa;
     }
   return s * Q;
 }
