@@ -131,8 +131,9 @@ struct FactorInterleavedChain {
 // Why not a thread a chain (this solve until the thirty-fourth session): a sweep's 10,000 chains
 // were 10,000 threads, 2.4 warps an SM of an H100, each step a chain of dependent loads, LU
 // substitutions and products: 1.0 ms a solve (thirty-third session) against the 0.32 ms that its
-// 1.06 GB (the factors' 0.87 and the vectors') take at the bandwidth bound. Here 60,000 threads, each with 13 loads a forward step and
-// 7 a backward one, coalesced (a warp is one row of 32 neighbouring chains).
+// 1.06 GB (the factors' 0.87 and the vectors') take at the bandwidth bound. Here 60,000 threads,
+// each with 13 loads a forward step and 7 a backward one, coalesced (a warp is one row of 32
+// neighbouring chains).
 // Sweeps as for SolveChain: the backward sweep alone starts from x_0 in memory (block 0 corrected
 // in between).
 // run(group, thread, threads, shared, barrier): on a device, threads = kThreads, a thread each;
