@@ -352,7 +352,8 @@ TEST_CASE("Block-tridiagonal solver: Newton updates from float factors (CATENARY
     BorderedSystem s;
     bool interleaved;
   };
-  for (const Case& c : {Case{bordered_system(damped_cable(60), 9), true}, Case{bordered_system(batch_of(cables), 5), false}})
+  const Case one_chain{bordered_system(damped_cable(60), 9), true}, batch{bordered_system(batch_of(cables), 5), false};
+  for (const Case& c : {one_chain, batch})
     for (BlockMethod method : {BlockMethod::CyclicReduction, BlockMethod::ChainElimination}) {
       const bool copy = method == BlockMethod::CyclicReduction || c.interleaved;
       const std::string layout =
@@ -387,37 +388,38 @@ TEST_CASE("Float factors: HHT runs by cyclic reduction and chain elimination equ
   // never reads the copy and is the double run, bit for bit.
   constexpr double kTolerance = 1e-10;
   const Model m = falling_cable_pendulum(40);  // one chain of 6 x 6 blocks: elimination interleaves it
-  for (cuda::LinearSolver solver : {cuda::LinearSolver::BlockTridiagonal, cuda::LinearSolver::ChainElimination})
-  for (DynamicSettings::Newton newton : {DynamicSettings::Newton::Full, DynamicSettings::Newton::Modified}) {
-    const bool full = newton == DynamicSettings::Newton::Full;
-    AnalysisSettings a = dynamic_settings(1e-3, 0.05, -0.2);
-    a.dynamics.newton = newton;
-    REQUIRE(a.dynamics.newton_tolerance == kTolerance);
-    const auto run = [&] {
-      auto backend = cuda::make_cuda_backend_on_host(m, solver);
-      return run_model_on(*backend, m, a);
-    };
-    const RunResult result = run();
-    const ScopedSwitch off("CATENARY_FLOAT_FACTORS", "0");
-    const RunResult reference = run();
-    REQUIRE(result.frames.size() == reference.frames.size());
-    CpuBackend backend(m);
-    const System sys(m, backend);
-    double worst = 0.0;  // weighted: 1 = the tolerance
-    size_t moved = 0;    // frames whose coordinates differ
-    for (size_t k = 1; k < result.frames.size(); ++k) {
-      worst = std::max(worst, sys.weighted_norm(result.frames[k].q - reference.frames[k].q, reference.frames[k].q,
-                                                kTolerance, nullptr));
-      moved += result.frames[k].q != reference.frames[k].q;
+  for (cuda::LinearSolver solver : {cuda::LinearSolver::BlockTridiagonal, cuda::LinearSolver::ChainElimination}) {
+    for (DynamicSettings::Newton newton : {DynamicSettings::Newton::Full, DynamicSettings::Newton::Modified}) {
+      const bool full = newton == DynamicSettings::Newton::Full;
+      AnalysisSettings a = dynamic_settings(1e-3, 0.05, -0.2);
+      a.dynamics.newton = newton;
+      REQUIRE(a.dynamics.newton_tolerance == kTolerance);
+      const auto run = [&] {
+        auto backend = cuda::make_cuda_backend_on_host(m, solver);
+        return run_model_on(*backend, m, a);
+      };
+      const RunResult result = run();
+      const ScopedSwitch off("CATENARY_FLOAT_FACTORS", "0");
+      const RunResult reference = run();
+      REQUIRE(result.frames.size() == reference.frames.size());
+      CpuBackend backend(m);
+      const System sys(m, backend);
+      double worst = 0.0;  // weighted: 1 = the tolerance
+      size_t moved = 0;    // frames whose coordinates differ
+      for (size_t k = 1; k < result.frames.size(); ++k) {
+        worst = std::max(worst, sys.weighted_norm(result.frames[k].q - reference.frames[k].q, reference.frames[k].q,
+                                                  kTolerance, nullptr));
+        moved += result.frames[k].q != reference.frames[k].q;
+      }
+      INFO((solver == cuda::LinearSolver::BlockTridiagonal ? "cyclic reduction, " : "chain elimination, ")
+           << (full ? "full" : "modified") << " Newton: " << moved << " frames moved, largest weighted difference "
+           << worst << ", iterations " << result.summary.newton_iterations << " against "
+           << reference.summary.newton_iterations);
+      CHECK(result.frames.front().q == reference.frames.front().q);  // the initial state's solves are exact
+      CHECK(moved == (full ? 0 : result.frames.size() - 1));
+      CHECK(worst <= 1.0);
+      CHECK(result.summary.newton_iterations == reference.summary.newton_iterations);
     }
-    INFO((solver == cuda::LinearSolver::BlockTridiagonal ? "cyclic reduction, " : "chain elimination, ")
-         << (full ? "full" : "modified") << " Newton: " << moved << " frames moved, largest weighted difference "
-                                      << worst << ", iterations " << result.summary.newton_iterations << " against "
-                                      << reference.summary.newton_iterations);
-    CHECK(result.frames.front().q == reference.frames.front().q);  // the initial state's solves are exact
-    CHECK(moved == (full ? 0 : result.frames.size() - 1));
-    CHECK(worst <= 1.0);
-    CHECK(result.summary.newton_iterations == reference.summary.newton_iterations);
   }
 }
 
