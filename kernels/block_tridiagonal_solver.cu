@@ -677,7 +677,9 @@ class BlockTridiagonalSolver : public CsrSolver {
     thrust::fill(policy, singular_.begin(), singular_.end(), 0);
     const Blocks b = blocks();
     if (interleaved_) {
-      each_item<kChainThreads>(chains_, FactorInterleavedChain{interleaved_blocks(), raw<int>(singular_)});
+      using Factor = FactorInterleavedChains;
+      run_blocks<Space, Factor::kThreads, Factor::kSharedValues>(
+          Factor::groups(chains_), Factor{interleaved_blocks(), raw<int>(singular_)}, graphs_.stream());
       return;
     }
     if (method_ == BlockMethod::ChainElimination) {

@@ -337,6 +337,30 @@ BlockSolves block_solves(const BorderedSystem& s, BlockMethod method) {
 
 }  // namespace
 
+TEST_CASE("Block-tridiagonal solver: a singular block is named, by either method, interleaved or not", "[cuda-host]") {
+  // Block k's rows zeroed, couplings included: its Schur complement onto it is zero whatever the
+  // blocks eliminated before left, so the factorization must stop there and name it. 40 chains of
+  // 6 blocks (interleaved for chain elimination: each thread block factorizes 32 of them), and
+  // the same cables of two lengths (chain elimination in the contiguous layout).
+  const Model sweep = stiffness_sweep_batch(40, 5), ragged = batch_of({damped_cable(5), damped_cable(7), damped_cable(5)});
+  struct Case {
+    const Model* model;
+    int k;  // the block: a cable's inner node (not a pinned end's, whose held rows leave it)
+  };
+  for (const Case& c : {Case{&sweep, 17 * 6 + 3}, Case{&ragged, 9}})
+    for (BlockMethod method : {BlockMethod::CyclicReduction, BlockMethod::ChainElimination}) {
+      BorderedSystem s = bordered_system(*c.model, 3);
+      const int k = c.k;
+      for (int row = s.order.block_ptr[k]; row < s.order.block_ptr[k + 1]; ++row)
+        for (Eigen::SparseMatrix<double, Eigen::RowMajor>::InnerIterator it(s.A, row); it; ++it) it.valueRef() = 0.0;
+      auto solver = make_block_tridiagonal_solver(s.order.block_ptr, s.order.chain_ptr, method, false);
+      solver->analyze(static_cast<int>(s.A.rows()), static_cast<int>(s.A.nonZeros()), s.A.outerIndexPtr(),
+                      s.A.innerIndexPtr());
+      INFO((method == BlockMethod::CyclicReduction ? "cyclic reduction" : "chain elimination") << solver->layout_note());
+      CHECK_THROWS_WITH(solver->factorize(s.A.valuePtr()), Catch::Contains("block " + std::to_string(k) + " is singular"));
+    }
+}
+
 TEST_CASE("Block-tridiagonal solver: Newton updates from float factors (CATENARY_FLOAT_FACTORS=0: double)",
           "[cuda-host]") {
   // The first solve after a factorization reads the double factors (full Newton then never makes

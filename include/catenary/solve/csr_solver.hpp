@@ -69,8 +69,7 @@ namespace catenary {
 std::unique_ptr<CsrSolver> make_cusolver_qr_solver();
 // How the block-tridiagonal solver eliminates: block cyclic reduction (2 log2(N) dependent steps
 // for chains of up to N blocks, each step parallel over all blocks: long chains), or block elimination along
-// each chain (depth: the longest chain; many short chains, as a sweep's), its factorization one
-// thread per chain.
+// each chain (depth: the longest chain; many short chains, as a sweep's).
 enum class BlockMethod { CyclicReduction, ChainElimination };
 // A block-tridiagonal matrix whose block k holds the unknowns block_ptr[k] .. block_ptr[k + 1] - 1
 // and whose chain c, coupling with no other, is blocks chain_ptr[c] .. chain_ptr[c + 1] - 1

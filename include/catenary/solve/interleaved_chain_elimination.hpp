@@ -9,9 +9,9 @@
 // elimination (then also on 20 of the 132 SMs: memory_space.cuh, for_each_item) solved at
 // ~120 GB/s, 7 ms a solve (2026-11-23, docs/benchmarks.md), against the 0.26 ms that reading its
 // 0.87 GB of factors takes at the bandwidth bound.
-// The factorization runs a thread a chain, each step's blocks in local arrays (registers on a
-// device: every index is known at compile time) through dense_block.hpp's routines; the solve
-// runs a thread a row of a chain's block (SolveInterleavedChains).
+// The factorization and the solve run a thread block a group of 32 chains, a thread a row of a
+// chain's block (FactorInterleavedChains, SolveInterleavedChains).
+#include <cmath>
 #include <vector>
 
 #include "catenary/core/host_device.hpp"
@@ -49,7 +49,7 @@ inline bool interleavable(const BlockLayout& layout, const std::vector<int>& cha
 }
 
 // The batch's D, L and U blocks in the interleaved layout. Once factorized, D_p holds the
-// explicit inverse of the eliminated diagonal block (FactorInterleavedChain): a solve's step is
+// explicit inverse of the eliminated diagonal block (FactorInterleavedChains): a solve's step is
 // then two block-times-vector products, whose rows the threads of a group of chains share out
 // (SolveInterleavedChains), where an LU solve's substitutions run one after another.
 // T: double, or the float copy that a Newton update's solve may read (block_layout.hpp,
@@ -81,53 +81,127 @@ struct InterleavedBlocksOf {
 };
 using InterleavedBlocks = InterleavedBlocksOf<double>;
 
-// The factorization of chain c, from its last block p down (chain_elimination.hpp's top):
-// D_p -= U_p L'_{p+1}, LU of D_p, L'_p = D_p^-1 L_p (p > 0), and D_p replaced by its inverse
-// (the columns of the identity solved with the LU). L'_{p+1} stays in the thread's registers
-// from the step before. A singular block's number (c length + p) + 1 into singular.
-struct FactorInterleavedChain {
-  static constexpr int N = InterleavedBlocks::N, kBlockValues = InterleavedBlocks::kBlockValues;
+// The chains a thread block of the group factorization and solve takes, and their threads: a
+// thread a row of one chain's block.
+constexpr int kChainGroup = 32, kChainGroupThreads = InterleavedChains::N * kChainGroup;
+
+// body(i, lane, c) for the items of thread `thread` of `threads` in group `group`: row i of chain
+// c = kChainGroup group + lane, for the chains that exist. Thread i kChainGroup + lane takes row i
+// of lane's chain: each warp is one row of 32 neighbouring chains, whose loads of the interleaved
+// layout are contiguous runs. On a device threads = kChainGroupThreads, an item a thread; on the
+// host threads = 1, one thread running each phase's items in order (memory_space.cuh, run_blocks).
+template <class Body>
+CATENARY_HD void for_each_group_row(const InterleavedChains& at, int group, int thread, int threads, const Body& body) {
+  for (int item = thread; item < kChainGroupThreads; item += threads) {
+    const int i = item / kChainGroup, lane = item % kChainGroup, c = group * kChainGroup + lane;
+    if (c < at.chains) body(i, lane, c);
+  }
+}
+
+// The factorization (chain_elimination.hpp's, from each chain's last block p down) by groups of
+// kChainGroup chains, each block step in the group's shared memory:
+//   [D_p - U_p L'_{p+1} | I | L_p], rows loaded and updated by their threads,
+//   Gauss-Jordan elimination with partial pivoting: for each column k, the largest |entry| among
+//     the rows not yet pivots (one thread a chain decides), then every other row eliminates
+//     column k with that pivot row (each thread its own row); the pivot rows then hold the rows
+//     of D_p^-1 and of L'_p = D_p^-1 L_p, over their pivots;
+//   D_p^-1 stored in D_p's place, and L'_p (p > 0) stored and kept for the next step.
+// L'_p by the elimination, not as the product D_p^-1 L_p: the product lost a digit (a
+// 1,000-copy batch solved to 2.9e-9 of UMFPACK's solution, against 1e-9 by the elimination).
+// Fourteen barriers a block step. A singular block's number (c length + p) + 1 into singular
+// (a chain's first, from its last block down, as the old thread-a-chain factorization did).
+// Why not a thread a chain (until the thirty-fourth session: LU, then the inverse by the LU):
+// 10,000 threads of 101 dependent steps took about 3 ms on an H100 for a sweep's factorization
+// (0.23 ms a step in modified Newton, a whole factorization an iteration in full Newton).
+// Shared memory: each value of a chain's rows lane-fastest (lane, then entry), so that a warp's
+// reads of one entry of 32 chains fall in distinct banks.
+struct FactorInterleavedChains {
+  static constexpr int N = InterleavedBlocks::N, G = kChainGroup, kThreads = kChainGroupThreads, kWidth = 3 * N;
+  static constexpr int kAugmented = 0, kNextL = kAugmented + N * kWidth * G, kPivot = kNextL + N * N * G,
+                       kFailed = kPivot + N * G, kSharedValues = kFailed + G;
   InterleavedBlocks b;
   int* singular;
-  CATENARY_HD void operator()(int c) const {
-    double next_L[kBlockValues];  // L'_{p+1}
-    for (int p = b.at.length - 1; p >= 0; --p) {
-      double D[kBlockValues];
-      int piv[N];
-      b.load(b.D, c, p, D);
-      if (p + 1 < b.at.length) {
-        double U[kBlockValues];
-        b.load(b.U, c, p, U);
-        add_product<N>(-1.0, U, next_L, D, N, N, N, N);
+  static int groups(int chains) { return (chains + G - 1) / G; }
+
+  template <class Barrier>
+  CATENARY_HD void run(int group, int thread, int threads, double* shared, const Barrier& barrier) const {
+    // Entry (row, column) of lane's augmented rows and of L'_{p+1}; the pivot row of column k
+    // (-1: none, the block is singular); whether the chain has failed.
+    const auto augmented = [shared](int lane, int row, int column) -> double& {
+      return shared[kAugmented + (row * kWidth + column) * G + lane];
+    };
+    const auto next_L = [shared](int lane, int row, int column) -> double& {
+      return shared[kNextL + (row * N + column) * G + lane];
+    };
+    const auto pivot = [shared](int lane, int k) -> double& { return shared[kPivot + k * G + lane]; };
+    const auto each = [&](const auto& body) { for_each_group_row(b.at, group, thread, threads, body); };
+    const int length = b.at.length;
+    each([&](int i, int lane, int) {
+      if (i == 0) shared[kFailed + lane] = 0.0;
+    });
+    for (int p = length - 1; p >= 0; --p) {
+      each([&](int i, int lane, int c) {
+        double row[N];
+        for (int j = 0; j < N; ++j) row[j] = b.D[b.at.block_entry(c, p, i * N + j)];
+        if (p + 1 < length)
+          for (int k = 0; k < N; ++k) {
+            const double u = b.U[b.at.block_entry(c, p, i * N + k)];
+            for (int j = 0; j < N; ++j) row[j] -= u * next_L(lane, k, j);
+          }
+        for (int j = 0; j < N; ++j) {
+          augmented(lane, i, j) = row[j];
+          augmented(lane, i, N + j) = i == j ? 1.0 : 0.0;
+          augmented(lane, i, 2 * N + j) = p > 0 ? b.L[b.at.block_entry(c, p, i * N + j)] : 0.0;
+        }
+      });
+      barrier();
+      for (int k = 0; k < N; ++k) {
+        each([&](int i, int lane, int c) {
+          if (i != 0) return;
+          int best = -1;
+          double largest = 0.0;
+          for (int r = 0; r < N; ++r) {
+            bool used = false;
+            for (int earlier = 0; earlier < k; ++earlier) used = used || static_cast<int>(pivot(lane, earlier)) == r;
+            const double size = fabs(augmented(lane, r, k));
+            if (!used && size > largest) best = r, largest = size;
+          }
+          pivot(lane, k) = best;
+          if (best < 0 && shared[kFailed + lane] == 0.0) {
+            shared[kFailed + lane] = 1.0;
+            *singular = c * length + p + 1;
+          }
+        });
+        barrier();
+        each([&](int i, int lane, int) {
+          const int r = static_cast<int>(pivot(lane, k));
+          if (r < 0 || i == r) return;
+          const double m = augmented(lane, i, k) / augmented(lane, r, k);
+          for (int j = k; j < kWidth; ++j) augmented(lane, i, j) -= m * augmented(lane, r, j);
+        });
+        barrier();
       }
-      if (!lu_factor<N, true>(D, piv, N, N)) {
-        *singular = c * b.at.length + p + 1;
-        return;
-      }
-      {
-        double inverse[kBlockValues];
-        for (int e = 0; e < kBlockValues; ++e) inverse[e] = e / N == e % N ? 1.0 : 0.0;
-        CATENARY_UNROLL
-        for (int column = 0; column < N; ++column) lu_solve<N>(D, piv, inverse + column, N, N, N);
-        b.store(inverse, c, p, b.D);
-      }
-      if (p == 0) return;
-      b.load(b.L, c, p, next_L);
-      // Unrolled, next_L's indices are known at compile time: it stays in registers.
-      CATENARY_UNROLL
-      for (int column = 0; column < N; ++column) lu_solve<N>(D, piv, next_L + column, N, N, N);
-      b.store(next_L, c, p, b.L);
+      // Rows i of D_p^-1 and L'_p: the rest of column i's pivot row over its pivot.
+      each([&](int i, int lane, int c) {
+        const int r = static_cast<int>(pivot(lane, i));
+        if (r < 0) return;
+        const double scale = 1.0 / augmented(lane, r, i);
+        for (int j = 0; j < N; ++j) {
+          b.D[b.at.block_entry(c, p, i * N + j)] = scale * augmented(lane, r, N + j);
+          if (p > 0) b.L[b.at.block_entry(c, p, i * N + j)] = next_L(lane, i, j) = scale * augmented(lane, r, 2 * N + j);
+        }
+      });
+      barrier();
     }
   }
 };
 
-// The solve on interleaved padded vectors (x may not alias r), by groups of kGroupChains chains
-// (the last group may be short), a thread a row of one chain's block: forward
-// x_p = D_p^-1 (r_p - U_p x_{p+1}) from the last block, backward x_p -= L'_p x_{p-1} from the
-// first. Each product's rows are the group's threads' (thread i G + lane: row i of chain
-// group G + lane, G = kGroupChains), and the vectors a step hands to the next (r_p - U_p x_{p+1},
-// then x_p) pass through the group's shared memory between barriers: two a forward step, one a
-// backward step (x_{p-1} double-buffered).
+// The solve on interleaved padded vectors (x may not alias r), by groups of kChainGroup chains
+// (the last group may be short), a thread a row of one chain's block (for_each_group_row):
+// forward x_p = D_p^-1 (r_p - U_p x_{p+1}) from the last block, backward x_p -= L'_p x_{p-1}
+// from the first. The vectors a step hands to the next (r_p - U_p x_{p+1}, then x_p) pass
+// through the group's shared memory between barriers: two a forward step, one a backward step
+// (x_{p-1} double-buffered).
 // Why not a thread a chain (this solve until the thirty-fourth session): a sweep's 10,000 chains
 // were 10,000 threads, 2.4 warps an SM of an H100, each step a chain of dependent loads, LU
 // substitutions and products: 1.0 ms a solve (thirty-third session) against the 0.32 ms that its
@@ -136,34 +210,24 @@ struct FactorInterleavedChain {
 // neighbouring chains).
 // Sweeps as for SolveChain: the backward sweep alone starts from x_0 in memory (block 0 corrected
 // in between).
-// run(group, thread, threads, shared, barrier): on a device, threads = kThreads, a thread each;
-// on the host, threads = 1 and one thread runs each phase's items in order (the barriers then
-// have nothing to wait for).
 template <Sweeps S = Sweeps::Both, class T = double>
 struct SolveInterleavedChains {
-  static constexpr int N = InterleavedBlocks::N, kGroupChains = 32, kThreads = N * kGroupChains;
+  static constexpr int N = InterleavedBlocks::N, G = kChainGroup, kThreads = kChainGroupThreads;
   static constexpr int kSharedValues = 3 * kThreads;  // the step's vector, and x_p in two buffers
   InterleavedBlocksOf<T> b;
   const double* r;
   double* x;
   CATENARY_HD void shift(long k) { r += k, x += k; }  // to another right-hand side's vectors
-  static int groups(int chains) { return (chains + kGroupChains - 1) / kGroupChains; }
+  static int groups(int chains) { return (chains + G - 1) / G; }
 
   template <class Barrier>
   CATENARY_HD void run(int group, int thread, int threads, double* shared, const Barrier& barrier) const {
-    constexpr int G = kGroupChains;
     double* step = shared;  // entry i of lane at i G + lane
     // x_p the same way, in buffer 0 or 1 (not an array of two pointers: indexed at run time, it
     // would sit in local memory).
     const auto solved = [shared](int buffer) { return shared + (1 + buffer) * kThreads; };
     const int length = b.at.length;
-    // body(i, lane, c) for this thread's items whose chain exists.
-    const auto each = [&](const auto& body) {
-      for (int item = thread; item < kThreads; item += threads) {
-        const int i = item / G, lane = item % G, c = group * G + lane;
-        if (c < b.at.chains) body(i, lane, c);
-      }
-    };
+    const auto each = [&](const auto& body) { for_each_group_row(b.at, group, thread, threads, body); };
     if constexpr (S != Sweeps::Backward)
       for (int p = length - 1; p >= 0; --p) {
         each([&](int i, int lane, int c) {
