@@ -1,0 +1,137 @@
+// The group kernels of interleaved chain elimination (solve/interleaved_chain_elimination.hpp)
+// run as a device runs them: a host thread for each of a thread block's 192 threads, meeting at a
+// barrier wherever the kernel calls __syncthreads(). Their results must equal, bit for bit,
+// the one-thread run that the CUDA backend's host build (and every other test) uses: a barrier
+// missing between a phase that writes shared memory and one that reads it shows as a difference
+// (and to ThreadSanitizer as a race, with the tests built with -fsanitize=thread).
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <condition_variable>
+#include <limits>
+#include <mutex>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "catenary/solve/interleaved_chain_elimination.hpp"
+
+using namespace catenary;
+
+namespace {
+
+// A reusable barrier of `count` threads (std::barrier is C++20; the project is C++17).
+class Barrier {
+ public:
+  explicit Barrier(int count) : count_(count) {}
+  void arrive_and_wait() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    const long generation = generation_;
+    if (++arrived_ == count_) {
+      arrived_ = 0;
+      ++generation_;
+      released_.notify_all();
+      return;
+    }
+    released_.wait(lock, [&] { return generation_ != generation; });
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable released_;
+  int count_, arrived_ = 0;
+  long generation_ = 0;
+};
+
+struct ThreadBarrier {
+  Barrier* sync;
+  void operator()() const { sync->arrive_and_wait(); }
+};
+struct NoBarrier {
+  void operator()() const {}
+};
+
+// f.run for every group of `chains`: a thread an item, or (threaded = false) one thread for all,
+// each group's shared memory filled with NaN first.
+template <class F>
+void run_groups(const F& f, int chains, bool threaded) {
+  for (int group = 0; group < F::groups(chains); ++group) {
+    std::vector<double> shared(F::kSharedValues, std::numeric_limits<double>::quiet_NaN());
+    if (!threaded) {
+      f.run(group, 0, 1, shared.data(), NoBarrier{});
+      continue;
+    }
+    Barrier sync(F::kThreads);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < F::kThreads; ++t)
+      threads.emplace_back([&, t] { f.run(group, t, F::kThreads, shared.data(), ThreadBarrier{&sync}); });
+    for (std::thread& thread : threads) thread.join();
+  }
+}
+
+struct Factors {
+  std::vector<double> D, L;
+  int singular = 0;
+};
+
+}  // namespace
+
+TEST_CASE("Interleaved chain elimination's group kernels: a thread each, barriers between phases, equal one thread's run",
+          "[solver]") {
+  constexpr int N = InterleavedChains::N;
+  const InterleavedChains at{40, 7};  // two groups, the second of 8 chains
+  const size_t values = static_cast<size_t>(at.chains) * at.length * N * N;
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  std::vector<double> D(values), L(values), U(values), r(static_cast<size_t>(at.chains) * at.length * N);
+  for (std::vector<double>* v : {&D, &L, &U, &r})
+    for (double& x : *v) x = uniform(rng);
+  for (int c = 0; c < at.chains; ++c)
+    for (int p = 0; p < at.length; ++p)
+      for (int i = 0; i < N; ++i) D[at.block_entry(c, p, i * N + i)] += 4.0;
+
+  const auto factor = [&](bool threaded) {
+    Factors f{D, L, 0};
+    run_groups(FactorInterleavedChains{InterleavedBlocks{at, f.D.data(), f.L.data(), U.data()}, &f.singular}, at.chains,
+               threaded);
+    return f;
+  };
+  Factors one = factor(false);
+  const Factors each = factor(true);
+  CHECK(one.singular == 0);
+  CHECK(each.singular == 0);
+  CHECK(each.D == one.D);
+  CHECK(each.L == one.L);
+
+  const InterleavedBlocks factors{at, one.D.data(), one.L.data(), U.data()};
+  const auto solve = [&](bool threaded, bool split) {
+    std::vector<double> x(r.size(), 0.0);
+    if (split) {
+      run_groups(SolveInterleavedChains<Sweeps::Forward>{factors, r.data(), x.data()}, at.chains, threaded);
+      run_groups(SolveInterleavedChains<Sweeps::Backward>{factors, r.data(), x.data()}, at.chains, threaded);
+    } else {
+      run_groups(SolveInterleavedChains<>{factors, r.data(), x.data()}, at.chains, threaded);
+    }
+    return x;
+  };
+  const std::vector<double> x = solve(false, false);
+  CHECK(solve(true, false) == x);
+  CHECK(solve(true, true) == x);
+  CHECK(solve(false, true) == x);
+
+  // x solves the system: L_p x_{p-1} + D_p x_p + U_p x_{p+1} = r_p in every chain.
+  double worst = 0.0, largest = 0.0;
+  for (int c = 0; c < at.chains; ++c)
+    for (int p = 0; p < at.length; ++p)
+      for (int i = 0; i < N; ++i) {
+        double sum = -r[at.vector_entry(c, p, i)];
+        for (int j = 0; j < N; ++j) {
+          sum += D[at.block_entry(c, p, i * N + j)] * x[at.vector_entry(c, p, j)];
+          if (p > 0) sum += L[at.block_entry(c, p, i * N + j)] * x[at.vector_entry(c, p - 1, j)];
+          if (p + 1 < at.length) sum += U[at.block_entry(c, p, i * N + j)] * x[at.vector_entry(c, p + 1, j)];
+        }
+        worst = std::max(worst, std::fabs(sum));
+        largest = std::max(largest, std::fabs(x[at.vector_entry(c, p, i)]));
+      }
+  INFO("largest residual " << worst << ", largest |x| " << largest);
+  CHECK(worst <= 1e-13 * std::max(1.0, largest));
+}
