@@ -985,7 +985,10 @@ int cyclic_reduction_levels(const std::vector<int>& chain_ptr) {
 // 34 ms). Those runs reduced a batch as far as one chain of all its blocks (1,000 cables of 20
 // elements: 15 levels, 1.4 ms against elimination's 0.7); since the levels stop at the longest
 // chain (5 levels there: about 0.6 ms by these costs, not yet measured), elimination is left the
-// winner only for a few short chains: a cable of a handful of elements.
+// winner only for a few short chains: a cable of a handful of elements. The elimination's costs
+// are those of its thread-a-chain kernels: batches of equal 6-coordinate chains now factorize and
+// solve by groups of chains (solve/interleaved_chain_elimination.hpp, thirty-fourth session, not
+// yet run on a device), whose costs a device has still to measure before this choice takes them.
 BlockMethod preferred_block_method(const std::vector<int>& chain_ptr) {
   constexpr double kLevel = 80e-6, kReductionPerBlock = 8.3e-9, kChainStep = 21e-6, kEliminationPerBlock = 33e-9;
   int longest = 0;
