@@ -69,7 +69,7 @@ void run_groups(const F& f, int chains, bool threaded) {
 }
 
 struct Factors {
-  std::vector<double> D, L;
+  std::vector<double> D, L, U;  // copies: the factorization overwrites its blocks
   int singular = 0;
 };
 
@@ -90,9 +90,9 @@ TEST_CASE("Interleaved chain elimination's group kernels: a thread each, barrier
       for (int i = 0; i < N; ++i) D[at.block_entry(c, p, i * N + i)] += 4.0;
 
   const auto factor = [&](bool threaded) {
-    Factors f{D, L, 0};
-    run_groups(FactorInterleavedChains{InterleavedBlocks{at, f.D.data(), f.L.data(), U.data()}, &f.singular}, at.chains,
-               threaded);
+    Factors f{D, L, U, 0};
+    run_groups(FactorInterleavedChains{InterleavedBlocks{at, f.D.data(), f.L.data(), f.U.data()}, &f.singular},
+               at.chains, threaded);
     return f;
   };
   Factors one = factor(false);
@@ -101,8 +101,9 @@ TEST_CASE("Interleaved chain elimination's group kernels: a thread each, barrier
   CHECK(each.singular == 0);
   CHECK(each.D == one.D);
   CHECK(each.L == one.L);
+  CHECK(each.U == one.U);
 
-  const InterleavedBlocks factors{at, one.D.data(), one.L.data(), U.data()};
+  const InterleavedBlocks factors{at, one.D.data(), one.L.data(), one.U.data()};
   const auto solve = [&](bool threaded, bool split) {
     std::vector<double> x(r.size(), 0.0);
     if (split) {
