@@ -10,7 +10,9 @@
 #                 memcheck: the [gpu] tests under compute-sanitizer (memcheck: out-of-bounds and
 #                          misaligned device accesses, API errors), less the at-scale checks (too
 #                          slow under it) and the compare test (its CLI runs are other processes);
-#                          and the element passes under racecheck (shared-memory hazards), 1,000 elements
+#                          and the element passes under racecheck (shared-memory hazards), 1,000 elements,
+#                          and the block solver's group kernels (interleaved chain elimination) under
+#                          racecheck in a 40-copy sweep (3 modified-Newton steps: float solves too)
 #                 kernels: the element pass alone at 100,000 and 1,000,000 elements, launched as the
 #                          backend does and with registers capped for 2 to 4 blocks an SM
 #                          (catenary_element_pass_benchmark; about 10 s)
@@ -138,7 +140,11 @@ for part in "${parts[@]}"; do
         > "$out_dir/gpu_memcheck.txt" 2>&1 || echo "memcheck FAILED or stopped (exit $?)" >> "$out_dir/gpu_memcheck.txt"
       # The element passes that share memory between a block's threads (staged rows, the Jacobian block pass).
       ${limit:+timeout "$limit"} compute-sanitizer --tool racecheck --error-exitcode 3 "$build_dir/catenary_element_pass_benchmark" 1000 \
-        > "$out_dir/element_pass_racecheck.txt" 2>&1 || echo "racecheck FAILED or stopped (exit $?)" >> "$out_dir/element_pass_racecheck.txt" ;;
+        > "$out_dir/element_pass_racecheck.txt" 2>&1 || echo "racecheck FAILED or stopped (exit $?)" >> "$out_dir/element_pass_racecheck.txt"
+      # Interleaved chain elimination's groups: 32 chains a thread block, shared memory between barriers.
+      ${limit:+timeout "$limit"} compute-sanitizer --tool racecheck --error-exitcode 3 "$build_dir/catenary_benchmark" \
+        --backend cuda --solver chain_elimination --newton modified --steps 3 --sweep 100 40 \
+        > "$out_dir/chain_groups_racecheck.txt" 2>&1 || echo "racecheck FAILED or stopped (exit $?)" >> "$out_dir/chain_groups_racecheck.txt" ;;
     kernels)
       ${limit:+timeout "$limit"} "$build_dir/catenary_element_pass_benchmark" 100000 1000000 \
         > "$out_dir/element_pass.txt" 2>&1 || echo "stopped or failed (exit $?)" >> "$out_dir/element_pass.txt" ;;
