@@ -554,7 +554,7 @@ class BlockTridiagonalSolver : public CsrSolver {
     scatter_fills_padded_ = std::count_if(rhs_index.begin(), rhs_index.end(), [](int i) { return i >= 0; }) ==
                             static_cast<long>(layout.blocks) * layout.B;
     x_index_ = Ints(x_index.begin(), x_index.end());
-    float_factors_ = (method_ == BlockMethod::CyclicReduction || interleaved_) && float_factors_enabled();
+    float_factors_ = keeps_float_copy() && float_factors_enabled();
     held_ = held.size();
     held_in_block_0_ = std::count_if(held.row.begin(), held.row.end(), [&](int r) { return r < block_ptr_[1]; });
     held_row_ = Ints(held.row.begin(), held.row.end());
@@ -581,7 +581,7 @@ class BlockTridiagonalSolver : public CsrSolver {
 
   std::string layout_note() const override {
     // Float factors are the default where kept: only their absence is named.
-    const bool double_factors = (method_ == BlockMethod::CyclicReduction || interleaved_) && !float_factors_;
+    const bool double_factors = keeps_float_copy() && !float_factors_;
     return std::string(interleaved_ ? " (interleaved chains)" : "") + (double_factors ? " (double factors)" : "");
   }
 
@@ -679,7 +679,7 @@ class BlockTridiagonalSolver : public CsrSolver {
     if (interleaved_) {
       using Factor = FactorInterleavedChains;
       run_blocks<Space, Factor::kThreads, Factor::kSharedValues>(
-          Factor::groups(chains_), Factor{interleaved_blocks(), raw<int>(singular_)}, graphs_.stream());
+          chain_groups(chains_), Factor{interleaved_blocks(), raw<int>(singular_)}, graphs_.stream());
       return;
     }
     if (method_ == BlockMethod::ChainElimination) {
@@ -855,11 +855,14 @@ class BlockTridiagonalSolver : public CsrSolver {
   // group of chains of one of them.
   template <class Solve>
   void solve_interleaved(const Solve& solve, int count) const {
-    const int groups = Solve::groups(chains_);
+    const int groups = chain_groups(chains_);
     run_blocks<Space, Solve::kThreads, Solve::kSharedValues>(
         groups * count, GroupsOfEachRightHandSide<Solve>{solve, groups, static_cast<long>(blocks_) * B_},
         graphs_.stream());
   }
+
+  // Whether the method's Newton-update solves may read a float copy of the factors.
+  bool keeps_float_copy() const { return method_ == BlockMethod::CyclicReduction || interleaved_; }
 
   // Room in the padded vectors for `count` right-hand sides.
   void grow_vectors(int count) {

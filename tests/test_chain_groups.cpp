@@ -54,7 +54,7 @@ struct NoBarrier {
 // each group's shared memory filled with NaN first.
 template <class F>
 void run_groups(const F& f, int chains, bool threaded) {
-  for (int group = 0; group < F::groups(chains); ++group) {
+  for (int group = 0; group < chain_groups(chains); ++group) {
     std::vector<double> shared(F::kSharedValues, std::numeric_limits<double>::quiet_NaN());
     if (!threaded) {
       f.run(group, 0, 1, shared.data(), NoBarrier{});

@@ -56,16 +56,10 @@ inline bool interleavable(const BlockLayout& layout, const std::vector<int>& cha
 // float_factors_enabled); the arithmetic is double either way.
 template <class T>
 struct InterleavedBlocksOf {
-  static constexpr int N = InterleavedChains::N, kBlockValues = InterleavedChains::kBlockValues;
+  static constexpr int N = InterleavedChains::N;
   InterleavedChains at;
   T *D, *L, *U;
 
-  CATENARY_HD void load(const T* base, int c, int p, double* block) const {
-    for (int e = 0; e < kBlockValues; ++e) block[e] = base[at.block_entry(c, p, e)];
-  }
-  CATENARY_HD void store(const double* block, int c, int p, T* base) const {
-    for (int e = 0; e < kBlockValues; ++e) base[at.block_entry(c, p, e)] = block[e];
-  }
   // Row i of block p of chain c in `base` (D, L or U) times v (N values `stride` apart).
   CATENARY_HD double row_times(const T* base, int c, int p, int i, const double* v, int stride) const {
     double sum = 0.0;
@@ -84,6 +78,8 @@ using InterleavedBlocks = InterleavedBlocksOf<double>;
 // The chains a thread block of the group factorization and solve takes, and their threads: a
 // thread a row of one chain's block.
 constexpr int kChainGroup = 32, kChainGroupThreads = InterleavedChains::N * kChainGroup;
+// The groups (thread blocks) that `chains` chains make, the last one possibly short.
+inline int chain_groups(int chains) { return (chains + kChainGroup - 1) / kChainGroup; }
 
 // body(i, lane, c) for the items of thread `thread` of `threads` in group `group`: row i of chain
 // c = kChainGroup group + lane, for the chains that exist. Thread i kChainGroup + lane takes row i
@@ -121,7 +117,6 @@ struct FactorInterleavedChains {
                        kFailed = kPivot + N * G, kSharedValues = kFailed + G;
   InterleavedBlocks b;
   int* singular;
-  static int groups(int chains) { return (chains + G - 1) / G; }
 
   template <class Barrier>
   CATENARY_HD void run(int group, int thread, int threads, double* shared, const Barrier& barrier) const {
@@ -218,7 +213,6 @@ struct SolveInterleavedChains {
   const double* r;
   double* x;
   CATENARY_HD void shift(long k) { r += k, x += k; }  // to another right-hand side's vectors
-  static int groups(int chains) { return (chains + G - 1) / G; }
 
   template <class Barrier>
   CATENARY_HD void run(int group, int thread, int threads, double* shared, const Barrier& barrier) const {
