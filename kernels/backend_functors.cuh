@@ -98,6 +98,14 @@ struct GatherSum {
   double* out;
   CATENARY_HD void operator()(int k) const { out[k] = gathered_sum(ptr, sources, values, k); }
 };
+// out[k] = from[k] - the same sum (a Newton residual, ForceTerms::from).
+struct GatherDifference {
+  GatherSum sum;
+  const double* from;
+  CATENARY_HD void operator()(int k) const {
+    sum.out[k] = from[k] - gathered_sum(sum.ptr, sum.sources, sum.values, k);
+  }
+};
 // The same sum, returned (for a reduction over k).
 struct GatheredSum {
   const int *ptr, *sources;

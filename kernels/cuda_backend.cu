@@ -205,7 +205,7 @@ class CudaBackend : public Backend {
     Stopwatch w;
     element_pass(q, v, false, NewtonMatrixCoefficients(), terms);
     timings_.element += finish_stage(w);
-    gather_forces(f);
+    gather_forces(f, terms.from);
     timings_.assembly += finish_stage(w);
   }
 
@@ -247,7 +247,7 @@ class CudaBackend : public Backend {
     thrust::for_each(Space::policy(), first, first + static_cast<int>(pattern_.constraint_coefficient.size()),
                      AddConstraintBlocks{raw<int>(pattern_.constraint_lower_slot), raw<int>(pattern_.constraint_upper_slot),
                                          raw<double>(pattern_.constraint_coefficient), c.constraint, raw<double>(values_)});
-    gather_forces(f);
+    gather_forces(f, terms.from);
     matrix_norm_ = thrust::transform_reduce(
         Space::policy(), first, first + dof_count(),
         GatheredSum{raw<int>(pattern_.dof_source_ptr), raw<int>(pattern_.dof_sources), raw<double>(local_row_sums_)},
@@ -462,11 +462,15 @@ class CudaBackend : public Backend {
     dimension_ == 3 ? element_pass_of<3>(q, v, jacobian, c, terms) : element_pass_of<2>(q, v, jacobian, c, terms);
   }
 
-  void gather_forces(Vector& f) {
+  // f = the element rows summed per dof, or from - that sum (ForceTerms::from).
+  void gather_forces(Vector& f, const Vector* from) {
     const thrust::counting_iterator<int> first(0);
-    thrust::for_each(Space::policy(), first, first + dof_count(),
-                     GatherSum{raw<int>(pattern_.dof_source_ptr), raw<int>(pattern_.dof_sources),
-                               raw<double>(local_forces_), raw<double>(array(f))});
+    const GatherSum sum{raw<int>(pattern_.dof_source_ptr), raw<int>(pattern_.dof_sources), raw<double>(local_forces_),
+                        raw<double>(array(f))};
+    if (from)
+      thrust::for_each(Space::policy(), first, first + dof_count(), GatherDifference{sum, raw<double>(array(*from))});
+    else
+      thrust::for_each(Space::policy(), first, first + dof_count(), sum);
   }
 
   size_t baseline_device_bytes_;

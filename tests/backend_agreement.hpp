@@ -62,6 +62,9 @@ inline void check_operators_agree(const Model& m, Backend& other, unsigned seed,
   const double s = 2.5e-7, mass_scale = 0.3;
   const Eigen::VectorXd combined = s * f_cpu + mass_scale * y_cpu;
   CHECK(relative_difference(combined, forces_with_mass_term(other, q, v, x, s, mass_scale)) < element_tolerance);
+  const Eigen::VectorXd from = 2.0 * combined.reverse();  // and subtracted from a vector (ForceTerms::from)
+  CHECK(relative_difference(Eigen::VectorXd(from - combined),
+                            forces_with_mass_term(other, q, v, x, s, mass_scale, nullptr, &from)) < element_tolerance);
 
   if (rows > 0) {
     const Eigen::VectorXd mu = random_vector(rows, 1.0);

@@ -91,9 +91,13 @@ TEST_CASE("gather assembly equals direct assembly of element matrices", "[assemb
   const double s = 2.5e-7, mass_scale = 0.3;
   const Eigen::VectorXd combined = s * f + mass_scale * (M * x);
   const NewtonMatrixCoefficients* passes[] = {nullptr, &c};  // forces pass, then with the matrix
+  // And the residual from - (s f + m M x) that the gather subtracts from a given vector.
+  const Eigen::VectorXd from = 2.0 * combined.reverse(), residual = from - combined;
   for (const NewtonMatrixCoefficients* matrix : passes) {
     const Eigen::VectorXd y_terms = testing::forces_with_mass_term(backend, q, v, x, s, mass_scale, matrix);
     CHECK((y_terms - combined).cwiseAbs().maxCoeff() <= 1e-13 * combined.cwiseAbs().maxCoeff());
+    const Eigen::VectorXd y_residual = testing::forces_with_mass_term(backend, q, v, x, s, mass_scale, matrix, &from);
+    CHECK((y_residual - residual).cwiseAbs().maxCoeff() <= 1e-13 * residual.cwiseAbs().maxCoeff());
   }
   CHECK(Eigen::MatrixXd(backend.matrix()).isApprox(A_gather, 0.0));  // the matrix as assembled above
   // The norm as the elements give it (Backend::newton_matrix_norm), never below the assembled

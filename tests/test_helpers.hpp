@@ -99,16 +99,20 @@ inline RunResult run_model(const Model& m, const AnalysisSettings& a, double out
 // direct solver, names on the CPU): the independent reference of the block solvers' tests, which
 // the CPU backend's default (chain elimination for chain models) is not.
 // force_scale f_int(q, v) + mass_scale M x from one element pass of b (ForceTerms): the forces pass,
-// or with matrix the pass that also assembles the Newton matrix with those coefficients.
+// or with matrix the pass that also assembles the Newton matrix with those coefficients; with
+// from, from minus those terms (ForceTerms::from).
 inline Eigen::VectorXd forces_with_mass_term(Backend& b, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
                                              const Eigen::VectorXd& x, double force_scale, double mass_scale,
-                                             const NewtonMatrixCoefficients* matrix = nullptr) {
+                                             const NewtonMatrixCoefficients* matrix = nullptr,
+                                             const Eigen::VectorXd* from = nullptr) {
   const int n = b.dof_count();
-  Vector qb = b.make_vector(n), vb = b.make_vector(n), xb = b.make_vector(n), yb = b.make_vector(n);
+  Vector qb = b.make_vector(n), vb = b.make_vector(n), xb = b.make_vector(n), yb = b.make_vector(n),
+         fromb = b.make_vector(n);
   b.upload(q, qb);
   b.upload(v, vb);
   b.upload(x, xb);
-  const ForceTerms terms{force_scale, mass_scale, &xb};
+  if (from) b.upload(*from, fromb);
+  const ForceTerms terms{force_scale, mass_scale, &xb, from ? &fromb : nullptr};
   if (matrix)
     b.assemble_newton_matrix(qb, vb, *matrix, terms, yb);
   else

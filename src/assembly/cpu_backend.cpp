@@ -161,12 +161,15 @@ double CpuBackend::evaluate_elements(const Eigen::VectorXd& q, const Eigen::Vect
   return evaluate_elements<2>(q, v, jacobian, c, terms);
 }
 
-void CpuBackend::gather_forces(Eigen::VectorXd& f) const {
+void CpuBackend::gather_forces(Eigen::VectorXd& f, const Vector* from) const {
   const SystemPattern& p = pattern_;
   f.resize(p.dof_count);
+  const double* minuend = from ? host(*from).data() : nullptr;
 #pragma omp parallel for schedule(static) if (p.dof_count > kParallelThreshold)
-  for (int d = 0; d < p.dof_count; ++d)
-    f[d] = gathered_sum(p.dof_source_ptr.data(), p.dof_sources.data(), local_forces_.data(), d);
+  for (int d = 0; d < p.dof_count; ++d) {
+    const double sum = gathered_sum(p.dof_source_ptr.data(), p.dof_sources.data(), local_forces_.data(), d);
+    f[d] = minuend ? minuend[d] - sum : sum;
+  }
 }
 
 void CpuBackend::internal_force(const Vector& q, const Vector& v, const ForceTerms& terms, Vector& f) {
@@ -174,7 +177,7 @@ void CpuBackend::internal_force(const Vector& q, const Vector& v, const ForceTer
   const NewtonMatrixCoefficients none;
   strain_energy_ = evaluate_elements(host(q), host(v), false, none, terms);
   timings_.element += w.lap();
-  gather_forces(host(f));
+  gather_forces(host(f), terms.from);
   timings_.assembly += w.lap();
 }
 
@@ -211,7 +214,7 @@ void CpuBackend::assemble_newton_matrix(const Vector& q, const Vector& v, const 
     values[p.constraint_lower_slot[t]] += c.constraint * p.constraint_coefficient[t];
     values[p.constraint_upper_slot[t]] += c.constraint * p.constraint_coefficient[t];
   }
-  gather_forces(host(f));
+  gather_forces(host(f), terms.from);
   // Backend::newton_matrix_norm: the rows' sums of |entries| gathered per dof like the forces.
   double norm = 0.0;
 #pragma omp parallel for reduction(max : norm) schedule(static) if (p.dof_count > kParallelThreshold)

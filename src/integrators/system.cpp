@@ -127,7 +127,8 @@ void System::newton_terms(const Vector& q, const Vector& v, double t, const Forc
   } else {
     backend_.internal_force(q, v, terms, y);
   }
-  backend_.add_constraint_transpose_product(1.0, mu, y);
+  const double sign = terms.from ? -1.0 : 1.0;  // y = from - (...) (ForceTerms::from)
+  backend_.add_constraint_transpose_product(sign, mu, y);
   backend_.constraint_product(velocity_level ? v : q, phi);
   if (block_.empty()) return;
   const std::vector<int>& dofs = block_.layout().dofs;
@@ -145,7 +146,7 @@ void System::newton_terms(const Vector& q, const Vector& v, double t, const Forc
   Eigen::VectorXd fb, Mwb;
   block_.internal_force(x, xv, t, fb);
   block_.mass_product(x, xw, Mwb);
-  add_at(dofs, terms.force_scale * fb + Mwb + cs.jacobian.transpose() * xmu, y);
+  add_at(dofs, sign * (terms.force_scale * fb + Mwb + cs.jacobian.transpose() * xmu), y);
   add_at(block_rows_, velocity_level ? Eigen::VectorXd(cs.jacobian * xv - cs.nu) : cs.phi, phi);
 }
 

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <sstream>
+#include <vector>
 
 #include "catenary/core/errors.hpp"
 #include "catenary/integrators/progress.hpp"
@@ -14,7 +15,7 @@ namespace catenary {
 
 NewmarkNewton::NewmarkNewton(System& sys, const DynamicSettings& s) : sys_(sys), be_(sys.backend()), s_(s) {
   const int n = sys.dofs(), m = sys.constraints();
-  for (Vector* x : {&qhat_, &vhat_, &g_, &r_, &dq_, &q_start_}) *x = be_.make_vector(n);
+  for (Vector* x : {&qhat_, &vhat_, &fixed_terms_, &r_, &dq_, &q_start_}) *x = be_.make_vector(n);
   for (Vector* x : {&mu_, &b_, &phi_, &rc_, &dmu_}) *x = be_.make_vector(m);
 }
 
@@ -35,7 +36,11 @@ StepOutcome NewmarkNewton::solve_affine(const NewmarkParameters& p, double t1, d
                                         const Vector& lambda0, const Vector* memory, StepState& to,
                                         bool kinematics_set) {
   Backend& be = be_;
-  be.combine_loads(sys_.load_patterns().scales_at(t1), g_);
+  // The residual's terms that stay fixed through the step: s g(t1), less k m for a memory force.
+  std::vector<double> load_scales = sys_.load_patterns().scales_at(t1);
+  for (double& scale : load_scales) scale *= p.c.stiffness;
+  be.combine_loads(load_scales, fixed_terms_);
+  if (memory && !p.memory_in_coordinates) be.combine({{1.0, &fixed_terms_}, {-p.memory_scale, memory}}, fixed_terms_);
   // Index 3: rc = -(Phi(q1, t1)). Stabilized index 2: rc = -(Phi_q v1 - nu) bh2 / gamma_h, the
   // velocity constraints scaled by dq1/dv1 so that the matrix's constraint blocks stay Phi_q.
   const bool index2 = s_.formulation == DynamicSettings::Formulation::StabilizedIndex2;
@@ -107,18 +112,15 @@ StepOutcome NewmarkNewton::iterate(const NewmarkParameters& p, double t1, double
     out.iterations = it;
     // r = -(M (q1 - qhat + k m) + s (f - g) + C^T mu)   (memory in coordinates), or
     // r = -(M (q1 - qhat) + s (f - g) + k m + C^T mu)   (memory as a force);  rc = -(Phi(q1, t1)).
-    // newton_terms returns y = s f + M (...) + C^T mu (ForceTerms); M (q1 - qhat) is bh2 M a1,
-    // with a1 from kinematics, so that only the memory in coordinates needs a vector of its own.
-    ForceTerms terms{s, bh2, &to.a};
+    // newton_terms returns r = fixed_terms - (s f + M (...) + C^T mu) (ForceTerms::from);
+    // M (q1 - qhat) is bh2 M a1, with a1 from kinematics, so that only the memory in coordinates
+    // needs a vector of its own.
+    ForceTerms terms{s, bh2, &to.a, &fixed_terms_};
     if (memory && p.memory_in_coordinates) {
       be.combine({{1.0, &q1}, {-1.0, &qhat_}, {p.memory_scale, memory}}, dq_);
-      terms = {s, 1.0, &dq_};
+      terms = {s, 1.0, &dq_, &fixed_terms_};
     }
     sys_.newton_terms(q1, to.v, t1, terms, mu_, p.c, r_, phi_, index2, refresh);
-    if (memory && !p.memory_in_coordinates)
-      be.combine({{-1.0, &r_}, {s, &g_}, {-p.memory_scale, memory}}, r_);
-    else
-      be.combine({{-1.0, &r_}, {s, &g_}}, r_);
     be.combine({{rc_scale, &b_}, {-rc_scale, &phi_}}, rc_);
     double maxima[2];  // |r|, |rc|
     be.max_abs_each({&r_, &rc_}, maxima);

@@ -122,7 +122,9 @@ class NewmarkNewton {
   System& sys_;
   Backend& be_;
   const DynamicSettings& s_;
-  Vector qhat_, vhat_, g_, r_, dq_, q_start_;                // coordinate-sized work vectors
+  Vector qhat_, vhat_, r_, dq_, q_start_;  // coordinate-sized work vectors
+  Vector fixed_terms_;                      // s g(t1) - k m (memory as a force) or s g(t1): the step's
+                                            // residual terms that do not change with q1
   Vector mu_, b_, phi_, rc_, dmu_;                           // constraint-sized
   // Modified Newton: the backend's factorization count after this stepper's last factorization,
   // and the coefficients of that matrix.

@@ -55,9 +55,14 @@ struct Scaled {
 // shares the forces' gather: apart (mass_product), it is a pass over the dofs that reads the scalar
 // mass again (as an element pass and a gather of its own, on an H100 0.30 ms a launch at 1,000,000
 // elements against 0.19 for the whole forces pass, twentieth session).
+// With `from`, the output is from - (force_scale f_int + mass_scale M w): a Newton residual whose
+// terms that stay fixed through a step (loads, history) the gather that sums the element rows
+// subtracts from, instead of a pass of its own over the dofs (it read the output and two vectors
+// and wrote the output again: 4 of the sweep's 6,060,000-entry vectors an iteration).
 struct ForceTerms {
   double force_scale = 1.0, mass_scale = 0.0;
   const Vector* w = nullptr;
+  const Vector* from = nullptr;
 };
 
 // Linear combinations of the same input vectors, made in one pass by Backend::combine: output j is

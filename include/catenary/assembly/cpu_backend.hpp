@@ -75,7 +75,8 @@ class CpuBackend : public Backend {
   // The pass for the model's dimension.
   double evaluate_elements(const Eigen::VectorXd& q, const Eigen::VectorXd& v, bool jacobian,
                            const NewtonMatrixCoefficients& c, const ForceTerms& terms);
-  void gather_forces(Eigen::VectorXd& f) const;
+  // f = the element rows summed per dof, or from - that sum (ForceTerms::from).
+  void gather_forces(Eigen::VectorXd& f, const Vector* from = nullptr) const;
 
   const Model& model_;
   SystemPattern pattern_;  // its CSC structure moves to matrix_ (col_ptr and row_index left empty)

@@ -53,7 +53,7 @@ class System {
   //   [c.constraint Phi_q,                                                0                  ]
   // (assembled in the backend, ready to factorize; w = *terms.w) and, from the same evaluation,
   // y = terms.force_scale f(q, v, t) + terms.mass_scale M(q) w + Phi_q(q)^T mu (ForceTerms; the
-  // elements' part in their own pass) and phi = C q on the linear rows, Phi(q, t) on the
+  // elements' part in their own pass; with terms.from, y = from minus those terms) and phi = C q on the linear rows, Phi(q, t) on the
   // nonlinear ones (so phi - b(t) is the constraint residual). With velocity_level, phi is
   // instead C v on the linear rows and Phi_q v - nu(q, t) on the nonlinear ones (phi - b'(t) is
   // the velocity constraints' residual). Without matrix, only the vectors (a modified Newton
