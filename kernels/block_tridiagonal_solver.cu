@@ -503,6 +503,41 @@ struct ScatterEach {
   }
 };
 
+// Entry o of a caller's two vectors [top; bottom], top holding the first `split`
+// (CsrSolver::take_outer_order).
+template <class T>
+struct SplitVector {
+  T *top, *bottom;
+  int split;
+  CATENARY_HD T& operator[](int o) const { return o < split ? top[o] : bottom[o - split]; }
+};
+
+// padded[index[o]] = in[o] over the outer entries o (-1: a held row's, no padded entry).
+struct ScatterOuter {
+  const int* index;
+  SplitVector<const double> in;
+  double* padded;
+  CATENARY_HD void operator()(int o) const {
+    if (index[o] >= 0) padded[index[o]] = in[o];
+  }
+};
+// out[o] = padded[index[o]] over the outer entries o (-1: a held row's, solved after).
+struct GatherOuter {
+  const int* index;
+  const double* padded;
+  SplitVector<double> out;
+  CATENARY_HD void operator()(int o) const {
+    if (index[o] >= 0) out[o] = padded[index[o]];
+  }
+};
+// The held rows' x_r on the outer vectors (their indices moved to the outer order).
+struct SolveHeldRowOuter {
+  SolveHeldRow rows;
+  SplitVector<const double> rhs;
+  SplitVector<double> x;
+  CATENARY_HD void operator()(int h) const { rows.solve(h, rhs, x); }
+};
+
 // Both methods share the block storage, the scatter from the CSR values and the solve's padded
 // vectors; chain elimination needs neither the saved couplings nor y. For a batch of equally long
 // chains of 6 x 6 blocks, chain elimination keeps the blocks and the padded vectors
@@ -514,6 +549,14 @@ class BlockTridiagonalSolver : public CsrSolver {
   using Floats = ArrayOf<Space, float>;
   using Ints = ArrayOf<Space, int>;
   using Longs = ArrayOf<Space, long>;
+  // The held rows' indices into the right-hand side and the solution: of the pair's row r, its
+  // coordinate j, and its entries' columns (HeldRows).
+  struct HeldIndices {
+    Ints row, coordinate, entry_column;
+    HeldIndices() = default;
+    HeldIndices(const std::vector<int>& r, const std::vector<int>& j, const std::vector<int>& columns)
+        : row(r.begin(), r.end()), coordinate(j.begin(), j.end()), entry_column(columns.begin(), columns.end()) {}
+  };
 
  public:
   BlockTridiagonalSolver(const std::vector<int>& block_ptr, const std::vector<int>& chain_ptr, BlockMethod method,
@@ -557,11 +600,10 @@ class BlockTridiagonalSolver : public CsrSolver {
     float_factors_ = keeps_float_copy() && float_factors_enabled();
     held_ = held.size();
     held_in_block_0_ = std::count_if(held.row.begin(), held.row.end(), [&](int r) { return r < block_ptr_[1]; });
-    held_row_ = Ints(held.row.begin(), held.row.end());
-    held_coordinate_ = Ints(held.coordinate.begin(), held.coordinate.end());
+    held_at_ = HeldIndices(held.row, held.coordinate, held.entry_column);
     held_entry_ptr_ = Ints(held.entry_ptr.begin(), held.entry_ptr.end());
     held_entry_slot_ = Ints(held.entry_slot.begin(), held.entry_slot.end());
-    held_entry_column_ = Ints(held.entry_column.begin(), held.entry_column.end());
+    outer_ = Outer{};
     held_values_ = Doubles(held.entry_slot.size(), 0.0);
     block_size_ = Ints(layout.size.begin(), layout.size.end());
     block_offset_ = Longs(layout.offset.begin(), layout.offset.end());
@@ -591,6 +633,8 @@ class BlockTridiagonalSolver : public CsrSolver {
            sizeof(float) * (float_blocks_data_.size() + float_saved_data_.size()) +
            sizeof(int) *
                (static_cast<size_t>(nonzeros_) + uncovered_.size() + 2 * static_cast<size_t>(size_) +
+                outer_.rhs_index.size() + outer_.x_index.size() + outer_.held.row.size() +
+                outer_.held.coordinate.size() + outer_.held.entry_column.size() +
                 static_cast<size_t>(B_ + 1) * blocks_ + chain_ptr_.size() + 3 * held_ + 1 + 2 * held_values_.size()) +
            sizeof(long) * (static_cast<size_t>(blocks_) + saved_ + 2);
   }
@@ -607,23 +651,53 @@ class BlockTridiagonalSolver : public CsrSolver {
 
   void solve(const double* rhs, double* x) override { solve_many(rhs, x, 1, size_); }
 
-  // From the float copy of the factors where kept (float_factors_), but not for the first solve
-  // after a factorization: full Newton, one solve a factorization, never pays for the copy, and
-  // modified Newton makes it once for the many solves that follow.
+  // From the float copy of the factors where due (newton_update_from_float).
   void solve_newton_update(const double* rhs, double* x) override {
-    if (!float_factors_ || solves_since_factorization_ == 0) return solve(rhs, x);
-    if (!float_copy_current_) {
-      // Made at the first such solve: full Newton never holds the copy's memory (the device-memory
-      // estimate counts it all the same).
-      if (float_blocks_data_.empty()) {
-        float_blocks_data_ = Floats(blocks_data_.size());
-        float_saved_data_ = Floats(saved_data_.size());
-      }
-      thrust::copy(graphs_.policy(), blocks_data_.begin(), blocks_data_.end(), float_blocks_data_.begin());
-      thrust::copy(graphs_.policy(), saved_data_.begin(), saved_data_.end(), float_saved_data_.begin());
-      float_copy_current_ = true;
+    solve_sweeps(rhs, x, 1, size_, nullptr, newton_update_from_float());
+  }
+
+  // The outer order folded into the padded vectors' indices and the held rows' (CsrSolver).
+  bool take_outer_order(const std::vector<int>& outer, int split) override {
+    if (static_cast<int>(outer.size()) != size_ || split < 0 || split > size_)
+      throw std::invalid_argument("block-tridiagonal solver: an outer order of " + std::to_string(outer.size()) +
+                                  " unknowns split at " + std::to_string(split) + " for " + std::to_string(size_));
+    std::vector<int> position_of(size_, -1);
+    for (int p = 0; p < size_; ++p) {
+      if (outer[p] < 0 || outer[p] >= size_ || position_of[outer[p]] >= 0)
+        throw std::invalid_argument("block-tridiagonal solver: the outer order is not a permutation");
+      position_of[outer[p]] = p;
     }
-    solve_sweeps(rhs, x, 1, size_, nullptr, true);
+    const std::vector<int> rhs_index = to_host<Space>(raw<int>(rhs_index_), size_),
+                           x_index = to_host<Space>(raw<int>(x_index_), size_);
+    std::vector<int> outer_rhs(size_), outer_x(size_);
+    for (int o = 0; o < size_; ++o) {
+      outer_rhs[o] = rhs_index[position_of[o]];
+      outer_x[o] = x_index[position_of[o]];
+    }
+    const auto in_outer = [&](const Ints& positions) {
+      std::vector<int> at = to_host<Space>(raw<int>(positions), static_cast<int>(positions.size()));
+      for (int& i : at) i = outer[i];
+      return at;
+    };
+    outer_.rhs_index = Ints(outer_rhs.begin(), outer_rhs.end());
+    outer_.x_index = Ints(outer_x.begin(), outer_x.end());
+    outer_.held = HeldIndices(in_outer(held_at_.row), in_outer(held_at_.coordinate), in_outer(held_at_.entry_column));
+    outer_.split = split;
+    return true;
+  }
+
+  void solve_outer(const double* top, const double* bottom, double* x_top, double* x_bottom,
+                   bool newton_update) override {
+    if (outer_.rhs_index.empty()) return CsrSolver::solve_outer(top, bottom, x_top, x_bottom, newton_update);
+    if (held_ > 0 && (top == x_top || bottom == x_bottom))
+      throw std::invalid_argument("block-tridiagonal solver: x overlaps the right-hand side");
+    const bool from_float = newton_update && newton_update_from_float();
+    grow_vectors(1);
+    ++solves_since_factorization_;
+    const SplitVector<const double> rhs{top, bottom, outer_.split};
+    const SplitVector<double> x{x_top, x_bottom, outer_.split};
+    graphs_.run({top, x_top, 1, 0, 2 + from_float, bottom, x_bottom},
+                [&] { outer_sweep_launches(rhs, x, from_float); });
   }
 
   // Both methods eliminate block 0 last (cyclic reduction: member 0 of every level is even;
@@ -695,6 +769,25 @@ class BlockTridiagonalSolver : public CsrSolver {
       each_item(left_.count, FactorLeft{b, left_.stride, singular});
   }
 
+  // Whether a Newton update's solve reads the float copy of the factors (float_factors_), made here
+  // where due. Not the first solve after a factorization: full Newton, one solve a factorization,
+  // never pays for the copy, and modified Newton makes it once for the many solves that follow.
+  bool newton_update_from_float() {
+    if (!float_factors_ || solves_since_factorization_ == 0) return false;
+    if (!float_copy_current_) {
+      // Made at the first such solve: full Newton never holds the copy's memory (the device-memory
+      // estimate counts it all the same).
+      if (float_blocks_data_.empty()) {
+        float_blocks_data_ = Floats(blocks_data_.size());
+        float_saved_data_ = Floats(saved_data_.size());
+      }
+      thrust::copy(graphs_.policy(), blocks_data_.begin(), blocks_data_.end(), float_blocks_data_.begin());
+      thrust::copy(graphs_.policy(), saved_data_.begin(), saved_data_.end(), float_saved_data_.begin());
+      float_copy_current_ = true;
+    }
+    return true;
+  }
+
   // solve_many's pass; with `correct`, block 0's correction between the forward and the backward
   // sweeps (one right-hand side); from_float: the sweeps read the float copy.
   void solve_sweeps(const double* rhs, double* x, int count, int stride, const LeadingBlockCorrection* correct,
@@ -711,12 +804,43 @@ class BlockTridiagonalSolver : public CsrSolver {
 
   void sweep_launches(const double* rhs, double* x, int count, int stride, const LeadingBlockCorrection* correct,
                       bool from_float) {
+    const long padded = static_cast<long>(blocks_) * B_;
+    solve_pass(count, ScatterEach{raw<int>(rhs_index_), rhs, raw<double>(r_), count, stride, padded, false},
+               ScatterEach{raw<int>(x_index_), raw<double>(x_), x, count, padded, stride, true},
+               held_row_solve(held_at_, rhs, x, count, stride), correct, from_float);
+  }
+
+  // The same for one right-hand side in the caller's outer order (take_outer_order).
+  void outer_sweep_launches(const SplitVector<const double>& rhs, const SplitVector<double>& x, bool from_float) {
+    solve_pass(1, ScatterOuter{raw<int>(outer_.rhs_index), rhs, raw<double>(r_)},
+               GatherOuter{raw<int>(outer_.x_index), raw<double>(x_), x},
+               SolveHeldRowOuter{held_row_solve(outer_.held, nullptr, nullptr, 1, 0), rhs, x}, nullptr, from_float);
+  }
+
+  // A solve's launches: the right-hand sides into the padded r_ (scatter, one thread an unknown),
+  // the sweeps, the solutions out of the padded x_ (gather), then the held rows (held, one thread
+  // a pair).
+  template <class Scatter, class Gather, class Held>
+  void solve_pass(int count, const Scatter& scatter, const Gather& gather, const Held& held,
+                  const LeadingBlockCorrection* correct, bool from_float) {
     const auto policy = graphs_.policy();
     const thrust::counting_iterator<int> first(0);
-    const long padded = static_cast<long>(blocks_) * B_;
-    if (!scatter_fills_padded_) thrust::fill(policy, r_.begin(), r_.begin() + count * padded, 0.0);
-    thrust::for_each(policy, first, first + size_,
-                     ScatterEach{raw<int>(rhs_index_), rhs, raw<double>(r_), count, stride, padded, false});
+    if (!scatter_fills_padded_)
+      thrust::fill(policy, r_.begin(), r_.begin() + static_cast<long>(count) * blocks_ * B_, 0.0);
+    thrust::for_each(policy, first, first + size_, scatter);
+    sweeps(count, correct, from_float);
+    thrust::for_each(policy, first, first + size_, gather);
+    thrust::for_each(policy, first, first + held_, held);
+  }
+
+  // The held rows' solve, their indices those of `at` (positions, or the outer order's).
+  SolveHeldRow held_row_solve(HeldIndices& at, const double* rhs, double* x, int count, long stride) {
+    return SolveHeldRow{raw<int>(at.row),          raw<int>(at.coordinate), raw<int>(held_entry_ptr_),
+                        raw<int>(at.entry_column), raw<double>(held_values_), rhs, x, count, stride, stride};
+  }
+
+  // The sweeps from the padded right-hand side r_ to the padded solution x_ (count of each).
+  void sweeps(int count, const LeadingBlockCorrection* correct, bool from_float) {
     const Blocks b = blocks();
     double *r = raw<double>(r_), *y = raw<double>(y_), *xp = raw<double>(x_);
     if (interleaved_ && from_float) {
@@ -744,12 +868,6 @@ class BlockTridiagonalSolver : public CsrSolver {
     } else {
       cyclic_reduction_sweeps(b, r, y, xp, count, correct);
     }
-    thrust::for_each(policy, first, first + size_,
-                     ScatterEach{raw<int>(x_index_), raw<double>(x_), x, count, padded, stride, true});
-    thrust::for_each(
-        policy, first, first + held_,
-        SolveHeldRow{raw<int>(held_row_), raw<int>(held_coordinate_), raw<int>(held_entry_ptr_),
-                     raw<int>(held_entry_column_), raw<double>(held_values_), rhs, x, count, stride, stride});
   }
 
   // Cyclic reduction's forward sweep level by level, the members left, then the backward sweep,
@@ -942,7 +1060,14 @@ class BlockTridiagonalSolver : public CsrSolver {
   // Per position: where its equation goes in the padded vectors (rhs_index_) and where its
   // unknown is (x_index_), -1 where none (held rows); the held rows' pairs and entries.
   Ints destination_, uncovered_, rhs_index_, x_index_, block_size_, pivots_, singular_, chain_ptr_;
-  Ints held_row_, held_coordinate_, held_entry_ptr_, held_entry_slot_, held_entry_column_;
+  HeldIndices held_at_;  // by position
+  Ints held_entry_ptr_, held_entry_slot_;
+  // The same indices in the caller's outer order (take_outer_order; empty until then).
+  struct Outer {
+    Ints rhs_index, x_index;
+    HeldIndices held;
+    int split = 0;
+  } outer_;
   Longs block_offset_, saved_offset_;
   Doubles blocks_data_, saved_data_, r_, x_, y_, held_values_;
   Floats float_blocks_data_, float_saved_data_;  // the factors' float copy (float_factors_)

@@ -96,8 +96,6 @@ class CudaBackend : public Backend {
     local_matrices_ = Doubles(static_cast<size_t>(elements_) * local_dofs_ * local_dofs_, 0.0);
     local_row_sums_ = Doubles(static_cast<size_t>(elements_) * local_dofs_, 0.0);
     energy_ = Doubles(elements_, 0.0);
-    permuted_rhs_ = Doubles(pattern_.size, 0.0);
-    permuted_solution_ = Doubles(pattern_.size, 0.0);
     end_setup_phase_on_device("work arrays", w);
     std::string name_details;  // after the layout's note: what the chains hold besides cables
     if (krylov) {
@@ -120,6 +118,9 @@ class CudaBackend : public Backend {
     }
     end_setup_phase_on_device("solver", w);
     solver_->analyze(pattern_.size, pattern_.nonzeros, raw<int>(pattern_.row_ptr), raw<int>(pattern_.col_index));
+    const thrust::host_vector<int> original_of = pattern_.original_of;
+    solver_takes_outer_order_ =
+        solver_->take_outer_order(std::vector<int>(original_of.begin(), original_of.end()), dof_count());
     end_setup_phase_on_device("analyze", w);
     solver_name_ += solver_->layout_note() + name_details;
     note_device_memory();
@@ -325,14 +326,28 @@ class CudaBackend : public Backend {
   }
 
  private:
-  // [x; y] = A^-1 [rhs_dofs; rhs_constraints] through the solver's order (pattern_.original_of).
+  // [x; y] = A^-1 [rhs_dofs; rhs_constraints] through the solver's order (pattern_.original_of):
+  // by the solver itself where it took that order (CsrSolver::take_outer_order), else through
+  // permuted copies.
   void solve_permuted(const Vector& rhs_dofs, const Vector& rhs_constraints, Vector& x, Vector& y, bool newton_update) {
+    CsrSolver& solver = factorized_ ? *factorized_ : *solver_;
+    if (&solver == solver_.get() && solver_takes_outer_order_) {
+      Stopwatch w;
+      solver.solve_outer(raw<double>(array(rhs_dofs)), raw<double>(array(rhs_constraints)), raw<double>(array(x)),
+                         raw<double>(array(y)), newton_update);
+      timings_.solve += finish_stage(w);
+      timings_.linear_iterations = solver.iterations();
+      return;
+    }
+    if (permuted_rhs_.empty()) {  // made at the first solve that needs them
+      permuted_rhs_ = Doubles(pattern_.size, 0.0);
+      permuted_solution_ = Doubles(pattern_.size, 0.0);
+    }
     const thrust::counting_iterator<int> first(0);
     thrust::for_each(Space::policy(), first, first + pattern_.size,
                      GatherPermuted{raw<int>(pattern_.original_of), raw<double>(array(rhs_dofs)),
                                     raw<double>(array(rhs_constraints)), raw<double>(permuted_rhs_), dof_count()});
     Stopwatch w;
-    CsrSolver& solver = factorized_ ? *factorized_ : *solver_;
     if (newton_update)
       solver.solve_newton_update(raw<double>(permuted_rhs_), raw<double>(permuted_solution_));
     else
@@ -492,6 +507,7 @@ class CudaBackend : public Backend {
   // (BlockChainOrdering::needs_mass_term), made at the first of them.
   bool needs_mass_term_ = false;
   double mass_coefficient_ = 1.0;  // of the last assembled matrix
+  bool solver_takes_outer_order_ = false;  // solver_ solves in the original order (solve_permuted)
   std::unique_ptr<CsrSolver> general_solver_;
   CsrSolver* factorized_ = nullptr;  // the solver of the last factorization
   CsrSolver& general_solver() {
@@ -606,7 +622,9 @@ size_t estimated_device_bytes(const Model& m, int vectors, bool float_copy) {
   // columns and source pointers.
   const size_t pattern_build = keys * (8 + 4 + 12) + slots * 12 + 4 * unknowns;
   // Once it runs: the CSR pattern and gather maps (the slots' sources keep the keys' room), the
-  // values, the element results, the permuted right-hand side and solution, the integrator's vectors.
+  // values, the element results, the permuted right-hand side and solution (a block solver that
+  // takes the original order holds two int maps instead, 8 bytes an unknown less), the
+  // integrator's vectors.
   const size_t pattern = 4 * unknowns + slots * (4 + 4) + keys * 4 + 4 * n + 4 * local_forces +
                          constraint_entries * (4 + 4 + 8) + 4 * block_entries;
   const size_t results = 8 * (slots + 2 * local_forces + local_entries + ne + 2 * unknowns);

@@ -48,8 +48,10 @@ struct LaunchKey {
   const void *first = nullptr, *second = nullptr;
   long count = 0, stride = 0;
   int variant = 0;  // which of its owner's sequences over the same arrays (the solves from float factors)
+  const void *third = nullptr, *fourth = nullptr;  // a solve's vectors beyond two (split vectors)
   bool operator==(const LaunchKey& o) const {
-    return first == o.first && second == o.second && count == o.count && stride == o.stride && variant == o.variant;
+    return first == o.first && second == o.second && count == o.count && stride == o.stride &&
+           variant == o.variant && third == o.third && fourth == o.fourth;
   }
 };
 

@@ -2,7 +2,11 @@
 // (kernels/bordered_solver.cu, the CUDA backend's code run on the host) against UMFPACK on the
 // Newton matrices of models that are a chain except for a few unknowns: a cable hanging from a
 // hinged rigid boom, planar beams joined by revolute joints between nodes.
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <cmath>
+#include <numeric>
+#include <random>
 
 #include "catenary/assembly/block_chain_ordering.hpp"
 #include "catenary/assembly/cpu_backend.hpp"
@@ -400,6 +404,49 @@ TEST_CASE("Block-tridiagonal solver: Newton updates from float factors (CATENARY
       INFO("from float factors: relative difference from UMFPACK " << error << ", from double "
                                                                    << relative_difference(c.s.reference, plain.exact));
       CHECK(error < 1e-5);
+    }
+}
+
+TEST_CASE("Block-tridiagonal solver: a caller's order in two vectors (take_outer_order) solves as its own order",
+          "[cuda-host]") {
+  // The solver's unknown p is entry outer[p] of [top; bottom]: solve_outer must give, bit for bit,
+  // the solution of solve() in the solver's order moved to the outer order, exact or as a Newton
+  // update (from the float copy where kept), held rows included (every cable here is pinned).
+  // 40 chains of 6 x 6 blocks (interleaved for chain elimination), and cables of several lengths
+  // (the contiguous layout).
+  const Model sweep = stiffness_sweep_batch(40, 5), ragged = batch_of({damped_cable(5), damped_cable(9), damped_cable(2)});
+  for (const Model* model : {&sweep, &ragged})
+    for (BlockMethod method : {BlockMethod::CyclicReduction, BlockMethod::ChainElimination}) {
+      const BorderedSystem s = bordered_system(*model, 7);
+      const int size = static_cast<int>(s.A.rows()), split = size - 2 * static_cast<int>(model->constraint_count());
+      std::vector<int> outer(size);
+      std::iota(outer.begin(), outer.end(), 0);
+      std::shuffle(outer.begin(), outer.end(), std::mt19937(11));
+      auto solver = make_block_tridiagonal_solver(s.order.block_ptr, s.order.chain_ptr, method, false);
+      solver->analyze(size, static_cast<int>(s.A.nonZeros()), s.A.outerIndexPtr(), s.A.innerIndexPtr());
+      INFO((method == BlockMethod::CyclicReduction ? "cyclic reduction" : "chain elimination") << solver->layout_note());
+      std::vector<int> twice = outer;
+      twice[1] = twice[0];
+      CHECK_THROWS_WITH(solver->take_outer_order(twice, split), Catch::Contains("not a permutation"));
+      REQUIRE(solver->take_outer_order(outer, split));
+      solver->factorize(s.A.valuePtr());
+      Eigen::VectorXd in_outer(size);
+      for (int p = 0; p < size; ++p) in_outer[outer[p]] = s.rhs[p];
+      const Eigen::VectorXd top = in_outer.head(split), bottom = in_outer.tail(size - split);
+      // Exact solves, then Newton updates (from the float copy where the solver keeps one: any
+      // solve but the first after a factorization).
+      for (bool newton_update : {false, false, true, true, true}) {
+        Eigen::VectorXd expected(size), x_top = Eigen::VectorXd::Constant(split, NAN),
+                                        x_bottom = Eigen::VectorXd::Constant(size - split, NAN);
+        solver->solve_outer(top.data(), bottom.data(), x_top.data(), x_bottom.data(), newton_update);
+        Eigen::VectorXd x(size);
+        newton_update ? solver->solve_newton_update(s.rhs.data(), x.data()) : solver->solve(s.rhs.data(), x.data());
+        for (int p = 0; p < size; ++p) expected[outer[p]] = x[p];
+        INFO((newton_update ? "a Newton update" : "exact"));
+        CHECK(x_top == expected.head(split));
+        CHECK(x_bottom == expected.tail(size - split));
+        CHECK(relative_difference(s.reference, x) < (newton_update ? 1e-5 : 1e-9));
+      }
     }
 }
 

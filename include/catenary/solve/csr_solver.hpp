@@ -30,6 +30,23 @@ class CsrSolver {
   virtual void solve_many(const double* rhs, double* x, int count, int stride) {
     for (int k = 0; k < count; ++k) solve(rhs + static_cast<long>(k) * stride, x + static_cast<long>(k) * stride);
   }
+  // The caller's unknowns in another order and in two vectors: the solver's unknown p is entry
+  // outer[p] of [top; bottom], top holding the first `split` (the CUDA backend's coordinates and
+  // multipliers). A solver that returns true (after analyze; outer must be a permutation of its
+  // size) then solves from and into those vectors (solve_outer) with the outer order folded into
+  // its own maps: the caller's copy of the right-hand side into the solver's order and of the
+  // solution back were two passes over the unknowns a solve, on top of the solver's own.
+  virtual bool take_outer_order(const std::vector<int>& outer, int split) {
+    (void)outer, (void)split;
+    return false;
+  }
+  // [x_top; x_bottom] = A^-1 [top; bottom] in the outer order (after take_outer_order returned
+  // true); newton_update: as solve_newton_update.
+  virtual void solve_outer(const double* top, const double* bottom, double* x_top, double* x_bottom,
+                           bool newton_update) {
+    (void)top, (void)bottom, (void)x_top, (void)x_bottom, (void)newton_update;
+    throw std::logic_error("solve_outer: the solver took no outer order");
+  }
   // Iterations of all solves so far (iterative solvers; a direct solver has none).
   virtual long iterations() const { return 0; }
   // How it lays out its factors where that depends on the pattern, for the solver's name (after

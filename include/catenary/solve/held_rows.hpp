@@ -100,13 +100,14 @@ struct SolveHeldRow {
   int count;
   long rhs_stride, x_stride;
   CATENARY_HD void operator()(int h) const {
-    for (int c = 0; c < count; ++c) {
-      const double* b = rhs + c * rhs_stride;
-      double* xc = x + c * x_stride;
-      double sum = b[coordinate[h]];
-      for (int k = entry_ptr[h] + 1; k < entry_ptr[h + 1]; ++k) sum -= value[k] * xc[entry_column[k]];
-      xc[row[h]] = sum / value[entry_ptr[h]];
-    }
+    for (int c = 0; c < count; ++c) solve(h, rhs + c * rhs_stride, x + c * x_stride);
+  }
+  // Pair h's x_r from b and xc, which index as rhs and x do (arrays, or views of them).
+  template <class Rhs, class X>
+  CATENARY_HD void solve(int h, const Rhs& b, const X& xc) const {
+    double sum = b[coordinate[h]];
+    for (int k = entry_ptr[h] + 1; k < entry_ptr[h + 1]; ++k) sum -= value[k] * xc[entry_column[k]];
+    xc[row[h]] = sum / value[entry_ptr[h]];
   }
 };
 
