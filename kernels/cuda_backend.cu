@@ -14,6 +14,7 @@
 
 #include "backend_functors.cuh"
 #include "catenary/assembly/block_chain_ordering.hpp"
+#include "catenary/model/element_records.hpp"
 #include "catenary/assembly/model_operators.hpp"
 #include "catenary/assembly/unknown_ordering.hpp"
 #include "catenary/assembly/vector_kernels.hpp"
@@ -58,11 +59,22 @@ class CudaBackend : public Backend {
     node_a_ = Ints(el.node_a.begin(), el.node_a.end());
     node_b_ = Ints(el.node_b.begin(), el.node_b.end());
     // The element records field-major (core/record_array.hpp): the same numbers the CPU backend
-    // reads from finalize_model's element-major ones.
+    // reads from finalize_model's element-major ones; shared between the elements that hold the
+    // same ones where those are few (model/element_records.hpp).
     const auto upload = [](const std::vector<double>& host) { return Doubles(host.begin(), host.end()); };
-    properties_ = upload(to_field_major(el.properties));
-    quadrature_ = upload(to_field_major(el.quadrature));
-    scalar_mass_ = upload(to_field_major(el.scalar_mass.data(), elements_, 16));
+    const SharedElementRecords shared = shared_element_records(el);
+    if (reads_shared_records(shared.count(), elements_)) {
+      records_ = shared.count();
+      record_of_ = Ints(shared.record_of.begin(), shared.record_of.end());
+      properties_ = upload(to_field_major(shared.properties));
+      quadrature_ = upload(to_field_major(shared.quadrature));
+      scalar_mass_ = upload(to_field_major(shared.scalar_mass.data(), records_, 16));
+    } else {
+      records_ = elements_;
+      properties_ = upload(to_field_major(el.properties));
+      quadrature_ = upload(to_field_major(el.quadrature));
+      scalar_mass_ = upload(to_field_major(el.scalar_mass.data(), elements_, 16));
+    }
     end_setup_phase_on_device("element data", w);
 
     const Eigen::SparseMatrix<double, Eigen::RowMajor> C = constraint_matrix(m);
@@ -221,7 +233,7 @@ class CudaBackend : public Backend {
     const thrust::counting_iterator<int> first(0);
     const int *ptr = raw<int>(pattern_.dof_source_ptr), *sources = raw<int>(pattern_.dof_sources);
     const int *a = raw<int>(node_a_), *b = raw<int>(node_b_);
-    const RecordArray Ms = field_major(raw<double>(scalar_mass_), elements_);
+    const RecordArray Ms = records(scalar_mass_);
     const double* xs = raw<double>(array(x));
     double* ys = raw<double>(array(y));
     const long entry_major = elements_;  // the local entries' layout (LocalEntryLayout)
@@ -419,9 +431,9 @@ class CudaBackend : public Backend {
                            const ForceTerms& terms) {
     using Pass = ElementPass<D, Damped, Jacobian>;
     const int threads = Pass::kThreadsPerElement * elements_;
-    const Pass pass{field_major(raw<double>(properties_), elements_),
-                    field_major(raw<double>(quadrature_), elements_),
-                    field_major(raw<double>(scalar_mass_), elements_),
+    const Pass pass{records(properties_),
+                    records(quadrature_),
+                    records(scalar_mass_),
                     raw<int>(node_a_),
                     raw<int>(node_b_),
                     raw<double>(array(q)),
@@ -458,7 +470,7 @@ class CudaBackend : public Backend {
       const thrust::counting_iterator<int> first(0);
       thrust::for_each(Space::policy(), first, first + threads, pass);
     }
-    timings_.element_bytes += element_pass_bytes<D>(elements_, dof_count(), Jacobian, terms.w != nullptr);
+    timings_.element_bytes += element_pass_bytes<D>(elements_, dof_count(), Jacobian, terms.w != nullptr, records_);
   }
   // The pass compiled for this model's dimension and damping.
   template <int D, bool Damped>
@@ -488,10 +500,17 @@ class CudaBackend : public Backend {
       thrust::for_each(Space::policy(), first, first + dof_count(), sum);
   }
 
+  // One of the element record arrays, field-major, shared where record_of_ is kept.
+  RecordArray records(const Doubles& values) const {
+    return field_major(raw<double>(values), records_, record_of_.empty() ? nullptr : raw<int>(record_of_));
+  }
+
   size_t baseline_device_bytes_;
   int dimension_, elements_, nodes_, local_dofs_;
   bool damped_;  // any element with material damping: the element pass reads velocities
   Ints node_a_, node_b_;
+  int records_ = 0;                                // element records held (elements_ unless shared)
+  Ints record_of_;                                 // each element's record where they are shared, else empty
   Doubles properties_, quadrature_, scalar_mass_;  // field-major RecordArrays
   Ints c_ptr_, c_col_, ct_row_, ct_ptr_, ct_col_;  // C in CSR, C^T by its listed rows
   Doubles c_val_, ct_val_;
@@ -611,10 +630,14 @@ size_t estimated_device_bytes(const Model& m, int vectors, bool float_copy) {
   // of both blocks and the multibody block's entries; they reduce to the CSR slots.
   const size_t keys = local_entries + n + 2 * constraint_entries + block_entries;
   const size_t slots = std::min(keys, newton_matrix_slot_bound(m, constraint_entries, block_entries));
-  // Held throughout: element data (nodes, properties, reference, scalar mass), the
-  // constraint Jacobian (CSR) and its transpose (listed rows: at most two ints a row, one row an
-  // entry), load patterns and scales, the unknown order both ways.
-  const size_t model_data = ne * (8 + sizeof(ElementProperties) + sizeof(ReferenceQuadrature) + 8 * 16) +
+  // Held throughout: element data (nodes; properties, reference, scalar mass, shared or not, as the
+  // backend holds them), the constraint Jacobian (CSR) and its transpose (listed rows: at most two
+  // ints a row, one row an entry), load patterns and scales, the unknown order both ways.
+  const int shared_records = shared_element_records(m.elements).count();
+  const bool shared = reads_shared_records(shared_records, static_cast<int>(ne));
+  const size_t records = shared ? shared_records : ne;
+  const size_t model_data = ne * (8 + (shared ? 4 : 0)) +
+                            records * (sizeof(ElementProperties) + sizeof(ReferenceQuadrature) + 8 * 16) +
                             constraint_entries * (12 + 20) + unknowns * 4 + 8 * n * (load_pattern_count(m) + 1) +
                             8 * unknowns;
   // While the pattern is built: the keys and their sources (with the sort's second buffer, or, once

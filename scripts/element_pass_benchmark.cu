@@ -15,7 +15,9 @@
 // its element records (properties, reference quadrature, scalar mass) field-major
 // (core/record_array.hpp) and writes the local forces and row sums entry-major (LocalEntryLayout)
 // since the thirty-second session; the forces pass at two blocks an SM and the block pass also
-// run with both element-major, as before, to measure what that saves. This prints, per
+// run with both element-major, as before, to measure what that saves, and with the records
+// shared (model/element_records.hpp: the cable's elements hold one record, read through a
+// record number an element), as the backend reads them since the thirty-fifth session. This prints, per
 // launch, the median time of a pass, the bandwidth it reaches (element_pass_bytes, as the
 // benchmark's "el GB/s") and its fraction of the device's peak, and checks that its forces,
 // matrices and energies equal the Thrust launch's bit for bit (the same code; anything else is a
@@ -40,6 +42,7 @@
 #include "../kernels/backend_functors.cuh"
 #include "../kernels/jacobian_block_pass.cuh"
 #include "../kernels/memory_space.cuh"
+#include "catenary/model/element_records.hpp"
 #include "catenary/assembly/model_operators.hpp"
 #include "catenary/kernels/cuda_backend.hpp"
 #include "catenary/model/reference_models.hpp"
@@ -58,23 +61,36 @@ void check(cudaError_t status, const char* what) {
   }
 }
 
+// How a pass reads the element records and writes its local forces and row sums: field-major and
+// entry-major (the backend's layouts until the thirty-fifth session), element-major (before the
+// thirty-second), or the records shared and field-major (the backend's for this cable since).
+enum class Layout { FieldMajor, ByElement, Shared };
+
 // The cable's element arrays on the device and the pass's outputs, as the backend holds them.
 struct DeviceCable {
   int elements;
-  // The element records field-major (the backend's layout) and element-major (Model's).
+  SharedElementRecords shared;
+  // The element records field-major (the backend's layout), element-major (Model's), and shared.
   thrust::device_vector<double> properties, quadrature, scalar_mass;
   thrust::device_vector<double> properties_by_element, quadrature_by_element, scalar_mass_by_element;
+  thrust::device_vector<double> shared_properties, shared_quadrature, shared_scalar_mass;
+  thrust::device_vector<int> record_of;
   thrust::device_vector<double> q, v, w, forces, matrices, row_sums, energy;
   thrust::device_vector<int> node_a, node_b;
 
   explicit DeviceCable(const Model& m)
       : elements(m.elements.size()),
+        shared(shared_element_records(m.elements)),
         properties(device(to_field_major(m.elements.properties))),
         quadrature(device(to_field_major(m.elements.quadrature))),
         scalar_mass(device(to_field_major(m.elements.scalar_mass.data(), elements, 16))),
         properties_by_element(device(element_major_values(m.elements.properties))),
         quadrature_by_element(device(element_major_values(m.elements.quadrature))),
         scalar_mass_by_element(device(m.elements.scalar_mass)),
+        shared_properties(device(to_field_major(shared.properties))),
+        shared_quadrature(device(to_field_major(shared.quadrature))),
+        shared_scalar_mass(device(to_field_major(shared.scalar_mass.data(), shared.count(), 16))),
+        record_of(shared.record_of.begin(), shared.record_of.end()),
         forces(static_cast<size_t>(elements) * 12),
         matrices(static_cast<size_t>(elements) * 144),
         row_sums(static_cast<size_t>(elements) * 12),
@@ -98,19 +114,20 @@ struct DeviceCable {
   }
 
   // mass_term: the forces with M w added (ForceTerms' vector), as the integrator's residuals ask.
-  // by_element: the element records, local forces and row sums element-major (before the
-  // thirty-second session).
   template <bool Jacobian>
-  ElementPass<3, false, Jacobian> pass(bool mass_term = false, bool by_element = false) {
+  ElementPass<3, false, Jacobian> pass(bool mass_term = false, Layout layout = Layout::FieldMajor) {
     const NewtonMatrixCoefficients c{1.0, 2.5e-7, 5e-4, 1.0};
+    const bool by_element = layout == Layout::ByElement;
     const auto records = [&](thrust::device_vector<double>& field_major_values,
-                             thrust::device_vector<double>& element_major_values, int fields) {
+                             thrust::device_vector<double>& element_major_values,
+                             thrust::device_vector<double>& shared_values, int fields) {
+      if (layout == Layout::Shared) return field_major(raw<double>(shared_values), shared.count(), raw<int>(record_of));
       return by_element ? element_major(raw<double>(element_major_values), fields)
                         : field_major(raw<double>(field_major_values), elements);
     };
-    return {records(properties, properties_by_element, sizeof(ElementProperties) / sizeof(double)),
-            records(quadrature, quadrature_by_element, sizeof(ReferenceQuadrature) / sizeof(double)),
-            records(scalar_mass, scalar_mass_by_element, 16),
+    return {records(properties, properties_by_element, shared_properties, sizeof(ElementProperties) / sizeof(double)),
+            records(quadrature, quadrature_by_element, shared_quadrature, sizeof(ReferenceQuadrature) / sizeof(double)),
+            records(scalar_mass, scalar_mass_by_element, shared_scalar_mass, 16),
             raw<int>(node_a),
             raw<int>(node_b),
             raw<double>(q),
@@ -182,7 +199,9 @@ void run_pass(DeviceCable& cable, int n, int dofs, double peak, bool mass_term =
   using Pass = ElementPass<3, false, Jacobian>;
   const int threads = Pass::kThreadsPerElement * cable.elements;
   const Pass pass = cable.template pass<Jacobian>(mass_term);
-  const double bytes = element_pass_bytes<3>(cable.elements, dofs, Jacobian, mass_term);
+  const double bytes = element_pass_bytes<3>(cable.elements, dofs, Jacobian, mass_term, cable.elements);
+  // The bytes of the passes that read the shared records.
+  const double shared_bytes = element_pass_bytes<3>(cable.elements, dofs, Jacobian, mass_term, cable.shared.count());
   const char* name = Jacobian ? "jacobian" : mass_term ? "forces+Mw" : "forces";
   const thrust::counting_iterator<int> first(0);
   const auto thrust_launch = [&] { thrust::for_each(thrust::cuda::par_nosync, first, first + threads, pass); };
@@ -201,11 +220,15 @@ void run_pass(DeviceCable& cable, int n, int dofs, double peak, bool mass_term =
   capped(item_loop<256, 2, Pass>, 2);
   capped(item_loop<256, 3, Pass>, 3);
   capped(item_loop<256, 4, Pass>, 4);
-  if constexpr (!Jacobian) {  // the backend's forces launch with the records element-major
-    const Pass by_element = cable.template pass<Jacobian>(mass_term, true);
+  if constexpr (!Jacobian) {  // the backend's forces launch with the records element-major, and shared
+    const Pass by_element = cable.template pass<Jacobian>(mass_term, Layout::ByElement);
     cable.clear();
     const double ms = median_ms([&] { item_loop<256, 2, Pass><<<(threads + 255) / 256, 256>>>(by_element, threads); });
     print_row(n, name, "2 blocks/SM, elem.-major", ms, bytes, peak, cable.outputs(true) == reference);
+    const Pass shared = cable.template pass<Jacobian>(mass_term, Layout::Shared);
+    cable.clear();
+    const double shared_ms = median_ms([&] { item_loop<256, 2, Pass><<<(threads + 255) / 256, 256>>>(shared, threads); });
+    print_row(n, name, "2 blocks/SM, shared rec.", shared_ms, shared_bytes, peak, cable.outputs() == reference);
   }
   if constexpr (Jacobian) {  // the backend's launch: matrix rows staged in shared memory
     cable.clear();
@@ -237,12 +260,18 @@ void run_pass(DeviceCable& cable, int n, int dofs, double peak, bool mass_term =
       });
       print_row(n, name, "blocks, points by elem.", by_element_ms, bytes, peak, cable.outputs() == out);
       // The block pass with the element records and local forces element-major.
-      const catenary::cuda::JacobianBlockPass<3> records_by_element{cable.template pass<Jacobian>(false, true)};
+      const catenary::cuda::JacobianBlockPass<3> records_by_element{cable.template pass<Jacobian>(false, Layout::ByElement)};
       cable.clear();
       const double records_ms = median_ms([&] {
         catenary::cuda::launch_jacobian_blocks<catenary::cuda::DeviceSpace, 3>(cable.elements, records_by_element);
       });
       print_row(n, name, "blocks, elem.-major", records_ms, bytes, peak, cable.outputs(true) == out);
+      // And with the records shared.
+      const catenary::cuda::JacobianBlockPass<3> shared{cable.template pass<Jacobian>(false, Layout::Shared)};
+      cable.clear();
+      const double shared_ms = median_ms(
+          [&] { catenary::cuda::launch_jacobian_blocks<catenary::cuda::DeviceSpace, 3>(cable.elements, shared); });
+      print_row(n, name, "blocks, shared rec.", shared_ms, shared_bytes, peak, cable.outputs() == out);
     }
   }
 }
@@ -268,6 +297,7 @@ int main(int argc, char** argv) {
   for (const int n : sizes) {
     const Model m = falling_cable_pendulum(n);
     DeviceCable cable(m);
+    std::printf("# n = %d: %d shared element record(s)\n", n, cable.shared.count());
     run_pass<false>(cable, n, m.dof_count(), peak);
     run_pass<false>(cable, n, m.dof_count(), peak, true);  // the residuals' pass: the forces with M w
     run_pass<true>(cable, n, m.dof_count(), peak);

@@ -151,7 +151,7 @@ double CpuBackend::evaluate_elements(const Eigen::VectorXd& q, const Eigen::Vect
     element_newton_matrix<D>(out, Ms, c, &local_matrices_[static_cast<size_t>(nl) * nl * e],
                              &local_row_sums_[static_cast<size_t>(nl) * e]);
   }
-  timings_.element_bytes += element_pass_bytes<D>(ne, q.size(), jacobian, w != nullptr);
+  timings_.element_bytes += element_pass_bytes<D>(ne, q.size(), jacobian, w != nullptr, ne);
   return energy;
 }
 

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "catenary/core/errors.hpp"
+#include "catenary/model/element_records.hpp"
 
 namespace catenary {
 
@@ -124,6 +125,7 @@ void finalize_model(Model& m) {
       for (int l = 0; l < 4; ++l) el.scalar_mass[16 * e + 4 * k + l] = M(k, l);
     }
   }
+  share_close_element_records(el);
   // Model size: the diagonal of the box around the nodes and rigid bodies, or the mean body length.
   double lo[3] = {1e300, 1e300, 1e300}, hi[3] = {-1e300, -1e300, -1e300};
   auto include = [&](const double* x, int dims) {

@@ -31,18 +31,25 @@ struct StridedSlots {
   CATENARY_HD double& operator[](long f) const { return first[f * stride]; }
 };
 
-// Record e's field f at base[e * record_stride + f * field_stride].
+// Record e's field f at base[e * record_stride + f * field_stride]; with record_of, element e's
+// record is record_of[e] (records shared between elements, model/element_records.hpp).
 struct RecordArray {
   const double* base = nullptr;
   long record_stride = 0, field_stride = 0;
+  const int* record_of = nullptr;
 
-  CATENARY_HD StridedValues operator[](long e) const { return {base + e * record_stride, field_stride}; }
+  CATENARY_HD StridedValues operator[](long e) const {
+    const long r = record_of ? record_of[e] : e;
+    return {base + r * record_stride, field_stride};
+  }
 };
 
 // Records of `fields` doubles each, stored one record after another.
 inline RecordArray element_major(const double* base, int fields) { return {base, fields, 1}; }
-// Records stored field by field, `count` of them.
-inline RecordArray field_major(const double* base, long count) { return {base, 1, count}; }
+// Records stored field by field, `count` of them; element e's is record_of[e] where given.
+inline RecordArray field_major(const double* base, long count, const int* record_of = nullptr) {
+  return {base, 1, count, record_of};
+}
 
 // The field-major copy of `count` element-major records of `fields` doubles.
 inline std::vector<double> to_field_major(const double* records, long count, int fields) {

@@ -19,18 +19,22 @@ struct NewtonMatrixCoefficients {
 };
 
 // Bytes an element pass moves at least in the backends' layouts (per element: node indices,
-// properties, the reference at the quadrature points, force and energy written; with the Jacobian
-// also the scalar mass read, the local Newton matrix and its rows' sums of |entries| written), plus
-// the coordinates and velocities read once each, and with a mass term (ForceTerms) its vector and,
-// without the Jacobian, the scalar mass.
+// force and energy written; with the Jacobian also the local Newton matrix and its rows' sums of
+// |entries| written), plus the coordinates and velocities read once each, and with a mass term
+// (ForceTerms) its vector; and the element records read (properties, the reference at the
+// quadrature points, and with the Jacobian or the mass term the scalar mass): `records` of them,
+// one an element or fewer shared through a record number an element (model/element_records.hpp).
 // The element stage's achieved bandwidth is this over its time.
 template <int D>
-constexpr double element_pass_bytes(long elements, long dofs, bool jacobian, bool mass_term = false) {
+constexpr double element_pass_bytes(long elements, long dofs, bool jacobian, bool mass_term, long records) {
   constexpr int n = 4 * D;
-  const double per_element = 2 * sizeof(int) + sizeof(ElementProperties) + sizeof(ReferenceQuadrature) +
-                             sizeof(double) * (n + 1) + (jacobian ? sizeof(double) * (16 + n * n + n) : 0) +
-                             (mass_term && !jacobian ? sizeof(double) * 16 : 0);
-  return static_cast<double>(elements) * per_element + (mass_term ? 3.0 : 2.0) * sizeof(double) * dofs;
+  const double per_element =
+      2 * sizeof(int) + sizeof(double) * (n + 1) + (jacobian ? sizeof(double) * (n * n + n) : 0);
+  const double per_record = sizeof(ElementProperties) + sizeof(ReferenceQuadrature) +
+                            (jacobian || mass_term ? sizeof(double) * 16 : 0);
+  const double record_numbers = records < elements ? sizeof(int) * static_cast<double>(elements) : 0.0;
+  return static_cast<double>(elements) * per_element + static_cast<double>(records) * per_record + record_numbers +
+         (mass_term ? 3.0 : 2.0) * sizeof(double) * dofs;
 }
 
 // The Jacobian weights of the Newton matrix c.mass M + c.stiffness K + c.damping D.
