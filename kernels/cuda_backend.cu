@@ -192,13 +192,22 @@ class CudaBackend : public Backend {
     for (int k = 0; k < at.count; ++k) maxima[k] = m.m[k];
   }
   double weighted_norm(const Vector& dx, const Vector& x, double tol, int* worst) override {
-    const thrust::counting_iterator<int> first(0);
-    const WeightedEntry w = thrust::transform_reduce(
-        Space::policy(), first, first + dx.size(),
-        WeightedEntryAt{raw<double>(array(dx)), raw<double>(array(x)), raw<double>(coordinate_scales_), tol},
-        WeightedEntry{0.0, 0}, LargerEntry());
+    const WeightedEntry w = largest_entry(
+        WeightedEntryAt{raw<double>(array(dx)), raw<double>(array(x)), raw<double>(coordinate_scales_), tol}, dx.size());
     if (worst) *worst = w.index;
     return w.value;
+  }
+  double weighted_difference_norm(double factor, const Vector& a, const Vector& b, const Vector& x,
+                                  double tol) override {
+    return largest_entry(WeightedEntryAt{raw<double>(array(a)), raw<double>(array(x)),
+                                                  raw<double>(coordinate_scales_), tol, raw<double>(array(b)), factor},
+                                  a.size())
+        .value;
+  }
+  // The largest of n weighted entries, reduced where the vectors are.
+  static WeightedEntry largest_entry(const WeightedEntryAt& at, int n) {
+    const thrust::counting_iterator<int> first(0);
+    return thrust::transform_reduce(Space::policy(), first, first + n, at, WeightedEntry{0.0, 0}, LargerEntry());
   }
   UpdateNorms add_update(const Vector& dx, Vector& x, std::initializer_list<Increment> also, double tol) override {
     const NewtonUpdate f =
@@ -330,8 +339,10 @@ class CudaBackend : public Backend {
   void combine_loads(const std::vector<double>& scales, Vector& g) override {
     Doubles& out = array(g);
     const int n = dof_count();
-    thrust::fill(Space::policy(), out.begin(), out.end(), 0.0);
-    for (size_t k = 0; k < scales.size(); ++k) {
+    if (scales.empty()) return thrust::fill(Space::policy(), out.begin(), out.end(), 0.0);
+    // The first pattern's term writes g, without a pass of zeros before it; the others add.
+    thrust::transform(Space::policy(), load_patterns_.begin(), load_patterns_.begin() + n, out.begin(), Times{scales[0]});
+    for (size_t k = 1; k < scales.size(); ++k) {
       const auto pattern = load_patterns_.begin() + static_cast<long>(k) * n;
       thrust::transform(Space::policy(), pattern, pattern + n, out.begin(), out.begin(), Axpby{scales[k], 1.0});
     }

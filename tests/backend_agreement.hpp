@@ -154,6 +154,16 @@ inline void check_operators_agree(const Model& m, Backend& other, unsigned seed,
     int worst_ref = -1;
     const double weighted_ref = cpu.weighted_norm(dx_ref, x_ref, tol, &worst_ref);
     REQUIRE(worst_ref == 5);
+    // The norm of a scaled difference (weighted_difference_norm) without the difference written:
+    // dx = 2.5 ((dx / 2.5 + y1) - y1), to the rounding of forming it.
+    for (Backend* b : {static_cast<Backend*>(&cpu), &other}) {
+      INFO("weighted_difference_norm on " << b->name());
+      Vector va = b->make_vector(n), vb = b->make_vector(n), vx = b->make_vector(n);
+      b->upload(Eigen::VectorXd(dx / 2.5 + y1), va);
+      b->upload(y1, vb);
+      b->upload(q + dx, vx);
+      CHECK(b->weighted_difference_norm(2.5, va, vb, vx, tol) == Approx(weighted_ref).epsilon(1e-9));
+    }
     for (Backend* b : {static_cast<Backend*>(&cpu), &other}) {
       INFO("add_update on " << b->name());
       Vector vdx = b->make_vector(n), vx = b->make_vector(n), vy1 = b->make_vector(n), vy2 = b->make_vector(n);

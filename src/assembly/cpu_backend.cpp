@@ -105,6 +105,14 @@ double CpuBackend::weighted_norm(const Vector& dx, const Vector& x, double tol, 
   return worst.value;
 }
 
+double CpuBackend::weighted_difference_norm(double factor, const Vector& a, const Vector& b, const Vector& x,
+                                            double tol) {
+  return largest_weighted_entry(WeightedEntryAt{host(a).data(), host(x).data(), coordinate_scales_.data(), tol,
+                                                host(b).data(), factor},
+                                a.size())
+      .value;
+}
+
 UpdateNorms CpuBackend::add_update(const Vector& dx, Vector& x, std::initializer_list<Increment> also, double tol) {
   const NewtonUpdate f =
       newton_update(dx, x, also, coordinate_scales_.data(), tol, [](auto& v) { return host(v).data(); });

@@ -83,10 +83,8 @@ class BDFStepper : public TimeStepper {
 
   double error_estimate(const StepState&, const StepState& to, double h) override {
     const double c = 1.0 / (used_order_ + 1);
-    be_.combine({{c, &to.q}, {-c, &pred_q_}}, work_);
-    const double position = be_.weighted_norm(work_, to.q, s_.error_tolerance, nullptr);
-    be_.combine({{c * h, &to.v}, {-c * h, &pred_v_}}, work_);
-    const double velocity = be_.weighted_norm(work_, to.q, s_.error_tolerance, nullptr);
+    const double position = be_.weighted_difference_norm(c, to.q, pred_q_, to.q, s_.error_tolerance);
+    const double velocity = be_.weighted_difference_norm(c * h, to.v, pred_v_, to.q, s_.error_tolerance);
     return std::max(position, velocity);
   }
 

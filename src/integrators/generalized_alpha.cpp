@@ -72,8 +72,7 @@ class GeneralizedAlphaStepper : public TimeStepper {
   // e = h^2 (1/12 + (alpha_m - alpha_f)^2 / 4) (a1 - a0), see the file header.
   double error_estimate(const StepState& from, const StepState& to, double h) override {
     const double d = alpha_m_ - alpha_f_, k = h * h * (1.0 / 12.0 + 0.25 * d * d);
-    be_.combine({{k, &to.a}, {-k, &from.a}}, lag_);
-    return be_.weighted_norm(lag_, to.q, s_.error_tolerance, nullptr);
+    return be_.weighted_difference_norm(k, to.a, from.a, to.q, s_.error_tolerance);
   }
 
  private:

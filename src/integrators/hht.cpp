@@ -58,8 +58,7 @@ class HHTStepper : public TimeStepper {
   // e = h^2 (beta - 1/6) (a1 - a0), measured against the error tolerance.
   double error_estimate(const StepState& from, const StepState& to, double h) override {
     const double k = h * h * std::fabs(beta_ - 1.0 / 6.0);
-    be_.combine({{k, &to.a}, {-k, &from.a}}, Mx_);
-    return be_.weighted_norm(Mx_, to.q, s_.error_tolerance, nullptr);
+    return be_.weighted_difference_norm(k, to.a, from.a, to.q, s_.error_tolerance);
   }
 
  private:

@@ -159,6 +159,10 @@ class Backend {
   // max_i |dx_i| / (tol (scale_i + |x_i|)) over the coordinates (scale: characteristic length
   // for positions, 1 for slopes); infinite if any entry is not finite. worst (optional) gets i.
   virtual double weighted_norm(const Vector& dx, const Vector& x, double tol, int* worst) = 0;
+  // The same for dx = factor (a - b), without dx written first: a local error estimate's norm
+  // (a pass that read a and b and wrote dx, read again: 2 of its 6 coordinate-sized vectors).
+  virtual double weighted_difference_norm(double factor, const Vector& a, const Vector& b, const Vector& x,
+                                          double tol) = 0;
 
   // A Newton update in one pass: x += dx and y_k += a_k dx for at most kMaxIncrements vectors that
   // follow it (the step's kinematics), returning the weighted norm of dx at the updated x and

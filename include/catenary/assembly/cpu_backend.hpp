@@ -42,6 +42,8 @@ class CpuBackend : public Backend {
   double max_abs(const Vector& x) override;
   void max_abs_each(std::initializer_list<const Vector*> xs, double* maxima) override;
   double weighted_norm(const Vector& dx, const Vector& x, double tol, int* worst) override;
+  double weighted_difference_norm(double factor, const Vector& a, const Vector& b, const Vector& x,
+                                  double tol) override;
   UpdateNorms add_update(const Vector& dx, Vector& x, std::initializer_list<Increment> also, double tol) override;
 
   using Backend::assemble_newton_matrix;

@@ -63,10 +63,16 @@ struct WeightedEntry {
   double value;
   int index;
 };
+// With minus, the entry of factor (dx - minus) (Backend::weighted_difference_norm).
 struct WeightedEntryAt {
   const double *dx, *x, *scale;
   double tol;
-  CATENARY_HD WeightedEntry operator()(int i) const { return {weighted_entry(dx[i], x[i], scale[i], tol), i}; }
+  const double* minus = nullptr;
+  double factor = 1.0;
+  CATENARY_HD WeightedEntry operator()(int i) const {
+    const double d = minus ? factor * (dx[i] - minus[i]) : dx[i];
+    return {weighted_entry(d, x[i], scale[i], tol), i};
+  }
 };
 struct LargerEntry {
   CATENARY_HD WeightedEntry operator()(const WeightedEntry& a, const WeightedEntry& b) const {
