@@ -46,6 +46,20 @@ struct ElementPass {
   // staged in shared memory to be copied out coalesced (for_each_staged, memory_space.cuh).
   CATENARY_HD void evaluate(int t, double* matrix_rows) const {
     const int e = t / kThreadsPerElement, shape = (t % kThreadsPerElement) * kShapes;
+    evaluate_into(e, shape, matrix_rows, LocalForceRows{local, local_forces});
+  }
+
+  // Where element e's force rows from first_row on go: the element-local array (entry-major), or
+  // for a pass that sums them itself (ChainForcesPass) its shared memory.
+  struct LocalForceRows {
+    LocalEntryLayout<kLocal> local;
+    double* forces;
+    CATENARY_HD StridedSlots operator()(int e, int first_row) const { return local.entries(forces, e, first_row); }
+  };
+
+  // Element e's pass for shape functions shape on, its force rows written where force_rows says.
+  template <class ForceRows>
+  CATENARY_HD void evaluate_into(int e, int shape, double* matrix_rows, const ForceRows& force_rows) const {
     double qe[kLocal], ve[Damped ? kLocal : 1];
     for (int i = 0; i < kLocal; ++i) {
       const int g = local_to_global_dof(node_a[e], node_b[e], 2 * D, i);
@@ -56,7 +70,7 @@ struct ElementPass {
     evaluate_element<D, kShapes, Damped>(element_properties_from(properties[e]),
                                          ReferenceQuadratureValues<StridedValues>(quadrature[e]), qe, ve, Jacobian, out,
                                          newton_jacobian_weights(c), shape);
-    write_forces<kShapes * D>(e, shape, out.force.v);
+    write_forces<kShapes * D>(e, shape, out.force.v, force_rows);
     if (shape == 0) energy[e] = out.energy;
     if constexpr (Jacobian)
       element_newton_matrix<D>(out, scalar_mass[e], c, matrix_rows, local.entries(local_row_sums, e, shape * D));
@@ -65,12 +79,12 @@ struct ElementPass {
   // Element e's force rows of shape functions first_shape on (Rows values, the element math's
   // force), with the mass term where ForceTerms has one. Its vector is gathered only here, so that
   // its values hold no registers during the element math.
-  template <int Rows>
-  CATENARY_HD void write_forces(int e, int first_shape, const double* force) const {
+  template <int Rows, class ForceRows>
+  CATENARY_HD void write_forces(int e, int first_shape, const double* force, const ForceRows& force_rows) const {
     double we[kLocal];
     if (w)
       for (int i = 0; i < kLocal; ++i) we[i] = w[local_to_global_dof(node_a[e], node_b[e], 2 * D, i)];
-    const StridedSlots rows = local.entries(local_forces, e, first_shape * D);
+    const StridedSlots rows = force_rows(e, first_shape * D);
     for (int i = 0; i < Rows; ++i)
       rows[i] = element_force_output<D>(
           force[i], w != nullptr, force_scale, mass_scale, scalar_mass[e], we, first_shape + i / D, i % D);
@@ -98,6 +112,13 @@ struct GatherSum {
   double* out;
   CATENARY_HD void operator()(int k) const { out[k] = gathered_sum(ptr, sources, values, k); }
 };
+// to[d] = from[d] for each listed d.
+struct CopyAt {
+  const double* from;
+  double* to;
+  CATENARY_HD void operator()(int d) const { to[d] = from[d]; }
+};
+
 // out[k] = from[k] - the same sum (a Newton residual, ForceTerms::from).
 struct GatherDifference {
   GatherSum sum;

@@ -13,11 +13,13 @@
 #include <string>
 
 #include "backend_functors.cuh"
+#include "chain_forces_pass.cuh"
 #include "catenary/assembly/block_chain_ordering.hpp"
 #include "catenary/model/element_records.hpp"
 #include "catenary/assembly/model_operators.hpp"
 #include "catenary/assembly/unknown_ordering.hpp"
 #include "catenary/assembly/vector_kernels.hpp"
+#include "catenary/core/environment.hpp"
 #include "catenary/core/errors.hpp"
 #include "catenary/core/stopwatch.hpp"
 #include "catenary/kernels/cuda_backend.hpp"
@@ -74,6 +76,22 @@ class CudaBackend : public Backend {
       properties_ = upload(to_field_major(el.properties));
       quadrature_ = upload(to_field_major(el.quadrature));
       scalar_mass_ = upload(to_field_major(el.scalar_mass.data(), elements_, 16));
+    }
+    // Residuals summed in the forces pass where the elements run along chains of nodes
+    // (chain_forces_pass.cuh); the dofs of no element (rigid bodies, free nodes) take from alone.
+    chain_forces_ = elements_ > 0 && elements_along_node_chains(el.node_a, el.node_b, nodes_) &&
+                    !switched_off("CATENARY_CHAIN_FORCES");
+    if (chain_forces_) {
+      std::vector<bool> covered(m.dof_count(), false);
+      for (int e = 0; e < elements_; ++e)
+        for (int i = 0; i < local_dofs_; ++i) covered[local_to_global_dof(el.node_a[e], el.node_b[e], local_dofs_ / 2, i)] = true;
+      std::vector<int> uncovered;
+      for (int d = 0; d < m.dof_count(); ++d)
+        if (!covered[d]) uncovered.push_back(d);
+      elementless_dofs_ = Ints(uncovered.begin(), uncovered.end());
+      const size_t carry = static_cast<size_t>(ChainForcesPass<3, false>::blocks(elements_)) * local_dofs_ / 2;
+      carry_first_ = Doubles(carry, 0.0);
+      carry_last_ = Doubles(carry, 0.0);
     }
     end_setup_phase_on_device("element data", w);
 
@@ -225,6 +243,11 @@ class CudaBackend : public Backend {
 
   void internal_force(const Vector& q, const Vector& v, const ForceTerms& terms, Vector& f) override {
     Stopwatch w;
+    if (chain_forces_ && terms.from) {
+      dimension_ == 3 ? chain_forces_of<3>(q, v, terms, f) : chain_forces_of<2>(q, v, terms, f);
+      timings_.element += finish_stage(w);
+      return;
+    }
     element_pass(q, v, false, NewtonMatrixCoefficients(), terms);
     timings_.element += finish_stage(w);
     gather_forces(f, terms.from);
@@ -437,12 +460,11 @@ class CudaBackend : public Backend {
     val = Doubles(A.valuePtr(), A.valuePtr() + A.nonZeros());
   }
 
+  // The element pass's inputs and outputs for q, v, c and terms.
   template <int D, bool Damped, bool Jacobian>
-  void launch_element_pass(const Vector& q, const Vector& v, const NewtonMatrixCoefficients& c,
-                           const ForceTerms& terms) {
-    using Pass = ElementPass<D, Damped, Jacobian>;
-    const int threads = Pass::kThreadsPerElement * elements_;
-    const Pass pass{records(properties_),
+  ElementPass<D, Damped, Jacobian> element_pass_fields(const Vector& q, const Vector& v,
+                                                      const NewtonMatrixCoefficients& c, const ForceTerms& terms) {
+    return {records(properties_),
                     records(quadrature_),
                     records(scalar_mass_),
                     raw<int>(node_a_),
@@ -458,6 +480,14 @@ class CudaBackend : public Backend {
                     raw<double>(local_row_sums_),
                     raw<double>(energy_),
                     {elements_}};  // local forces and row sums entry-major, as the pattern's sources
+  }
+
+  template <int D, bool Damped, bool Jacobian>
+  void launch_element_pass(const Vector& q, const Vector& v, const NewtonMatrixCoefficients& c,
+                           const ForceTerms& terms) {
+    using Pass = ElementPass<D, Damped, Jacobian>;
+    const int threads = Pass::kThreadsPerElement * elements_;
+    const Pass pass = element_pass_fields<D, Damped, Jacobian>(q, v, c, terms);
     // The undamped forces pass, capped at two blocks an SM (3D: 152 -> 128 registers, 56 bytes
     // spilled): 0.263 -> 0.194 ms at 1,000,000 elements on an H100, 43 -> 58 % of the bandwidth
     // bound (seventeenth session). The 2D pass, 128 registers uncapped until its records went
@@ -500,6 +530,30 @@ class CudaBackend : public Backend {
     dimension_ == 3 ? element_pass_of<3>(q, v, jacobian, c, terms) : element_pass_of<2>(q, v, jacobian, c, terms);
   }
 
+  // f = terms.from - (the element rows summed per dof) by ChainForcesPass, its seams between thread
+  // blocks, and from alone where no element is; capped at two blocks an SM undamped, as the plain
+  // forces pass is.
+  template <int D>
+  void chain_forces_of(const Vector& q, const Vector& v, const ForceTerms& terms, Vector& f) {
+    damped_ ? chain_forces_of<D, true>(q, v, terms, f) : chain_forces_of<D, false>(q, v, terms, f);
+  }
+  template <int D, bool Damped>
+  void chain_forces_of(const Vector& q, const Vector& v, const ForceTerms& terms, Vector& f) {
+    using Chain = ChainForcesPass<D, Damped>;
+    const double* from = raw<double>(array(*terms.from));
+    double* r = raw<double>(array(f));
+    const int blocks = Chain::blocks(elements_);
+    const Chain pass{element_pass_fields<D, Damped, false>(q, v, NewtonMatrixCoefficients(), terms), elements_, from, r,
+                     raw<double>(carry_first_), raw<double>(carry_last_)};
+    run_blocks<Space, Chain::kThreads, Chain::kSharedValues, Damped ? 0 : 2>(blocks, pass);
+    const thrust::counting_iterator<int> first(0);
+    thrust::for_each(Space::policy(), first + 1, first + blocks,
+                     ChainForceSeams{raw<int>(node_a_), raw<int>(node_b_), Chain::kNodeDofs, Chain::kThreads, from, r,
+                                     raw<double>(carry_first_), raw<double>(carry_last_)});
+    thrust::for_each(Space::policy(), elementless_dofs_.begin(), elementless_dofs_.end(), CopyAt{from, r});
+    timings_.element_bytes += element_pass_bytes<D>(elements_, dof_count(), false, terms.w != nullptr, records_);
+  }
+
   // f = the element rows summed per dof, or from - that sum (ForceTerms::from).
   void gather_forces(Vector& f, const Vector* from) {
     const thrust::counting_iterator<int> first(0);
@@ -520,6 +574,9 @@ class CudaBackend : public Backend {
   int dimension_, elements_, nodes_, local_dofs_;
   bool damped_;  // any element with material damping: the element pass reads velocities
   Ints node_a_, node_b_;
+  bool chain_forces_ = false;  // residuals summed in the forces pass (ChainForcesPass)
+  Ints elementless_dofs_;      // the dofs of no element, where the residual is from alone
+  Doubles carry_first_, carry_last_;  // ChainForcesPass's rows at the seams between its thread blocks
   int records_ = 0;                                // element records held (elements_ unless shared)
   Ints record_of_;                                 // each element's record where they are shared, else empty
   Doubles properties_, quadrature_, scalar_mass_;  // field-major RecordArrays

@@ -112,7 +112,7 @@ struct JacobianBlockPass {
       add_point<false>(points + g * kPointValues, task.k, task.l0, stiffness, force, J);
     for (int g = AxialRule::kPoints; g < kThreads; ++g)
       add_point<true>(points + g * kPointValues, task.k, task.l0, stiffness, force, J);
-    if (task.writes_forces) f.template write_forces<D>(e, task.k, force);
+    if (task.writes_forces) f.template write_forces<D>(e, task.k, force, typename Fields::LocalForceRows{f.local, f.local_forces});
     if (t == 0) {
       double energy = 0.0;
       for (int g = 0; g < kThreads; ++g) energy += points[g * kPointValues + kEnergy];

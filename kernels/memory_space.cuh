@@ -188,17 +188,18 @@ void run_in_one_block(const F& f, cudaStream_t stream = nullptr) {
 // share, handing values to each other through `shared` (a group of chains' solve). On the host
 // one thread runs each block's steps in order (f.run(block, 0, 1, ...)), its shared memory
 // filled with NaN first, so that a value read before it is written shows.
-template <int Threads, int SharedValues, class F>
-__global__ void __launch_bounds__(Threads) shared_block_loop(F f) {
+// MinBlocks as for item_loop (0: no bound).
+template <int Threads, int SharedValues, int MinBlocks, class F>
+__global__ void __launch_bounds__(Threads, MinBlocks) shared_block_loop(F f) {
   __shared__ double shared[SharedValues];
   f.run(static_cast<int>(blockIdx.x), static_cast<int>(threadIdx.x), Threads, shared, BlockBarrier{});
 }
 
-template <class Space, int Threads, int SharedValues, class F>
+template <class Space, int Threads, int SharedValues, int MinBlocks = 0, class F>
 void run_blocks(int blocks, const F& f, cudaStream_t stream = nullptr) {
   if constexpr (Space::on_device) {
     if (blocks <= 0) return;
-    shared_block_loop<Threads, SharedValues><<<blocks, Threads, 0, stream>>>(f);
+    shared_block_loop<Threads, SharedValues, MinBlocks><<<blocks, Threads, 0, stream>>>(f);
     check_cuda(cudaPeekAtLastError(), "kernel launch");
   } else {
     std::vector<double> shared(SharedValues);

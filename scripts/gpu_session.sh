@@ -48,7 +48,9 @@
 #                          against check's (about 3 minutes)
 #                 records: check's modified-Newton benchmarks and its sweep by chain elimination
 #                          with one element record an element (CATENARY_SHARED_RECORDS=0) instead
-#                          of the shared ones, to set against check's (about 3 minutes)
+#                          of the shared ones, then with the residual's sums by the gather
+#                          (CATENARY_CHAIN_FORCES=0) instead of in the forces pass, to set against
+#                          check's (about 6 minutes)
 #                 double:  check's modified-Newton benchmarks and its sweeps (cyclic reduction and
 #                          chain elimination) with the Newton updates solved from the double factors
 #                          (CATENARY_FLOAT_FACTORS=0) instead of their float copy, to set against
@@ -83,13 +85,13 @@ while [[ $# -gt 0 ]]; do
     -o) out_dir=$2; shift 2 ;;
     -a) archive=$2; shift 2 ;;
     -T) limit=$2; shift 2 ;;
-    -h|--help) sed -n '2,71p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,73p' "$0"; exit 0 ;;
     tests|memcheck|kernels|l1|profile|gpu|solvers|sweep|check|graphs|held|records|double|cpu) parts+=("$1"); shift ;;
     all) parts+=(tests memcheck kernels profile gpu solvers sweep cpu); shift ;;
     *) echo "unknown part '$1' (tests, memcheck, kernels, l1, profile, gpu, solvers, sweep, check, graphs, held, double, cpu or all)" >&2; exit 2 ;;
   esac
 done
-[[ ${#parts[@]} -gt 0 ]] || { sed -n '2,71p' "$0"; exit 2; }
+[[ ${#parts[@]} -gt 0 ]] || { sed -n '2,73p' "$0"; exit 2; }
 mkdir -p "$out_dir"
 if [[ -n "$archive" ]]; then
   archive=$(realpath -m "$archive")
@@ -219,7 +221,9 @@ for part in "${parts[@]}"; do
       CATENARY_HELD_ROWS=0 bench noheld_sweep_modified -B cuda -N modified -S 100 -r 3 -- 10000 ;;
     records)
       CATENARY_SHARED_RECORDS=0 bench own_records_modified -B cuda -N modified -r 3 -- 100000 1000000
-      CATENARY_SHARED_RECORDS=0 bench own_records_sweep_elimination -B cuda -N modified -S 100 -L chain_elimination -r 3 -- 10000 ;;
+      CATENARY_SHARED_RECORDS=0 bench own_records_sweep_elimination -B cuda -N modified -S 100 -L chain_elimination -r 3 -- 10000
+      CATENARY_CHAIN_FORCES=0 bench gathered_modified -B cuda -N modified -r 3 -- 100000 1000000
+      CATENARY_CHAIN_FORCES=0 bench gathered_sweep_elimination -B cuda -N modified -S 100 -L chain_elimination -r 3 -- 10000 ;;
     double)
       CATENARY_FLOAT_FACTORS=0 bench double_modified -B cuda -N modified -r 3 -- 100000 1000000
       CATENARY_FLOAT_FACTORS=0 bench double_sweep_modified -B cuda -N modified -S 100 -r 3 -- 10000

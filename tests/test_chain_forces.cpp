@@ -1,0 +1,62 @@
+// The forces pass that sums the residual over chains of nodes itself (kernels/chain_forces_pass.cuh,
+// the CUDA backend's code run on the host) against the plain pass and its gather.
+#include <catch2/catch.hpp>
+
+#include "../kernels/chain_forces_pass.cuh"
+#include "catenary/kernels/cuda_backend.hpp"
+#include "catenary/model/reference_models.hpp"
+#include "multibody_models.hpp"
+#include "test_helpers.hpp"
+
+using namespace catenary;
+using namespace catenary::testing;
+
+TEST_CASE("Elements along chains of nodes: cables, batches and a crane's cable are; a branch or a reversed element is not",
+          "[chain-forces]") {
+  const auto along = [](const Model& m) {
+    return cuda::elements_along_node_chains(m.elements.node_a, m.elements.node_b, m.node_count);
+  };
+  CHECK(along(falling_cable_pendulum(7)));
+  CHECK(along(stiffness_sweep_batch(3, 4)));
+  CHECK(along(crane_falling_cable(5)));
+  CHECK(along(rancf_pendulum(21e6)) == true);
+  // Node 2 of a 4-element cable also the start of a fifth element: three elements meet there.
+  Model branch = falling_cable_pendulum(4);
+  branch.elements.node_a.push_back(2);
+  branch.elements.node_b.push_back(0);
+  CHECK_FALSE(along(branch));
+  // The same cable with its elements numbered backwards: node b of e + 1 is node a of e.
+  Model reversed = falling_cable_pendulum(4);
+  std::reverse(reversed.elements.node_a.begin(), reversed.elements.node_a.end());
+  std::reverse(reversed.elements.node_b.begin(), reversed.elements.node_b.end());
+  CHECK_FALSE(along(reversed));
+}
+
+TEST_CASE("CUDA backend code run on the host: residuals summed in the forces pass equal the gather's bit for bit",
+          "[cuda-host]") {
+  // Chains across the 256-element thread blocks: one 600-element cable (two seams inside it), a
+  // batch of 7 damped 100-element cables (seams anywhere in a copy, copies' ends inside blocks),
+  // and a crane (the boom's rigid-body coordinates belong to no element: from alone). Against
+  // CATENARY_CHAIN_FORCES=0 (the plain forces pass and the gather): the residual with the mass
+  // term, and the energies.
+  const Model cable = falling_cable_pendulum(600), batch = stiffness_sweep_batch(7, 100), crane = crane_falling_cable(300);
+  for (const Model* m : {&cable, &batch, &crane}) {
+    const int n = m->dof_count();
+    const Eigen::VectorXd q = initial_coordinates(*m) + 1e-3 * Eigen::VectorXd::Random(n),
+                          v = 0.1 * Eigen::VectorXd::Random(n), x = Eigen::VectorXd::Random(n),
+                          from = Eigen::VectorXd::Random(n);
+    const auto residual = [&](double& energy) {
+      auto backend = cuda::make_cuda_backend_on_host(*m);
+      const Eigen::VectorXd r = forces_with_mass_term(*backend, q, v, x, 2.5e-7, 0.3, nullptr, &from);
+      energy = backend->strain_energy();
+      return r;
+    };
+    double energy = 0.0, plain_energy = 0.0;
+    const Eigen::VectorXd summed = residual(energy);
+    const ScopedSwitch off("CATENARY_CHAIN_FORCES", "0");
+    const Eigen::VectorXd plain = residual(plain_energy);
+    INFO(m->elements.size() << " elements, " << n << " coordinates");
+    CHECK(summed == plain);
+    CHECK(energy == plain_energy);
+  }
+}
