@@ -1,12 +1,15 @@
 // The forces pass that sums the residual over chains of nodes itself (kernels/chain_forces_pass.cuh,
 // the CUDA backend's code run on the host) against the plain pass and its gather.
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <cmath>
 
 #include "../kernels/chain_forces_pass.cuh"
 #include "catenary/kernels/cuda_backend.hpp"
 #include "catenary/model/reference_models.hpp"
 #include "multibody_models.hpp"
 #include "test_helpers.hpp"
+#include "threaded_blocks.hpp"
 
 using namespace catenary;
 using namespace catenary::testing;
@@ -59,4 +62,42 @@ TEST_CASE("CUDA backend code run on the host: residuals summed in the forces pas
     CHECK(summed == plain);
     CHECK(energy == plain_energy);
   }
+}
+
+TEST_CASE("The chain forces pass with a host thread for each of its threads equals its one-thread run",
+          "[chain-forces]") {
+  // Phase 2 reads the rows the block's other threads wrote in phase 1 (the element before's): a
+  // barrier missing between them shows as a difference here (threaded_blocks.hpp). A 600-element
+  // cable: three thread blocks, two seams.
+  const Model m = falling_cable_pendulum(600);
+  const ElementBlock& el = m.elements;
+  const int ne = el.size(), n = m.dof_count();
+  const std::vector<double> properties = to_field_major(el.properties), quadrature = to_field_major(el.quadrature),
+                            scalar_mass = to_field_major(el.scalar_mass.data(), ne, 16);
+  const Eigen::VectorXd q = initial_coordinates(m) + 1e-3 * Eigen::VectorXd::Random(n),
+                        w = Eigen::VectorXd::Random(n), from = Eigen::VectorXd::Random(n);
+  using Chain = cuda::ChainForcesPass<3, false>;
+  const int blocks = Chain::blocks(ne);
+  REQUIRE(blocks == 3);
+  struct Outputs {
+    std::vector<double> r, energy;
+  };
+  const auto run = [&](bool threaded) {
+    Outputs o{std::vector<double>(n, NAN), std::vector<double>(ne, NAN)};
+    std::vector<double> carry_first(blocks * Chain::kNodeDofs, NAN), carry_last(blocks * Chain::kNodeDofs, NAN);
+    const Chain::Pass pass{field_major(properties.data(), ne), field_major(quadrature.data(), ne),
+                           field_major(scalar_mass.data(), ne), el.node_a.data(), el.node_b.data(), q.data(),
+                           nullptr, w.data(), 2.5e-7, 0.3, NewtonMatrixCoefficients{}, nullptr, nullptr, nullptr,
+                           o.energy.data(), {ne}};
+    const Chain chain{pass, ne, from.data(), o.r.data(), carry_first.data(), carry_last.data()};
+    run_blocks_on_host(chain, blocks, threaded);
+    const cuda::ChainForceSeams seams{el.node_a.data(), el.node_b.data(), Chain::kNodeDofs, Chain::kThreads,
+                                      from.data(), o.r.data(), carry_first.data(), carry_last.data()};
+    for (int g = 1; g < blocks; ++g) seams(g);
+    return o;
+  };
+  const Outputs one = run(false), each = run(true);
+  CHECK(std::none_of(one.r.begin(), one.r.end(), [](double x) { return std::isnan(x); }));
+  CHECK(each.r == one.r);
+  CHECK(each.energy == one.energy);
 }

@@ -1,71 +1,23 @@
 // The group kernels of interleaved chain elimination (solve/interleaved_chain_elimination.hpp)
-// run as a device runs them: a host thread for each of a thread block's 192 threads, meeting at a
-// barrier wherever the kernel calls __syncthreads(). Their results must equal, bit for bit,
-// the one-thread run that the CUDA backend's host build (and every other test) uses: a barrier
-// missing between a phase that writes shared memory and one that reads it shows as a difference
-// (and to ThreadSanitizer as a race, with the tests built with -fsanitize=thread).
+// run as a device runs them (threaded_blocks.hpp: a host thread for each of a thread block's 192
+// threads). Their results must equal, bit for bit, the one-thread run that the CUDA backend's host
+// build (and every other test) uses.
 #include <catch2/catch.hpp>
 #include <cmath>
-#include <condition_variable>
-#include <limits>
-#include <mutex>
 #include <random>
-#include <thread>
 #include <vector>
 
 #include "catenary/solve/interleaved_chain_elimination.hpp"
+#include "threaded_blocks.hpp"
 
 using namespace catenary;
 
 namespace {
 
-// A reusable barrier of `count` threads (std::barrier is C++20; the project is C++17).
-class Barrier {
- public:
-  explicit Barrier(int count) : count_(count) {}
-  void arrive_and_wait() {
-    std::unique_lock<std::mutex> lock(mutex_);
-    const long generation = generation_;
-    if (++arrived_ == count_) {
-      arrived_ = 0;
-      ++generation_;
-      released_.notify_all();
-      return;
-    }
-    released_.wait(lock, [&] { return generation_ != generation; });
-  }
-
- private:
-  std::mutex mutex_;
-  std::condition_variable released_;
-  int count_, arrived_ = 0;
-  long generation_ = 0;
-};
-
-struct ThreadBarrier {
-  Barrier* sync;
-  void operator()() const { sync->arrive_and_wait(); }
-};
-struct NoBarrier {
-  void operator()() const {}
-};
-
-// f.run for every group of `chains`: a thread an item, or (threaded = false) one thread for all,
-// each group's shared memory filled with NaN first.
+// f.run for every group of `chains` (threaded_blocks.hpp).
 template <class F>
 void run_groups(const F& f, int chains, bool threaded) {
-  for (int group = 0; group < chain_groups(chains); ++group) {
-    std::vector<double> shared(F::kSharedValues, std::numeric_limits<double>::quiet_NaN());
-    if (!threaded) {
-      f.run(group, 0, 1, shared.data(), NoBarrier{});
-      continue;
-    }
-    Barrier sync(F::kThreads);
-    std::vector<std::thread> threads;
-    for (int t = 0; t < F::kThreads; ++t)
-      threads.emplace_back([&, t] { f.run(group, t, F::kThreads, shared.data(), ThreadBarrier{&sync}); });
-    for (std::thread& thread : threads) thread.join();
-  }
+  testing::run_blocks_on_host(f, chain_groups(chains), threaded);
 }
 
 struct Factors {
