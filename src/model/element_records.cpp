@@ -2,9 +2,10 @@
 #include "catenary/model/element_records.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
-#include <string>
 #include <unordered_map>
 
 #include "catenary/core/environment.hpp"
@@ -14,42 +15,53 @@ namespace catenary {
 namespace {
 
 constexpr size_t kMassValues = 16, kShapeIntegrals = 4;
-constexpr size_t kRecordBytes = sizeof(ElementProperties) + sizeof(ReferenceQuadrature) + kMassValues * sizeof(double);
+constexpr size_t kRecordValues = (sizeof(ElementProperties) + sizeof(ReferenceQuadrature)) / sizeof(double) + kMassValues;
 
-// Element e's record as bytes: properties, quadrature, scalar mass.
-std::string record_bytes(const ElementBlock& el, int e) {
-  std::string bytes(kRecordBytes, '\0');
-  char* at = bytes.data();
+// Element e's record as the bits of its values (properties, quadrature, scalar mass): a key
+// without a heap allocation, equal where the values are equal bit for bit.
+struct RecordKey {
+  std::array<std::uint64_t, kRecordValues> bits;
+  bool operator==(const RecordKey& o) const { return bits == o.bits; }
+};
+struct RecordKeyHash {
+  size_t operator()(const RecordKey& k) const {
+    std::uint64_t h = 1469598103934665603ull;  // FNV-1a over the values' words
+    for (std::uint64_t word : k.bits) h = (h ^ word) * 1099511628211ull;
+    return static_cast<size_t>(h ^ (h >> 29));
+  }
+};
+
+RecordKey record_key(const ElementBlock& el, int e) {
+  RecordKey key;
+  char* at = reinterpret_cast<char*>(key.bits.data());
   std::memcpy(at, &el.properties[e], sizeof(ElementProperties));
   std::memcpy(at + sizeof(ElementProperties), &el.quadrature[e], sizeof(ReferenceQuadrature));
   std::memcpy(at + sizeof(ElementProperties) + sizeof(ReferenceQuadrature), &el.scalar_mass[kMassValues * size_t(e)],
               kMassValues * sizeof(double));
-  return bytes;
+  return key;
 }
 
-// v to the nearest multiple of 2^-kRecordSnapBits of its binary magnitude (frexp: v = m 2^x with
-// 0.5 <= |m| < 1, so the grid is 2^(x - 1 - kRecordSnapBits)); +-0, infinities and NaN as they are.
-double snapped(double v) {
-  if (v == 0.0 || !std::isfinite(v)) return v;
-  int exponent = 0;
-  std::frexp(v, &exponent);
-  const double grid = std::ldexp(1.0, exponent - 1 - kRecordSnapBits);
-  return std::nearbyint(v / grid) * grid;
+// The double of these bits to the nearest multiple (ties away from zero) of 2^-kRecordSnapBits of
+// its binary magnitude: its 52-bit fraction rounded to kRecordSnapBits bits, a carry going on into
+// the exponent (0.99999999999999956 becomes 1). +-0, infinities and NaN as they are. On the bits:
+// frexp, ldexp and a division for each of 37,000,000 values took 0.4 s at 1,000,000 elements.
+std::uint64_t snapped(std::uint64_t bits) {
+  constexpr int kDropped = 52 - kRecordSnapBits;
+  constexpr std::uint64_t kSign = 1ull << 63, kInfinity = 0x7ffull << 52;
+  const std::uint64_t magnitude = bits & ~kSign;
+  if (magnitude == 0 || magnitude >= kInfinity) return bits;
+  const std::uint64_t rounded = (magnitude + (1ull << (kDropped - 1))) & ~((1ull << kDropped) - 1);
+  return (bits & kSign) | rounded;
 }
 
 }  // namespace
 
 void share_close_element_records(ElementBlock& el) {
-  std::unordered_map<std::string, int> first_of;
+  std::unordered_map<RecordKey, int, RecordKeyHash> first_of;
   for (int e = 0; e < el.size(); ++e) {
-    std::string key = record_bytes(el, e);
-    for (size_t i = 0; i < kRecordBytes; i += sizeof(double)) {
-      double v;
-      std::memcpy(&v, key.data() + i, sizeof v);
-      v = snapped(v);
-      std::memcpy(key.data() + i, &v, sizeof v);
-    }
-    const auto [at, added] = first_of.emplace(std::move(key), e);
+    RecordKey key = record_key(el, e);
+    for (std::uint64_t& word : key.bits) word = snapped(word);
+    const auto [at, added] = first_of.emplace(key, e);
     if (added) continue;
     const int r = at->second;
     el.properties[e] = el.properties[r];
@@ -62,9 +74,9 @@ void share_close_element_records(ElementBlock& el) {
 SharedElementRecords shared_element_records(const ElementBlock& el) {
   SharedElementRecords out;
   out.record_of.resize(el.size());
-  std::unordered_map<std::string, int> number_of;
+  std::unordered_map<RecordKey, int, RecordKeyHash> number_of;
   for (int e = 0; e < el.size(); ++e) {
-    const auto [at, added] = number_of.emplace(record_bytes(el, e), out.count());
+    const auto [at, added] = number_of.emplace(record_key(el, e), out.count());
     out.record_of[e] = at->second;
     if (!added) continue;
     out.properties.push_back(el.properties[e]);

@@ -24,7 +24,8 @@ constexpr int kRecordSnapBits = 40;
 
 // Each element whose record (properties, reference quadrature, scalar mass, and with them its
 // shape integrals) rounds to the same as an earlier element's, each value to the nearest multiple
-// of 2^-kRecordSnapBits of its binary magnitude, takes that earlier element's record. Values a
+// (ties away from zero) of 2^-kRecordSnapBits of its binary magnitude, takes that earlier
+// element's record. Values a
 // rounding apart across a power of two (0.99999999999999956 and 1.0000000000000004) round alike.
 void share_close_element_records(ElementBlock& elements);
 
