@@ -1,16 +1,18 @@
 #pragma once
 // The element records an element pass reads (properties, reference quadrature, 4 x 4 scalar
 // mass: 37 doubles, 296 bytes an element), shared between the elements that hold the same ones.
-// A cable of one section has one record for all its elements, a sweep of such cables one a copy:
-// a pass then reads a 4-byte record number an element and the few records from the cache, where
-// one record an element was more than half of a forces pass's bytes (296 of about 550 an element
-// with the mass term; 6 of the 10 coordinate-sized vectors a Newton iteration reads in the sweep).
+// A cable of one section has a few records for all its elements (3 for the 100-element falling
+// cable, 2,348 for 1,000,000 elements: a value on a rounding boundary splits a record), a sweep of
+// identical cables the same few, one over a material parameter about one a copy: a pass then
+// reads a 4-byte record number an element and the few records from the cache, where one record
+// an element was more than half of a forces pass's bytes (296 of about 550 an element with the
+// mass term).
 //
 // Elements of one section are equal only to the rounding of their node positions: the reference
 // quadrature comes from e_ref, whose differences along a cable round differently at each node
 // (g0 = 0.99999999999999956 at one element of the 10 m falling cable, 1.0000000000000004 at the
 // next). finalize_model therefore gives every element whose record is the same to 2^-40 of each
-// value (~1e-12, about a thousand times that rounding on a 10 m cable) the record of the first
+// value (9e-13: 20 to 1,000 times that rounding on a 10 m cable) the record of the first
 // such element (share_close_element_records), for every backend alike; the backends then find
 // the shared records bit for bit (shared_element_records).
 #include <vector>
