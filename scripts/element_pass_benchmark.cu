@@ -16,8 +16,11 @@
 // (core/record_array.hpp) and writes the local forces and row sums entry-major (LocalEntryLayout)
 // since the thirty-second session; the forces pass at two blocks an SM and the block pass also
 // run with both element-major, as before, to measure what that saves, and with the records
-// shared (model/element_records.hpp: the cable's elements hold one record, read through a
-// record number an element), as the backend reads them since the thirty-fifth session. This prints, per
+// shared (model/element_records.hpp: the cable's elements hold a few records, read through a
+// record number an element), as the backend reads them since the thirty-fifth session; and the
+// residual's pass that sums each node's rows itself (`chain Mw`, chain_forces_pass.cuh: the
+// backend's for modified Newton's evaluations since then), capped at 2 blocks an SM and uncapped,
+// against the forces+Mw rows summed on the host. This prints, per
 // launch, the median time of a pass, the bandwidth it reaches (element_pass_bytes, as the
 // benchmark's "el GB/s") and its fraction of the device's peak, and checks that its forces,
 // matrices and energies equal the Thrust launch's bit for bit (the same code; anything else is a
@@ -40,6 +43,7 @@
 #include <vector>
 
 #include "../kernels/backend_functors.cuh"
+#include "../kernels/chain_forces_pass.cuh"
 #include "../kernels/jacobian_block_pass.cuh"
 #include "../kernels/memory_space.cuh"
 #include "catenary/model/element_records.hpp"
@@ -276,6 +280,57 @@ void run_pass(DeviceCable& cable, int n, int dofs, double peak, bool mass_term =
   }
 }
 
+// The residual's forces pass that sums each node's rows itself (chain_forces_pass.cuh, the
+// backend's for modified Newton's evaluations since the thirty-fifth session) against the plain
+// forces+Mw pass, whose rows the backend then gathers: r = from - (the rows summed per node), with
+// the records shared, capped at 2 blocks an SM (the backend's launch) and uncapped. `same`: r
+// equals the one summed on the host from the plain pass's rows (`reference`), bit for bit.
+void run_chain_forces(DeviceCable& cable, int n, int dofs, double peak, const std::vector<double>& reference) {
+  using Chain = catenary::cuda::ChainForcesPass<3, false>;
+  const int blocks = Chain::blocks(cable.elements);
+  std::vector<double> from_host(dofs);
+  for (int d = 0; d < dofs; ++d) from_host[d] = std::sin(0.1 * d);
+  // The plain pass's rows summed per node, in the backend's layout (forces entry-major first).
+  std::vector<double> expected(from_host);
+  const auto row = [&](int e, int i) { return reference[static_cast<size_t>(i) * cable.elements + e]; };
+  for (int node = 0; node <= cable.elements; ++node)
+    for (int i = 0; i < 6; ++i) {
+      double sum = 0.0;
+      if (node < cable.elements) sum += row(node, i);
+      if (node > 0) sum += row(node - 1, 6 + i);
+      expected[6 * node + i] -= sum;
+    }
+  thrust::device_vector<double> from(from_host.begin(), from_host.end()), r(dofs),
+      carry_first(static_cast<size_t>(blocks) * 6), carry_last(static_cast<size_t>(blocks) * 6);
+  const Chain chain{cable.template pass<false>(true, Layout::Shared), cable.elements, raw<double>(from), raw<double>(r),
+                    raw<double>(carry_first), raw<double>(carry_last)};
+  const catenary::cuda::ChainForceSeams seams{raw<int>(cable.node_a), raw<int>(cable.node_b), 6, Chain::kThreads,
+                                              raw<double>(from), raw<double>(r), raw<double>(carry_first),
+                                              raw<double>(carry_last)};
+  const double bytes = element_pass_bytes<3>(cable.elements, dofs, false, true, cable.shared.count());
+  const auto run = [&](auto kernel, const char* launch) {
+    thrust::fill(r.begin(), r.end(), 0.0);
+    const double ms = median_ms([&] {
+      kernel<<<blocks, Chain::kThreads>>>(chain);
+      const thrust::counting_iterator<int> first(0);
+      thrust::for_each(thrust::cuda::par_nosync, first + 1, first + blocks, seams);
+    });
+    const thrust::host_vector<double> out = r;
+    const bool same = std::equal(out.begin(), out.end(), expected.begin());
+    print_row(n, "chain Mw", launch, ms, bytes, peak, same);
+    if (same) return;
+    // The element math inlined into another kernel may contract differently (as the block pass's).
+    double largest = 0.0, difference = 0.0;
+    for (int d = 0; d < dofs; ++d) {
+      largest = std::max(largest, std::abs(expected[d]));
+      difference = std::max(difference, std::abs(out[d] - expected[d]));
+    }
+    std::printf("# %s: r differs from the host's sums by up to %.3g (largest %.3g)\n", launch, difference, largest);
+  };
+  run(catenary::cuda::shared_block_loop<Chain::kThreads, Chain::kSharedValues, 2, Chain>, "summed, 2 blocks/SM");
+  run(catenary::cuda::shared_block_loop<Chain::kThreads, Chain::kSharedValues, 0, Chain>, "summed, uncapped");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -300,6 +355,13 @@ int main(int argc, char** argv) {
     std::printf("# n = %d: %d shared element record(s)\n", n, cable.shared.count());
     run_pass<false>(cable, n, m.dof_count(), peak);
     run_pass<false>(cable, n, m.dof_count(), peak, true);  // the residuals' pass: the forces with M w
+    {  // the plain forces+Mw pass's rows, for the pass that sums them itself
+      cable.clear();
+      const auto plain = cable.template pass<false>(true);
+      const thrust::counting_iterator<int> first(0);
+      thrust::for_each(first, first + cable.elements, plain);
+      run_chain_forces(cable, n, m.dof_count(), peak, cable.outputs());
+    }
     run_pass<true>(cable, n, m.dof_count(), peak);
   }
   return 0;
