@@ -112,13 +112,6 @@ struct GatherSum {
   double* out;
   CATENARY_HD void operator()(int k) const { out[k] = gathered_sum(ptr, sources, values, k); }
 };
-// to[d] = from[d] for each listed d.
-struct CopyAt {
-  const double* from;
-  double* to;
-  CATENARY_HD void operator()(int d) const { to[d] = from[d]; }
-};
-
 // out[k] = from[k] - the same sum (a Newton residual, ForceTerms::from).
 struct GatherDifference {
   GatherSum sum;

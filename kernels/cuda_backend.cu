@@ -3,7 +3,9 @@
 // the HHT step, all on device-resident arrays. Written once over a MemorySpace: DeviceSpace is
 // the GPU backend, HostSpace runs the same code on the CPU for the tests.
 #include <cuda_runtime.h>
+#include <thrust/copy.h>
 #include <thrust/for_each.h>
+#include <thrust/iterator/permutation_iterator.h>
 #include <thrust/transform_reduce.h>
 
 #include <algorithm>
@@ -13,9 +15,7 @@
 #include <string>
 
 #include "backend_functors.cuh"
-#include "chain_forces_pass.cuh"
 #include "catenary/assembly/block_chain_ordering.hpp"
-#include "catenary/model/element_records.hpp"
 #include "catenary/assembly/model_operators.hpp"
 #include "catenary/assembly/unknown_ordering.hpp"
 #include "catenary/assembly/vector_kernels.hpp"
@@ -23,11 +23,13 @@
 #include "catenary/core/errors.hpp"
 #include "catenary/core/stopwatch.hpp"
 #include "catenary/kernels/cuda_backend.hpp"
+#include "catenary/model/element_records.hpp"
 #include "catenary/multibody/multibody_block.hpp"
 #include "catenary/solve/block_layout.hpp"
 #include "catenary/solve/border_split.hpp"
 #include "catenary/solve/csr_solver.hpp"
 #include "catenary/solve/held_rows.hpp"
+#include "chain_forces_pass.cuh"
 #include "device_pattern.cuh"
 #include "jacobian_block_pass.cuh"
 
@@ -65,18 +67,12 @@ class CudaBackend : public Backend {
     // same ones where those are few (model/element_records.hpp).
     const auto upload = [](const std::vector<double>& host) { return Doubles(host.begin(), host.end()); };
     const SharedElementRecords shared = shared_element_records(el);
-    if (reads_shared_records(shared.count(), elements_)) {
-      records_ = shared.count();
-      record_of_ = Ints(shared.record_of.begin(), shared.record_of.end());
-      properties_ = upload(to_field_major(shared.properties));
-      quadrature_ = upload(to_field_major(shared.quadrature));
-      scalar_mass_ = upload(to_field_major(shared.scalar_mass.data(), records_, 16));
-    } else {
-      records_ = elements_;
-      properties_ = upload(to_field_major(el.properties));
-      quadrature_ = upload(to_field_major(el.quadrature));
-      scalar_mass_ = upload(to_field_major(el.scalar_mass.data(), elements_, 16));
-    }
+    const bool share = reads_shared_records(shared.count(), elements_);
+    records_ = share ? shared.count() : elements_;
+    if (share) record_of_ = Ints(shared.record_of.begin(), shared.record_of.end());
+    properties_ = upload(to_field_major(share ? shared.properties : el.properties));
+    quadrature_ = upload(to_field_major(share ? shared.quadrature : el.quadrature));
+    scalar_mass_ = upload(to_field_major((share ? shared.scalar_mass : el.scalar_mass).data(), records_, 16));
     // Residuals summed in the forces pass where the elements run along chains of nodes
     // (chain_forces_pass.cuh); the dofs of no element (rigid bodies, free nodes) take from alone.
     chain_forces_ = elements_ > 0 && elements_along_node_chains(el.node_a, el.node_b, nodes_) &&
@@ -217,9 +213,9 @@ class CudaBackend : public Backend {
   }
   double weighted_difference_norm(double factor, const Vector& a, const Vector& b, const Vector& x,
                                   double tol) override {
-    return largest_entry(WeightedEntryAt{raw<double>(array(a)), raw<double>(array(x)),
-                                                  raw<double>(coordinate_scales_), tol, raw<double>(array(b)), factor},
-                                  a.size())
+    return largest_entry(WeightedEntryAt{raw<double>(array(a)), raw<double>(array(x)), raw<double>(coordinate_scales_),
+                                         tol, raw<double>(array(b)), factor},
+                         a.size())
         .value;
   }
   // The largest of n weighted entries, reduced where the vectors are.
@@ -465,21 +461,21 @@ class CudaBackend : public Backend {
   ElementPass<D, Damped, Jacobian> element_pass_fields(const Vector& q, const Vector& v,
                                                       const NewtonMatrixCoefficients& c, const ForceTerms& terms) {
     return {records(properties_),
-                    records(quadrature_),
-                    records(scalar_mass_),
-                    raw<int>(node_a_),
-                    raw<int>(node_b_),
-                    raw<double>(array(q)),
-                    raw<double>(array(v)),
-                    terms.w ? raw<double>(array(*terms.w)) : nullptr,
-                    terms.force_scale,
-                    terms.mass_scale,
-                    c,
-                    raw<double>(local_forces_),
-                    raw<double>(local_matrices_),
-                    raw<double>(local_row_sums_),
-                    raw<double>(energy_),
-                    {elements_}};  // local forces and row sums entry-major, as the pattern's sources
+            records(quadrature_),
+            records(scalar_mass_),
+            raw<int>(node_a_),
+            raw<int>(node_b_),
+            raw<double>(array(q)),
+            raw<double>(array(v)),
+            terms.w ? raw<double>(array(*terms.w)) : nullptr,
+            terms.force_scale,
+            terms.mass_scale,
+            c,
+            raw<double>(local_forces_),
+            raw<double>(local_matrices_),
+            raw<double>(local_row_sums_),
+            raw<double>(energy_),
+            {elements_}};  // local forces and row sums entry-major, as the pattern's sources
   }
 
   template <int D, bool Damped, bool Jacobian>
@@ -550,7 +546,9 @@ class CudaBackend : public Backend {
     thrust::for_each(Space::policy(), first + 1, first + blocks,
                      ChainForceSeams{raw<int>(node_a_), raw<int>(node_b_), Chain::kNodeDofs, Chain::kThreads, from, r,
                                      raw<double>(carry_first_), raw<double>(carry_last_)});
-    thrust::for_each(Space::policy(), elementless_dofs_.begin(), elementless_dofs_.end(), CopyAt{from, r});
+    thrust::copy(Space::policy(), thrust::make_permutation_iterator(from, elementless_dofs_.begin()),
+                 thrust::make_permutation_iterator(from, elementless_dofs_.end()),
+                 thrust::make_permutation_iterator(r, elementless_dofs_.begin()));
     timings_.element_bytes += element_pass_bytes<D>(elements_, dof_count(), false, terms.w != nullptr, records_);
   }
 
