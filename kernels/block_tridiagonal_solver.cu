@@ -44,6 +44,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "backend_functors.cuh"
@@ -227,12 +228,14 @@ struct UpdateEven {
 // Forward sweep, odd members: y_k = D_k^-1 r_k. The triangular solves are sequential in the rows,
 // so each of the member's threads solves the whole block in registers (its LU and r_k loaded
 // together, at addresses its siblings share) and keeps its own row.
-template <class T>
+// The sweeps' vectors are of V: double, or float in a Newton update from the float copy (the
+// sweeps' arithmetic stays double, in registers).
+template <class T, class V = double>
 struct SolveOdd {
   BlocksOf<T> b;
   Level level;
-  const double* r;
-  double* y;
+  const V* r;
+  V* y;
   CATENARY_HD void shift(long k) { r += k, y += k; }
   CATENARY_HD void operator()(int t) const {
     const int block = (2 * (t / b.B) + 1) * level.stride, i = t % b.B, n = b.size[block];
@@ -263,9 +266,9 @@ struct SolveOdd {
 
 // Row i of C_left v_{k-1} + C_right v_{k+1} for member k of a level, each term where that
 // neighbour exists (C: the member's couplings, its own rows; v: a padded vector).
-template <int N, class T>
+template <int N, class T, class V>
 CATENARY_HD double row_times_neighbours(const BlocksOf<T>& b, const Level& level, int k, int i, const T* C_left,
-                                        const T* C_right, const double* v) {
+                                        const T* C_right, const V* v) {
   const int ld = b.B, stride = level.stride;
   double sum = 0.0;
   if (k > 0) {
@@ -280,12 +283,12 @@ CATENARY_HD double row_times_neighbours(const BlocksOf<T>& b, const Level& level
 }
 
 // Forward sweep, even members: r_k -= L_k y_{k-1} + U_k y_{k+1} with this level's saved L, U.
-template <class T>
+template <class T, class V = double>
 struct ReduceEven {
   BlocksOf<T> b;
   Level level;
-  double* r;
-  const double* y;
+  V* r;
+  const V* y;
   CATENARY_HD void shift(long k) { r += k, y += k; }
   CATENARY_HD void operator()(int t) const {
     const int j = t / b.B, i = t % b.B, k = 2 * j, block = k * level.stride;
@@ -300,12 +303,12 @@ struct ReduceEven {
 
 // Backward sweep, odd members: x_k = y_k - L'_k x_{k-1} - U'_k x_{k+1} (y_k = D_k^-1 r_k of the
 // forward sweep).
-template <class T>
+template <class T, class V = double>
 struct BackSubstituteOdd {
   BlocksOf<T> b;
   Level level;
-  const double* y;
-  double* x;
+  const V* y;
+  V* x;
   CATENARY_HD void shift(long k) { y += k, x += k; }
   CATENARY_HD void operator()(int t) const {
     const int k = 2 * (t / b.B) + 1, i = t % b.B, block = k * level.stride;
@@ -331,17 +334,19 @@ struct FactorLeft {
 };
 
 // x_k = D_k^-1 r_k for the members left after the last level.
-template <class T>
+template <class T, class V = double>
 struct SolveLeft {
   BlocksOf<T> b;
   int stride;
-  const double* r;
-  double* x;
+  const V* r;
+  V* x;
   CATENARY_HD void shift(long k) { r += k, x += k; }
   CATENARY_HD void operator()(int k) const {
-    const int block = k * stride, ld = b.B;
-    for (int i = 0; i < b.size[block]; ++i) x[block * ld + i] = r[block * ld + i];
-    solve_with_block(b, block, x + block * ld, 1);
+    const int block = k * stride, ld = b.B, n = b.size[block];
+    double v[kMaxBlock];
+    for (int i = 0; i < n; ++i) v[i] = r[block * ld + i];
+    solve_with_block(b, block, v, 1);
+    for (int i = 0; i < n; ++i) x[block * ld + i] = v[i];
   }
 };
 
@@ -405,16 +410,16 @@ CATENARY_HD void factor_level(const Blocks& b, const Level& level, int* singular
   each(even_entries, UpdateEven{b, level});
 }
 #pragma nv_exec_check_disable
-template <class T, class Each>
-CATENARY_HD void reduce_level(const BlocksOf<T>& b, const Level& level, double* r, double* y, const Each& each) {
-  each(level.count / 2 * b.B, SolveOdd<T>{b, level, r, y});
-  each((level.count + 1) / 2 * b.B, ReduceEven<T>{b, level, r, y});
+template <class T, class V, class Each>
+CATENARY_HD void reduce_level(const BlocksOf<T>& b, const Level& level, V* r, V* y, const Each& each) {
+  each(level.count / 2 * b.B, SolveOdd<T, V>{b, level, r, y});
+  each((level.count + 1) / 2 * b.B, ReduceEven<T, V>{b, level, r, y});
 }
 #pragma nv_exec_check_disable
-template <class T, class Each>
-CATENARY_HD void back_substitute_level(const BlocksOf<T>& b, const Level& level, const double* y, double* x,
+template <class T, class V, class Each>
+CATENARY_HD void back_substitute_level(const BlocksOf<T>& b, const Level& level, const V* y, V* x,
                                        const Each& each) {
-  each(level.count / 2 * b.B, BackSubstituteOdd<T>{b, level, y, x});
+  each(level.count / 2 * b.B, BackSubstituteOdd<T, V>{b, level, y, x});
 }
 
 // Cyclic reduction's last levels, those of kTailMembers members or fewer, and the members left
@@ -464,11 +469,11 @@ struct FactorTail {
 
 // A solve's tail: the forward sweep's tail levels and the members left, then (backward) the
 // backward sweep's tail levels; a leading block's correction comes between two launches.
-template <class T>
+template <class T, class V = double>
 struct SolveTail {
   BlocksOf<T> b;
   TailLevels tail;
-  double *r, *y, *x;
+  V *r, *y, *x;
   int count;
   long padded;
   bool forward, backward;
@@ -476,7 +481,7 @@ struct SolveTail {
     const TailSteps<true> each{thread, threads, count, padded};
     if (forward) {
       for (int l = 0; l < tail.count; ++l) reduce_level(b, tail.level[l], r, y, each);
-      each(tail.left.count, SolveLeft<T>{b, tail.left.stride, r, x});
+      each(tail.left.count, SolveLeft<T, V>{b, tail.left.stride, r, x});
     }
     if (backward)
       for (int l = tail.count - 1; l >= 0; --l) back_substitute_level(b, tail.level[l], y, x, each);
@@ -485,11 +490,13 @@ struct SolveTail {
 
 // to[k * to_stride + index[p]] = from[k * from_stride + p] for each right-hand side k < count;
 // the reverse with gather. One thread per entry p (no division per entry: it cost the host build
-// a third of its solve time).
+// a third of its solve time). From, To: the caller's double vectors and the padded ones (double,
+// or a Newton update's float vectors).
+template <class From = double, class To = double>
 struct ScatterEach {
   const int* index;
-  const double* from;
-  double* to;
+  const From* from;
+  To* to;
   int count;
   long from_stride, to_stride;
   bool gather;
@@ -512,19 +519,22 @@ struct SplitVector {
   CATENARY_HD T& operator[](int o) const { return o < split ? top[o] : bottom[o - split]; }
 };
 
-// padded[index[o]] = in[o] over the outer entries o (-1: a held row's, no padded entry).
+// padded[index[o]] = in[o] over the outer entries o (-1: a held row's, no padded entry); V: the
+// padded vectors' type.
+template <class V>
 struct ScatterOuter {
   const int* index;
   SplitVector<const double> in;
-  double* padded;
+  V* padded;
   CATENARY_HD void operator()(int o) const {
     if (index[o] >= 0) padded[index[o]] = in[o];
   }
 };
 // out[o] = padded[index[o]] over the outer entries o (-1: a held row's, solved after).
+template <class V>
 struct GatherOuter {
   const int* index;
-  const double* padded;
+  const V* padded;
   SplitVector<double> out;
   CATENARY_HD void operator()(int o) const {
     if (index[o] >= 0) out[o] = padded[index[o]];
@@ -716,13 +726,13 @@ class BlockTridiagonalSolver : public CsrSolver {
     const int lead = layout_.size[0];
     grow_vectors(count);
     thrust::for_each(policy, first, first + lead,
-                     ScatterEach{raw<int>(rhs_index_), rhs, raw<double>(r_), count, stride, padded, false});
+                     ScatterEach<>{raw<int>(rhs_index_), rhs, raw<double>(r_), count, stride, padded, false});
     if (interleaved_)
       launch_each(1, InterleavedLeadingBlock{interleaved_blocks(), raw<double>(r_), raw<double>(x_), nullptr}, count);
     else
       launch_each(1, SolveLeft<double>{blocks(), 1, raw<double>(r_), raw<double>(x_)}, count);  // its member 0: block 0
     thrust::for_each(policy, first, first + lead,
-                     ScatterEach{raw<int>(x_index_), raw<double>(x_), x, count, padded, stride, true});
+                     ScatterEach<>{raw<int>(x_index_), raw<double>(x_), x, count, padded, stride, true});
   }
 
   // The right-hand sides in one pass: each step is one launch for all of them, so a block's
@@ -804,31 +814,56 @@ class BlockTridiagonalSolver : public CsrSolver {
 
   void sweep_launches(const double* rhs, double* x, int count, int stride, const LeadingBlockCorrection* correct,
                       bool from_float) {
+    from_float ? sweep_launches_of<float>(rhs, x, count, stride, correct)
+               : sweep_launches_of<double>(rhs, x, count, stride, correct);
+  }
+  template <class V>
+  void sweep_launches_of(const double* rhs, double* x, int count, int stride, const LeadingBlockCorrection* correct) {
     const long padded = static_cast<long>(blocks_) * B_;
-    solve_pass(count, ScatterEach{raw<int>(rhs_index_), rhs, raw<double>(r_), count, stride, padded, false},
-               ScatterEach{raw<int>(x_index_), raw<double>(x_), x, count, padded, stride, true},
-               held_row_solve(held_at_, rhs, x, count, stride), correct, from_float);
+    solve_pass<V>(count, ScatterEach<double, V>{raw<int>(rhs_index_), rhs, padded_vector<V>(r_), count, stride, padded, false},
+                  ScatterEach<V, double>{raw<int>(x_index_), padded_vector<V>(x_), x, count, padded, stride, true},
+                  held_row_solve(held_at_, rhs, x, count, stride), correct);
   }
 
   // The same for one right-hand side in the caller's outer order (take_outer_order).
   void outer_sweep_launches(const SplitVector<const double>& rhs, const SplitVector<double>& x, bool from_float) {
-    solve_pass(1, ScatterOuter{raw<int>(outer_.rhs_index), rhs, raw<double>(r_)},
-               GatherOuter{raw<int>(outer_.x_index), raw<double>(x_), x},
-               SolveHeldRowOuter{held_row_solve(outer_.held, nullptr, nullptr, 1, 0), rhs, x}, nullptr, from_float);
+    from_float ? outer_sweep_launches_of<float>(rhs, x) : outer_sweep_launches_of<double>(rhs, x);
+  }
+  template <class V>
+  void outer_sweep_launches_of(const SplitVector<const double>& rhs, const SplitVector<double>& x) {
+    solve_pass<V>(1, ScatterOuter<V>{raw<int>(outer_.rhs_index), rhs, padded_vector<V>(r_)},
+                  GatherOuter<V>{raw<int>(outer_.x_index), padded_vector<V>(x_), x},
+                  SolveHeldRowOuter{held_row_solve(outer_.held, nullptr, nullptr, 1, 0), rhs, x}, nullptr);
+  }
+
+  // A padded vector's storage as V: double, or float for a Newton update from the float copy of the
+  // factors, whose padded vectors are float too (the first half of the doubles' storage). The
+  // solve's precision is the float factors' already (a relative 6e-8 times the blocks' condition);
+  // rounding its right-hand side and solution to float adds no more, and the scatter, the sweeps
+  // and the gather move half the vectors' bytes (about 3 of a solve's 26 coordinate-sized double
+  // vectors in the 10,000-copy sweep).
+  template <class V>
+  static V* padded_vector(Doubles& v) {
+    return reinterpret_cast<V*>(raw<double>(v));
   }
 
   // A solve's launches: the right-hand sides into the padded r_ (scatter, one thread an unknown),
   // the sweeps, the solutions out of the padded x_ (gather), then the held rows (held, one thread
-  // a pair).
-  template <class Scatter, class Gather, class Held>
+  // a pair). V: the padded vectors' type, float for a Newton update from the float copy.
+  template <class V, class Scatter, class Gather, class Held>
   void solve_pass(int count, const Scatter& scatter, const Gather& gather, const Held& held,
-                  const LeadingBlockCorrection* correct, bool from_float) {
+                  const LeadingBlockCorrection* correct) {
     const auto policy = graphs_.policy();
     const thrust::counting_iterator<int> first(0);
-    if (!scatter_fills_padded_)
-      thrust::fill(policy, r_.begin(), r_.begin() + static_cast<long>(count) * blocks_ * B_, 0.0);
+    if (!scatter_fills_padded_) {
+      V* r = padded_vector<V>(r_);
+      thrust::fill(policy, r, r + static_cast<long>(count) * blocks_ * B_, V(0));
+    }
     thrust::for_each(policy, first, first + size_, scatter);
-    sweeps(count, correct, from_float);
+    if constexpr (std::is_same_v<V, float>)
+      sweeps_from_float(count);
+    else
+      sweeps(count, correct);
     thrust::for_each(policy, first, first + size_, gather);
     thrust::for_each(policy, first, first + held_, held);
   }
@@ -839,13 +874,22 @@ class BlockTridiagonalSolver : public CsrSolver {
                         raw<int>(at.entry_column), raw<double>(held_values_), rhs, x, count, stride, stride};
   }
 
-  // The sweeps from the padded right-hand side r_ to the padded solution x_ (count of each).
-  void sweeps(int count, const LeadingBlockCorrection* correct, bool from_float) {
+  // The sweeps from the padded right-hand side r_ to the padded solution x_ (count of each), from
+  // the float copy of the factors with float vectors.
+  void sweeps_from_float(int count) {
+    float *r = padded_vector<float>(r_), *y = padded_vector<float>(y_), *xp = padded_vector<float>(x_);
+    if (interleaved_)
+      solve_interleaved(SolveInterleavedChains<Sweeps::Both, float, float>{interleaved_blocks(float_blocks()), r, xp},
+                        count);
+    else
+      cyclic_reduction_sweeps(float_blocks(), r, y, xp, count, nullptr);
+  }
+
+  // The same from the double factors, with double vectors.
+  void sweeps(int count, const LeadingBlockCorrection* correct) {
     const Blocks b = blocks();
     double *r = raw<double>(r_), *y = raw<double>(y_), *xp = raw<double>(x_);
-    if (interleaved_ && from_float) {
-      solve_interleaved(SolveInterleavedChains<Sweeps::Both, float>{interleaved_blocks(float_blocks()), r, xp}, count);
-    } else if (interleaved_) {
+    if (interleaved_) {
       const InterleavedBlocks ib = interleaved_blocks(b);
       if (correct) {
         solve_interleaved(SolveInterleavedChains<Sweeps::Forward>{ib, r, xp}, count);
@@ -863,32 +907,34 @@ class BlockTridiagonalSolver : public CsrSolver {
       } else {
         launch_each<kChainThreads>(chains_, SolveChain<>{b, chains, r, xp}, count);
       }
-    } else if (from_float) {
-      cyclic_reduction_sweeps(float_blocks(), r, y, xp, count, nullptr);
     } else {
       cyclic_reduction_sweeps(b, r, y, xp, count, correct);
     }
   }
 
   // Cyclic reduction's forward sweep level by level, the members left, then the backward sweep,
-  // reading factors of T (double, or the float copy).
-  template <class T>
-  void cyclic_reduction_sweeps(const BlocksOf<T>& b, double* r, double* y, double* x, int count,
+  // reading factors of T (double, or the float copy) and vectors of V (the same).
+  template <class T, class V>
+  void cyclic_reduction_sweeps(const BlocksOf<T>& b, V* r, V* y, V* x, int count,
                                const LeadingBlockCorrection* correct) {
     const auto launch = [&](int items, const auto& step) { launch_each(items, step, count); };
+    // A leading block's correction comes with double vectors only (solve_correcting_leading_block).
+    const auto correct_leading = [&] {
+      if constexpr (std::is_same_v<V, double>) correct_leading_block(*correct, x);
+    };
     for (size_t l = 0; l < tail_begin_; ++l) reduce_level(b, levels_[l], r, y, launch);
     if (has_tail()) {
       const long padded = static_cast<long>(blocks_) * B_;
-      SolveTail<T> tail{b, tail_levels(), r, y, x, count, padded, true, correct == nullptr};
+      SolveTail<T, V> tail{b, tail_levels(), r, y, x, count, padded, true, correct == nullptr};
       run_in_one_block<Space, kTailThreads>(tail, graphs_.stream());
       if (correct) {
-        correct_leading_block(*correct, x);
+        correct_leading();
         tail.forward = false, tail.backward = true;
         run_in_one_block<Space, kTailThreads>(tail, graphs_.stream());
       }
     } else {
-      launch(left_.count, SolveLeft<T>{b, left_.stride, r, x});
-      if (correct) correct_leading_block(*correct, x);
+      launch(left_.count, SolveLeft<T, V>{b, left_.stride, r, x});
+      if (correct) correct_leading();
     }
     for (size_t l = tail_begin_; l-- > 0;) back_substitute_level(b, levels_[l], y, x, launch);
   }

@@ -368,8 +368,9 @@ TEST_CASE("Block-tridiagonal solver: a singular block is named, by either method
 TEST_CASE("Block-tridiagonal solver: Newton updates from float factors (CATENARY_FLOAT_FACTORS=0: double)",
           "[cuda-host]") {
   // The first solve after a factorization reads the double factors (full Newton then never makes
-  // the copy), later Newton updates the float copy: each factor is held to a relative 6e-8, so
-  // the solution moves by about that times the blocks' condition. It must differ from the exact
+  // the copy), later Newton updates the float copy, with float padded vectors: each factor and
+  // vector entry is held to a relative 6e-8, so the solution moves by about that times the
+  // blocks' condition (here 5e-7 to 2.2e-6; with double vectors 5e-7 to 2.2e-6 too). It must differ from the exact
   // solve's (the copy is read) and stay within 1e-5 of UMFPACK's. Cyclic reduction and chain
   // elimination in the interleaved layout (one chain of 6 x 6 blocks) keep a copy, elimination
   // in the contiguous layout (chains of several lengths) does not. solve() stays exact, and with

@@ -175,9 +175,10 @@ CATENARY_HD void add_product(double s, const double* __restrict__ A, const doubl
     }
 }
 
-// sum_k row[k] x[k] for k < cols: one row of a block (of T: double, or a float copy) times a vector.
-template <int N = 0, class T = double>
-CATENARY_HD double row_dot(const T* __restrict__ row, const double* __restrict__ x, int cols_) {
+// sum_k row[k] x[k] for k < cols, in double: one row of a block (of T: double, or a float copy)
+// times a vector (of V: double, or a Newton update's float vectors).
+template <int N = 0, class T = double, class V = double>
+CATENARY_HD double row_dot(const T* __restrict__ row, const V* __restrict__ x, int cols_) {
   const int cols = N > 0 ? N : cols_;
   double sum = 0.0;
   for (int k = 0; k < cols; ++k) sum += row[k] * x[k];

@@ -204,14 +204,15 @@ struct FactorInterleavedChains {
 // each with 13 loads a forward step and 7 a backward one, coalesced (a warp is one row of 32
 // neighbouring chains).
 // Sweeps as for SolveChain: the backward sweep alone starts from x_0 in memory (block 0 corrected
-// in between).
-template <Sweeps S = Sweeps::Both, class T = double>
+// in between). T: the factors' type, V: the padded vectors' (float, both, for a Newton update
+// from the float copy); the arithmetic and the shared vectors stay double.
+template <Sweeps S = Sweeps::Both, class T = double, class V = double>
 struct SolveInterleavedChains {
   static constexpr int N = InterleavedBlocks::N, G = kChainGroup, kThreads = kChainGroupThreads;
   static constexpr int kSharedValues = 3 * kThreads;  // the step's vector, and x_p in two buffers
   InterleavedBlocksOf<T> b;
-  const double* r;
-  double* x;
+  const V* r;
+  V* x;
   CATENARY_HD void shift(long k) { r += k, x += k; }  // to another right-hand side's vectors
 
   template <class Barrier>
