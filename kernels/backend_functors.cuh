@@ -207,10 +207,6 @@ struct Axpby {
   double a, b;
   CATENARY_HD double operator()(double x, double y) const { return a * x + b * y; }
 };
-struct Times {
-  double a;
-  CATENARY_HD double operator()(double x) const { return a * x; }
-};
 
 // |x|, or infinity for a non-finite entry.
 struct AbsOrInfinity {

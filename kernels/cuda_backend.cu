@@ -98,8 +98,6 @@ class CudaBackend : public Backend {
     ct_ptr_ = Ints(Ct.ptr.begin(), Ct.ptr.end());
     ct_col_ = Ints(Ct.col.begin(), Ct.col.end());
     ct_val_ = Doubles(Ct.val.begin(), Ct.val.end());
-    const LoadPatterns loads = build_load_patterns(m);
-    for (const Eigen::VectorXd& g : loads.vectors) load_patterns_.insert(load_patterns_.end(), g.data(), g.data() + g.size());
     const Eigen::VectorXd scales = coordinate_scales(m);
     coordinate_scales_ = Doubles(scales.data(), scales.data() + scales.size());
     end_setup_phase_on_device("operators", w);
@@ -355,18 +353,6 @@ class CudaBackend : public Backend {
                      AddAtSlots{raw<int>(block_index_), raw<double>(block_values_), raw<double>(array(x))});
   }
 
-  void combine_loads(const std::vector<double>& scales, Vector& g) override {
-    Doubles& out = array(g);
-    const int n = dof_count();
-    if (scales.empty()) return thrust::fill(Space::policy(), out.begin(), out.end(), 0.0);
-    // The first pattern's term writes g, without a pass of zeros before it; the others add.
-    thrust::transform(Space::policy(), load_patterns_.begin(), load_patterns_.begin() + n, out.begin(), Times{scales[0]});
-    for (size_t k = 1; k < scales.size(); ++k) {
-      const auto pattern = load_patterns_.begin() + static_cast<long>(k) * n;
-      thrust::transform(Space::policy(), pattern, pattern + n, out.begin(), out.begin(), Axpby{scales[k], 1.0});
-    }
-  }
-
  private:
   // [x; y] = A^-1 [rhs_dofs; rhs_constraints] through the solver's order (pattern_.original_of):
   // by the solver itself where it took that order (CsrSolver::take_outer_order), else through
@@ -580,7 +566,6 @@ class CudaBackend : public Backend {
   Doubles properties_, quadrature_, scalar_mass_;  // field-major RecordArrays
   Ints c_ptr_, c_col_, ct_row_, ct_ptr_, ct_col_;  // C in CSR, C^T by its listed rows
   Doubles c_val_, ct_val_;
-  Doubles load_patterns_;  // one dof-sized vector per pattern, back to back
   Doubles coordinate_scales_;
   DevicePattern<Space> pattern_;
   Doubles values_, local_forces_, local_matrices_, energy_, permuted_rhs_, permuted_solution_;
@@ -698,7 +683,8 @@ size_t estimated_device_bytes(const Model& m, int vectors, bool float_copy) {
   const size_t slots = std::min(keys, newton_matrix_slot_bound(m, constraint_entries, block_entries));
   // Held throughout: element data (nodes; properties, reference, scalar mass, shared or not, as the
   // backend holds them), the constraint Jacobian (CSR) and its transpose (listed rows: at most two
-  // ints a row, one row an entry), load patterns and scales, the unknown order both ways.
+  // ints a row, one row an entry), load patterns (System::load_vectors) and coordinate scales, the
+  // unknown order both ways.
   const int shared_records = shared_element_records(m.elements).count();
   const bool shared = reads_shared_records(shared_records, static_cast<int>(ne));
   const size_t records = shared ? shared_records : ne;

@@ -34,7 +34,6 @@ CpuBackend::CpuBackend(const Model& m, LinearSolverChoice solver)
   end_setup_phase("pattern", w.lap());
   constraints_ = constraint_matrix(m);
   constraint_transpose_rows_ = constraint_transpose_rows(m);
-  loads_ = build_load_patterns(m);
   coordinate_scales_ = coordinate_scales(m);
   end_setup_phase("operators", w.lap());
   // The structure moves into the matrix (one copy: 4 bytes an entry, 432 MB at 1,000,000 elements),
@@ -266,12 +265,6 @@ void CpuBackend::add_constraint_transpose_product(double a, const Vector& mu, Ve
   const AddListedRowProducts f{
       t.row.data(), t.ptr.data(), t.col.data(), t.val.data(), host(mu).data(), host(y).data(), a};
   for (int i = 0; i < static_cast<int>(t.row.size()); ++i) f(i);
-}
-
-void CpuBackend::combine_loads(const std::vector<double>& scales, Vector& g_) {
-  Eigen::VectorXd& g = host(g_);
-  g.setZero(dof_count());
-  for (size_t k = 0; k < scales.size(); ++k) g += scales[k] * loads_.vectors[k];
 }
 
 void CpuBackend::add_block_entries(const std::vector<double>& values) {

@@ -17,6 +17,10 @@ System::System(const Model& m, Backend& backend)
       coordinate_scales_(coordinate_scales(m)),
       gravity_(gravity_vector(m)) {
   for (int k = 0; k < block_.layout().rows; ++k) block_rows_.push_back(block_.layout().first_row + k);
+  for (const Eigen::VectorXd& g : loads_.vectors) {
+    load_vectors_.push_back(backend.make_vector(dofs()));
+    backend.upload(g, load_vectors_.back());
+  }
 }
 
 Eigen::VectorXd System::pick(const Eigen::VectorXd& x, const std::vector<int>& index) const { return x(index); }

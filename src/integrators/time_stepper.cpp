@@ -36,11 +36,15 @@ StepOutcome NewmarkNewton::solve_affine(const NewmarkParameters& p, double t1, d
                                         const Vector& lambda0, const Vector* memory, StepState& to,
                                         bool kinematics_set) {
   Backend& be = be_;
-  // The residual's terms that stay fixed through the step: s g(t1), less k m for a memory force.
-  std::vector<double> load_scales = sys_.load_patterns().scales_at(t1);
-  for (double& scale : load_scales) scale *= p.c.stiffness;
-  be.combine_loads(load_scales, fixed_terms_);
-  if (memory && !p.memory_in_coordinates) be.combine({{1.0, &fixed_terms_}, {-p.memory_scale, memory}}, fixed_terms_);
+  // The residual's terms that stay fixed through the step: s g(t1), less k m for a memory force, in
+  // one pass over the load patterns (and m). With none, fixed_terms_ keeps the zeros it was made
+  // with (whether there are any depends on the model and the method only).
+  std::vector<Scaled> fixed;
+  const std::vector<double> load_scales = sys_.load_patterns().scales_at(t1);
+  for (size_t k = 0; k < load_scales.size(); ++k)
+    fixed.push_back({p.c.stiffness * load_scales[k], &sys_.load_vectors()[k]});
+  if (memory && !p.memory_in_coordinates) fixed.push_back({-p.memory_scale, memory});
+  if (!fixed.empty()) be.combine(fixed, fixed_terms_);
   // Index 3: rc = -(Phi(q1, t1)). Stabilized index 2: rc = -(Phi_q v1 - nu) bh2 / gamma_h, the
   // velocity constraints scaled by dq1/dv1 so that the matrix's constraint blocks stay Phi_q.
   const bool index2 = s_.formulation == DynamicSettings::Formulation::StabilizedIndex2;

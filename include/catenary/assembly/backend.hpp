@@ -216,8 +216,6 @@ class Backend {
   // C^T mu term this way, without a coordinate-sized vector written with zeros elsewhere and read
   // back (constraint_transpose_rows).
   virtual void add_constraint_transpose_product(double a, const Vector& mu, Vector& y) = 0;
-  // g = sum_k scales[k] G_k over the model's load patterns (build_load_patterns).
-  virtual void combine_loads(const std::vector<double>& scales, Vector& g) = 0;
 
   // --- the multibody block (multibody/multibody_block.hpp), evaluated on the host
   // Adds the values of multibody_layout(model).entries to the matrix last assembled (call

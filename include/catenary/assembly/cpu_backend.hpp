@@ -62,7 +62,6 @@ class CpuBackend : public Backend {
   void solve(const Vector& rhs_dofs, const Vector& rhs_constraints, Vector& x, Vector& y) override;
   void constraint_product(const Vector& x, Vector& y) override;
   void add_constraint_transpose_product(double a, const Vector& mu, Vector& y) override;
-  void combine_loads(const std::vector<double>& scales, Vector& g) override;
   void add_block_entries(const std::vector<double>& values) override;
   void gather(const Vector& x, const std::vector<int>& index, std::vector<double>& out) override;
   void scatter_add(const std::vector<int>& index, const std::vector<double>& values, Vector& x) override;
@@ -89,7 +88,6 @@ class CpuBackend : public Backend {
   bool chain_factorized_ = false;              // the last factorization is chain_solver_'s
   Eigen::SparseMatrix<double, Eigen::RowMajor> constraints_;
   ListedRows constraint_transpose_rows_;
-  LoadPatterns loads_;
   Eigen::VectorXd coordinate_scales_;
   // Zeroed by the element loop's threads (core/first_touch.hpp).
   FirstTouchVector<double> local_matrices_;  // element_dofs^2 per element

@@ -6,6 +6,8 @@
 // forces, the nonlinear rows of joints, drivers, attachments, normalizations) is added by this
 // class on the host (multibody/multibody_block.hpp). The integrators (statics, initial
 // conditions, HHT, generalized-alpha, BDF) are written once against it.
+#include <vector>
+
 #include <Eigen/Core>
 
 #include "catenary/assembly/backend.hpp"
@@ -26,6 +28,9 @@ class System {
   // g(t): gravity, distributed and point loads, as a combination of the load patterns.
   void external_force(double t, Eigen::VectorXd& g) const;
   const LoadPatterns& load_patterns() const { return loads_; }
+  // The same patterns' vectors in the backend's memory, uploaded once: the integrators combine
+  // them with their own terms in one pass (NewmarkNewton's fixed terms).
+  const std::vector<Vector>& load_vectors() const { return load_vectors_; }
   const MultibodyBlock& multibody() const { return block_; }
   // Phi(q, t); b(t) of the linear rows, or its derivative of the given order (0 on the
   // nonlinear rows, whose Phi and nu hold t themselves).
@@ -111,6 +116,7 @@ class System {
   MultibodyBlock block_;
   std::vector<int> block_rows_;
   LoadPatterns loads_;
+  std::vector<Vector> load_vectors_;
   Eigen::VectorXd coordinate_scales_, gravity_;
   double matrix_norm_ = 0.0;
 };
