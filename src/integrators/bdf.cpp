@@ -70,7 +70,6 @@ class BDFStepper : public TimeStepper {
                     .into(newton_.qhat(), {-1.0 / a0, -1.0 / (a0 * a0)})
                     .into(newton_.vhat(), {0.0, -1.0 / a0}));
     predict(from, t1, k);
-    be_.copy(pred_q_, to.q);
 
     NewmarkParameters p;
     p.c.mass = 1.0;
@@ -78,7 +77,8 @@ class BDFStepper : public TimeStepper {
     p.c.damping = 1.0 / a0;
     p.c.constraint = 1.0;
     p.residual_unit = p.c.stiffness;
-    return newton_.solve_affine(p, t1, 1.0 / (a0 * a0), 1.0 / a0, from.lambda, nullptr, to);
+    return newton_.solve_affine(p, t1, 1.0 / (a0 * a0), 1.0 / a0, from.lambda, nullptr, to,
+                                [&] { be_.copy(pred_q_, to.q); });
   }
 
   double error_estimate(const StepState&, const StepState& to, double h) override {

@@ -15,7 +15,7 @@ namespace catenary {
 
 NewmarkNewton::NewmarkNewton(System& sys, const DynamicSettings& s) : sys_(sys), be_(sys.backend()), s_(s) {
   const int n = sys.dofs(), m = sys.constraints();
-  for (Vector* x : {&qhat_, &vhat_, &fixed_terms_, &r_, &dq_, &q_start_}) *x = be_.make_vector(n);
+  for (Vector* x : {&qhat_, &vhat_, &fixed_terms_, &r_, &dq_}) *x = be_.make_vector(n);
   for (Vector* x : {&mu_, &b_, &phi_, &rc_, &dmu_}) *x = be_.make_vector(m);
 }
 
@@ -23,19 +23,22 @@ StepOutcome NewmarkNewton::solve(const NewmarkParameters& p, const StepState& fr
                                  StepState& to) {
   const double bh2 = p.beta * h * h;
   // The predictor a1 = a0 with its q1 = qhat + bh2 a0 and v1 = vhat + gamma h a0, in one pass.
-  be_.combine(Combinations({&from.q, &from.v, &from.a})
-                  .into(qhat_, {1.0, h, h * h * (0.5 - p.beta)})
-                  .into(vhat_, {0.0, 1.0, h * (1.0 - p.gamma)})
-                  .into(to.q, {1.0, h, 0.5 * h * h})
-                  .into(to.a, {0.0, 0.0, 1.0})
-                  .into(to.v, {0.0, 1.0, h}));
-  return solve_affine(p, from.t + h, bh2, p.gamma * h, from.lambda, &memory, to, true);
+  const auto predictor = [&] {
+    be_.combine(Combinations({&from.q, &from.v, &from.a})
+                    .into(qhat_, {1.0, h, h * h * (0.5 - p.beta)})
+                    .into(vhat_, {0.0, 1.0, h * (1.0 - p.gamma)})
+                    .into(to.q, {1.0, h, 0.5 * h * h})
+                    .into(to.a, {0.0, 0.0, 1.0})
+                    .into(to.v, {0.0, 1.0, h}));
+  };
+  return solve_affine(p, from.t + h, bh2, p.gamma * h, from.lambda, &memory, to, predictor, true);
 }
 
 StepOutcome NewmarkNewton::solve_affine(const NewmarkParameters& p, double t1, double bh2, double gamma_h,
                                         const Vector& lambda0, const Vector* memory, StepState& to,
-                                        bool kinematics_set) {
+                                        const std::function<void()>& first_guess, bool kinematics_set) {
   Backend& be = be_;
+  first_guess();
   // The residual's terms that stay fixed through the step: s g(t1), less k m for a memory force, in
   // one pass over the load patterns (and m). With none, fixed_terms_ keeps the zeros it was made
   // with (whether there are any depends on the model and the method only).
@@ -57,12 +60,11 @@ StepOutcome NewmarkNewton::solve_affine(const NewmarkParameters& p, double t1, d
   // Should the iteration fail from it, the step is retried from the same guess with a fresh one.
   const bool reuse = s_.newton == DynamicSettings::Newton::Modified &&
                      kept_factorization_ == be.timings().factorizations && same_coefficients(p.c, kept_coefficients_);
-  if (reuse) be.copy(to.q, q_start_);
   StepOutcome out = iterate(p, t1, bh2, gamma_h, lambda0, memory, !reuse, kinematics_set, to);
   if (!out.converged && reuse) {
-    be.copy(q_start_, to.q);
+    first_guess();
     const int spent = out.iterations;
-    out = iterate(p, t1, bh2, gamma_h, lambda0, memory, true, false, to);
+    out = iterate(p, t1, bh2, gamma_h, lambda0, memory, true, kinematics_set, to);
     out.iterations += spent;
   }
   if (!out.converged) {

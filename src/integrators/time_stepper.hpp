@@ -8,6 +8,7 @@
 // Everything runs on backend vectors (device memory for the CUDA backend): per Newton iteration
 // only scalars (norms) cross to the host; per step the load scales and the constraint
 // right-hand side b(t) go down, and frames come up when output is due.
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -97,11 +98,14 @@ class NewmarkNewton {
 
   // The same Newton iteration for any method whose step is affine in q1 (BDF too):
   //   a1 = (q1 - qhat()) / bh2,  v1 = vhat() + gamma_h a1,
-  // with qhat() and vhat() set by the caller, to.q holding the first guess and lambda0 the
-  // multipliers to start from; memory may be null when memory_scale is 0. kinematics_set: to.a
-  // and to.v already follow from to.q by the formulas above.
+  // with qhat() and vhat() set by the caller and lambda0 the multipliers to start from; memory may
+  // be null when memory_scale is 0. first_guess writes the first guess into to.q (with
+  // kinematics_set, also to.a and to.v by the formulas above): before the iteration, and again
+  // where modified Newton retries the step from a fresh factorization (rather than a copy of the
+  // guess kept every step for the rare retry: two coordinate-sized vectors a step).
   StepOutcome solve_affine(const NewmarkParameters& p, double t1, double bh2, double gamma_h, const Vector& lambda0,
-                           const Vector* memory, StepState& to, bool kinematics_set = false);
+                           const Vector* memory, StepState& to, const std::function<void()>& first_guess,
+                           bool kinematics_set = false);
   Vector& qhat() { return qhat_; }
   Vector& vhat() { return vhat_; }
 
@@ -122,7 +126,7 @@ class NewmarkNewton {
   System& sys_;
   Backend& be_;
   const DynamicSettings& s_;
-  Vector qhat_, vhat_, r_, dq_, q_start_;  // coordinate-sized work vectors
+  Vector qhat_, vhat_, r_, dq_;  // coordinate-sized work vectors
   Vector fixed_terms_;                      // s g(t1) - k m (memory as a force) or s g(t1): the step's
                                             // residual terms that do not change with q1
   Vector mu_, b_, phi_, rc_, dmu_;                           // constraint-sized
