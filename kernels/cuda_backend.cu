@@ -46,6 +46,7 @@ struct ArrayVector : Vector::Storage {
 template <class Space>
 class CudaBackend : public Backend {
   using Doubles = ArrayOf<Space, double>;
+  using Floats = ArrayOf<Space, float>;
   using Ints = ArrayOf<Space, int>;
 
  public:
@@ -99,7 +100,7 @@ class CudaBackend : public Backend {
     ct_col_ = Ints(Ct.col.begin(), Ct.col.end());
     ct_val_ = Doubles(Ct.val.begin(), Ct.val.end());
     const Eigen::VectorXd scales = coordinate_scales(m);
-    coordinate_scales_ = Doubles(scales.data(), scales.data() + scales.size());
+    coordinate_scales_ = Floats(scales.data(), scales.data() + scales.size());
     end_setup_phase_on_device("operators", w);
 
     std::string why;
@@ -205,13 +206,13 @@ class CudaBackend : public Backend {
   }
   double weighted_norm(const Vector& dx, const Vector& x, double tol, int* worst) override {
     const WeightedEntry w = largest_entry(
-        WeightedEntryAt{raw<double>(array(dx)), raw<double>(array(x)), raw<double>(coordinate_scales_), tol}, dx.size());
+        WeightedEntryAt{raw<double>(array(dx)), raw<double>(array(x)), raw<float>(coordinate_scales_), tol}, dx.size());
     if (worst) *worst = w.index;
     return w.value;
   }
   double weighted_difference_norm(double factor, const Vector& a, const Vector& b, const Vector& x,
                                   double tol) override {
-    return largest_entry(WeightedEntryAt{raw<double>(array(a)), raw<double>(array(x)), raw<double>(coordinate_scales_),
+    return largest_entry(WeightedEntryAt{raw<double>(array(a)), raw<double>(array(x)), raw<float>(coordinate_scales_),
                                          tol, raw<double>(array(b)), factor},
                          a.size())
         .value;
@@ -223,7 +224,7 @@ class CudaBackend : public Backend {
   }
   UpdateNorms add_update(const Vector& dx, Vector& x, std::initializer_list<Increment> also, double tol) override {
     const NewtonUpdate f =
-        newton_update(dx, x, also, raw<double>(coordinate_scales_), tol, [](auto& v) { return raw<double>(array(v)); });
+        newton_update(dx, x, also, raw<float>(coordinate_scales_), tol, [](auto& v) { return raw<double>(array(v)); });
     const thrust::counting_iterator<int> first(0);
     return thrust::transform_reduce(Space::policy(), first, first + x.size(), f, UpdateNorms{}, LargerUpdate());
   }
@@ -566,7 +567,7 @@ class CudaBackend : public Backend {
   Doubles properties_, quadrature_, scalar_mass_;  // field-major RecordArrays
   Ints c_ptr_, c_col_, ct_row_, ct_ptr_, ct_col_;  // C in CSR, C^T by its listed rows
   Doubles c_val_, ct_val_;
-  Doubles coordinate_scales_;
+  Floats coordinate_scales_;  // float (vector_kernels.hpp, WeightedEntryAt)
   DevicePattern<Space> pattern_;
   Doubles values_, local_forces_, local_matrices_, energy_, permuted_rhs_, permuted_solution_;
   Doubles local_row_sums_;  // the local matrices' rows' sums of |entries|, for newton_matrix_norm
@@ -690,7 +691,7 @@ size_t estimated_device_bytes(const Model& m, int vectors, bool float_copy) {
   const size_t records = shared ? shared_records : ne;
   const size_t model_data = ne * (8 + (shared ? 4 : 0)) +
                             records * (sizeof(ElementProperties) + sizeof(ReferenceQuadrature) + 8 * 16) +
-                            constraint_entries * (12 + 20) + unknowns * 4 + 8 * n * (load_pattern_count(m) + 1) +
+                            constraint_entries * (12 + 20) + unknowns * 4 + 8 * n * load_pattern_count(m) + 4 * n +
                             8 * unknowns;
   // While the pattern is built: the keys and their sources (with the sort's second buffer, or, once
   // sorted, the reduced keys and their counts: 12 bytes a key either way), then the slots' rows,

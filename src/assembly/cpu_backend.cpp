@@ -34,7 +34,7 @@ CpuBackend::CpuBackend(const Model& m, LinearSolverChoice solver)
   end_setup_phase("pattern", w.lap());
   constraints_ = constraint_matrix(m);
   constraint_transpose_rows_ = constraint_transpose_rows(m);
-  coordinate_scales_ = coordinate_scales(m);
+  coordinate_scales_ = coordinate_scales(m).cast<float>();
   end_setup_phase("operators", w.lap());
   // The structure moves into the matrix (one copy: 4 bytes an entry, 432 MB at 1,000,000 elements),
   // its pages first written by the assembly loop's threads (core/first_touch.hpp).

@@ -14,7 +14,7 @@ System::System(const Model& m, Backend& backend)
       backend_(backend),
       block_(m),
       loads_(build_load_patterns(m)),
-      coordinate_scales_(coordinate_scales(m)),
+      coordinate_scales_(coordinate_scales(m).cast<float>()),
       gravity_(gravity_vector(m)) {
   for (int k = 0; k < block_.layout().rows; ++k) block_rows_.push_back(block_.layout().first_row + k);
   for (const Eigen::VectorXd& g : loads_.vectors) {

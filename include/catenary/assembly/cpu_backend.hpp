@@ -88,7 +88,7 @@ class CpuBackend : public Backend {
   bool chain_factorized_ = false;              // the last factorization is chain_solver_'s
   Eigen::SparseMatrix<double, Eigen::RowMajor> constraints_;
   ListedRows constraint_transpose_rows_;
-  Eigen::VectorXd coordinate_scales_;
+  Eigen::VectorXf coordinate_scales_;  // float (vector_kernels.hpp, WeightedEntryAt)
   // Zeroed by the element loop's threads (core/first_touch.hpp).
   FirstTouchVector<double> local_matrices_;  // element_dofs^2 per element
   FirstTouchVector<double> local_forces_;    // element_dofs per element

@@ -64,8 +64,11 @@ struct WeightedEntry {
   int index;
 };
 // With minus, the entry of factor (dx - minus) (Backend::weighted_difference_norm).
+// The coordinate scales are float in both backends: they only weigh the tolerance, and each
+// update and error norm reads them (a float vector is half a double one's bytes).
 struct WeightedEntryAt {
-  const double *dx, *x, *scale;
+  const double *dx, *x;
+  const float* scale;
   double tol;
   const double* minus = nullptr;
   double factor = 1.0;
@@ -100,7 +103,7 @@ struct NewtonUpdate {
   double* y[Backend::kMaxIncrements];
   const double* dx;
   double* x;
-  const double* scale;  // the coordinate scales of weighted_entry
+  const float* scale;  // the coordinate scales of weighted_entry
   double tol;
   // Constant indices k, as in LinearCombinations.
   CATENARY_HD UpdateNorms operator()(int i) const {
@@ -124,7 +127,7 @@ struct LargerUpdate {
 // The update dx of the storage x (data: a vector's storage). Throws std::invalid_argument for more
 // than Backend::kMaxIncrements vectors that follow.
 template <class Data>
-NewtonUpdate newton_update(const Vector& dx, Vector& x, std::initializer_list<Increment> also, const double* scale,
+NewtonUpdate newton_update(const Vector& dx, Vector& x, std::initializer_list<Increment> also, const float* scale,
                            double tol, Data data) {
   if (also.size() > Backend::kMaxIncrements)
     throw std::invalid_argument("add_update: at most " + std::to_string(Backend::kMaxIncrements) + " vectors follow");

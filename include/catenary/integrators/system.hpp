@@ -117,7 +117,8 @@ class System {
   std::vector<int> block_rows_;
   LoadPatterns loads_;
   std::vector<Vector> load_vectors_;
-  Eigen::VectorXd coordinate_scales_, gravity_;
+  Eigen::VectorXf coordinate_scales_;  // float, as the backends' (vector_kernels.hpp, WeightedEntryAt)
+  Eigen::VectorXd gravity_;
   double matrix_norm_ = 0.0;
 };
 
