@@ -34,7 +34,7 @@ struct ElementPass {
   RecordArray properties, quadrature, scalar_mass;  // ElementProperties, ReferenceQuadrature, 16 doubles
   const int *node_a, *node_b;
   const double *q, *v;
-  const double* w;  // ForceTerms: the mass term's vector (null: forces alone) and the scales
+  const double* origin;  // ForceTerms: the mass term's M (q - origin) (null: forces alone) and the scales
   double force_scale, mass_scale;
   NewtonMatrixCoefficients c;
   double *local_forces, *local_matrices, *local_row_sums, *energy;
@@ -77,18 +77,30 @@ struct ElementPass {
   }
 
   // Element e's force rows of shape functions first_shape on (Rows values, the element math's
-  // force), with the mass term where ForceTerms has one. Its vector is gathered only here, so that
-  // its values hold no registers during the element math.
+  // force), with the mass term M (q - origin) where ForceTerms has one. Its values are loaded where
+  // each row's product reads them (MassTermValues), not gathered into an array first: gathered, the
+  // 12 differences were spilled in the summing pass (ptxas sm_90: ChainForcesPass<3, false> 136 /
+  // 428 bytes of spill stores / loads, against 40 / 44 loaded in place; its w gathered alone before
+  // the mass term took an origin: 136 / 140); their loads hit the cache lines the element's
+  // coordinates were just read from.
   template <int Rows, class ForceRows>
   CATENARY_HD void write_forces(int e, int first_shape, const double* force, const ForceRows& force_rows) const {
-    double we[kLocal];
-    if (w)
-      for (int i = 0; i < kLocal; ++i) we[i] = w[local_to_global_dof(node_a[e], node_b[e], 2 * D, i)];
+    const MassTermValues we{q, origin, node_a[e], node_b[e]};
     const StridedSlots rows = force_rows(e, first_shape * D);
     for (int i = 0; i < Rows; ++i)
       rows[i] = element_force_output<D>(
-          force[i], w != nullptr, force_scale, mass_scale, scalar_mass[e], we, first_shape + i / D, i % D);
+          force[i], origin != nullptr, force_scale, mass_scale, scalar_mass[e], we, first_shape + i / D, i % D);
   }
+
+  // The element's local values of q - origin, entry l loaded when asked for.
+  struct MassTermValues {
+    const double *q, *origin;
+    int a, b;  // the element's nodes
+    CATENARY_HD double operator[](int l) const {
+      const int g = local_to_global_dof(a, b, 2 * D, l);
+      return q[g] - origin[g];
+    }
+  };
 };
 
 // The entries of y = M x at one node a thread (node_mass_product).

@@ -57,8 +57,7 @@ class CudaBackend : public Backend {
         elements_(m.elements.size()),
         nodes_(m.node_count),
         local_dofs_(2 * m.coordinates_per_node()),
-        damped_(std::any_of(m.elements.properties.begin(), m.elements.properties.end(),
-                            [](const ElementProperties& p) { return p.eta > 0.0; })) {
+        damped_(m.elements.damped()) {
     Stopwatch w;
     const ElementBlock& el = m.elements;
     node_a_ = Ints(el.node_a.begin(), el.node_a.end());
@@ -454,7 +453,7 @@ class CudaBackend : public Backend {
             raw<int>(node_b_),
             raw<double>(array(q)),
             raw<double>(array(v)),
-            terms.w ? raw<double>(array(*terms.w)) : nullptr,
+            terms.origin ? raw<double>(array(*terms.origin)) : nullptr,
             terms.force_scale,
             terms.mass_scale,
             c,
@@ -494,7 +493,7 @@ class CudaBackend : public Backend {
       const thrust::counting_iterator<int> first(0);
       thrust::for_each(Space::policy(), first, first + threads, pass);
     }
-    timings_.element_bytes += element_pass_bytes<D>(elements_, dof_count(), Jacobian, terms.w != nullptr, records_);
+    timings_.element_bytes += element_pass_bytes<D>(elements_, dof_count(), Jacobian, terms.origin != nullptr, records_);
   }
   // The pass compiled for this model's dimension and damping.
   template <int D, bool Damped>
@@ -536,7 +535,7 @@ class CudaBackend : public Backend {
     thrust::copy(Space::policy(), thrust::make_permutation_iterator(from, elementless_dofs_.begin()),
                  thrust::make_permutation_iterator(from, elementless_dofs_.end()),
                  thrust::make_permutation_iterator(r, elementless_dofs_.begin()));
-    timings_.element_bytes += element_pass_bytes<D>(elements_, dof_count(), false, terms.w != nullptr, records_);
+    timings_.element_bytes += element_pass_bytes<D>(elements_, dof_count(), false, terms.origin != nullptr, records_);
   }
 
   // f = the element rows summed per dof, or from - that sum (ForceTerms::from).

@@ -136,7 +136,7 @@ struct DeviceCable {
             raw<int>(node_b),
             raw<double>(q),
             raw<double>(v),
-            mass_term ? raw<double>(w) : nullptr,
+            mass_term ? raw<double>(w) : nullptr,  // M (q - w), as the integrator's M (q1 - qhat)
             1.0,
             mass_term ? 1.0 : 0.0,
             c,

@@ -98,9 +98,9 @@ inline RunResult run_model(const Model& m, const AnalysisSettings& a, double out
 // The CPU backend with UMFPACK, its general sparse LU (what "sparse_qr", the general sparse
 // direct solver, names on the CPU): the independent reference of the block solvers' tests, which
 // the CPU backend's default (chain elimination for chain models) is not.
-// force_scale f_int(q, v) + mass_scale M x from one element pass of b (ForceTerms): the forces pass,
-// or with matrix the pass that also assembles the Newton matrix with those coefficients; with
-// from, from minus those terms (ForceTerms::from).
+// force_scale f_int(q, v) + mass_scale M x from one element pass of b (ForceTerms, its mass term
+// M (q - origin) with origin = q - x): the forces pass, or with matrix the pass that also assembles
+// the Newton matrix with those coefficients; with from, from minus those terms (ForceTerms::from).
 inline Eigen::VectorXd forces_with_mass_term(Backend& b, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
                                              const Eigen::VectorXd& x, double force_scale, double mass_scale,
                                              const NewtonMatrixCoefficients* matrix = nullptr,
@@ -110,7 +110,7 @@ inline Eigen::VectorXd forces_with_mass_term(Backend& b, const Eigen::VectorXd& 
          fromb = b.make_vector(n);
   b.upload(q, qb);
   b.upload(v, vb);
-  b.upload(x, xb);
+  b.upload(q - x, xb);
   if (from) b.upload(*from, fromb);
   const ForceTerms terms{force_scale, mass_scale, &xb, from ? &fromb : nullptr};
   if (matrix)

@@ -135,7 +135,7 @@ double CpuBackend::evaluate_elements(const Eigen::VectorXd& q, const Eigen::Vect
   constexpr int nl = 4 * D;
   const ElementBlock& el = model_.elements;
   const int ne = el.size();
-  const double* w = terms.w ? host(*terms.w).data() : nullptr;
+  const double* origin = terms.origin ? host(*terms.origin).data() : nullptr;
   double energy = 0.0;
 #pragma omp parallel for reduction(+ : energy) schedule(static) if (ne > kParallelElements)
   for (int e = 0; e < ne; ++e) {
@@ -144,21 +144,21 @@ double CpuBackend::evaluate_elements(const Eigen::VectorXd& q, const Eigen::Vect
       const int g = element_global_dof(model_, e, i);
       qe[i] = q[g];
       ve[i] = v[g];
-      if (w) we[i] = w[g];
+      if (origin) we[i] = qe[i] - origin[g];
     }
     ElementEvaluation<D> out;
     evaluate_element<D>(el.properties[e], el.quadrature[e], qe, ve, jacobian, out, newton_jacobian_weights(c));
     const double* Ms = &el.scalar_mass[16 * static_cast<size_t>(e)];
     for (int i = 0; i < nl; ++i)
       local_forces_[static_cast<size_t>(nl) * e + i] = element_force_output<D>(
-          out.force[i], w != nullptr, terms.force_scale, terms.mass_scale, Ms, we, i / D, i % D);
+          out.force[i], origin != nullptr, terms.force_scale, terms.mass_scale, Ms, we, i / D, i % D);
     energy += out.energy;
     local_energy_[e] = out.energy;
     if (!jacobian) continue;
     element_newton_matrix<D>(out, Ms, c, &local_matrices_[static_cast<size_t>(nl) * nl * e],
                              &local_row_sums_[static_cast<size_t>(nl) * e]);
   }
-  timings_.element_bytes += element_pass_bytes<D>(ne, q.size(), jacobian, w != nullptr, ne);
+  timings_.element_bytes += element_pass_bytes<D>(ne, q.size(), jacobian, origin != nullptr, ne);
   return energy;
 }
 

@@ -137,7 +137,8 @@ void System::newton_terms(const Vector& q, const Vector& v, double t, const Forc
   if (block_.empty()) return;
   const std::vector<int>& dofs = block_.layout().dofs;
   // The block's mass term with its scale in w: the matrix's d(M(q) w)/dq needs the w of M(q) w.
-  const Eigen::VectorXd x = pick(q, dofs), xv = pick(v, dofs), xw = terms.mass_scale * pick(*terms.w, dofs),
+  const Eigen::VectorXd x = pick(q, dofs), xv = pick(v, dofs),
+                        xw = terms.mass_scale * (x - pick(*terms.origin, dofs)),
                         xmu = pick(mu, block_rows_);
   ConstraintState cs;
   if (matrix) {

@@ -22,13 +22,13 @@ NewmarkNewton::NewmarkNewton(System& sys, const DynamicSettings& s) : sys_(sys),
 StepOutcome NewmarkNewton::solve(const NewmarkParameters& p, const StepState& from, double h, const Vector& memory,
                                  StepState& to) {
   const double bh2 = p.beta * h * h;
-  // The predictor a1 = a0 with its q1 = qhat + bh2 a0 and v1 = vhat + gamma h a0, in one pass.
+  // The predictor a1 = a0 with its q1 = qhat + bh2 a0 and v1 = vhat + gamma h a0, in one pass (a1
+  // itself follows at convergence: kinematics).
   const auto predictor = [&] {
     be_.combine(Combinations({&from.q, &from.v, &from.a})
                     .into(qhat_, {1.0, h, h * h * (0.5 - p.beta)})
                     .into(vhat_, {0.0, 1.0, h * (1.0 - p.gamma)})
                     .into(to.q, {1.0, h, 0.5 * h * h})
-                    .into(to.a, {0.0, 0.0, 1.0})
                     .into(to.v, {0.0, 1.0, h}));
   };
   return solve_affine(p, from.t + h, bh2, p.gamma * h, from.lambda, &memory, to, predictor, true);
@@ -72,6 +72,7 @@ StepOutcome NewmarkNewton::solve_affine(const NewmarkParameters& p, double t1, d
     return out;
   }
   to.t = t1;
+  kinematics(to.q, bh2, gamma_h, to, true);
   if (index2) project_positions(t1, to);
   be.combine({{1.0 / p.c.stiffness, &mu_}}, to.lambda);
   return out;
@@ -111,21 +112,23 @@ StepOutcome NewmarkNewton::iterate(const NewmarkParameters& p, double t1, double
   double newton_previous = INFINITY;  // the previous update where it was a Newton update, else infinite
   double largest_q = 0.0;             // max |q1|, from the last update (the residual floor's scale)
   int growing = 0;
-  // a1 and v1 from q1 here (unless given), then by the updates of q1 (add_update): the kinematics
-  // are affine.
-  if (!kinematics_set) kinematics(q1, bh2, gamma_h, to);
+  // v1 from q1 here (unless given) where the residual reads it, then by the updates of q1
+  // (add_update): the kinematics are affine. a1 is not kept during the iteration (kinematics).
+  const bool velocity = index2 || sys_.velocity_in_residual();
+  if (!kinematics_set && velocity) kinematics(q1, bh2, gamma_h, to, false);
+  // r = -(M (q1 - qhat + k m) + s (f - g) + C^T mu)   (memory in coordinates), or
+  // r = -(M (q1 - qhat) + s (f - g) + k m + C^T mu)   (memory as a force);  rc = -(Phi(q1, t1)).
+  // newton_terms returns r = fixed_terms - (s f + M (q1 - origin) + C^T mu) (ForceTerms), origin =
+  // qhat, or qhat - k m for the memory in coordinates (formed once a step).
+  const Vector* origin = &qhat_;
+  if (memory && p.memory_in_coordinates) {
+    if (mass_origin_.size() == 0) mass_origin_ = be.make_vector(sys_.dofs());
+    be.combine({{1.0, &qhat_}, {-p.memory_scale, memory}}, mass_origin_);
+    origin = &mass_origin_;
+  }
+  const ForceTerms terms{s, 1.0, origin, &fixed_terms_};
   for (int it = 1; it <= s_.max_iterations; ++it) {
     out.iterations = it;
-    // r = -(M (q1 - qhat + k m) + s (f - g) + C^T mu)   (memory in coordinates), or
-    // r = -(M (q1 - qhat) + s (f - g) + k m + C^T mu)   (memory as a force);  rc = -(Phi(q1, t1)).
-    // newton_terms returns r = fixed_terms - (s f + M (...) + C^T mu) (ForceTerms::from);
-    // M (q1 - qhat) is bh2 M a1, with a1 from kinematics, so that only the memory in coordinates
-    // needs a vector of its own.
-    ForceTerms terms{s, bh2, &to.a, &fixed_terms_};
-    if (memory && p.memory_in_coordinates) {
-      be.combine({{1.0, &q1}, {-1.0, &qhat_}, {p.memory_scale, memory}}, dq_);
-      terms = {s, 1.0, &dq_, &fixed_terms_};
-    }
     sys_.newton_terms(q1, to.v, t1, terms, mu_, p.c, r_, phi_, index2, refresh);
     be.combine({{rc_scale, &b_}, {-rc_scale, &phi_}}, rc_);
     double maxima[2];  // |r|, |rc|
@@ -154,8 +157,8 @@ StepOutcome NewmarkNewton::iterate(const NewmarkParameters& p, double t1, double
       kept_coefficients_ = p.c;
     }
     be.solve_newton_update(r_, rc_, dq_, dmu_);
-    const UpdateNorms update =
-        be.add_update(dq_, q1, {{1.0 / bh2, &to.a}, {gamma_h / bh2, &to.v}}, s_.newton_tolerance);
+    const UpdateNorms update = velocity ? be.add_update(dq_, q1, {{gamma_h / bh2, &to.v}}, s_.newton_tolerance)
+                                        : be.add_update(dq_, q1, {}, s_.newton_tolerance);
     be.axpby(1.0, dmu_, 1.0, mu_);
     out.last_update = update.weighted;
     out.worst_dof = update.worst;
@@ -206,9 +209,11 @@ void NewmarkNewton::project_positions(double t1, StepState& to) {
   if (!sys_.multibody().empty()) project(true, to.v);
 }
 
-void NewmarkNewton::kinematics(const Vector& q1, double bh2, double gamma_h, StepState& to) {
-  be_.combine({{1.0 / bh2, &q1}, {-1.0 / bh2, &qhat_}}, to.a);
-  be_.combine({{1.0, &vhat_}, {gamma_h, &to.a}}, to.v);
+void NewmarkNewton::kinematics(const Vector& q1, double bh2, double gamma_h, StepState& to, bool acceleration) {
+  Combinations c({&q1, &qhat_, &vhat_});
+  c.into(to.v, {gamma_h / bh2, -gamma_h / bh2, 1.0});
+  if (acceleration) c.into(to.a, {1.0 / bh2, -1.0 / bh2, 0.0});
+  be_.combine(c);
 }
 
 void run_time_steps(System& sys, const DynamicSettings& s, double output_interval, const FrameSink& sink,

@@ -91,7 +91,7 @@ class NewmarkNewton {
  public:
   NewmarkNewton(System& sys, const DynamicSettings& s);
 
-  // The Newmark step from `from`: qhat, vhat from (q0, v0, a0), predictor a1 = a0.
+  // The Newmark step from `from`: qhat, vhat from (q0, v0, a0), predictor a1 = a0 (its q1 and v1).
   // On success sets to.t, q, v, a, lambda; to.history is left to the method.
   StepOutcome solve(const NewmarkParameters& p, const StepState& from, double h, const Vector& memory,
                     StepState& to);
@@ -100,7 +100,7 @@ class NewmarkNewton {
   //   a1 = (q1 - qhat()) / bh2,  v1 = vhat() + gamma_h a1,
   // with qhat() and vhat() set by the caller and lambda0 the multipliers to start from; memory may
   // be null when memory_scale is 0. first_guess writes the first guess into to.q (with
-  // kinematics_set, also to.a and to.v by the formulas above): before the iteration, and again
+  // kinematics_set, also to.v by the formulas above): before the iteration, and again
   // where modified Newton retries the step from a fresh factorization (rather than a copy of the
   // guess kept every step for the rare retry: two coordinate-sized vectors a step).
   StepOutcome solve_affine(const NewmarkParameters& p, double t1, double bh2, double gamma_h, const Vector& lambda0,
@@ -110,8 +110,11 @@ class NewmarkNewton {
   Vector& vhat() { return vhat_; }
 
  private:
-  // a1 = (q1 - qhat) / bh2,  v1 = vhat + gamma_h a1
-  void kinematics(const Vector& q1, double bh2, double gamma_h, StepState& to);
+  // v1 = vhat + gamma_h a1 and, with acceleration, a1 = (q1 - qhat) / bh2, in one pass. The
+  // iterations read neither a1 (the residual's mass term is M (q1 - qhat), ForceTerms::origin) nor,
+  // unless System::velocity_in_residual or the stabilized index-2 constraints ask, v1: a Newton
+  // update then moves q1 alone, and both follow once the step has converged.
+  void kinematics(const Vector& q1, double bh2, double gamma_h, StepState& to, bool acceleration);
   // Stabilized index 2: after the Newton iteration on the velocity constraints, to.q back onto
   // Phi(q, t1) = 0 (see time_stepper.cpp).
   void project_positions(double t1, StepState& to);
@@ -129,6 +132,9 @@ class NewmarkNewton {
   Vector qhat_, vhat_, r_, dq_;  // coordinate-sized work vectors
   Vector fixed_terms_;                      // s g(t1) - k m (memory as a force) or s g(t1): the step's
                                             // residual terms that do not change with q1
+  // Generalized-alpha's memory in coordinates: the mass term is M (q1 - (qhat - k m)), this the
+  // vector subtracted (made at its first step).
+  Vector mass_origin_;
   Vector mu_, b_, phi_, rc_, dmu_;                           // constraint-sized
   // Modified Newton: the backend's factorization count after this stepper's last factorization,
   // and the coefficients of that matrix.

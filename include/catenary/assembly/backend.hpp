@@ -49,19 +49,22 @@ struct Scaled {
   const Vector* x;
 };
 
-// What an element pass returns as its force: force_scale f_int(q, v) + mass_scale M w, the terms of
-// a Newton residual that the elements give (Backend::internal_force, assemble_newton_matrix); w null:
-// f_int(q, v) alone. Folded into the pass, the mass product reads the scalar mass and w there and
-// shares the forces' gather: apart (mass_product), it is a pass over the dofs that reads the scalar
+// What an element pass returns as its force: force_scale f_int(q, v) + mass_scale M (q - origin),
+// the terms of a Newton residual that the elements give (Backend::internal_force,
+// assemble_newton_matrix); origin null: f_int(q, v) alone. A Newmark step's mass term is
+// M (q1 - qhat) (bh2 M a1): formed from q1 and the step's constant origin qhat in the pass, it needs
+// no a1 kept up to date through the iteration (2 of a Newton update's coordinate-sized vectors).
+// Folded into the pass, the mass product reads the scalar mass and origin there and shares the
+// forces' gather: apart (mass_product), it is a pass over the dofs that reads the scalar
 // mass again (as an element pass and a gather of its own, on an H100 0.30 ms a launch at 1,000,000
 // elements against 0.19 for the whole forces pass, twentieth session).
-// With `from`, the output is from - (force_scale f_int + mass_scale M w): a Newton residual whose
+// With `from`, the output is from - (force_scale f_int + mass_scale M (q - origin)): a Newton residual whose
 // terms that stay fixed through a step (loads, history) the gather that sums the element rows
 // subtracts from, instead of a pass of its own over the dofs (it read the output and two vectors
 // and wrote the output again: 4 of the sweep's 6,060,000-entry vectors an iteration).
 struct ForceTerms {
   double force_scale = 1.0, mass_scale = 0.0;
-  const Vector* w = nullptr;
+  const Vector* origin = nullptr;
   const Vector* from = nullptr;
 };
 

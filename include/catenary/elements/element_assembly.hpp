@@ -101,9 +101,10 @@ CATENARY_HD double gathered_sum(const int* ptr, const int* sources, const double
   return s;
 }
 
-// Row k D + i of M_e xe for one element (shape function k, component i; xe: 4D local values).
-template <int D, class ScalarMass>
-CATENARY_HD double element_mass_row(const ScalarMass& scalar_mass, const double* xe, int k, int i) {
+// Row k D + i of M_e xe for one element (shape function k, component i; xe: 4D local values, an
+// array or anything indexed like one).
+template <int D, class ScalarMass, class Values>
+CATENARY_HD double element_mass_row(const ScalarMass& scalar_mass, const Values& xe, int k, int i) {
   double s = 0.0;
   for (int l = 0; l < 4; ++l) s += scalar_mass[k * 4 + l] * xe[l * D + i];
   return s;
@@ -112,9 +113,9 @@ CATENARY_HD double element_mass_row(const ScalarMass& scalar_mass, const double*
 // An element pass's force output in row k D + i (ForceTerms, backend.hpp): the force, or with the
 // mass term force_scale force + mass_scale (M_e we)_{k D + i}, we the element's 4D values of the
 // term's vector.
-template <int D, class ScalarMass>
+template <int D, class ScalarMass, class Values>
 CATENARY_HD double element_force_output(double force, bool mass_term, double force_scale, double mass_scale,
-                                        const ScalarMass& scalar_mass, const double* we, int k, int i) {
+                                        const ScalarMass& scalar_mass, const Values& we, int k, int i) {
   return mass_term ? force_scale * force + mass_scale * element_mass_row<D>(scalar_mass, we, k, i) : force;
 }
 

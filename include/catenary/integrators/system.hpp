@@ -32,6 +32,10 @@ class System {
   // them with their own terms in one pass (NewmarkNewton's fixed terms).
   const std::vector<Vector>& load_vectors() const { return load_vectors_; }
   const MultibodyBlock& multibody() const { return block_; }
+  // Whether newton_terms reads the velocities: the elements' material damping, or a multibody
+  // block (its forces and joints may hold them). Without, a Newton iteration need not keep v1 up
+  // to date.
+  bool velocity_in_residual() const { return !block_.empty() || model_.elements.damped(); }
   // Phi(q, t); b(t) of the linear rows, or its derivative of the given order (0 on the
   // nonlinear rows, whose Phi and nu hold t themselves).
   void constraint_residual(const Eigen::VectorXd& q, double t, Eigen::VectorXd& phi);
@@ -56,13 +60,14 @@ class System {
   // One Newton iteration's evaluation on backend vectors: the Newton matrix
   //   [c.mass M + c.stiffness K + c.damping D + d(M w + Phi_q^T mu)/dq,  c.constraint Phi_q^T]
   //   [c.constraint Phi_q,                                                0                  ]
-  // (assembled in the backend, ready to factorize; w = *terms.w) and, from the same evaluation,
+  // (assembled in the backend, ready to factorize; w = q - *terms.origin, held fixed in the
+  // derivative) and, from the same evaluation,
   // y = terms.force_scale f(q, v, t) + terms.mass_scale M(q) w + Phi_q(q)^T mu (ForceTerms; the
   // elements' part in their own pass; with terms.from, y = from minus those terms) and phi = C q on the linear rows, Phi(q, t) on the
   // nonlinear ones (so phi - b(t) is the constraint residual). With velocity_level, phi is
   // instead C v on the linear rows and Phi_q v - nu(q, t) on the nonlinear ones (phi - b'(t) is
   // the velocity constraints' residual). Without matrix, only the vectors (a modified Newton
-  // iteration, which solves with the last factorization). terms.w must be set.
+  // iteration, which solves with the last factorization). terms.origin must be set.
   void newton_terms(const Vector& q, const Vector& v, double t, const ForceTerms& terms, const Vector& mu,
                     const NewtonMatrixCoefficients& c, Vector& y, Vector& phi, bool velocity_level = false,
                     bool matrix = true);

@@ -34,6 +34,13 @@ struct ElementBlock {
   std::vector<double> shape_integrals;  // 4 per element: element_shape_integrals
   std::vector<ReferenceQuadrature> quadrature;  // the reference at the quadrature points
   int size() const { return static_cast<int>(node_a.size()); }
+  // Whether any element has material damping (eta > 0): only then do the elements' forces read
+  // the velocities.
+  bool damped() const {
+    for (const ElementProperties& p : properties)
+      if (p.eta > 0.0) return true;
+    return false;
+  }
 };
 
 // One scalar constraint equation, linear in the coordinates:
