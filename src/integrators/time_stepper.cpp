@@ -22,14 +22,15 @@ NewmarkNewton::NewmarkNewton(System& sys, const DynamicSettings& s) : sys_(sys),
 StepOutcome NewmarkNewton::solve(const NewmarkParameters& p, const StepState& from, double h, const Vector& memory,
                                  StepState& to) {
   const double bh2 = p.beta * h * h;
-  // The predictor a1 = a0 with its q1 = qhat + bh2 a0 and v1 = vhat + gamma h a0, in one pass (a1
-  // itself follows at convergence: kinematics).
+  // The predictor a1 = a0 with its q1 = qhat + bh2 a0 and, where the iteration reads it, v1 = vhat +
+  // gamma h a0, in one pass (a1 and v1 follow at convergence: kinematics).
   const auto predictor = [&] {
-    be_.combine(Combinations({&from.q, &from.v, &from.a})
-                    .into(qhat_, {1.0, h, h * h * (0.5 - p.beta)})
-                    .into(vhat_, {0.0, 1.0, h * (1.0 - p.gamma)})
-                    .into(to.q, {1.0, h, 0.5 * h * h})
-                    .into(to.v, {0.0, 1.0, h}));
+    Combinations c({&from.q, &from.v, &from.a});
+    c.into(qhat_, {1.0, h, h * h * (0.5 - p.beta)})
+        .into(vhat_, {0.0, 1.0, h * (1.0 - p.gamma)})
+        .into(to.q, {1.0, h, 0.5 * h * h});
+    if (velocity_in_iteration()) c.into(to.v, {0.0, 1.0, h});
+    be_.combine(c);
   };
   return solve_affine(p, from.t + h, bh2, p.gamma * h, from.lambda, &memory, to, predictor, true);
 }
@@ -93,6 +94,10 @@ double NewmarkNewton::estimated_error(double update, double previous) {
   return theta > 0.0 && theta < 0.5 ? theta / (1.0 - theta) * update : update;
 }
 
+bool NewmarkNewton::velocity_in_iteration() const {
+  return s_.formulation == DynamicSettings::Formulation::StabilizedIndex2 || sys_.velocity_in_residual();
+}
+
 bool NewmarkNewton::same_coefficients(const NewtonMatrixCoefficients& a, const NewtonMatrixCoefficients& b) {
   return a.mass == b.mass && a.stiffness == b.stiffness && a.damping == b.damping && a.constraint == b.constraint;
 }
@@ -114,7 +119,7 @@ StepOutcome NewmarkNewton::iterate(const NewmarkParameters& p, double t1, double
   int growing = 0;
   // v1 from q1 here (unless given) where the residual reads it, then by the updates of q1
   // (add_update): the kinematics are affine. a1 is not kept during the iteration (kinematics).
-  const bool velocity = index2 || sys_.velocity_in_residual();
+  const bool velocity = velocity_in_iteration();
   if (!kinematics_set && velocity) kinematics(q1, bh2, gamma_h, to, false);
   // r = -(M (q1 - qhat + k m) + s (f - g) + C^T mu)   (memory in coordinates), or
   // r = -(M (q1 - qhat) + s (f - g) + k m + C^T mu)   (memory as a force);  rc = -(Phi(q1, t1)).

@@ -100,7 +100,8 @@ class NewmarkNewton {
   //   a1 = (q1 - qhat()) / bh2,  v1 = vhat() + gamma_h a1,
   // with qhat() and vhat() set by the caller and lambda0 the multipliers to start from; memory may
   // be null when memory_scale is 0. first_guess writes the first guess into to.q (with
-  // kinematics_set, also to.v by the formulas above): before the iteration, and again
+  // kinematics_set, also to.v by the formulas above where velocity_in_iteration): before the
+  // iteration, and again
   // where modified Newton retries the step from a fresh factorization (rather than a copy of the
   // guess kept every step for the rare retry: two coordinate-sized vectors a step).
   StepOutcome solve_affine(const NewmarkParameters& p, double t1, double bh2, double gamma_h, const Vector& lambda0,
@@ -125,6 +126,9 @@ class NewmarkNewton {
   // Weighted (1 = tolerance); previous: the Newton update before this Newton update, else infinite.
   static double estimated_error(double update, double previous);
   static bool same_coefficients(const NewtonMatrixCoefficients& a, const NewtonMatrixCoefficients& b);
+  // Whether the Newton iteration reads v1 (System::velocity_in_residual, or the stabilized index-2
+  // constraints): else v1 is formed only at convergence.
+  bool velocity_in_iteration() const;
 
   System& sys_;
   Backend& be_;
