@@ -840,8 +840,8 @@ class BlockTridiagonalSolver : public CsrSolver {
   // factors, whose padded vectors are float too (the first half of the doubles' storage). The
   // solve's precision is the float factors' already (a relative 6e-8 times the blocks' condition);
   // rounding its right-hand side and solution to float adds no more, and the scatter, the sweeps
-  // and the gather move half the vectors' bytes (about 3 of a solve's 26 coordinate-sized double
-  // vectors in the 10,000-copy sweep).
+  // and the gather move half the vectors' bytes (about 3 coordinate-sized double vectors a solve
+  // in the 10,000-copy sweep).
   template <class V>
   static V* padded_vector(Doubles& v) {
     return reinterpret_cast<V*>(raw<double>(v));

@@ -99,7 +99,7 @@ class CudaBackend : public Backend {
     ct_ptr_ = Ints(Ct.ptr.begin(), Ct.ptr.end());
     ct_col_ = Ints(Ct.col.begin(), Ct.col.end());
     ct_val_ = Doubles(Ct.val.begin(), Ct.val.end());
-    const Eigen::VectorXd scales = coordinate_scales(m);
+    const Eigen::VectorXf scales = coordinate_scales(m).cast<float>();  // converted on the host
     coordinate_scales_ = Floats(scales.data(), scales.data() + scales.size());
     end_setup_phase_on_device("operators", w);
 
