@@ -112,8 +112,9 @@ struct NodeMassProduct {
   const int *node_a, *node_b;
   const double* x;
   double* y;
+  MassProductOutput out;
   CATENARY_HD void operator()(int node) const {
-    node_mass_product<D>(ptr, sources, local, scalar_mass, node_a, node_b, x, node, y);
+    node_mass_product<D>(ptr, sources, local, scalar_mass, node_a, node_b, x, node, y, out);
   }
 };
 
@@ -218,6 +219,10 @@ struct ScatterPermuted {
 struct Axpby {
   double a, b;
   CATENARY_HD double operator()(double x, double y) const { return a * x + b * y; }
+};
+struct Times {
+  double a;
+  CATENARY_HD double operator()(double x) const { return a * x; }
 };
 
 // |x|, or infinity for a non-finite entry.

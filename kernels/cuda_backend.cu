@@ -256,7 +256,7 @@ class CudaBackend : public Backend {
     thrust::copy(energy_.begin(), energy_.end(), energies.begin());
   }
 
-  void mass_product(const Vector& x, Vector& y) override {
+  void mass_product(const Vector& x, Vector& y, double scale, const Scaled& plus) override {
     const thrust::counting_iterator<int> first(0);
     const int *ptr = raw<int>(pattern_.dof_source_ptr), *sources = raw<int>(pattern_.dof_sources);
     const int *a = raw<int>(node_a_), *b = raw<int>(node_b_);
@@ -264,14 +264,20 @@ class CudaBackend : public Backend {
     const double* xs = raw<double>(array(x));
     double* ys = raw<double>(array(y));
     const long entry_major = elements_;  // the local entries' layout (LocalEntryLayout)
+    const MassProductOutput out{scale, plus.x ? raw<double>(array(*plus.x)) : nullptr, plus.a};
     if (dimension_ == 3)
       thrust::for_each(Space::policy(), first, first + nodes_,
-                       NodeMassProduct<3>{ptr, sources, {entry_major}, Ms, a, b, xs, ys});
+                       NodeMassProduct<3>{ptr, sources, {entry_major}, Ms, a, b, xs, ys, out});
     else
       thrust::for_each(Space::policy(), first, first + nodes_,
-                       NodeMassProduct<2>{ptr, sources, {entry_major}, Ms, a, b, xs, ys});
-    // Rigid bodies' coordinates: System adds their mass product.
-    thrust::fill(Space::policy(), array(y).begin() + nodes_ * 2 * dimension_, array(y).end(), 0.0);
+                       NodeMassProduct<2>{ptr, sources, {entry_major}, Ms, a, b, xs, ys, out});
+    // Rigid bodies' coordinates: the plus term alone (System adds their mass product).
+    const long node_dofs = static_cast<long>(nodes_) * 2 * dimension_;
+    if (plus.x)
+      thrust::transform(Space::policy(), array(*plus.x).begin() + node_dofs, array(*plus.x).end(),
+                        array(y).begin() + node_dofs, Times{plus.a});
+    else
+      thrust::fill(Space::policy(), array(y).begin() + node_dofs, array(y).end(), 0.0);
   }
 
   void assemble_newton_matrix(const Vector& q, const Vector& v, const NewtonMatrixCoefficients& c,

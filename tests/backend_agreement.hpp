@@ -58,6 +58,19 @@ inline void check_operators_agree(const Model& m, Backend& other, unsigned seed,
   cpu.mass_product(x, y_cpu);
   other.mass_product(x, y_other);
   CHECK(relative_difference(y_cpu, y_other) < 1e-12);
+  // The product scaled and added to another vector in the same pass (HHT's force history), on both
+  // backends; the coordinates of no element get the added term alone.
+  const Eigen::VectorXd z = random_vector(n, 1.0), affine = -0.7 * y_cpu + 0.4 * z;
+  for (Backend* backend : {static_cast<Backend*>(&cpu), &other}) {
+    Vector xb = backend->make_vector(n), zb = backend->make_vector(n), yb = backend->make_vector(n);
+    backend->upload(x, xb);
+    backend->upload(z, zb);
+    backend->mass_product(xb, yb, -0.7, {0.4, &zb});
+    Eigen::VectorXd y;
+    backend->download(yb, y);
+    INFO("the affine product on " << backend->name());
+    CHECK(relative_difference(affine, y) < 1e-12);
+  }
   // A Newton residual's s f + m M x from the element pass (ForceTerms), against the two apart.
   const double s = 2.5e-7, mass_scale = 0.3;
   const Eigen::VectorXd combined = s * f_cpu + mass_scale * y_cpu;

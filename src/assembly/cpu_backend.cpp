@@ -188,7 +188,7 @@ void CpuBackend::internal_force(const Vector& q, const Vector& v, const ForceTer
   timings_.assembly += w.lap();
 }
 
-void CpuBackend::mass_product(const Vector& x, Vector& y) {
+void CpuBackend::mass_product(const Vector& x, Vector& y, double scale, const Scaled& plus) {
   const SystemPattern& p = pattern_;
   const ElementBlock& el = model_.elements;
   const int *ptr = p.dof_source_ptr.data(), *sources = p.dof_sources.data();
@@ -198,11 +198,17 @@ void CpuBackend::mass_product(const Vector& x, Vector& y) {
   double* ys = host(y).data();
   const bool spatial = model_.dimension == 3;
   const int nodes = model_.node_count;
+  const MassProductOutput out{scale, plus.x ? host(*plus.x).data() : nullptr, plus.a};
 #pragma omp parallel for schedule(static) if (nodes > kParallelThreshold)
   for (int node = 0; node < nodes; ++node)
-    spatial ? node_mass_product<3>(ptr, sources, {0}, Ms, a, b, xs, node, ys)  // element-major
-            : node_mass_product<2>(ptr, sources, {0}, Ms, a, b, xs, node, ys);
-  host(y).tail(p.dof_count - model_.node_dof_count()).setZero();  // rigid bodies: System adds theirs
+    spatial ? node_mass_product<3>(ptr, sources, {0}, Ms, a, b, xs, node, ys, out)  // element-major
+            : node_mass_product<2>(ptr, sources, {0}, Ms, a, b, xs, node, ys, out);
+  // Rigid bodies: System adds theirs.
+  const int rigid = p.dof_count - model_.node_dof_count();
+  if (plus.x)
+    host(y).tail(rigid) = plus.a * host(*plus.x).tail(rigid);
+  else
+    host(y).tail(rigid).setZero();
 }
 
 void CpuBackend::assemble_newton_matrix(const Vector& q, const Vector& v, const NewtonMatrixCoefficients& c,

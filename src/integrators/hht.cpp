@@ -24,15 +24,11 @@ class HHTStepper : public TimeStepper {
     alpha_ = s.alpha;
     gamma_ = 0.5 - alpha_;
     beta_ = 0.25 * (1.0 - alpha_) * (1.0 - alpha_);
-    Mx_ = be_.make_vector(sys.dofs());
   }
 
   // F0 = f - g + C^T lambda from the initial state's equations of motion, M a0 + F0 = 0, as each
   // step ends: a mass product on the backend's vectors instead of an element pass on the host's.
-  void start(StepState& state) override {
-    sys_.mass_product(state.q, state.a, Mx_);
-    be_.combine({{-1.0, &Mx_}}, state.history);
-  }
+  void start(StepState& state) override { sys_.mass_product(state.q, state.a, state.history, -1.0); }
 
   StepOutcome step(const StepState& from, double h, StepState& to) override {
     const double bh2 = beta_ * h * h;
@@ -48,9 +44,8 @@ class HHTStepper : public TimeStepper {
     const StepOutcome out = newton_.solve(p, from, h, from.history, to);
     if (!out.converged) return out;
     // F1 from the converged equilibrium M a1 + (1 + alpha) F1 - alpha F0 = 0, without another
-    // element pass.
-    sys_.mass_product(to.q, to.a, Mx_);
-    be_.combine({{alpha_ / (1.0 + alpha_), &from.history}, {-1.0 / (1.0 + alpha_), &Mx_}}, to.history);
+    // element pass: the mass product and the combination in one pass.
+    sys_.mass_product(to.q, to.a, to.history, -1.0 / (1.0 + alpha_), {alpha_ / (1.0 + alpha_), &from.history});
     return out;
   }
 
@@ -67,7 +62,6 @@ class HHTStepper : public TimeStepper {
   const DynamicSettings& s_;
   NewmarkNewton newton_;
   double alpha_, beta_, gamma_;
-  Vector Mx_;  // work vector
 };
 
 }  // namespace

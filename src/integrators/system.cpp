@@ -165,13 +165,13 @@ void System::constraint_residual(const Vector& q, const Vector& v, const Vector&
   add_at(block_rows_, velocity_level ? Eigen::VectorXd(cs.jacobian * xv - cs.nu) : cs.phi, phi);
 }
 
-void System::mass_product(const Vector& q, const Vector& x, Vector& y) {
-  backend_.mass_product(x, y);
+void System::mass_product(const Vector& q, const Vector& x, Vector& y, double scale, const Scaled& plus) {
+  backend_.mass_product(x, y, scale, plus);
   if (block_.empty()) return;
   const std::vector<int>& dofs = block_.layout().dofs;
   Eigen::VectorXd yb;
   block_.mass_product(pick(q, dofs), pick(x, dofs), yb);
-  add_at(dofs, yb, y);
+  add_at(dofs, scale * yb, y);
 }
 
 double System::weighted_norm(const Eigen::VectorXd& dx, const Eigen::VectorXd& x, double tol,

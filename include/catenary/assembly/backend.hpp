@@ -185,8 +185,11 @@ class Backend {
   virtual double strain_energy() = 0;
   // The same per element (the per-copy energies of a sweep sum them by range).
   virtual void element_energies(std::vector<double>& energies) = 0;
-  // y = M x (the constant consistent mass); x and y distinct.
-  virtual void mass_product(const Vector& x, Vector& y) = 0;
+  // y = scale M x + plus.a plus.x (M the constant consistent mass; plus.x null: scale M x alone), in
+  // one pass; x and y distinct. The coordinates of no element (rigid bodies) get the plus term
+  // alone: System adds their mass product.
+  virtual void mass_product(const Vector& x, Vector& y, double scale, const Scaled& plus) = 0;
+  void mass_product(const Vector& x, Vector& y) { mass_product(x, y, 1.0, {0.0, nullptr}); }
   // Writes the Newton matrix c.mass M + c.stiffness K(q, v) + c.damping D(q, v) with the
   // constraint blocks, and returns f_int(q, v) (or with terms, ForceTerms) from the same element pass.
   virtual void assemble_newton_matrix(const Vector& q, const Vector& v, const NewtonMatrixCoefficients& c,

@@ -54,7 +54,7 @@ class CpuBackend : public Backend {
   void internal_force(const Vector& q, const Vector& v, const ForceTerms& terms, Vector& f) override;
   double strain_energy() override { return strain_energy_; }
   void element_energies(std::vector<double>& energies) override { energies = local_energy_; }
-  void mass_product(const Vector& x, Vector& y) override;
+  void mass_product(const Vector& x, Vector& y, double scale, const Scaled& plus) override;
   void assemble_newton_matrix(const Vector& q, const Vector& v, const NewtonMatrixCoefficients& c,
                               const ForceTerms& terms, Vector& f) override;
   double newton_matrix_norm() const override { return matrix_norm_; }

@@ -128,10 +128,20 @@ CATENARY_HD double element_force_output(double force, bool mass_term, double for
 // per element followed by gathered_sum, without writing the element-local products and reading
 // them back. x and the y this fills must be distinct. scalar_mass: the elements' scalar masses,
 // records of 16.
+// What node_mass_product writes at entry i: scale (M x)_i, plus plus_scale plus[i] where plus is
+// set (Backend::mass_product: HHT's force history is a combination of M a1 and the one before).
+struct MassProductOutput {
+  double scale = 1.0;
+  const double* plus = nullptr;
+  double plus_scale = 0.0;
+  CATENARY_HD double operator()(double mass_times_x, int i) const {
+    return plus ? scale * mass_times_x + plus_scale * plus[i] : scale * mass_times_x;
+  }
+};
 template <int D>
 CATENARY_HD void node_mass_product(const int* ptr, const int* sources, const LocalEntryLayout<4 * D>& local,
                                    const RecordArray& scalar_mass, const int* node_a, const int* node_b,
-                                   const double* x, int node, double* y) {
+                                   const double* x, int node, double* y, const MassProductOutput& out) {
   constexpr int n = 4 * D;
   const int first = 2 * D * node;
   double sum[2 * D] = {};
@@ -143,7 +153,7 @@ CATENARY_HD void node_mass_product(const int* ptr, const int* sources, const Loc
     for (int j = 0; j < 2 * D; ++j)
       sum[j] += element_mass_row<D>(scalar_mass[e], xe, k + j / D, j % D);
   }
-  for (int j = 0; j < 2 * D; ++j) y[first + j] = sum[j];
+  for (int j = 0; j < 2 * D; ++j) y[first + j] = out(sum[j], first + j);
 }
 
 // One entry of the weighted convergence norm max_i |dx_i| / (tol (scale_i + |x_i|)); a

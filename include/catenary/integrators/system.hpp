@@ -77,8 +77,9 @@ class System {
                            Vector& phi);
   // Infinity norm of the coordinate rows of the Newton matrix last assembled.
   double newton_matrix_norm() const { return matrix_norm_; }
-  // y = M(q) x on backend vectors (x and y distinct).
-  void mass_product(const Vector& q, const Vector& x, Vector& y);
+  // y = scale M(q) x + plus.a plus.x on backend vectors (Backend::mass_product; x and y distinct).
+  void mass_product(const Vector& q, const Vector& x, Vector& y, double scale = 1.0,
+                    const Scaled& plus = {0.0, nullptr});
 
   // Per-coordinate scale for convergence and error tests (coordinate_scales: characteristic
   // length for positions, 1 for slopes). max_i |dx_i| / (tol * (scale_i + |x_i|)) <= 1 means
