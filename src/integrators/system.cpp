@@ -14,6 +14,7 @@ System::System(const Model& m, Backend& backend)
       backend_(backend),
       block_(m),
       loads_(build_load_patterns(m)),
+      velocity_in_residual_(!block_.empty() || m.elements.damped()),
       coordinate_scales_(coordinate_scales(m).cast<float>()),
       gravity_(gravity_vector(m)) {
   for (int k = 0; k < block_.layout().rows; ++k) block_rows_.push_back(block_.layout().first_row + k);

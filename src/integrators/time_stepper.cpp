@@ -13,7 +13,12 @@
 
 namespace catenary {
 
-NewmarkNewton::NewmarkNewton(System& sys, const DynamicSettings& s) : sys_(sys), be_(sys.backend()), s_(s) {
+NewmarkNewton::NewmarkNewton(System& sys, const DynamicSettings& s)
+    : sys_(sys),
+      be_(sys.backend()),
+      s_(s),
+      velocity_in_iteration_(s.formulation == DynamicSettings::Formulation::StabilizedIndex2 ||
+                             sys.velocity_in_residual()) {
   const int n = sys.dofs(), m = sys.constraints();
   for (Vector* x : {&qhat_, &vhat_, &fixed_terms_, &r_, &dq_}) *x = be_.make_vector(n);
   for (Vector* x : {&mu_, &b_, &phi_, &rc_, &dmu_}) *x = be_.make_vector(m);
@@ -29,7 +34,7 @@ StepOutcome NewmarkNewton::solve(const NewmarkParameters& p, const StepState& fr
     c.into(qhat_, {1.0, h, h * h * (0.5 - p.beta)})
         .into(vhat_, {0.0, 1.0, h * (1.0 - p.gamma)})
         .into(to.q, {1.0, h, 0.5 * h * h});
-    if (velocity_in_iteration()) c.into(to.v, {0.0, 1.0, h});
+    if (velocity_in_iteration_) c.into(to.v, {0.0, 1.0, h});
     be_.combine(c);
   };
   return solve_affine(p, from.t + h, bh2, p.gamma * h, from.lambda, &memory, to, predictor, true);
@@ -94,10 +99,6 @@ double NewmarkNewton::estimated_error(double update, double previous) {
   return theta > 0.0 && theta < 0.5 ? theta / (1.0 - theta) * update : update;
 }
 
-bool NewmarkNewton::velocity_in_iteration() const {
-  return s_.formulation == DynamicSettings::Formulation::StabilizedIndex2 || sys_.velocity_in_residual();
-}
-
 bool NewmarkNewton::same_coefficients(const NewtonMatrixCoefficients& a, const NewtonMatrixCoefficients& b) {
   return a.mass == b.mass && a.stiffness == b.stiffness && a.damping == b.damping && a.constraint == b.constraint;
 }
@@ -119,8 +120,7 @@ StepOutcome NewmarkNewton::iterate(const NewmarkParameters& p, double t1, double
   int growing = 0;
   // v1 from q1 here (unless given) where the residual reads it, then by the updates of q1
   // (add_update): the kinematics are affine. a1 is not kept during the iteration (kinematics).
-  const bool velocity = velocity_in_iteration();
-  if (!kinematics_set && velocity) kinematics(q1, bh2, gamma_h, to, false);
+  if (!kinematics_set && velocity_in_iteration_) kinematics(q1, bh2, gamma_h, to, false);
   // r = -(M (q1 - qhat + k m) + s (f - g) + C^T mu)   (memory in coordinates), or
   // r = -(M (q1 - qhat) + s (f - g) + k m + C^T mu)   (memory as a force);  rc = -(Phi(q1, t1)).
   // newton_terms returns r = fixed_terms - (s f + M (q1 - origin) + C^T mu) (ForceTerms), origin =
@@ -162,8 +162,9 @@ StepOutcome NewmarkNewton::iterate(const NewmarkParameters& p, double t1, double
       kept_coefficients_ = p.c;
     }
     be.solve_newton_update(r_, rc_, dq_, dmu_);
-    const UpdateNorms update = velocity ? be.add_update(dq_, q1, {{gamma_h / bh2, &to.v}}, s_.newton_tolerance)
-                                        : be.add_update(dq_, q1, {}, s_.newton_tolerance);
+    const UpdateNorms update = velocity_in_iteration_
+                                   ? be.add_update(dq_, q1, {{gamma_h / bh2, &to.v}}, s_.newton_tolerance)
+                                   : be.add_update(dq_, q1, {}, s_.newton_tolerance);
     be.axpby(1.0, dmu_, 1.0, mu_);
     out.last_update = update.weighted;
     out.worst_dof = update.worst;

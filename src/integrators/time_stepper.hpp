@@ -100,7 +100,7 @@ class NewmarkNewton {
   //   a1 = (q1 - qhat()) / bh2,  v1 = vhat() + gamma_h a1,
   // with qhat() and vhat() set by the caller and lambda0 the multipliers to start from; memory may
   // be null when memory_scale is 0. first_guess writes the first guess into to.q (with
-  // kinematics_set, also to.v by the formulas above where velocity_in_iteration): before the
+  // kinematics_set, also to.v by the formulas above where velocity_in_iteration_): before the
   // iteration, and again
   // where modified Newton retries the step from a fresh factorization (rather than a copy of the
   // guess kept every step for the rare retry: two coordinate-sized vectors a step).
@@ -126,13 +126,14 @@ class NewmarkNewton {
   // Weighted (1 = tolerance); previous: the Newton update before this Newton update, else infinite.
   static double estimated_error(double update, double previous);
   static bool same_coefficients(const NewtonMatrixCoefficients& a, const NewtonMatrixCoefficients& b);
-  // Whether the Newton iteration reads v1 (System::velocity_in_residual, or the stabilized index-2
-  // constraints): else v1 is formed only at convergence.
-  bool velocity_in_iteration() const;
+
 
   System& sys_;
   Backend& be_;
   const DynamicSettings& s_;
+  // Whether the Newton iteration reads v1 (System::velocity_in_residual, or the stabilized index-2
+  // constraints): else v1 is formed only at convergence.
+  const bool velocity_in_iteration_;
   Vector qhat_, vhat_, r_, dq_;  // coordinate-sized work vectors
   Vector fixed_terms_;                      // s g(t1) - k m (memory as a force) or s g(t1): the step's
                                             // residual terms that do not change with q1

@@ -119,15 +119,6 @@ CATENARY_HD double element_force_output(double force, bool mass_term, double for
   return mass_term ? force_scale * force + mass_scale * element_mass_row<D>(scalar_mass, we, k, i) : force;
 }
 
-// The 2D entries of M x at one node (its dofs 2D node on), M the sum of the elements' M_e =
-// scalar_mass (x) I_D, without element-local copies of M_e x_e: the node's first dof gathers from
-// one local entry l = k D of each element at the node (ptr and sources as in gathered_sum, the
-// sources' places in the layout `local`; k = 0 at the element's node a, 2 at node b), and the node's other
-// dofs from entries l + 1 .. l + 2D - 1 of the same elements in the same order (an element covers
-// all coordinates of both its nodes). So each entry is the same sum in the same order as M_e x_e
-// per element followed by gathered_sum, without writing the element-local products and reading
-// them back. x and the y this fills must be distinct. scalar_mass: the elements' scalar masses,
-// records of 16.
 // What node_mass_product writes at entry i: scale (M x)_i, plus plus_scale plus[i] where plus is
 // set (Backend::mass_product: HHT's force history is a combination of M a1 and the one before).
 struct MassProductOutput {
@@ -138,6 +129,16 @@ struct MassProductOutput {
     return plus ? scale * mass_times_x + plus_scale * plus[i] : scale * mass_times_x;
   }
 };
+
+// The 2D entries of M x at one node (its dofs 2D node on), M the sum of the elements' M_e =
+// scalar_mass (x) I_D, without element-local copies of M_e x_e: the node's first dof gathers from
+// one local entry l = k D of each element at the node (ptr and sources as in gathered_sum, the
+// sources' places in the layout `local`; k = 0 at the element's node a, 2 at node b), and the node's other
+// dofs from entries l + 1 .. l + 2D - 1 of the same elements in the same order (an element covers
+// all coordinates of both its nodes). So each entry is the same sum in the same order as M_e x_e
+// per element followed by gathered_sum, without writing the element-local products and reading
+// them back. x and the y this fills must be distinct. scalar_mass: the elements' scalar masses,
+// records of 16. out: what is written (MassProductOutput).
 template <int D>
 CATENARY_HD void node_mass_product(const int* ptr, const int* sources, const LocalEntryLayout<4 * D>& local,
                                    const RecordArray& scalar_mass, const int* node_a, const int* node_b,

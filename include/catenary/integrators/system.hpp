@@ -34,8 +34,8 @@ class System {
   const MultibodyBlock& multibody() const { return block_; }
   // Whether newton_terms reads the velocities: the elements' material damping, or a multibody
   // block (its forces and joints may hold them). Without, a Newton iteration need not keep v1 up
-  // to date.
-  bool velocity_in_residual() const { return !block_.empty() || model_.elements.damped(); }
+  // to date. Found once (a scan of every element's properties).
+  bool velocity_in_residual() const { return velocity_in_residual_; }
   // Phi(q, t); b(t) of the linear rows, or its derivative of the given order (0 on the
   // nonlinear rows, whose Phi and nu hold t themselves).
   void constraint_residual(const Eigen::VectorXd& q, double t, Eigen::VectorXd& phi);
@@ -123,6 +123,7 @@ class System {
   std::vector<int> block_rows_;
   LoadPatterns loads_;
   std::vector<Vector> load_vectors_;
+  bool velocity_in_residual_;
   Eigen::VectorXf coordinate_scales_;  // float, as the backends' (vector_kernels.hpp, WeightedEntryAt)
   Eigen::VectorXd gravity_;
   double matrix_norm_ = 0.0;
