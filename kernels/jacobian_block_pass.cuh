@@ -33,8 +33,12 @@
 
 namespace catenary::cuda {
 
-template <int D>
+// Tasks: phase 2's tasks an element, six (the blocks on and above the diagonal, mirrored) or eight
+// (all 16 blocks, two a task, as before the thirty-fourth session; timed against the six by the
+// element pass benchmark, thirty-seventh session).
+template <int D, int Tasks = 6>
 struct JacobianBlockPass {
+  static_assert(Tasks == 6 || Tasks == 8, "six tasks (upper blocks, mirrored) or eight (every block)");
   using Fields = ElementPass<D, false, true>;  // the same inputs and outputs as the row pass
   static constexpr int kLocal = 4 * D, kMatrixValues = kLocal * kLocal;
   static constexpr int kThreads = AxialRule::kPoints + GaussRule5::kPoints;  // per element
@@ -44,13 +48,18 @@ struct JacobianBlockPass {
   // first is task 2's (1, 2) or below the diagonal. Every task sums its row block's forces (one
   // point loop for all: skipping them made two versions of it, 140 registers instead of 96, ptxas
   // sm_90); tasks 0, 2, 4 and 5 write them.
-  static constexpr int kTasks = 6;
+  static constexpr int kTasks = Tasks;
+  static constexpr bool kMirrors = Tasks == 6;
   struct Task {
     int k, l0;
     bool keeps_first, writes_forces;
   };
+  // Eight tasks: task t the blocks (t / 2, l0) and (t / 2, l0 + 1), l0 = 2 (t % 2).
   CATENARY_HD static Task task_of(int t) {
-    return {t < 4 ? t / 2 : t - 2, t == 0 ? 0 : (t == 2 ? 1 : 2), t != 3 && t != 5, t != 1 && t != 3};
+    if constexpr (kMirrors)
+      return {t < 4 ? t / 2 : t - 2, t == 0 ? 0 : (t == 2 ? 1 : 2), t != 3 && t != 5, t != 1 && t != 3};
+    else
+      return {t / 2, 2 * (t % 2), true, t % 2 == 0};
   }
   // A point in shared memory: w, w x energy density, sx[4], sxx[4], ga, gb, haa (packed), hab
   // (row-major), hbb (packed). haa and hbb are symmetric, so only their entries on and above the
@@ -133,7 +142,7 @@ struct JacobianBlockPass {
         if (j < D && !task.keeps_first) continue;
         const int row = task.k * D + i, column = task.l0 * D + j;
         matrix[row * kLocal + column] = newton_matrix_entry<D>(scalar_mass, f.c, row, column, J(i, j));
-        if (column / D != task.k)
+        if (kMirrors && column / D != task.k)
           matrix[column * kLocal + row] = newton_matrix_entry<D>(scalar_mass, f.c, column, row, J(i, j));
       }
   }
@@ -260,26 +269,26 @@ struct JacobianBlockPass {
 // The phases on a device: a thread block of 16 elements (128 threads). Four thread blocks an SM
 // (16 warps, twice the row pass's): ptxas sm_90 fits the 3D pass in the 128 registers that allows
 // without spilling (122 in 2D); their shared memory, 4 x 38 kB, fits too.
-template <int D, bool PointsByElement>
-__global__ void __launch_bounds__(JacobianBlockPass<D>::kBlockThreads, 4)
-    jacobian_block_loop(JacobianBlockPass<D> pass, int elements) {
+template <int D, bool PointsByElement, int Tasks>
+__global__ void __launch_bounds__(JacobianBlockPass<D, Tasks>::kBlockThreads, 4)
+    jacobian_block_loop(JacobianBlockPass<D, Tasks> pass, int elements) {
+  using Pass = JacobianBlockPass<D, Tasks>;
   extern __shared__ double shared[];
-  pass.points_phase(JacobianBlockPass<D>::template point_place<PointsByElement>(blockIdx.x, threadIdx.x, elements),
-                    shared);
+  pass.points_phase(Pass::template point_place<PointsByElement>(blockIdx.x, threadIdx.x, elements), shared);
   __syncthreads();
-  const auto task = JacobianBlockPass<D>::task_place(blockIdx.x, threadIdx.x, elements);
+  const auto task = Pass::task_place(blockIdx.x, threadIdx.x, elements);
   const Mat<D, 2 * D> J = pass.blocks_phase(task, shared);
   __syncthreads();  // every point read: their memory takes the staged matrices
   pass.stage_phase(task, J, shared);
   __syncthreads();
-  pass.copy_phase(JacobianBlockPass<D>::place(blockIdx.x, threadIdx.x, elements), threadIdx.x, shared, elements);
+  pass.copy_phase(Pass::place(blockIdx.x, threadIdx.x, elements), threadIdx.x, shared, elements);
 }
 
 // The same phases on the host, a thread block's threads one after another in each: the kernel's
 // indices and shared-memory layout, checked by the tests without a GPU.
-template <int D>
-void jacobian_blocks_on_host(const JacobianBlockPass<D>& pass, int elements) {
-  using Pass = JacobianBlockPass<D>;
+template <int D, int Tasks>
+void jacobian_blocks_on_host(const JacobianBlockPass<D, Tasks>& pass, int elements) {
+  using Pass = JacobianBlockPass<D, Tasks>;
   std::vector<double> shared(Pass::kSharedBytes / sizeof(double));
   std::vector<Mat<D, 2 * D>> J(Pass::kBlockThreads);
   for (int block = 0; block * Pass::kElementsPerBlock < elements; ++block) {
@@ -293,19 +302,19 @@ void jacobian_blocks_on_host(const JacobianBlockPass<D>& pass, int elements) {
   }
 }
 
-template <class Space, int D, bool PointsByElement = false>
-void launch_jacobian_blocks(int elements, const JacobianBlockPass<D>& pass) {
-  using Pass = JacobianBlockPass<D>;
+template <class Space, int D, bool PointsByElement = false, int Tasks = 6>
+void launch_jacobian_blocks(int elements, const JacobianBlockPass<D, Tasks>& pass) {
+  using Pass = JacobianBlockPass<D, Tasks>;
   if constexpr (Space::on_device) {
     if (elements <= 0) return;
     // A hint that the SM's L1/shared split should leave room for four blocks' 152 kB (by default
     // the driver may choose a smaller shared part and run fewer blocks an SM).
     static const cudaError_t carveout = cudaFuncSetAttribute(
-        jacobian_block_loop<D, PointsByElement>, cudaFuncAttributePreferredSharedMemoryCarveout,
+        jacobian_block_loop<D, PointsByElement, Tasks>, cudaFuncAttributePreferredSharedMemoryCarveout,
         cudaSharedmemCarveoutMaxShared);
     check_cuda(carveout, "setting the Jacobian block pass's shared-memory carveout");
     const int blocks = (elements + Pass::kElementsPerBlock - 1) / Pass::kElementsPerBlock;
-    jacobian_block_loop<D, PointsByElement><<<blocks, Pass::kBlockThreads, Pass::kSharedBytes>>>(pass, elements);
+    jacobian_block_loop<D, PointsByElement, Tasks><<<blocks, Pass::kBlockThreads, Pass::kSharedBytes>>>(pass, elements);
     check_cuda(cudaPeekAtLastError(), "kernel launch");
   } else {
     jacobian_blocks_on_host(pass, elements);

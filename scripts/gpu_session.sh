@@ -5,7 +5,7 @@
 #
 #   scripts/gpu_session.sh [-b BUILD_DIR] [-o OUT_DIR] [-a ARCHIVE] [-T SECONDS] PART ...
 #
-#   PART          tests | memcheck | kernels | l1 | profile | gpu | solvers | sweep | check | graphs | held | records | double | cpu | all
+#   PART          tests | memcheck | kernels | l1 | profile | gpu | solvers | sweep | check | graphs | held | records | methods | double | cpu | all
 #                 tests:   catenary_tests "[gpu]"
 #                 memcheck: the [gpu] tests under compute-sanitizer (memcheck: out-of-bounds and
 #                          misaligned device accesses, API errors), less the at-scale checks (too
@@ -51,6 +51,9 @@
 #                          of the shared ones, then with the residual's sums by the gather
 #                          (CATENARY_CHAIN_FORCES=0) instead of in the forces pass, to set against
 #                          check's (about 6 minutes)
+#                 methods: what preferred_block_method weighs for a sweep: 1,000 and 10,000 copies
+#                          of a 100-element cable in full Newton, 100 and 1,000 in modified Newton,
+#                          by cyclic reduction and by chain elimination, 10 steps (about 2 minutes)
 #                 double:  check's modified-Newton benchmarks and its sweeps (cyclic reduction and
 #                          chain elimination) with the Newton updates solved from the double factors
 #                          (CATENARY_FLOAT_FACTORS=0) instead of their float copy, to set against
@@ -85,13 +88,13 @@ while [[ $# -gt 0 ]]; do
     -o) out_dir=$2; shift 2 ;;
     -a) archive=$2; shift 2 ;;
     -T) limit=$2; shift 2 ;;
-    -h|--help) sed -n '2,73p' "$0"; exit 0 ;;
-    tests|memcheck|kernels|l1|profile|gpu|solvers|sweep|check|graphs|held|records|double|cpu) parts+=("$1"); shift ;;
+    -h|--help) sed -n '2,76p' "$0"; exit 0 ;;
+    tests|memcheck|kernels|l1|profile|gpu|solvers|sweep|check|graphs|held|records|methods|double|cpu) parts+=("$1"); shift ;;
     all) parts+=(tests memcheck kernels profile gpu solvers sweep cpu); shift ;;
-    *) echo "unknown part '$1' (tests, memcheck, kernels, l1, profile, gpu, solvers, sweep, check, graphs, held, double, cpu or all)" >&2; exit 2 ;;
+    *) echo "unknown part '$1' (tests, memcheck, kernels, l1, profile, gpu, solvers, sweep, check, graphs, held, records, methods, double, cpu or all)" >&2; exit 2 ;;
   esac
 done
-[[ ${#parts[@]} -gt 0 ]] || { sed -n '2,73p' "$0"; exit 2; }
+[[ ${#parts[@]} -gt 0 ]] || { sed -n '2,76p' "$0"; exit 2; }
 mkdir -p "$out_dir"
 if [[ -n "$archive" ]]; then
   archive=$(realpath -m "$archive")
@@ -224,6 +227,13 @@ for part in "${parts[@]}"; do
       CATENARY_SHARED_RECORDS=0 bench own_records_sweep_elimination -B cuda -N modified -S 100 -L chain_elimination -r 3 -- 10000
       CATENARY_CHAIN_FORCES=0 bench gathered_modified -B cuda -N modified -r 3 -- 100000 1000000
       CATENARY_CHAIN_FORCES=0 bench gathered_sweep_elimination -B cuda -N modified -S 100 -L chain_elimination -r 3 -- 10000 ;;
+    methods)
+      # What preferred_block_method weighs for a sweep: a factorization an iteration (full Newton)
+      # and the solves (modified), by each block method, 10 steps.
+      for solver in block_tridiagonal chain_elimination; do
+        bench "methods_full_$solver" -B cuda -L "$solver" -S 100 -r 3 -s 10 -- 1000 10000
+        bench "methods_modified_$solver" -B cuda -L "$solver" -N modified -S 100 -r 3 -s 10 -- 100 1000
+      done ;;
     double)
       CATENARY_FLOAT_FACTORS=0 bench double_modified -B cuda -N modified -r 3 -- 100000 1000000
       CATENARY_FLOAT_FACTORS=0 bench double_sweep_modified -B cuda -N modified -S 100 -r 3 -- 10000

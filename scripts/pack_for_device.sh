@@ -11,6 +11,9 @@
 #   -b BUILD_DIR  a CATENARY_CUDA=ON build for sm_90 (default build)
 #   -o PACK_DIR   default device-pack (ignored by git); carry it with the device call and run
 #                 scripts/gpu_session.sh -b PACK_DIR PART ... there
+# Also writes PACK_DIR.tgz: the pack outgrew the 64 MiB a device call carries (85 MB at 5f0fc35,
+# each executable holding its own sm_90 kernels; 26 MB gzipped). Carry the archive instead and
+# begin the call with `tar -xzf PACK_DIR.tgz`.
 #
 # Left out on purpose: the C library and the C++ runtime (the image's are newer), and the CUDA
 # libraries (the image's toolkit has the same major versions; they are far over the 64 MiB a
@@ -24,7 +27,7 @@ while [[ $# -gt 0 ]]; do
   case "$1" in
     -b) build_dir=$2; shift 2 ;;
     -o) pack_dir=$2; shift 2 ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "unknown option '$1'" >&2; exit 2 ;;
   esac
 done
@@ -52,4 +55,6 @@ ldd "${executables[@]}" | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}' | sort -
 sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$build_dir/CMakeCache.txt" > "$pack_dir/source_dir"
 realpath "$build_dir/catenary" > "$pack_dir/binary_path"  # where the tests look for the CLI
 git rev-parse --short HEAD > "$pack_dir/commit" 2>/dev/null || true
-echo "packed $(du -sh "$pack_dir" | cut -f1) into $pack_dir (source path $(cat "$pack_dir/source_dir"))"
+tar -czf "$pack_dir.tgz" "$pack_dir"
+echo "packed $(du -sh "$pack_dir" | cut -f1) into $pack_dir, $(du -sh "$pack_dir.tgz" | cut -f1) as $pack_dir.tgz" \
+  "(source path $(cat "$pack_dir/source_dir"))"
