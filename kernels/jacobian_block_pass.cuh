@@ -1,28 +1,26 @@
 #pragma once
 // The element pass with the Jacobian for models without material damping, its work split by what
 // the element's rows share: eight threads an element, one per quadrature point (three axial, five
-// bending), then six tasks an element, each a pair of 3 x 3 blocks.
+// bending), then one per pair of 3 x 3 blocks.
 //   1. Each thread evaluates its point's energy derivatives in (a, b) = (r', r'') with their
 //      Hessian (gradient_deficient_math.hpp: axial_point_energy, bending_point_energy) and leaves
 //      them in shared memory: 37 values a point in 3D (haa and hbb, symmetric, by the 6 entries
 //      on and above their diagonals).
-//   2. Task t sums over the eight points two blocks of one row shape function k, the columns l0
-//      and l0 + 1 (add_point_jacobian, as the CPU's evaluate_element), and the force rows of k. The
-//      element's Jacobian is symmetric: the six tasks cover the 10 blocks on and above the diagonal
-//      (the CPU's evaluate_element forms the same 10 and mirrors the rest), 96 threads of a
-//      thread block's 128, three whole warps; the fourth has no task.
-//   3. The blocks and their mirror images below the diagonal, with c_m M added
-//      (newton_matrix_entry), are staged in shared memory, summed by row (|entries|) and copied
-//      out as one contiguous run per thread block.
+//   2. Thread t sums over the eight points the blocks of row shape function k = t / 2 and column
+//      shape functions l = 2 (t % 2), 2 (t % 2) + 1 (add_point_jacobian, as the CPU's
+//      evaluate_element), and the even threads the force rows of k.
+//   3. The blocks, with c_m M added (newton_matrix_entry), are staged in shared memory, summed by
+//      row (|entries|) and copied out as one contiguous run per thread block.
 // Why not the row pass (ElementPass: four threads an element, a row block each): each of its
 // threads evaluates all eight points for its own rows (the points' work four times over) and
 // holds 36 matrix values plus a point's Hessian, 220 registers: one thread block an SM, 8 warps,
 // whose dependent FP64 chains left the SM idle two cycles in three (ncu, H100, twentieth session:
 // 30 % of the bandwidth bound). Here a point is evaluated once and a thread holds 18 values.
-// Why six tasks and not eight (two blocks of each of the 16, thirty-first session): phase 2's
-// shared-memory reads and FP64 work are the pass's largest parts (ncu, H100, thirty-third
-// session: the L1 and shared memory at 68 % of their peak, the FP64 pipe at 41 %), and both scale
-// with the warps that run it.
+// Why every block and not the 10 on and above the diagonal, mirrored (as the CPU's
+// evaluate_element does; six tasks an element on three of the four warps, thirty-fourth to
+// thirty-sixth sessions): on the H100 the six took 1.31 ms at 1,000,000 elements against the
+// eight's 1.02 (element pass benchmark, thirty-seventh session). A block below the diagonal is
+// formed, so it may differ from the CPU's mirrored one in the last bit.
 // The damped pass keeps the row design (its damping terms need the whole element's gradients).
 #include <algorithm>
 #include <limits>
@@ -33,34 +31,12 @@
 
 namespace catenary::cuda {
 
-// Tasks: phase 2's tasks an element, six (the blocks on and above the diagonal, mirrored) or eight
-// (all 16 blocks, two a task, as before the thirty-fourth session; timed against the six by the
-// element pass benchmark, thirty-seventh session).
-template <int D, int Tasks = 6>
+template <int D>
 struct JacobianBlockPass {
-  static_assert(Tasks == 6 || Tasks == 8, "six tasks (upper blocks, mirrored) or eight (every block)");
   using Fields = ElementPass<D, false, true>;  // the same inputs and outputs as the row pass
   static constexpr int kLocal = 4 * D, kMatrixValues = kLocal * kLocal;
   static constexpr int kThreads = AxialRule::kPoints + GaussRule5::kPoints;  // per element
-  static_assert(kThreads == 8, "a point per thread, then rows t and t + 8 of the row sums per thread");
-  // Phase 2's tasks an element: (row block k, first column block l0) = (0, 0), (0, 2), (1, 1),
-  // (1, 2), (2, 2), (3, 2). Tasks 3 and 5 keep their second block only, (1, 3) and (3, 3): their
-  // first is task 2's (1, 2) or below the diagonal. Every task sums its row block's forces (one
-  // point loop for all: skipping them made two versions of it, 140 registers instead of 96, ptxas
-  // sm_90); tasks 0, 2, 4 and 5 write them.
-  static constexpr int kTasks = Tasks;
-  static constexpr bool kMirrors = Tasks == 6;
-  struct Task {
-    int k, l0;
-    bool keeps_first, writes_forces;
-  };
-  // Eight tasks: task t the blocks (t / 2, l0) and (t / 2, l0 + 1), l0 = 2 (t % 2).
-  CATENARY_HD static Task task_of(int t) {
-    if constexpr (kMirrors)
-      return {t < 4 ? t / 2 : t - 2, t == 0 ? 0 : (t == 2 ? 1 : 2), t != 3 && t != 5, t != 1 && t != 3};
-    else
-      return {t / 2, 2 * (t % 2), true, t % 2 == 0};
-  }
+  static_assert(kThreads == 8, "a point per thread, then two blocks of one row block per thread");
   // A point in shared memory: w, w x energy density, sx[4], sxx[4], ga, gb, haa (packed), hab
   // (row-major), hbb (packed). haa and hbb are symmetric, so only their entries on and above the
   // diagonal are kept, row by row: a phase-2 thread reads 234 values instead of 273 (3D), and
@@ -81,8 +57,7 @@ struct JacobianBlockPass {
   static constexpr int kElementValues = (kThreads * kPointValues) | 1, kStagedValues = kMatrixValues | 1;
   // 16 elements a thread block: 38 kB of shared memory in 3D, under the 48 kB any device gives a
   // block without asking.
-  static constexpr int kElementsPerBlock = 16, kBlockThreads = kElementsPerBlock * kThreads,
-                       kTaskThreads = kElementsPerBlock * kTasks;
+  static constexpr int kElementsPerBlock = 16, kBlockThreads = kElementsPerBlock * kThreads;
   static constexpr int kSharedBytes = kElementsPerBlock * kElementValues * sizeof(double);
   static_assert(kSharedBytes <= 48 * 1024, "the default shared memory of a thread block");
 
@@ -108,20 +83,21 @@ struct JacobianBlockPass {
     }
   }
 
-  // Phase 2: task t's two blocks of the stiffness part, summed over the element's points in the
-  // row pass's order; the task writes its row block of the forces where it is the row's writer, task 0
-  // the energy.
+  // Phase 2: thread t's two blocks of the stiffness part, summed over the element's points in the
+  // row pass's order; the even threads write row block t / 2 of the forces, thread 0 the energy.
+  // Both threads of a row block sum its forces: skipping them in the odd threads made two versions
+  // of the point loop, 140 registers instead of 96 (ptxas sm_90).
   CATENARY_HD Mat<D, 2 * D> sum_blocks(int e, int t, const double* points) const {
-    const Task task = task_of(t);
+    const int k = t / 2, l0 = 2 * (t % 2);
     const double stiffness = f.c.stiffness;
     Mat<D, 2 * D> J = Mat<D, 2 * D>::zero();
     double force[D];
     for (int i = 0; i < D; ++i) force[i] = 0.0;
     for (int g = 0; g < AxialRule::kPoints; ++g)
-      add_point<false>(points + g * kPointValues, task.k, task.l0, stiffness, force, J);
+      add_point<false>(points + g * kPointValues, k, l0, stiffness, force, J);
     for (int g = AxialRule::kPoints; g < kThreads; ++g)
-      add_point<true>(points + g * kPointValues, task.k, task.l0, stiffness, force, J);
-    if (task.writes_forces) f.template write_forces<D>(e, task.k, force, typename Fields::LocalForceRows{f.local, f.local_forces});
+      add_point<true>(points + g * kPointValues, k, l0, stiffness, force, J);
+    if (t % 2 == 0) f.template write_forces<D>(e, k, force, typename Fields::LocalForceRows{f.local, f.local_forces});
     if (t == 0) {
       double energy = 0.0;
       for (int g = 0; g < kThreads; ++g) energy += points[g * kPointValues + kEnergy];
@@ -130,20 +106,14 @@ struct JacobianBlockPass {
     return J;
   }
 
-  // Task t's kept blocks of c_m M + J into the element's row-major local matrix, and below the
-  // diagonal their transposes (the CPU's mirror_lower_blocks, then its mass term).
+  // Thread t's blocks of c_m M + J into the element's row-major local matrix.
   CATENARY_HD void store_blocks(int e, int t, const Mat<D, 2 * D>& J, double* matrix) const {
-    const Task task = task_of(t);
+    const int k = t / 2, l0 = 2 * (t % 2);
     const StridedValues scalar_mass = f.scalar_mass[e];
-    // Fixed bounds: J's entries stay in registers (a loop from a run-time start put them in
-    // local memory, ptxas: a 144-byte stack).
     for (int i = 0; i < D; ++i)
       for (int j = 0; j < 2 * D; ++j) {
-        if (j < D && !task.keeps_first) continue;
-        const int row = task.k * D + i, column = task.l0 * D + j;
+        const int row = k * D + i, column = l0 * D + j;
         matrix[row * kLocal + column] = newton_matrix_entry<D>(scalar_mass, f.c, row, column, J(i, j));
-        if (kMirrors && column / D != task.k)
-          matrix[column * kLocal + row] = newton_matrix_entry<D>(scalar_mass, f.c, column, row, J(i, j));
       }
   }
 
@@ -156,21 +126,14 @@ struct JacobianBlockPass {
     }
   }
 
-  // Thread `thread` of thread block `block` in the copy phase: its element e (local-th of the
-  // block's), its row sums' t, and the block's first element.
+  // Thread `thread` of thread block `block` in phases 2 and 3: its element e (local-th of the
+  // block's), its row-block pair t, and the block's first element.
   struct Place {
     int first, local, e, t;
     bool active;
   };
   CATENARY_HD static Place place(int block, int thread, int elements) {
     return place_of(block, thread / kThreads, thread % kThreads, elements);
-  }
-  // The same thread in phase 2 and its staging, whose t is its task: the first 96 threads, six an
-  // element; the rest have none.
-  CATENARY_HD static Place task_place(int block, int thread, int elements) {
-    Place p = place_of(block, thread / kTasks, thread % kTasks, elements);
-    p.active = p.active && thread < kTaskThreads;
-    return p;
   }
   // The same thread in phase 1, whose t is its point: a warp's threads take one point each of
   // consecutive elements (thread / 16 the point, thread % 16 the element), so that the first
@@ -269,52 +232,51 @@ struct JacobianBlockPass {
 // The phases on a device: a thread block of 16 elements (128 threads). Four thread blocks an SM
 // (16 warps, twice the row pass's): ptxas sm_90 fits the 3D pass in the 128 registers that allows
 // without spilling (122 in 2D); their shared memory, 4 x 38 kB, fits too.
-template <int D, bool PointsByElement, int Tasks>
-__global__ void __launch_bounds__(JacobianBlockPass<D, Tasks>::kBlockThreads, 4)
-    jacobian_block_loop(JacobianBlockPass<D, Tasks> pass, int elements) {
-  using Pass = JacobianBlockPass<D, Tasks>;
+template <int D, bool PointsByElement>
+__global__ void __launch_bounds__(JacobianBlockPass<D>::kBlockThreads, 4)
+    jacobian_block_loop(JacobianBlockPass<D> pass, int elements) {
+  using Pass = JacobianBlockPass<D>;
   extern __shared__ double shared[];
   pass.points_phase(Pass::template point_place<PointsByElement>(blockIdx.x, threadIdx.x, elements), shared);
   __syncthreads();
-  const auto task = Pass::task_place(blockIdx.x, threadIdx.x, elements);
-  const Mat<D, 2 * D> J = pass.blocks_phase(task, shared);
+  const auto p = Pass::place(blockIdx.x, threadIdx.x, elements);
+  const Mat<D, 2 * D> J = pass.blocks_phase(p, shared);
   __syncthreads();  // every point read: their memory takes the staged matrices
-  pass.stage_phase(task, J, shared);
+  pass.stage_phase(p, J, shared);
   __syncthreads();
-  pass.copy_phase(Pass::place(blockIdx.x, threadIdx.x, elements), threadIdx.x, shared, elements);
+  pass.copy_phase(p, threadIdx.x, shared, elements);
 }
 
 // The same phases on the host, a thread block's threads one after another in each: the kernel's
 // indices and shared-memory layout, checked by the tests without a GPU.
-template <int D, int Tasks>
-void jacobian_blocks_on_host(const JacobianBlockPass<D, Tasks>& pass, int elements) {
-  using Pass = JacobianBlockPass<D, Tasks>;
+template <int D>
+void jacobian_blocks_on_host(const JacobianBlockPass<D>& pass, int elements) {
+  using Pass = JacobianBlockPass<D>;
   std::vector<double> shared(Pass::kSharedBytes / sizeof(double));
   std::vector<Mat<D, 2 * D>> J(Pass::kBlockThreads);
   for (int block = 0; block * Pass::kElementsPerBlock < elements; ++block) {
     std::fill(shared.begin(), shared.end(), std::numeric_limits<double>::quiet_NaN());  // a stale read shows
-    const auto task = [&](int thread) { return Pass::task_place(block, thread, elements); };
+    const auto place = [&](int thread) { return Pass::place(block, thread, elements); };
     for (int i = 0; i < Pass::kBlockThreads; ++i) pass.points_phase(Pass::point_place(block, i, elements), shared.data());
-    for (int i = 0; i < Pass::kBlockThreads; ++i) J[i] = pass.blocks_phase(task(i), shared.data());
-    for (int i = 0; i < Pass::kBlockThreads; ++i) pass.stage_phase(task(i), J[i], shared.data());
-    for (int i = 0; i < Pass::kBlockThreads; ++i)
-      pass.copy_phase(Pass::place(block, i, elements), i, shared.data(), elements);
+    for (int i = 0; i < Pass::kBlockThreads; ++i) J[i] = pass.blocks_phase(place(i), shared.data());
+    for (int i = 0; i < Pass::kBlockThreads; ++i) pass.stage_phase(place(i), J[i], shared.data());
+    for (int i = 0; i < Pass::kBlockThreads; ++i) pass.copy_phase(place(i), i, shared.data(), elements);
   }
 }
 
-template <class Space, int D, bool PointsByElement = false, int Tasks = 6>
-void launch_jacobian_blocks(int elements, const JacobianBlockPass<D, Tasks>& pass) {
-  using Pass = JacobianBlockPass<D, Tasks>;
+template <class Space, int D, bool PointsByElement = false>
+void launch_jacobian_blocks(int elements, const JacobianBlockPass<D>& pass) {
+  using Pass = JacobianBlockPass<D>;
   if constexpr (Space::on_device) {
     if (elements <= 0) return;
     // A hint that the SM's L1/shared split should leave room for four blocks' 152 kB (by default
     // the driver may choose a smaller shared part and run fewer blocks an SM).
     static const cudaError_t carveout = cudaFuncSetAttribute(
-        jacobian_block_loop<D, PointsByElement, Tasks>, cudaFuncAttributePreferredSharedMemoryCarveout,
+        jacobian_block_loop<D, PointsByElement>, cudaFuncAttributePreferredSharedMemoryCarveout,
         cudaSharedmemCarveoutMaxShared);
     check_cuda(carveout, "setting the Jacobian block pass's shared-memory carveout");
     const int blocks = (elements + Pass::kElementsPerBlock - 1) / Pass::kElementsPerBlock;
-    jacobian_block_loop<D, PointsByElement, Tasks><<<blocks, Pass::kBlockThreads, Pass::kSharedBytes>>>(pass, elements);
+    jacobian_block_loop<D, PointsByElement><<<blocks, Pass::kBlockThreads, Pass::kSharedBytes>>>(pass, elements);
     check_cuda(cudaPeekAtLastError(), "kernel launch");
   } else {
     jacobian_blocks_on_host(pass, elements);

@@ -276,28 +276,6 @@ void run_pass(DeviceCable& cable, int n, int dofs, double peak, bool mass_term =
       const double shared_ms = median_ms(
           [&] { catenary::cuda::launch_jacobian_blocks<catenary::cuda::DeviceSpace, 3>(cable.elements, shared); });
       print_row(n, name, "blocks, shared rec.", shared_ms, shared_bytes, peak, cable.outputs() == out);
-      // Phase 2 in eight tasks an element (every block formed, none mirrored: before the thirty-fourth
-      // session) against the six, records as the backend keeps them at each size. Not bit for bit
-      // against the six: a block below the diagonal is formed, not mirrored.
-      const auto within_reference = [&](const std::vector<double>& values) {
-        double largest = 0.0, difference = 0.0;
-        for (size_t i = 0; i < values.size(); ++i) {
-          largest = std::max(largest, std::abs(reference[i]));
-          difference = std::max(difference, std::abs(values[i] - reference[i]));
-        }
-        return difference <= 1e-13 * largest;
-      };
-      const catenary::cuda::JacobianBlockPass<3, 8> eight{pass}, eight_shared{shared.f};
-      cable.clear();
-      const double eight_ms = median_ms([&] {
-        catenary::cuda::launch_jacobian_blocks<catenary::cuda::DeviceSpace, 3, false, 8>(cable.elements, eight);
-      });
-      print_row(n, name, "blocks, 8 tasks", eight_ms, bytes, peak, within_reference(cable.outputs()));
-      cable.clear();
-      const double eight_shared_ms = median_ms([&] {
-        catenary::cuda::launch_jacobian_blocks<catenary::cuda::DeviceSpace, 3, false, 8>(cable.elements, eight_shared);
-      });
-      print_row(n, name, "blocks, 8 tasks, shared", eight_shared_ms, shared_bytes, peak, within_reference(cable.outputs()));
     }
   }
 }
