@@ -569,9 +569,13 @@ class BlockTridiagonalSolver : public CsrSolver {
   };
 
  public:
-  BlockTridiagonalSolver(const std::vector<int>& block_ptr, const std::vector<int>& chain_ptr, BlockMethod method,
-                         int right_hand_sides)
-      : block_ptr_(block_ptr), method_(method), right_hand_sides_(right_hand_sides) {
+  BlockTridiagonalSolver(const std::vector<int>& block_ptr, const std::vector<int>& chain_ptr,
+                         std::optional<BlockMethod> method, int right_hand_sides, bool reuses_factorizations)
+      : block_ptr_(block_ptr),
+        method_(method.value_or(preferred_block_method(chain_ptr))),
+        chooses_method_(!method),
+        reuses_factorizations_(reuses_factorizations),
+        right_hand_sides_(right_hand_sides) {
     const BlockLayout whole(block_ptr);  // the blocks with their held rows: B bounds the layout's
     if (whole.blocks < 1 || whole.B > kMaxBlock)
       throw std::invalid_argument("block-tridiagonal solver: " + std::to_string(whole.blocks) + " blocks of up to " +
@@ -595,6 +599,10 @@ class BlockTridiagonalSolver : public CsrSolver {
     const size_t per_array = layout.slots();
     BlockScatter scatter = block_scatter(layout, chain_starts_, entry_row, cols);
     std::vector<int> rhs_index = layout.equation_index, x_index = layout.vector_index;
+    if (chooses_method_)  // its own choice, now that the blocks without their held rows are known
+      method_ = interleavable(layout, chain_starts_) && interleaved_elimination_preferred(chains_, reuses_factorizations_)
+                    ? BlockMethod::ChainElimination
+                    : preferred_block_method(chain_starts_);
     interleaved_ = method_ == BlockMethod::ChainElimination && interleavable(layout, chain_starts_);
     if (interleaved_) interleave(scatter, rhs_index, x_index);
     size_ = size;
@@ -629,6 +637,10 @@ class BlockTridiagonalSolver : public CsrSolver {
     singular_ = Ints(1, 0);
     lead_delta_ = Doubles(B_, 0.0);
     lead_x_ = Doubles(interleaved_ ? B_ : 0, 0.0);
+  }
+
+  std::string method() const override {
+    return method_ == BlockMethod::CyclicReduction ? "block cyclic reduction" : "block chain elimination";
   }
 
   std::string layout_note() const override {
@@ -1091,6 +1103,7 @@ class BlockTridiagonalSolver : public CsrSolver {
   int blocks_ = 0, B_ = 0, chains_ = 0, saved_ = 0, size_ = 0, nonzeros_ = 0;
   int held_ = 0, held_in_block_0_ = 0;  // held rows, of them in block 0
   BlockMethod method_;
+  const bool chooses_method_, reuses_factorizations_;  // method_ the solver's own (analyze); for modified Newton
   bool interleaved_ = false;  // chain elimination in the interleaved layout (solve/interleaved_chain_elimination.hpp)
   bool scatter_fills_padded_ = false;  // the right-hand side's scatter leaves no padded entry unwritten
   // Cyclic reduction's and interleaved elimination's Newton-update solves read a float copy of the
@@ -1131,13 +1144,14 @@ class BlockTridiagonalSolver : public CsrSolver {
 namespace catenary {
 
 std::unique_ptr<CsrSolver> make_block_tridiagonal_solver(const std::vector<int>& block_ptr,
-                                                          const std::vector<int>& chain_ptr, BlockMethod method,
-                                                          bool on_device, int right_hand_sides) {
+                                                          const std::vector<int>& chain_ptr,
+                                                          std::optional<BlockMethod> method, bool on_device,
+                                                          int right_hand_sides, bool reuses_factorizations) {
   if (on_device)
     return std::make_unique<cuda::BlockTridiagonalSolver<cuda::DeviceSpace>>(block_ptr, chain_ptr, method,
-                                                                             right_hand_sides);
+                                                                             right_hand_sides, reuses_factorizations);
   return std::make_unique<cuda::BlockTridiagonalSolver<cuda::HostSpace>>(block_ptr, chain_ptr, method,
-                                                                         right_hand_sides);
+                                                                         right_hand_sides, reuses_factorizations);
 }
 
 }  // namespace catenary
@@ -1161,8 +1175,8 @@ int cyclic_reduction_levels(const std::vector<int>& chain_ptr) {
 // chain (5 levels there: about 0.6 ms by these costs, not yet measured), elimination is left the
 // winner only for a few short chains: a cable of a handful of elements. The elimination's costs
 // are those of its thread-a-chain kernels: batches of equal 6-coordinate chains now factorize and
-// solve by groups of chains (solve/interleaved_chain_elimination.hpp, thirty-fourth session, not
-// yet run on a device), whose costs a device has still to measure before this choice takes them.
+// solve by groups of chains (solve/interleaved_chain_elimination.hpp), which the block solver
+// weighs on its own once it knows the blocks (interleaved_elimination_preferred).
 BlockMethod preferred_block_method(const std::vector<int>& chain_ptr) {
   constexpr double kLevel = 80e-6, kReductionPerBlock = 8.3e-9, kChainStep = 21e-6, kEliminationPerBlock = 33e-9;
   int longest = 0;
@@ -1171,6 +1185,21 @@ BlockMethod preferred_block_method(const std::vector<int>& chain_ptr) {
   const double reduction = kLevel * cyclic_reduction_levels(chain_ptr) + kReductionPerBlock * blocks;
   const double elimination = std::max(kChainStep * longest, kEliminationPerBlock * blocks);
   return elimination < reduction ? BlockMethod::ChainElimination : BlockMethod::CyclicReduction;
+}
+
+// From the H100 measurements of docs/benchmarks.md (thirty-seventh session; sweeps of copies of a
+// 100-element cable, 101 blocks a chain, ms a factorization / a solve, cyclic reduction against
+// interleaved elimination): 1,000 chains 0.54 / 0.23 against 1.73 / 0.35; 10,000 chains 4.38 /
+// 1.24 against 4.95 / 0.79 (a Newton update's solve from the float factors 0.80 against 0.54).
+// The groups' factorization never wins: full Newton, a factorization a solve, stays with cyclic
+// reduction (10,000 chains: 16.9 against 17.2 ms a step). Modified Newton refactorizes about once
+// in 17 steps there and is decided by the solves: 3.80 against 3.21 ms a step at 10,000 chains,
+// 0.95 against 1.23 at 1,000. Between the two, where the 32-chain groups come to fill the H100's
+// 132 SMs (128 groups, 4,096 chains), the solves' costs cross by a power-law fit (about 3,000
+// chains; not measured there).
+bool interleaved_elimination_preferred(int chains, bool reuses_factorizations) {
+  constexpr int kGroupsFillingTheDevice = 128;
+  return reuses_factorizations && chains >= kGroupsFillingTheDevice * kChainGroup;
 }
 
 }  // namespace catenary

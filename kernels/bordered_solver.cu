@@ -110,6 +110,7 @@ class BorderedSolver : public CsrSolver {
     split_.t = CsrPart();  // uploaded: the host copy is not needed again
   }
 
+  std::string method() const override { return inner_->method(); }
   std::string layout_note() const override { return inner_->layout_note(); }
 
   size_t workspace_bytes() const override {

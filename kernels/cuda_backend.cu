@@ -51,8 +51,9 @@ class CudaBackend : public Backend {
 
  public:
   // shared: shared_element_records(m.elements), which make_cuda_backend's estimate has found already
-  // (hashing a 1,000,000-element model's records takes 0.09 s).
-  CudaBackend(const Model& m, LinearSolver solver, const SharedElementRecords& shared)
+  // (hashing a 1,000,000-element model's records takes 0.09 s). reuses_factorizations: as
+  // make_cuda_backend's.
+  CudaBackend(const Model& m, LinearSolver solver, const SharedElementRecords& shared, bool reuses_factorizations)
       : Backend(m.dof_count(), m.constraint_count()),
         baseline_device_bytes_(device_bytes_in_use()),
         dimension_(m.dimension),
@@ -127,13 +128,14 @@ class CudaBackend : public Backend {
       solver_ = make_gmres_solver(chain->block_ptr, Space::on_device);
       solver_name_ = "GMRES";
     } else if (chain) {
-      const BlockMethod method = solver == LinearSolver::BlockTridiagonal   ? BlockMethod::CyclicReduction
-                                 : solver == LinearSolver::ChainElimination ? BlockMethod::ChainElimination
-                                                                            : preferred_block_method(chain->chain_ptr);
+      // Auto: the block solver's own choice (its method named after analyze).
+      const std::optional<BlockMethod> method =
+          solver == LinearSolver::BlockTridiagonal   ? std::optional(BlockMethod::CyclicReduction)
+          : solver == LinearSolver::ChainElimination ? std::optional(BlockMethod::ChainElimination)
+                                                     : std::nullopt;
       const int border = chain->border_size();
       solver_ = make_block_tridiagonal_solver(chain->block_ptr, chain->chain_ptr, method, Space::on_device,
-                                              border > 0 ? kBorderRightHandSides : 1);
-      solver_name_ = method == BlockMethod::CyclicReduction ? "block cyclic reduction" : "block chain elimination";
+                                              border > 0 ? kBorderRightHandSides : 1, reuses_factorizations);
       name_details = chain_order_details(chain->rigid_blocks, border);
       if (border > 0) solver_ = make_bordered_solver(std::move(solver_), border, Space::on_device);
       needs_mass_term_ = chain->needs_mass_term();
@@ -147,7 +149,7 @@ class CudaBackend : public Backend {
     solver_takes_outer_order_ =
         solver_->take_outer_order(std::vector<int>(original_of.begin(), original_of.end()), dof_count());
     end_setup_phase_on_device("analyze", w);
-    solver_name_ += solver_->layout_note() + name_details;
+    solver_name_ += solver_->method() + solver_->layout_note() + name_details;
     note_device_memory();
   }
 
@@ -734,7 +736,8 @@ size_t estimated_device_bytes(const Model& m, int vectors, bool float_copy) {
   return device_bytes_estimate(m, vectors, float_copy, shared_element_records(m.elements).count());
 }
 
-std::unique_ptr<Backend> make_cuda_backend(const Model& m, LinearSolver solver, int vectors) {
+std::unique_ptr<Backend> make_cuda_backend(const Model& m, LinearSolver solver, int vectors,
+                                           bool reuses_factorizations) {
   size_t free_bytes = 0, total_bytes = 0;
   check_cuda(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
   const SharedElementRecords shared = shared_element_records(m.elements);
@@ -752,7 +755,7 @@ std::unique_ptr<Backend> make_cuda_backend(const Model& m, LinearSolver solver, 
                              "sparse QR factor, " + std::to_string(free_bytes >> 20) + " MiB are free" + hint);
   }
   try {
-    return std::make_unique<CudaBackend<DeviceSpace>>(m, solver, shared);
+    return std::make_unique<CudaBackend<DeviceSpace>>(m, solver, shared, reuses_factorizations);
   } catch (const std::bad_alloc&) {  // thrust::system::detail::bad_alloc derives from it
     check_cuda(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
     throw BackendUnavailable("the model does not fit in device memory (" + std::to_string(free_bytes >> 20) + " of " +
@@ -764,8 +767,13 @@ std::unique_ptr<Backend> make_cuda_backend(const Model& m, LinearSolver solver) 
   return make_cuda_backend(m, solver, kMostBackendVectors);
 }
 
+std::unique_ptr<Backend> make_cuda_backend_on_host(const Model& m, LinearSolver solver, bool reuses_factorizations) {
+  return std::make_unique<CudaBackend<HostSpace>>(m, solver, shared_element_records(m.elements),
+                                                  reuses_factorizations);
+}
+
 std::unique_ptr<Backend> make_cuda_backend_on_host(const Model& m, LinearSolver solver) {
-  return std::make_unique<CudaBackend<HostSpace>>(m, solver, shared_element_records(m.elements));
+  return make_cuda_backend_on_host(m, solver, false);
 }
 
 Eigen::SparseMatrix<double> assembled_matrix(const Backend& backend) {

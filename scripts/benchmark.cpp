@@ -110,15 +110,15 @@ double peak_resident_mib() {
 
 // "cpu", "cuda" (the device) or "cuda-host" (the CUDA backend's code on the host).
 std::unique_ptr<Backend> make_benchmark_backend(const std::string& name, const Model& m, LinearSolverChoice solver,
-                                                int vectors) {
+                                                int vectors, bool reuses_factorizations) {
   if (name == "cuda-host") {
 #ifdef CATENARY_WITH_CUDA
-    return cuda::make_cuda_backend_on_host(m, solver);
+    return cuda::make_cuda_backend_on_host(m, solver, reuses_factorizations);
 #else
     throw BackendUnavailable("cuda-host needs a build with CATENARY_CUDA=ON");
 #endif
   }
-  return make_backend(parse_backend_choice(name), m, solver, vectors).backend;
+  return make_backend(parse_backend_choice(name), m, solver, vectors, reuses_factorizations).backend;
 }
 
 // "model M; backend B (phase P, ..., rest R); system S" in ms; rest: the backend's time outside
@@ -170,7 +170,8 @@ Row run_one(const std::string& backend_name, LinearSolverChoice solver, int n, i
   s.newton = newton;
   const int vectors = backend_vector_count(analysis);
   const auto t_backend = Clock::now();
-  const std::unique_ptr<Backend> backend_holder = make_benchmark_backend(backend_name, m, solver, vectors);
+  const std::unique_ptr<Backend> backend_holder =
+      make_benchmark_backend(backend_name, m, solver, vectors, reuses_factorizations(analysis));
   const double backend_ms = 1e3 * seconds_since(t_backend);
   Backend& backend = *backend_holder;
   backend.set_stage_timing(stage_times);
@@ -295,8 +296,8 @@ int main(int argc, char** argv) {
   }
   const LinearSolverChoice solver = *known;
   try {
-    make_benchmark_backend(backend_name, falling_cable_pendulum(2), solver,
-                           kMostBackendVectors);  // fails early, with the reason
+    make_benchmark_backend(backend_name, falling_cable_pendulum(2), solver, kMostBackendVectors,
+                           false);  // fails early, with the reason
   } catch (const std::exception& e) {
     std::fprintf(stderr, "catenary_benchmark: %s\n", e.what());
     return 2;

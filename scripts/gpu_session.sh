@@ -5,7 +5,7 @@
 #
 #   scripts/gpu_session.sh [-b BUILD_DIR] [-o OUT_DIR] [-a ARCHIVE] [-T SECONDS] PART ...
 #
-#   PART          tests | memcheck | kernels | l1 | profile | gpu | solvers | sweep | check | graphs | held | records | methods | double | cpu | all
+#   PART          tests | memcheck | kernels | l1 | groups | profile | gpu | solvers | sweep | check | graphs | held | records | methods | double | cpu | all
 #                 tests:   catenary_tests "[gpu]"
 #                 memcheck: the [gpu] tests under compute-sanitizer (memcheck: out-of-bounds and
 #                          misaligned device accesses, API errors), less the at-scale checks (too
@@ -22,6 +22,10 @@
 #                          pass capped at 2 blocks an SM (the new layouts then element-major, forces
 #                          alone then with the mass term: element_pass_benchmark's order) and of the
 #                          Jacobian block pass (points shared, then element-major; about 2 minutes)
+#                 groups:  what bounds interleaved elimination's group kernels (ncu: speed of light,
+#                          pipes, memory, warp stall reasons, occupancy, source counters), their
+#                          first 8 launches in a 1,000-copy sweep by full Newton (a factorization and a
+#                          solve an iteration; about 1 minute)
 #                 profile: every kernel launch's time (ncu, the device's own clocks) of a
 #                          100,000-element run (2 full-Newton steps) and of the 10,000 x 100-element
 #                          sweep (2 modified-Newton steps): profile_*.csv, and per loop body and per
@@ -88,13 +92,13 @@ while [[ $# -gt 0 ]]; do
     -o) out_dir=$2; shift 2 ;;
     -a) archive=$2; shift 2 ;;
     -T) limit=$2; shift 2 ;;
-    -h|--help) sed -n '2,76p' "$0"; exit 0 ;;
-    tests|memcheck|kernels|l1|profile|gpu|solvers|sweep|check|graphs|held|records|methods|double|cpu) parts+=("$1"); shift ;;
+    -h|--help) sed -n '2,80p' "$0"; exit 0 ;;
+    tests|memcheck|kernels|l1|groups|profile|gpu|solvers|sweep|check|graphs|held|records|methods|double|cpu) parts+=("$1"); shift ;;
     all) parts+=(tests memcheck kernels profile gpu solvers sweep cpu); shift ;;
-    *) echo "unknown part '$1' (tests, memcheck, kernels, l1, profile, gpu, solvers, sweep, check, graphs, held, records, methods, double, cpu or all)" >&2; exit 2 ;;
+    *) echo "unknown part '$1' (tests, memcheck, kernels, l1, groups, profile, gpu, solvers, sweep, check, graphs, held, records, methods, double, cpu or all)" >&2; exit 2 ;;
   esac
 done
-[[ ${#parts[@]} -gt 0 ]] || { sed -n '2,76p' "$0"; exit 2; }
+[[ ${#parts[@]} -gt 0 ]] || { sed -n '2,80p' "$0"; exit 2; }
 mkdir -p "$out_dir"
 if [[ -n "$archive" ]]; then
   archive=$(realpath -m "$archive")
@@ -165,6 +169,13 @@ for part in "${parts[@]}"; do
         --section SourceCounters --print-details all \
         "$build_dir/catenary_element_pass_benchmark" 1000000 > "$out_dir/l1_forces.txt" 2>&1 ||
         echo "stopped or failed (exit $?)" >> "$out_dir/l1_forces.txt" ;;
+    groups)
+      ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+      ${limit:+timeout "$limit"} "$ncu" --kernel-name-base demangled -k 'regex:shared_block_loop' --launch-count 8 \
+        --section SpeedOfLight --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
+        --section WarpStateStats --section LaunchStats --section Occupancy --section SourceCounters \
+        "$build_dir/catenary_benchmark" --backend cuda --solver chain_elimination --steps 2 --sweep 100 1000 \
+        > "$out_dir/groups_ncu.txt" 2>&1 || echo "stopped or failed (exit $?)" >> "$out_dir/groups_ncu.txt" ;;
     profile)
       ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
       for run in "100k 100000" "sweep --sweep 100 --newton modified 10000"; do

@@ -245,6 +245,68 @@ TEST_CASE("the automatic block method follows the H100 measurements", "[cuda-hos
   // A few short chains: elimination (one 7-element cable: 168 us against 3 levels' 240).
   CHECK(preferred_block_method(chains(1, 8)) == BlockMethod::ChainElimination);
   CHECK(preferred_block_method(chains(40, 6)) == BlockMethod::ChainElimination);
+  // Measured (thirty-seventh session): interleaved elimination's groups win modified Newton's
+  // solves at 10,000 copies of a 100-element cable and lose them at 1,000; full Newton never.
+  CHECK(interleaved_elimination_preferred(10000, true));
+  CHECK_FALSE(interleaved_elimination_preferred(1000, true));
+  CHECK_FALSE(interleaved_elimination_preferred(10000, false));
+#else
+  WARN("skipped: this build has no CUDA backend");
+#endif
+}
+
+TEST_CASE("the block solver's own choice: interleaved elimination for a large batch where factorizations are "
+          "reused, the same solution as cyclic reduction's",
+          "[cuda-host]") {
+#ifdef CATENARY_WITH_CUDA
+  // 4,096 chains of two dense 6 x 6 blocks (the fewest chains the groups are taken for), each chain
+  // a diagonally dominant 12 x 12 matrix.
+  constexpr int kChains = 4096, kChainSize = 12;
+  std::vector<int> block_ptr(1, 0), chain_ptr(1, 0), row_ptr(1, 0), col;
+  std::vector<double> values, rhs;
+  for (int c = 0; c < kChains; ++c) {
+    for (int b = 0; b < 2; ++b) block_ptr.push_back(block_ptr.back() + 6);
+    chain_ptr.push_back(chain_ptr.back() + 2);
+    for (int i = 0; i < kChainSize; ++i) {
+      for (int j = 0; j < kChainSize; ++j) {
+        col.push_back(c * kChainSize + j);
+        values.push_back(i == j ? 20.0 + c % 7 : std::sin(1.0 + c + 13 * i + j));
+      }
+      row_ptr.push_back(static_cast<int>(col.size()));
+      rhs.push_back(std::cos(0.1 * (c * kChainSize + i)));
+    }
+  }
+  const int size = kChains * kChainSize, nonzeros = static_cast<int>(col.size());
+  // A dynamic analysis by modified Newton reuses its factorizations; full Newton and statics do not.
+  AnalysisSettings analysis;
+  CHECK_FALSE(reuses_factorizations(analysis));
+  analysis.dynamics.newton = DynamicSettings::Newton::Modified;
+  CHECK(reuses_factorizations(analysis));
+  analysis.type = AnalysisSettings::Type::Static;
+  CHECK_FALSE(reuses_factorizations(analysis));
+  CHECK(interleaved_elimination_preferred(kChains, true));
+  CHECK(preferred_block_method(chain_ptr) == BlockMethod::CyclicReduction);
+  const auto solve = [&](bool reuses_factorizations, const std::string& name) {
+    auto solver = make_block_tridiagonal_solver(block_ptr, chain_ptr, std::nullopt, false, 1, reuses_factorizations);
+    solver->analyze(size, nonzeros, row_ptr.data(), col.data());
+    CHECK(solver->method() + solver->layout_note() == name);
+    solver->factorize(values.data());
+    std::vector<double> x(size);
+    solver->solve(rhs.data(), x.data());
+    return x;
+  };
+  const std::vector<double> reduction = solve(false, "block cyclic reduction");
+  const std::vector<double> groups = solve(true, "block chain elimination (interleaved chains)");
+  double residual = 0.0, difference = 0.0;
+  for (int r = 0; r < size; ++r) {
+    double ax = 0.0;
+    for (int k = row_ptr[r]; k < row_ptr[r + 1]; ++k) ax += values[k] * groups[col[k]];
+    residual = std::max(residual, std::abs(ax - rhs[r]));
+    difference = std::max(difference, std::abs(groups[r] - reduction[r]));
+  }
+  INFO("largest residual " << residual << ", largest difference from cyclic reduction's " << difference);
+  CHECK(residual < 1e-12);
+  CHECK(difference < 1e-12);
 #else
   WARN("skipped: this build has no CUDA backend");
 #endif

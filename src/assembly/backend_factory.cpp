@@ -19,30 +19,32 @@ BackendChoice parse_backend_choice(const std::string& text) {
 
 namespace {
 
-std::unique_ptr<Backend> make_cuda(const Model& m, LinearSolverChoice solver, int vectors) {
+std::unique_ptr<Backend> make_cuda(const Model& m, LinearSolverChoice solver, int vectors, bool reuses_factorizations) {
 #ifdef CATENARY_WITH_CUDA
   std::string why;
   if (!cuda::device_available(why)) throw BackendUnavailable("the CUDA backend cannot run: " + why);
-  return cuda::make_cuda_backend(m, solver, vectors);
+  return cuda::make_cuda_backend(m, solver, vectors, reuses_factorizations);
 #else
   (void)m;
   (void)solver;
   (void)vectors;
+  (void)reuses_factorizations;
   throw BackendUnavailable("the CUDA backend cannot run: this build has no CUDA support (configure with CATENARY_CUDA=ON)");
 #endif
 }
 
 }  // namespace
 
-SelectedBackend make_backend(BackendChoice choice, const Model& m, LinearSolverChoice solver, int vectors) {
+SelectedBackend make_backend(BackendChoice choice, const Model& m, LinearSolverChoice solver, int vectors,
+                             bool reuses_factorizations) {
   SelectedBackend s;
   if (choice == BackendChoice::Cpu) {
     s.backend = std::make_unique<CpuBackend>(m, solver);
   } else if (choice == BackendChoice::Cuda) {
-    s.backend = make_cuda(m, solver, vectors);
+    s.backend = make_cuda(m, solver, vectors, reuses_factorizations);
   } else {
     try {
-      s.backend = make_cuda(m, solver, vectors);
+      s.backend = make_cuda(m, solver, vectors, reuses_factorizations);
     } catch (const BackendUnavailable& e) {
       s.notice = std::string(e.what()) + "; running on the CPU";
       s.backend = std::make_unique<CpuBackend>(m, solver);

@@ -9,4 +9,8 @@ int backend_vector_count(const AnalysisSettings& a) {
   return kNewmarkVectors;
 }
 
+bool reuses_factorizations(const AnalysisSettings& a) {
+  return a.type == AnalysisSettings::Type::Dynamic && a.dynamics.newton == DynamicSettings::Newton::Modified;
+}
+
 }  // namespace catenary

@@ -24,8 +24,9 @@ struct SelectedBackend {
 // not enough device memory for the model and `vectors` vectors of all unknowns, a build without
 // CUDA). Auto: the CUDA backend when it can be used, else the CPU backend with a notice. The linear
 // solver applies to the CUDA backend (a notice says so when another than auto meets the CPU
-// backend). vectors: backend_vector_count of the analysis to run (integrators/analyses.hpp).
+// backend). vectors: backend_vector_count of the analysis to run (integrators/analyses.hpp);
+// reuses_factorizations: its reuses_factorizations (the CUDA backend's automatic block method).
 SelectedBackend make_backend(BackendChoice choice, const Model& m, LinearSolverChoice solver = LinearSolverChoice::Auto,
-                             int vectors = kMostBackendVectors);
+                             int vectors = kMostBackendVectors, bool reuses_factorizations = false);
 
 }  // namespace catenary

@@ -54,5 +54,8 @@ void run_dynamic(System& sys, const DynamicSettings& s, double output_interval, 
 int backend_vector_count(const AnalysisSettings& a);
 // The most of any analysis: BDF at order 5.
 constexpr int kMostBackendVectors = 39;
+// Whether an analysis solves several times from a factorization (a dynamic run by modified
+// Newton): the CUDA backend's automatic block method weighs it.
+bool reuses_factorizations(const AnalysisSettings& a);
 
 }  // namespace catenary

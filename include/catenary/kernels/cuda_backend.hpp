@@ -53,8 +53,9 @@ void reset_host_array_peak_bytes();
 // mechanism rows go to a border of at most kMaxBorder unknowns (kernels/bordered_solver.cu);
 // SparseQr is cuSOLVER's sparse QR in AMD order (UMFPACK in the host build), for any model. Auto
 // takes a block method where the model is a chain, border or not (preferred_block_method, from H100
-// measurements: elimination for many short chains of few blocks in all, else reduction), else
-// sparse QR. Krylov (GMRES with block-Jacobi over the node blocks,
+// measurements: elimination for many short chains of few blocks in all, else reduction; and for
+// modified Newton, elimination by interleaved groups on at least 4,096 equal chains of 6 x 6
+// blocks: interleaved_elimination_preferred), else sparse QR. Krylov (GMRES with block-Jacobi over the node blocks,
 // kernels/krylov_solver.cu) is chosen only when asked: it suits small time steps.
 using LinearSolver = LinearSolverChoice;
 
@@ -62,14 +63,18 @@ using LinearSolver = LinearSolverChoice;
 // BackendUnavailable when the model does not fit in the free device memory (checked with the
 // estimate for `vectors` vectors of all unknowns before anything is allocated, and against the
 // solver's workspace after analysis), or when a block method is asked for a model that is not a
-// chain.
-std::unique_ptr<Backend> make_cuda_backend(const Model& m, LinearSolver solver, int vectors);
+// chain. reuses_factorizations: the analysis solves several times from a factorization (modified
+// Newton: reuses_factorizations(AnalysisSettings)), which weighs Auto's block method.
+std::unique_ptr<Backend> make_cuda_backend(const Model& m, LinearSolver solver, int vectors,
+                                           bool reuses_factorizations = false);
 // The same with room for the most vectors any analysis holds.
 std::unique_ptr<Backend> make_cuda_backend(const Model& m, LinearSolver solver = LinearSolver::Auto);
 
 // The same backend code run on the host (Thrust's host system; UMFPACK in place of cuSOLVER's
 // QR): lets the tests check the CUDA backend's indexing, assembly, solvers and vector logic
 // against the CPU backend on machines without a GPU.
+std::unique_ptr<Backend> make_cuda_backend_on_host(const Model& m, LinearSolver solver, bool reuses_factorizations);
+// The same for an analysis that does not reuse factorizations.
 std::unique_ptr<Backend> make_cuda_backend_on_host(const Model& m, LinearSolver solver = LinearSolver::Auto);
 
 // The Newton matrix a CUDA backend (either space) last assembled, in the original unknown order

@@ -52,10 +52,12 @@ struct KinematicSettings {
 // Static: equilibrium. Dynamic: time integration. Assembly: the consistent initial state alone
 // (positions and velocities projected onto the constraints), reporting what moved. Kinematic:
 // see KinematicSettings.
-// The CUDA backend's linear solver (the CPU backend always factorizes with UMFPACK): Auto takes a
-// block-tridiagonal method for chain models (block cyclic reduction for long chains, elimination
-// along each chain for many short ones: preferred_block_method) and sparse QR otherwise; Krylov
-// (GMRES, block-Jacobi) only when asked.
+// The CUDA backend's linear solver (the CPU backend takes its own chain elimination or UMFPACK:
+// docs/case-format.md, analysis.linear_solver): Auto takes a block-tridiagonal method for chain
+// models (block cyclic reduction for long chains, elimination along each chain for many short
+// ones: preferred_block_method; and for modified Newton on thousands of equal chains:
+// interleaved_elimination_preferred) and sparse QR otherwise; Krylov (GMRES, block-Jacobi) only
+// when asked.
 enum class LinearSolverChoice { Auto, BlockTridiagonal, ChainElimination, SparseQr, Krylov };
 // The case file's names of the choices, in the enum's order.
 inline const std::vector<std::string> kLinearSolverNames = {"auto", "block_tridiagonal", "chain_elimination",

@@ -4,6 +4,7 @@
 // pointers for cuSOLVER, host pointers for the host reference).
 #include <functional>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -49,6 +50,9 @@ class CsrSolver {
   }
   // Iterations of all solves so far (iterative solvers; a direct solver has none).
   virtual long iterations() const { return 0; }
+  // Its method where the solver has several (the block solver: "block cyclic reduction" or "block
+  // chain elimination"), for the solver's name (after analyze; empty for a solver of one method).
+  virtual std::string method() const { return ""; }
   // How it lays out its factors where that depends on the pattern, for the solver's name (after
   // analyze; empty where there is nothing to say).
   virtual std::string layout_note() const { return ""; }
@@ -92,11 +96,20 @@ enum class BlockMethod { CyclicReduction, ChainElimination };
 // and whose chain c, coupling with no other, is blocks chain_ptr[c] .. chain_ptr[c + 1] - 1
 // (kernels/block_tridiagonal_solver.cu); on the device, or the same code on the host.
 // right_hand_sides: how many its solve_many is planned for (the room is allocated in analyze()).
+// method: none for the solver's own choice, preferred_block_method(chain_ptr) and then, once
+// analyze() knows the blocks, chain elimination where its interleaved groups apply and
+// interleaved_elimination_preferred(chains, reuses_factorizations) says so; reuses_factorizations:
+// the caller solves several times from a factorization (modified Newton).
 std::unique_ptr<CsrSolver> make_block_tridiagonal_solver(const std::vector<int>& block_ptr,
-                                                          const std::vector<int>& chain_ptr, BlockMethod method,
-                                                          bool on_device, int right_hand_sides = 1);
+                                                          const std::vector<int>& chain_ptr,
+                                                          std::optional<BlockMethod> method, bool on_device,
+                                                          int right_hand_sides = 1, bool reuses_factorizations = false);
 // The faster method on an H100 for chains of these lengths (chain_ptr as above), from measured costs.
 BlockMethod preferred_block_method(const std::vector<int>& chain_ptr);
+// Whether chain elimination by interleaved groups of 32 chains (equal chains of 6 x 6 blocks,
+// solve/interleaved_chain_elimination.hpp) beats cyclic reduction for `chains` such chains, from
+// H100 measurements: only where a factorization serves several solves, on enough chains.
+bool interleaved_elimination_preferred(int chains, bool reuses_factorizations);
 // The levels block cyclic reduction takes for these chains: ceil(log2) of the longest chain's
 // blocks (after them no two blocks left are of one chain).
 int cyclic_reduction_levels(const std::vector<int>& chain_ptr);
