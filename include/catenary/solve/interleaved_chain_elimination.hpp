@@ -98,9 +98,11 @@ CATENARY_HD void for_each_group_row(const InterleavedChains& at, int group, int 
 // kChainGroup chains, each block step in the group's shared memory:
 //   [D_p - U_p L'_{p+1} | I | L_p], rows loaded and updated by their threads,
 //   Gauss-Jordan elimination with partial pivoting: for each column k, the largest |entry| among
-//     the rows not yet pivots (one thread a chain decides), then every other row eliminates
-//     column k with that pivot row (each thread its own row); the pivot rows then hold the rows
-//     of D_p^-1 and of L'_p = D_p^-1 L_p, over their pivots;
+//     the rows not yet pivots (one thread a chain decides, from the candidates each row's thread
+//     left: its |entry| in column k, or -1 once it is a pivot row), then every other row
+//     eliminates column k with that pivot row and leaves its candidate for column k + 1 (each
+//     thread its own row); the pivot rows then hold the rows of D_p^-1 and of
+//     L'_p = D_p^-1 L_p, over their pivots;
 //   D_p^-1 stored in D_p's place, and L'_p (p > 0) stored and kept for the next step.
 // L'_p by the elimination, not as the product D_p^-1 L_p: the product lost a digit (a
 // 1,000-copy batch solved to 2.9e-9 of UMFPACK's solution, against 1e-9 by the elimination).
@@ -114,14 +116,19 @@ CATENARY_HD void for_each_group_row(const InterleavedChains& at, int group, int 
 struct FactorInterleavedChains {
   static constexpr int N = InterleavedBlocks::N, G = kChainGroup, kThreads = kChainGroupThreads, kWidth = 3 * N;
   static constexpr int kAugmented = 0, kNextL = kAugmented + N * kWidth * G, kPivot = kNextL + N * N * G,
-                       kFailed = kPivot + N * G, kSharedValues = kFailed + G;
+                       kCandidate = kPivot + N * G, kFailed = kCandidate + N * G, kSharedValues = kFailed + G;
   InterleavedBlocks b;
   int* singular;
 
   template <class Barrier>
   CATENARY_HD void run(int group, int thread, int threads, double* shared, const Barrier& barrier) const {
     // Entry (row, column) of lane's augmented rows and of L'_{p+1}; the pivot row of column k
-    // (-1: none, the block is singular); whether the chain has failed.
+    // (-1: none, the block is singular); a row's candidacy for the next pivot (|its entry| in the
+    // column, -1 once it is a pivot row); whether the chain has failed.
+    // Why candidates: the deciding thread read each row's entry and scanned the earlier pivots
+    // for it, about 6 (k + 1) shared-memory reads in a row, where each row's own thread can leave
+    // its value as it eliminates, and the decision reads 6 (the group factorization took about
+    // 17 us a block step on an H100, thirty-seventh session).
     const auto augmented = [shared](int lane, int row, int column) -> double& {
       return shared[kAugmented + (row * kWidth + column) * G + lane];
     };
@@ -129,6 +136,7 @@ struct FactorInterleavedChains {
       return shared[kNextL + (row * N + column) * G + lane];
     };
     const auto pivot = [shared](int lane, int k) -> double& { return shared[kPivot + k * G + lane]; };
+    const auto candidate = [shared](int lane, int row) -> double& { return shared[kCandidate + row * G + lane]; };
     const auto each = [&](const auto& body) { for_each_group_row(b.at, group, thread, threads, body); };
     const int length = b.at.length;
     each([&](int i, int lane, int) {
@@ -148,6 +156,7 @@ struct FactorInterleavedChains {
           augmented(lane, i, N + j) = i == j ? 1.0 : 0.0;
           augmented(lane, i, 2 * N + j) = p > 0 ? b.L[b.at.block_entry(c, p, i * N + j)] : 0.0;
         }
+        candidate(lane, i) = fabs(row[0]);
       });
       barrier();
       for (int k = 0; k < N; ++k) {
@@ -156,12 +165,11 @@ struct FactorInterleavedChains {
           int best = -1;
           double largest = 0.0;
           for (int r = 0; r < N; ++r) {
-            bool used = false;
-            for (int earlier = 0; earlier < k; ++earlier) used = used || static_cast<int>(pivot(lane, earlier)) == r;
-            const double size = fabs(augmented(lane, r, k));
-            if (!used && size > largest) best = r, largest = size;
+            const double size = candidate(lane, r);
+            if (size > largest) best = r, largest = size;
           }
           pivot(lane, k) = best;
+          if (best >= 0) candidate(lane, best) = -1.0;
           if (best < 0 && shared[kFailed + lane] == 0.0) {
             shared[kFailed + lane] = 1.0;
             *singular = c * length + p + 1;
@@ -170,9 +178,11 @@ struct FactorInterleavedChains {
         barrier();
         each([&](int i, int lane, int) {
           const int r = static_cast<int>(pivot(lane, k));
-          if (r < 0 || i == r) return;
-          const double m = augmented(lane, i, k) / augmented(lane, r, k);
-          for (int j = k; j < kWidth; ++j) augmented(lane, i, j) -= m * augmented(lane, r, j);
+          if (r >= 0 && i != r) {
+            const double m = augmented(lane, i, k) / augmented(lane, r, k);
+            for (int j = k; j < kWidth; ++j) augmented(lane, i, j) -= m * augmented(lane, r, j);
+          }
+          if (k + 1 < N && !(candidate(lane, i) < 0.0)) candidate(lane, i) = fabs(augmented(lane, i, k + 1));
         });
         barrier();
       }
