@@ -43,7 +43,8 @@
 #                 check:   after a change, in about 5 minutes: the [gpu] tests, the benchmark at
 #                          100,000 and 1,000,000 elements (full and modified Newton; full Newton
 #                          again without stage waits, as runs go) and the 10,000-copy sweep
-#                          (modified Newton, by the auto solver and by chain elimination), 3
+#                          (modified Newton, by the auto solver, interleaved chain elimination
+#                          there since the thirty-seventh session, and by cyclic reduction), 3
 #                          repetitions each
 #                 graphs:  check's benchmarks with the block solver's CUDA graphs turned off
 #                          (CATENARY_CUDA_GRAPHS=0), to set against check's (about 4 minutes)
@@ -92,13 +93,13 @@ while [[ $# -gt 0 ]]; do
     -o) out_dir=$2; shift 2 ;;
     -a) archive=$2; shift 2 ;;
     -T) limit=$2; shift 2 ;;
-    -h|--help) sed -n '2,80p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,81p' "$0"; exit 0 ;;
     tests|memcheck|kernels|l1|groups|profile|gpu|solvers|sweep|check|graphs|held|records|methods|double|cpu) parts+=("$1"); shift ;;
     all) parts+=(tests memcheck kernels profile gpu solvers sweep cpu); shift ;;
     *) echo "unknown part '$1' (tests, memcheck, kernels, l1, groups, profile, gpu, solvers, sweep, check, graphs, held, records, methods, double, cpu or all)" >&2; exit 2 ;;
   esac
 done
-[[ ${#parts[@]} -gt 0 ]] || { sed -n '2,80p' "$0"; exit 2; }
+[[ ${#parts[@]} -gt 0 ]] || { sed -n '2,81p' "$0"; exit 2; }
 mkdir -p "$out_dir"
 if [[ -n "$archive" ]]; then
   archive=$(realpath -m "$archive")
@@ -221,7 +222,7 @@ for part in "${parts[@]}"; do
       done
       bench check_full_no_stage_times -B cuda --no-stage-times -r 3 -- 100000 1000000
       bench check_sweep_modified -B cuda -N modified -S 100 -r 3 -- 10000
-      bench check_sweep_elimination -B cuda -N modified -S 100 -L chain_elimination -r 3 -- 10000 ;;
+      bench check_sweep_reduction -B cuda -N modified -S 100 -L block_tridiagonal -r 3 -- 10000 ;;
     graphs)
       for newton in full modified; do
         CATENARY_CUDA_GRAPHS=0 bench "nographs_$newton" -B cuda -N "$newton" -r 3 -- 100000 1000000
