@@ -113,6 +113,12 @@ CATENARY_HD void for_each_group_row(const InterleavedChains& at, int group, int 
 // (0.23 ms a step in modified Newton, a whole factorization an iteration in full Newton).
 // Shared memory: each value of a chain's rows lane-fastest (lane, then entry), so that a warp's
 // reads of one entry of 32 chains fall in distinct banks.
+// Reads before writes: a thread reads what a phase needs (the step's rows of D, L and U; N
+// entries of the pivot row; the pivot row's results) into registers before it writes. Where the
+// two places are known only at run time (another row of shared memory, global memory through a
+// pointer that may point anywhere) the compiler keeps each read after every earlier write, so
+// interleaved they ran one after another: an elimination's 18 - k entries as 18 - k round trips
+// to shared memory instead of 3.
 struct FactorInterleavedChains {
   static constexpr int N = InterleavedBlocks::N, G = kChainGroup, kThreads = kChainGroupThreads, kWidth = 3 * N;
   static constexpr int kAugmented = 0, kNextL = kAugmented + N * kWidth * G, kPivot = kNextL + N * N * G,
@@ -144,8 +150,11 @@ struct FactorInterleavedChains {
     });
     for (int p = length - 1; p >= 0; --p) {
       each([&](int i, int lane, int c) {
-        double row[N];
-        for (int j = 0; j < N; ++j) row[j] = b.D[b.at.block_entry(c, p, i * N + j)];
+        double row[N], lower[N];  // all of the step's loads first (see below)
+        for (int j = 0; j < N; ++j) {
+          row[j] = b.D[b.at.block_entry(c, p, i * N + j)];
+          lower[j] = p > 0 ? b.L[b.at.block_entry(c, p, i * N + j)] : 0.0;
+        }
         if (p + 1 < length)
           for (int k = 0; k < N; ++k) {
             const double u = b.U[b.at.block_entry(c, p, i * N + k)];
@@ -154,7 +163,7 @@ struct FactorInterleavedChains {
         for (int j = 0; j < N; ++j) {
           augmented(lane, i, j) = row[j];
           augmented(lane, i, N + j) = i == j ? 1.0 : 0.0;
-          augmented(lane, i, 2 * N + j) = p > 0 ? b.L[b.at.block_entry(c, p, i * N + j)] : 0.0;
+          augmented(lane, i, 2 * N + j) = lower[j];
         }
         candidate(lane, i) = fabs(row[0]);
       });
@@ -180,7 +189,13 @@ struct FactorInterleavedChains {
           const int r = static_cast<int>(pivot(lane, k));
           if (r >= 0 && i != r) {
             const double m = augmented(lane, i, k) / augmented(lane, r, k);
-            for (int j = k; j < kWidth; ++j) augmented(lane, i, j) -= m * augmented(lane, r, j);
+            for (int first = 0; first < kWidth; first += N) {  // N entries of the pivot row at a time
+              double pivot_row[N];
+              for (int j = 0; j < N; ++j)
+                if (first + j >= k) pivot_row[j] = augmented(lane, r, first + j);
+              for (int j = 0; j < N; ++j)
+                if (first + j >= k) augmented(lane, i, first + j) -= m * pivot_row[j];
+            }
           }
           if (k + 1 < N && !(candidate(lane, i) < 0.0)) candidate(lane, i) = fabs(augmented(lane, i, k + 1));
         });
@@ -191,9 +206,14 @@ struct FactorInterleavedChains {
         const int r = static_cast<int>(pivot(lane, i));
         if (r < 0) return;
         const double scale = 1.0 / augmented(lane, r, i);
+        double inverse[N], next[N];
         for (int j = 0; j < N; ++j) {
-          b.D[b.at.block_entry(c, p, i * N + j)] = scale * augmented(lane, r, N + j);
-          if (p > 0) b.L[b.at.block_entry(c, p, i * N + j)] = next_L(lane, i, j) = scale * augmented(lane, r, 2 * N + j);
+          inverse[j] = scale * augmented(lane, r, N + j);
+          next[j] = scale * augmented(lane, r, 2 * N + j);
+        }
+        for (int j = 0; j < N; ++j) {
+          b.D[b.at.block_entry(c, p, i * N + j)] = inverse[j];
+          if (p > 0) b.L[b.at.block_entry(c, p, i * N + j)] = next_L(lane, i, j) = next[j];
         }
       });
       barrier();
