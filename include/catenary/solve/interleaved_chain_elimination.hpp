@@ -113,12 +113,13 @@ CATENARY_HD void for_each_group_row(const InterleavedChains& at, int group, int 
 // (0.23 ms a step in modified Newton, a whole factorization an iteration in full Newton).
 // Shared memory: each value of a chain's rows lane-fastest (lane, then entry), so that a warp's
 // reads of one entry of 32 chains fall in distinct banks.
-// Reads before writes: a thread reads what a phase needs (the step's rows of D, L and U; N
-// entries of the pivot row; the pivot row's results) into registers before it writes. Where the
-// two places are known only at run time (another row of shared memory, global memory through a
-// pointer that may point anywhere) the compiler keeps each read after every earlier write, so
-// interleaved they ran one after another: an elimination's 18 - k entries as 18 - k round trips
-// to shared memory instead of 3.
+// Reads before writes: the elimination reads N entries of the pivot row into registers before it
+// writes as many of its own row. Both rows are in shared memory at places known only at run time,
+// so the compiler kept each read of the pivot row after the write before it: the loop over a
+// row's 18 - k entries (not unrolled: k is known only at run time) was a load, a load and a store
+// an entry, one after another (its PTX, thirty-seventh session); now 3 groups of N loads. The
+// step's loads and the results' stores are grouped the same way (global and shared memory: the
+// compiler orders those apart already).
 struct FactorInterleavedChains {
   static constexpr int N = InterleavedBlocks::N, G = kChainGroup, kThreads = kChainGroupThreads, kWidth = 3 * N;
   static constexpr int kAugmented = 0, kNextL = kAugmented + N * kWidth * G, kPivot = kNextL + N * N * G,
