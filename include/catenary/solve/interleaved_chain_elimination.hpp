@@ -86,12 +86,19 @@ inline int chain_groups(int chains) { return (chains + kChainGroup - 1) / kChain
 // of lane's chain: each warp is one row of 32 neighbouring chains, whose loads of the interleaved
 // layout are contiguous runs. On a device threads = kChainGroupThreads, an item a thread; on the
 // host threads = 1, one thread running each phase's items in order (memory_space.cuh, run_blocks).
+// (An item a thread written out: the loop alone left the compiler a thread that might have
+// several, its code unrolled four times in the PTX.)
 template <class Body>
 CATENARY_HD void for_each_group_row(const InterleavedChains& at, int group, int thread, int threads, const Body& body) {
-  for (int item = thread; item < kChainGroupThreads; item += threads) {
+  const auto row = [&](int item) {
     const int i = item / kChainGroup, lane = item % kChainGroup, c = group * kChainGroup + lane;
     if (c < at.chains) body(i, lane, c);
+  };
+  if (threads == kChainGroupThreads) {
+    row(thread);
+    return;
   }
+  for (int item = thread; item < kChainGroupThreads; item += threads) row(item);
 }
 
 // The factorization (chain_elimination.hpp's, from each chain's last block p down) by groups of
