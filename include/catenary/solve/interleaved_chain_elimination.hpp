@@ -125,8 +125,8 @@ CATENARY_HD void for_each_group_row(const InterleavedChains& at, int group, int 
 // so the compiler kept each read of the pivot row after the write before it: the loop over a
 // row's 18 - k entries (not unrolled: k is known only at run time) was a load, a load and a store
 // an entry, one after another (its PTX, thirty-seventh session); now 3 groups of N loads. The
-// step's loads and the results' stores are grouped the same way (global and shared memory: the
-// compiler orders those apart already).
+// step's loads and the results' stores are grouped the same way, for reading only: between global
+// and shared memory the compiler reorders freely.
 struct FactorInterleavedChains {
   static constexpr int N = InterleavedBlocks::N, G = kChainGroup, kThreads = kChainGroupThreads, kWidth = 3 * N;
   static constexpr int kAugmented = 0, kNextL = kAugmented + N * kWidth * G, kPivot = kNextL + N * N * G,
