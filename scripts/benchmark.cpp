@@ -109,16 +109,16 @@ double peak_resident_mib() {
 }
 
 // "cpu", "cuda" (the device) or "cuda-host" (the CUDA backend's code on the host).
-std::unique_ptr<Backend> make_benchmark_backend(const std::string& name, const Model& m, LinearSolverChoice solver,
-                                                int vectors, bool reuses_factorizations) {
+std::unique_ptr<Backend> make_benchmark_backend(const std::string& name, const Model& m,
+                                                const AnalysisSettings& analysis) {
   if (name == "cuda-host") {
 #ifdef CATENARY_WITH_CUDA
-    return cuda::make_cuda_backend_on_host(m, solver, reuses_factorizations);
+    return cuda::make_cuda_backend_on_host(m, analysis.linear_solver, reuses_factorizations(analysis));
 #else
     throw BackendUnavailable("cuda-host needs a build with CATENARY_CUDA=ON");
 #endif
   }
-  return make_backend(parse_backend_choice(name), m, solver, vectors, reuses_factorizations).backend;
+  return make_backend(parse_backend_choice(name), m, analysis).backend;
 }
 
 // "model M; backend B (phase P, ..., rest R); system S" in ms; rest: the backend's time outside
@@ -160,6 +160,7 @@ Row run_one(const std::string& backend_name, LinearSolverChoice solver, int n, i
   const Model m = benchmark_model(n, sweep_elements, crane);
   const double model_ms = 1e3 * seconds_since(t_setup);
   AnalysisSettings analysis;  // HHT, fixed step
+  analysis.linear_solver = solver;
   DynamicSettings& s = analysis.dynamics;
   s.step = step;
   s.end_time = steps * s.step;
@@ -168,10 +169,8 @@ Row run_one(const std::string& backend_name, LinearSolverChoice solver, int n, i
   s.newton_tolerance = 1e-10;
   s.adaptive = false;
   s.newton = newton;
-  const int vectors = backend_vector_count(analysis);
   const auto t_backend = Clock::now();
-  const std::unique_ptr<Backend> backend_holder =
-      make_benchmark_backend(backend_name, m, solver, vectors, reuses_factorizations(analysis));
+  const std::unique_ptr<Backend> backend_holder = make_benchmark_backend(backend_name, m, analysis);
   const double backend_ms = 1e3 * seconds_since(t_backend);
   Backend& backend = *backend_holder;
   backend.set_stage_timing(stage_times);
@@ -182,7 +181,7 @@ Row run_one(const std::string& backend_name, LinearSolverChoice solver, int n, i
   r.dofs = sys.dofs();
   r.solver = backend.linear_solver();
 #ifdef CATENARY_WITH_CUDA
-  r.estimate_mib = cuda::estimated_device_bytes(m, vectors) / 1048576.0;
+  r.estimate_mib = cuda::estimated_device_bytes(m, backend_vector_count(analysis)) / 1048576.0;
 #endif
   r.constraints = sys.constraints();
 
@@ -296,8 +295,9 @@ int main(int argc, char** argv) {
   }
   const LinearSolverChoice solver = *known;
   try {
-    make_benchmark_backend(backend_name, falling_cable_pendulum(2), solver, kMostBackendVectors,
-                           false);  // fails early, with the reason
+    AnalysisSettings any;
+    any.linear_solver = solver;
+    make_benchmark_backend(backend_name, falling_cable_pendulum(2), any);  // fails early, with the reason
   } catch (const std::exception& e) {
     std::fprintf(stderr, "catenary_benchmark: %s\n", e.what());
     return 2;

@@ -33,10 +33,8 @@ std::unique_ptr<Backend> make_cuda(const Model& m, LinearSolverChoice solver, in
 #endif
 }
 
-}  // namespace
-
-SelectedBackend make_backend(BackendChoice choice, const Model& m, LinearSolverChoice solver, int vectors,
-                             bool reuses_factorizations) {
+SelectedBackend select_backend(BackendChoice choice, const Model& m, LinearSolverChoice solver, int vectors,
+                               bool reuses_factorizations) {
   SelectedBackend s;
   if (choice == BackendChoice::Cpu) {
     s.backend = std::make_unique<CpuBackend>(m, solver);
@@ -55,6 +53,17 @@ SelectedBackend make_backend(BackendChoice choice, const Model& m, LinearSolverC
                 "analysis.linear_solver applies to the CUDA backend: the CPU backend factorizes with UMFPACK "
                 "(by chain elimination if asked for, or by default for a chain model)";
   return s;
+}
+
+}  // namespace
+
+SelectedBackend make_backend(BackendChoice choice, const Model& m, LinearSolverChoice solver) {
+  return select_backend(choice, m, solver, kMostBackendVectors, false);
+}
+
+SelectedBackend make_backend(BackendChoice choice, const Model& m, const AnalysisSettings& analysis) {
+  return select_backend(choice, m, analysis.linear_solver, backend_vector_count(analysis),
+                        reuses_factorizations(analysis));
 }
 
 }  // namespace catenary

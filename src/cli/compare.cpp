@@ -81,9 +81,7 @@ bool compare_outputs(const fs::path& cpu_dir, const fs::path& cuda_dir, const Co
 int compare_sweep(const std::vector<SweepCase>& cases, const std::string& case_path, const fs::path& root,
                   const std::string& origin, const ComparisonTolerance& tolerance) {
   // Without a usable GPU, stop before the CPU run.
-  const AnalysisSettings& a = cases.front().c.analysis;
-  make_backend(BackendChoice::Cuda, cases.front().c.model, a.linear_solver, backend_vector_count(a),
-               reuses_factorizations(a));
+  make_backend(BackendChoice::Cuda, cases.front().c.model, cases.front().c.analysis);
   for (const char* backend : {"cpu", "cuda"})
     if (const int code = run_sweep(cases, case_path, {(root / backend).string(), origin}, parse_backend_choice(backend));
         code != kExitOk)
@@ -107,10 +105,8 @@ int compare_command(const std::string& case_path, const std::string& out, const 
   const std::string origin = out.empty() ? "(default compare directory)" : "--out";
   if (cases.size() > 1) return compare_sweep(cases, case_path, root, origin, tolerance);
   // Both backends before either run: without a usable GPU, stop before spending the CPU run.
-  const int vectors = backend_vector_count(c.analysis);
-  const bool reuses = reuses_factorizations(c.analysis);
-  const SelectedBackend cpu = make_backend(BackendChoice::Cpu, c.model, c.analysis.linear_solver, vectors, reuses);
-  const SelectedBackend cuda = make_backend(BackendChoice::Cuda, c.model, c.analysis.linear_solver, vectors, reuses);
+  const SelectedBackend cpu = make_backend(BackendChoice::Cpu, c.model, c.analysis);
+  const SelectedBackend cuda = make_backend(BackendChoice::Cuda, c.model, c.analysis);
   const fs::path cpu_dir = root / "cpu", cuda_dir = root / "cuda";
   if (const int code = run_analysis(c, *cpu.backend, {cpu_dir.string(), origin}); code != kExitOk) return code;
   if (const int code = run_analysis(c, *cuda.backend, {cuda_dir.string(), origin}); code != kExitOk) return code;

@@ -229,8 +229,7 @@ int run_sweep(const std::vector<SweepCase>& cases, const std::string& case_path,
   std::printf("sweep of %zu copies of '%s': %d coordinates, %d constraint rows in the batch\n", cases.size(),
               first.name.c_str(), batch.dof_count(), batch.constraint_count());
   const SelectedBackend selected =
-      make_backend(choice, batch, first.analysis.linear_solver, backend_vector_count(first.analysis),
-                   reuses_factorizations(first.analysis));
+      make_backend(choice, batch, first.analysis);
   if (!selected.notice.empty()) std::fprintf(stderr, "catenary: note: %s\n", selected.notice.c_str());
   std::unique_ptr<SweepWriter> writer;
   try {
@@ -264,8 +263,7 @@ int run_command(const std::string& case_path, const std::string& out, const std:
   const Case& c = cases.front().c;
   print_case_summary(c);
   const SelectedBackend selected =
-      make_backend(choice, c.model, c.analysis.linear_solver, backend_vector_count(c.analysis),
-                   reuses_factorizations(c.analysis));
+      make_backend(choice, c.model, c.analysis);
   if (!selected.notice.empty()) std::fprintf(stderr, "catenary: note: %s\n", selected.notice.c_str());
   return run_analysis(c, *selected.backend, run_directory(c, out));
 }

@@ -24,9 +24,11 @@ struct SelectedBackend {
 // not enough device memory for the model and `vectors` vectors of all unknowns, a build without
 // CUDA). Auto: the CUDA backend when it can be used, else the CPU backend with a notice. The linear
 // solver applies to the CUDA backend (a notice says so when another than auto meets the CPU
-// backend). vectors: backend_vector_count of the analysis to run (integrators/analyses.hpp);
-// reuses_factorizations: its reuses_factorizations (the CUDA backend's automatic block method).
-SelectedBackend make_backend(BackendChoice choice, const Model& m, LinearSolverChoice solver = LinearSolverChoice::Auto,
-                             int vectors = kMostBackendVectors, bool reuses_factorizations = false);
+// backend). The CUDA backend is sized for the most vectors any analysis holds (kMostBackendVectors).
+SelectedBackend make_backend(BackendChoice choice, const Model& m, LinearSolverChoice solver = LinearSolverChoice::Auto);
+// The same for the analysis to run: its linear solver, its vectors (backend_vector_count) and
+// whether it reuses factorizations (reuses_factorizations: the CUDA backend's automatic block
+// method), all from the analysis (integrators/analyses.hpp).
+SelectedBackend make_backend(BackendChoice choice, const Model& m, const AnalysisSettings& analysis);
 
 }  // namespace catenary

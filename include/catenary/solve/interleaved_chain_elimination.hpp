@@ -125,8 +125,8 @@ CATENARY_HD void for_each_group_row(const InterleavedChains& at, int group, int 
 // so the compiler kept each read of the pivot row after the write before it: the loop over a
 // row's 18 - k entries (not unrolled: k is known only at run time) was a load, a load and a store
 // an entry, one after another (its PTX, thirty-seventh session); now 3 groups of N loads. The
-// step's loads and the results' stores are grouped the same way, for reading only: between global
-// and shared memory the compiler reorders freely.
+// pivot row's results are read before L'_p's row is stored to shared memory for the same reason.
+// (Between global and shared memory the compiler reorders freely.)
 struct FactorInterleavedChains {
   static constexpr int N = InterleavedBlocks::N, G = kChainGroup, kThreads = kChainGroupThreads, kWidth = 3 * N;
   static constexpr int kAugmented = 0, kNextL = kAugmented + N * kWidth * G, kPivot = kNextL + N * N * G,
@@ -158,11 +158,8 @@ struct FactorInterleavedChains {
     });
     for (int p = length - 1; p >= 0; --p) {
       each([&](int i, int lane, int c) {
-        double row[N], lower[N];  // all of the step's loads first (see below)
-        for (int j = 0; j < N; ++j) {
-          row[j] = b.D[b.at.block_entry(c, p, i * N + j)];
-          lower[j] = p > 0 ? b.L[b.at.block_entry(c, p, i * N + j)] : 0.0;
-        }
+        double row[N];
+        for (int j = 0; j < N; ++j) row[j] = b.D[b.at.block_entry(c, p, i * N + j)];
         if (p + 1 < length)
           for (int k = 0; k < N; ++k) {
             const double u = b.U[b.at.block_entry(c, p, i * N + k)];
@@ -171,7 +168,7 @@ struct FactorInterleavedChains {
         for (int j = 0; j < N; ++j) {
           augmented(lane, i, j) = row[j];
           augmented(lane, i, N + j) = i == j ? 1.0 : 0.0;
-          augmented(lane, i, 2 * N + j) = lower[j];
+          augmented(lane, i, 2 * N + j) = p > 0 ? b.L[b.at.block_entry(c, p, i * N + j)] : 0.0;
         }
         candidate(lane, i) = fabs(row[0]);
       });
