@@ -1053,17 +1053,11 @@ class BlockTridiagonalSolver : public CsrSolver {
   // The scatter's destinations and the padded vectors' indices moved to the interleaved layout.
   void interleave(BlockScatter& scatter, std::vector<int>& rhs_index, std::vector<int>& x_index) const {
     const InterleavedChains at = interleaved_chains();
-    const long per_array = static_cast<long>(layout_.slots());
-    const auto block_entry = [&](int& d) {
-      if (d >= 0) d = static_cast<int>(d / per_array * per_array + at.from_contiguous(d % per_array, B_ * B_));
-    };
-    const auto vector_entry = [&](int& i) {
-      if (i >= 0) i = static_cast<int>(at.from_contiguous(i, B_));
-    };
-    std::for_each(scatter.destination.begin(), scatter.destination.end(), block_entry);
-    std::for_each(scatter.uncovered.begin(), scatter.uncovered.end(), block_entry);
-    std::for_each(rhs_index.begin(), rhs_index.end(), vector_entry);
-    std::for_each(x_index.begin(), x_index.end(), vector_entry);
+    const long per_array = static_cast<long>(layout_.slots()), padded = static_cast<long>(blocks_) * B_;
+    move_to_interleaved(at, B_ * B_, per_array, scatter.destination);
+    move_to_interleaved(at, B_ * B_, per_array, scatter.uncovered);
+    move_to_interleaved(at, B_, padded, rhs_index);
+    move_to_interleaved(at, B_, padded, x_index);
   }
 
   InterleavedChains interleaved_chains() const {

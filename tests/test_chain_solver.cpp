@@ -10,6 +10,7 @@
 #include "catenary/model/reference_models.hpp"
 #include "catenary/solve/block_layout.hpp"
 #include "catenary/solve/held_rows.hpp"
+#include "catenary/solve/interleaved_chain_elimination.hpp"
 #include "multibody_models.hpp"
 #include "test_helpers.hpp"
 
@@ -165,6 +166,40 @@ TEST_CASE("Held rows: a pinned node's three rows leave the blocks, a row over se
     CHECK(layout.equation_index[held.coordinate[h]] == -1);
     CHECK(layout.vector_index[held.row[h]] == -1);
   }
+}
+
+// The threaded passes of src/solve/block_scatter.cpp against one thread: the same destinations,
+// the same uncovered slots in the same order, the same interleaved slots.
+TEST_CASE("The block scatter's threads place the entries as one thread does", "[chain-solver]") {
+  // Over the passes' threshold for threads (65,536 entries), with held rows (pins) and ties at the
+  // start, middle and end of the batch, whose 7-wide blocks leave slots no entry covers.
+  const Model m = with_tied_coordinates(with_pinned_nodes(stiffness_sweep_batch(150, 5), {3, 20}), {11, 451, 895});
+  const BlockChainOrdering o = *block_chain_ordering(m);
+  std::vector<int> rows, cols;
+  entry_positions(umfpack_backend(m).matrix(), o, rows, cols);
+  REQUIRE(rows.size() > 65536);
+  const BlockLayout layout(o.block_ptr, find_held_rows(o.block_ptr, rows, cols));
+  const int threads = omp_get_max_threads();
+  omp_set_num_threads(1);
+  const BlockScatter one = block_scatter(layout, o.chain_ptr, rows, cols);
+  omp_set_num_threads(3);  // more threads than this machine's cores: each takes its own run
+  const BlockScatter three = block_scatter(layout, o.chain_ptr, rows, cols);
+  std::vector<int> interleaved = one.destination;
+  const int chains = static_cast<int>(o.chain_ptr.size()) - 1;
+  const InterleavedChains at{chains, layout.blocks / chains};
+  move_to_interleaved(at, 36, static_cast<long>(layout.slots()), interleaved);
+  omp_set_num_threads(threads);
+  REQUIRE_FALSE(one.uncovered.empty());
+  CHECK(three.destination == one.destination);
+  CHECK(three.uncovered == one.uncovered);
+  const long per_array = static_cast<long>(layout.slots());
+  long moved = 0;
+  for (size_t s = 0; s < interleaved.size(); ++s) {
+    const int d = one.destination[s];
+    const long expected = d < 0 ? -1 : d / per_array * per_array + at.from_contiguous(d % per_array, 36);
+    moved += interleaved[s] == expected;
+  }
+  CHECK(moved == static_cast<long>(interleaved.size()));
 }
 
 TEST_CASE("CPU chain elimination with held rows and wider blocks solves as UMFPACK does", "[chain-solver]") {

@@ -109,51 +109,13 @@ struct BlockScatter {
 
 // The row of each entry of a CSR pattern (row_ptr of rows + 1 entries), as block_scatter and
 // split_border (solve/border_split.hpp) take them.
-inline std::vector<int> entry_rows(const std::vector<int>& row_ptr) {
-  std::vector<int> rows(row_ptr.back());
-  for (size_t row = 0; row + 1 < row_ptr.size(); ++row)
-    std::fill(rows.begin() + row_ptr[row], rows.begin() + row_ptr[row + 1], static_cast<int>(row));
-  return rows;
-}
+std::vector<int> entry_rows(const std::vector<int>& row_ptr);
 
 // entry_row[s], entry_col[s]: the positions (node-block order) of matrix entry s. Throws
 // std::invalid_argument for an entry outside the three block bands, or one coupling two chains.
-inline BlockScatter block_scatter(const BlockLayout& layout, const std::vector<int>& chain_ptr,
-                                  const std::vector<int>& entry_row, const std::vector<int>& entry_col) {
-  const size_t per_array = layout.slots();
-  std::vector<char> starts_chain(layout.blocks, 0);
-  for (size_t c = 0; c + 1 < chain_ptr.size(); ++c) starts_chain[chain_ptr[c]] = 1;
-  BlockScatter out;
-  out.destination.resize(entry_row.size());
-  for (size_t s = 0; s < entry_row.size(); ++s) {
-    const int row = entry_row[s], col = entry_col[s];
-    if (layout.equation_index[row] < 0) {  // a held coordinate's equation (solve/held_rows.hpp)
-      out.destination[s] = -1;
-      continue;
-    }
-    const int br = layout.block_of[row], bc = layout.block_of[col];
-    const int part = bc == br ? 0 : bc == br - 1 ? 1 : bc == br + 1 ? 2 : -1;
-    if (part < 0 || (part == 1 && starts_chain[br]) || (part == 2 && starts_chain[bc]))
-      throw std::invalid_argument("block-tridiagonal solver: entry (" + std::to_string(row) + ", " +
-                                  std::to_string(col) + ") couples blocks " + std::to_string(br) + " and " +
-                                  std::to_string(bc) + (part < 0 ? "" : ", which are in different chains"));
-    out.destination[s] = static_cast<int>(part * per_array + layout.entry(br, row, col));
-  }
-  std::vector<char> covered(3 * per_array, 0);
-  for (int d : out.destination)
-    if (d >= 0) covered[d] = 1;
-  for (int k = 0; k < layout.blocks; ++k) {
-    const int n = layout.size[k];
-    const int widths[3] = {n, k > 0 ? layout.size[k - 1] : 0, k + 1 < layout.blocks ? layout.size[k + 1] : 0};
-    for (int part = 0; part < 3; ++part)
-      for (int i = 0; i < n; ++i)
-        for (int j = 0; j < widths[part]; ++j) {
-          const size_t at = part * per_array + layout.offset[k] + static_cast<size_t>(i) * layout.B + j;
-          if (!covered[at]) out.uncovered.push_back(static_cast<int>(at));
-        }
-  }
-  return out;
-}
+// Threaded (src/solve/block_scatter.cpp): a batch of 10,000 cables has 10^8 entries.
+BlockScatter block_scatter(const BlockLayout& layout, const std::vector<int>& chain_ptr,
+                           const std::vector<int>& entry_row, const std::vector<int>& entry_col);
 
 // to[index[p]] = from[p]
 struct ScatterAt {

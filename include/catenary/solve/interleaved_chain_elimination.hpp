@@ -38,6 +38,12 @@ struct InterleavedChains {
   CATENARY_HD long vector_entry(int c, int p, int i) const { return (static_cast<long>(p) * N + i) * chains + c; }
 };
 
+// The slots in `indices` (of arrays array_size apart, each chain-contiguous with W values a block)
+// moved to where the interleaved layout keeps them; -1 stays -1. Threaded
+// (src/solve/block_scatter.cpp): the scatter's destinations number 1.1e8 in a batch of 10,000
+// 100-element cables.
+void move_to_interleaved(const InterleavedChains& at, int W, long array_size, std::vector<int>& indices);
+
 // Whether a layout's blocks can be interleaved: all N x N (held rows out), chains all as long.
 inline bool interleavable(const BlockLayout& layout, const std::vector<int>& chain_ptr) {
   if (layout.B != InterleavedChains::N) return false;
