@@ -15,6 +15,15 @@ void append(std::vector<T>& to, const std::vector<T>& from) {
   to.insert(to.end(), from.begin(), from.end());
 }
 
+// Room in `to` for all copies' entries, `count` of them a copy, so that appending them moves
+// nothing: without it a sweep of 10,000 copies regrew each of its big arrays about 14 times.
+template <class T, class Count>
+void reserve_for(std::vector<T>& to, const std::vector<const Model*>& copies, Count count) {
+  size_t total = 0;
+  for (const Model* m : copies) total += count(*m);
+  to.reserve(total);
+}
+
 }  // namespace
 
 namespace {
@@ -79,6 +88,20 @@ Model merge_models(const std::vector<const Model*>& copies, std::vector<CopyRang
   std::copy(first.gravity, first.gravity + 3, out.gravity);
   out.mechanism.gravity = first.mechanism.gravity;
   out.characteristic_length = 0.0;
+  reserve_for(out.reference_coordinates, copies, [](const Model& m) { return m.reference_coordinates.size(); });
+  reserve_for(out.initial_positions, copies, [](const Model& m) { return m.initial_positions.size(); });
+  reserve_for(out.initial_velocities, copies, [](const Model& m) { return m.initial_velocities.size(); });
+  reserve_for(out.node_length_scale, copies, [](const Model& m) { return m.node_count; });
+  reserve_for(out.bodies, copies, [](const Model& m) { return m.bodies.size(); });
+  reserve_for(out.constraint_rows, copies, [](const Model& m) { return m.constraint_rows.size(); });
+  ElementBlock& el = out.elements;
+  reserve_for(el.node_a, copies, [](const Model& m) { return m.elements.node_a.size(); });
+  reserve_for(el.node_b, copies, [](const Model& m) { return m.elements.node_b.size(); });
+  reserve_for(el.properties, copies, [](const Model& m) { return m.elements.properties.size(); });
+  reserve_for(el.reference, copies, [](const Model& m) { return m.elements.reference.size(); });
+  reserve_for(el.scalar_mass, copies, [](const Model& m) { return m.elements.scalar_mass.size(); });
+  reserve_for(el.shape_integrals, copies, [](const Model& m) { return m.elements.shape_integrals.size(); });
+  reserve_for(el.quadrature, copies, [](const Model& m) { return m.elements.quadrature.size(); });
   for (size_t k = 0; k < copies.size(); ++k) {
     const Model& m = *copies[k];
     if (m.dimension != out.dimension)
@@ -102,7 +125,6 @@ Model merge_models(const std::vector<const Model*>& copies, std::vector<CopyRang
       b.first_element += r.first_element;
       out.bodies.push_back(b);
     }
-    ElementBlock& el = out.elements;
     for (int e = 0; e < m.elements.size(); ++e) {
       el.node_a.push_back(m.elements.node_a[e] + r.first_node);
       el.node_b.push_back(m.elements.node_b[e] + r.first_node);
