@@ -1,9 +1,9 @@
 // The block-tridiagonal solver for the Newton matrix of chain models (the order of
 // assembly/block_chain_ordering.hpp) behind the CsrSolver interface, by block cyclic reduction
-// (cyclic_reduction_steps.cuh) or by elimination along each chain (solve/chain_elimination.hpp), written once over a
-// MemorySpace like the backend. Written by hand because the CUDA libraries have no
-// block-tridiagonal solver: cuSPARSE's gtsv2 is for scalar tridiagonal systems, cuSOLVER's sparse
-// QR does not exploit the band, and cuDSS is not part of the toolkit.
+// (cyclic_reduction_steps.cuh) or by elimination along each chain (solve/chain_elimination.hpp),
+// written once over a MemorySpace like the backend. Written by hand because the CUDA libraries
+// have no block-tridiagonal solver: cuSPARSE's gtsv2 is for scalar tridiagonal systems,
+// cuSOLVER's sparse QR does not exploit the band, and cuDSS is not part of the toolkit.
 //
 // Each block is worked on at its own size and stored as its own rows, B wide (B: the largest
 // block; solve/block_layout.hpp): D_k (diagonal), L_k (coupling to block k - 1), U_k (to k + 1).
