@@ -168,9 +168,10 @@ TEST_CASE("Held rows: a pinned node's three rows leave the blocks, a row over se
   }
 }
 
-// The threaded passes of src/solve/block_scatter.cpp against one thread: the same destinations,
-// the same uncovered slots in the same order, the same interleaved slots.
-TEST_CASE("The block scatter's threads place the entries as one thread does", "[chain-solver]") {
+// The threaded walks over the entries (src/solve/held_rows.cpp, src/solve/block_scatter.cpp)
+// against one thread: the same held rows with their entries in the same order, the same
+// destinations, the same uncovered slots in the same order, the same interleaved slots.
+TEST_CASE("The analysis's threads find the held rows and place the entries as one thread does", "[chain-solver]") {
   // Over the passes' threshold for threads (65,536 entries), with held rows (pins) and ties at the
   // start, middle and end of the batch, whose 7-wide blocks leave slots no entry covers.
   const Model m = with_tied_coordinates(with_pinned_nodes(stiffness_sweep_batch(150, 5), {3, 20}), {11, 451, 895});
@@ -178,17 +179,26 @@ TEST_CASE("The block scatter's threads place the entries as one thread does", "[
   std::vector<int> rows, cols;
   entry_positions(umfpack_backend(m).matrix(), o, rows, cols);
   REQUIRE(rows.size() > 65536);
-  const BlockLayout layout(o.block_ptr, find_held_rows(o.block_ptr, rows, cols));
   const int threads = omp_get_max_threads();
   omp_set_num_threads(1);
+  const HeldRows held = find_held_rows(o.block_ptr, rows, cols);
+  const BlockLayout layout(o.block_ptr, held);
   const BlockScatter one = block_scatter(layout, o.chain_ptr, rows, cols);
   omp_set_num_threads(3);  // more threads than this machine's cores: each takes its own run
+  const HeldRows held_three = find_held_rows(o.block_ptr, rows, cols);
   const BlockScatter three = block_scatter(layout, o.chain_ptr, rows, cols);
   std::vector<int> interleaved = one.destination;
   const int chains = static_cast<int>(o.chain_ptr.size()) - 1;
   const InterleavedChains at{chains, layout.blocks / chains};
   move_to_interleaved(at, 36, static_cast<long>(layout.slots()), interleaved);
   omp_set_num_threads(threads);
+  // Each cable's pin and the two extra pins: three rows each.
+  REQUIRE(held.size() == 3 * (150 + 2));
+  CHECK(held_three.row == held.row);
+  CHECK(held_three.coordinate == held.coordinate);
+  CHECK(held_three.entry_ptr == held.entry_ptr);
+  CHECK(held_three.entry_slot == held.entry_slot);
+  CHECK(held_three.entry_column == held.entry_column);
   REQUIRE_FALSE(one.uncovered.empty());
   CHECK(three.destination == one.destination);
   CHECK(three.uncovered == one.uncovered);
@@ -200,6 +210,31 @@ TEST_CASE("The block scatter's threads place the entries as one thread does", "[
     moved += interleaved[s] == expected;
   }
   CHECK(moved == static_cast<long>(interleaved.size()));
+}
+
+// A column whose two entries fall in different threads' runs has two entries, not one in each:
+// counted as one, row 1 (its one entry at column 0, in its own block) would be taken for a held
+// row, with (0, 1) as its coupling.
+TEST_CASE("Held rows: entries of one column in two threads' runs count together", "[chain-solver]") {
+  const int positions = 100002;  // diagonal fillers put the entries over the threads' threshold
+  std::vector<int> block_ptr;
+  for (int p = 0; p <= positions; p += 6) block_ptr.push_back(p);
+  std::vector<int> rows{0, 0, 1}, cols{1, 0, 0};
+  for (int p = 3; p < positions; ++p) rows.push_back(p), cols.push_back(p);
+  rows.push_back(2), cols.push_back(1);  // column 1's second entry, at the far end
+  const int threads = omp_get_max_threads();
+  for (int t : {1, 3}) {
+    omp_set_num_threads(t);
+    CHECK(find_held_rows(block_ptr, rows, cols).size() == 0);
+    // Without the far entry, row 1 is held: its coordinate 0, its coupling (0, 1).
+    std::vector<int> near_rows(rows.begin(), rows.end() - 1), near_cols(cols.begin(), cols.end() - 1);
+    const HeldRows held = find_held_rows(block_ptr, near_rows, near_cols);
+    REQUIRE(held.size() == 1);
+    CHECK(held.row[0] == 1);
+    CHECK(held.coordinate[0] == 0);
+    CHECK(held.entry_slot[held.entry_ptr[0]] == 0);
+  }
+  omp_set_num_threads(threads);
 }
 
 TEST_CASE("CPU chain elimination with held rows and wider blocks solves as UMFPACK does", "[chain-solver]") {
