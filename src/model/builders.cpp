@@ -114,6 +114,9 @@ void finalize_model(Model& m) {
   el.scalar_mass.assign(16 * ne, 0.0);
   el.shape_integrals.assign(4 * ne, 0.0);
   el.quadrature.resize(ne);
+  // Each element's reference quadrature and mass alone: 1,000,000 elements took 120 ms of a
+  // cable's 680 ms build on one thread.
+#pragma omp parallel for schedule(static) if (ne > 4096)
   for (int e = 0; e < ne; ++e) {
     const double* ref = &el.reference[4 * D * e];
     el.quadrature[e] = D == 3 ? reference_quadrature<3>(el.properties[e], ref)
