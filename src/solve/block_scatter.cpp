@@ -40,16 +40,15 @@ BlockScatter block_scatter(const BlockLayout& layout, const std::vector<int>& ch
   for (size_t c = 0; c + 1 < chain_ptr.size(); ++c) starts_chain[chain_ptr[c]] = 1;
   // Raw pointers: the threads' loops then keep them in registers.
   const int *rows = entry_row.data(), *cols = entry_col.data(), *block_of = layout.block_of.data();
-  const int *equation_index = layout.equation_index.data(), *local = layout.local.data();
-  const long* offset = layout.offset.data();
+  const int* equation_index = layout.equation_index.data();
   const char* starts = starts_chain.data();
-  const int B = layout.B;
+  const BlockLayout::EntryIndex entry = layout.entry_index();
   const std::ptrdiff_t entries = static_cast<std::ptrdiff_t>(entry_row.size());
   BlockScatter out;
   out.destination.resize(entries);
   int* destination = out.destination.data();
   std::ptrdiff_t first_bad = entries;  // an entry outside the bands, or coupling two chains
-#pragma omp parallel for schedule(static) reduction(min : first_bad) if (entries > kParallelEntries)
+#pragma omp parallel for schedule(static) reduction(min : first_bad) firstprivate(entry) if (entries > kParallelEntries)
   for (std::ptrdiff_t s = 0; s < entries; ++s) {
     const int row = rows[s], col = cols[s];
     destination[s] = -1;
@@ -59,7 +58,7 @@ BlockScatter block_scatter(const BlockLayout& layout, const std::vector<int>& ch
     if (part < 0 || (part == 1 && starts[br]) || (part == 2 && starts[bc]))
       first_bad = std::min(first_bad, s);
     else
-      destination[s] = static_cast<int>(part * per_array + offset[br] + static_cast<long>(local[row]) * B + local[col]);
+      destination[s] = static_cast<int>(part * per_array + entry(br, row, col));
   }
   if (first_bad < entries) {
     const int row = rows[first_bad], col = cols[first_bad], br = block_of[row], bc = block_of[col];
@@ -79,7 +78,7 @@ BlockScatter block_scatter(const BlockLayout& layout, const std::vector<int>& ch
     if (destination[s] >= 0) covered[destination[s]] = 1;
   // Each thread lists the uncovered slots of its run of blocks; the runs are joined in order.
   std::vector<std::vector<int>> uncovered_of(omp_get_max_threads());
-#pragma omp parallel if (3 * per_array > static_cast<size_t>(kParallelEntries))
+#pragma omp parallel firstprivate(entry) if (3 * per_array > static_cast<size_t>(kParallelEntries))
   {
     std::vector<int>& mine = uncovered_of[omp_get_thread_num()];
 #pragma omp for schedule(static)
@@ -89,7 +88,7 @@ BlockScatter block_scatter(const BlockLayout& layout, const std::vector<int>& ch
       for (int part = 0; part < 3; ++part)
         for (int i = 0; i < n; ++i)
           for (int j = 0; j < widths[part]; ++j) {
-            const size_t at = part * per_array + offset[k] + static_cast<size_t>(i) * B + j;
+            const size_t at = part * per_array + entry.offset[k] + static_cast<size_t>(i) * entry.B + j;
             if (!covered[at]) mine.push_back(static_cast<int>(at));
           }
     }

@@ -52,10 +52,18 @@ struct BlockLayout {
     }
     for (int h = 0; h < held.size(); ++h) vector_index[held.row[h]] = equation_index[held.coordinate[h]] = -1;
   }
-  // Index of entry (row, col) of block `block` in an array of all blocks' slots.
-  size_t entry(int block, int row, int col) const {
-    return static_cast<size_t>(offset[block]) + static_cast<size_t>(local[row]) * B + local[col];
-  }
+  // Index of entry (row, col) of block `block` in an array of all blocks' slots, by a view of the
+  // layout's arrays (which a loop over many entries keeps in registers).
+  struct EntryIndex {
+    const long* offset;
+    const int* local;
+    int B;
+    size_t operator()(int block, int row, int col) const {
+      return static_cast<size_t>(offset[block]) + static_cast<size_t>(local[row]) * B + local[col];
+    }
+  };
+  EntryIndex entry_index() const { return {offset.data(), local.data(), B}; }
+  size_t entry(int block, int row, int col) const { return entry_index()(block, row, col); }
   size_t slots() const { return static_cast<size_t>(offset.back()); }
 };
 
