@@ -4,8 +4,6 @@
 // the move to the interleaved layout took 1.05 s on one thread (0.60 s on two; docs/benchmarks.md,
 // thirty-eighth session). Each pass is shared out by OpenMP's static schedule, whose chunks are
 // contiguous and in thread order, so the results are one thread's, in the same order.
-#include <omp.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <cstddef>
@@ -14,15 +12,11 @@
 #include <vector>
 
 #include "catenary/core/first_touch.hpp"
+#include "catenary/core/parallel_walks.hpp"
 #include "catenary/solve/block_layout.hpp"
 #include "catenary/solve/interleaved_chain_elimination.hpp"
 
 namespace catenary {
-
-namespace {
-// Below this many entries one thread is faster than starting the others.
-constexpr std::ptrdiff_t kParallelEntries = 1 << 16;
-}  // namespace
 
 std::vector<int> entry_rows(const std::vector<int>& row_ptr) {
   std::vector<int> rows(row_ptr.back());
@@ -76,24 +70,22 @@ BlockScatter block_scatter(const BlockLayout& layout, const std::vector<int>& ch
 #pragma omp parallel for schedule(static) if (entries > kParallelEntries)
   for (std::ptrdiff_t s = 0; s < entries; ++s)
     if (destination[s] >= 0) covered[destination[s]] = 1;
-  // Each thread lists the uncovered slots of its run of blocks; the runs are joined in order.
-  std::vector<std::vector<int>> uncovered_of(omp_get_max_threads());
-#pragma omp parallel firstprivate(entry) if (3 * per_array > static_cast<size_t>(kParallelEntries))
-  {
-    std::vector<int>& mine = uncovered_of[omp_get_thread_num()];
-#pragma omp for schedule(static)
-    for (int k = 0; k < layout.blocks; ++k) {
-      const int n = layout.size[k];
-      const int widths[3] = {n, k > 0 ? layout.size[k - 1] : 0, k + 1 < layout.blocks ? layout.size[k + 1] : 0};
-      for (int part = 0; part < 3; ++part)
-        for (int i = 0; i < n; ++i)
-          for (int j = 0; j < widths[part]; ++j) {
-            const size_t at = part * per_array + entry.offset[k] + static_cast<size_t>(i) * entry.B + j;
-            if (!covered[at]) mine.push_back(static_cast<int>(at));
-          }
-    }
-  }
-  for (const std::vector<int>& part : uncovered_of) out.uncovered.insert(out.uncovered.end(), part.begin(), part.end());
+  // The slots of block k's regions that no entry covers (each thread those of its run of blocks).
+  // Captured by value, for listed_in_order's threads to keep in registers.
+  const int* size = layout.size.data();
+  const auto list_uncovered = [size, blocks = layout.blocks, per_array, covered, entry](std::ptrdiff_t k,
+                                                                                       std::vector<int>& uncovered) {
+    const int n = size[k];
+    const int widths[3] = {n, k > 0 ? size[k - 1] : 0, k + 1 < blocks ? size[k + 1] : 0};
+    for (int part = 0; part < 3; ++part)
+      for (int i = 0; i < n; ++i)
+        for (int j = 0; j < widths[part]; ++j) {
+          const size_t at = part * per_array + entry.offset[k] + static_cast<size_t>(i) * entry.B + j;
+          if (!covered[at]) uncovered.push_back(static_cast<int>(at));
+        }
+  };
+  out.uncovered =
+      listed_in_order(layout.blocks, 3 * per_array > static_cast<size_t>(kParallelEntries), list_uncovered);
   return out;
 }
 

@@ -9,14 +9,12 @@
 #include <cstdint>
 #include <vector>
 
+#include "catenary/core/parallel_walks.hpp"
 #include "catenary/solve/held_rows.hpp"
 
 namespace catenary {
 
 namespace {
-
-// Below this many entries one thread is faster than starting the others.
-constexpr std::ptrdiff_t kParallelEntries = 1 << 16;
 
 // The positions one thread saw in its run of entries, once or more than once, a bit each. A held
 // row needs a row and a column with exactly one entry, not their counts: bits merge across
@@ -102,27 +100,23 @@ HeldRows find_held_rows(const std::vector<int>& block_ptr, const std::vector<int
     held.row.push_back(r);
     held.coordinate.push_back(j);
   }
-  // The entries of the held coordinates' rows, in the entries' order: each thread lists those of
-  // its run, and the lists are read in thread order.
-  std::vector<std::vector<int>> found(threads);
-#pragma omp parallel num_threads(threads)
-  {
-    std::vector<int>& mine = found[omp_get_thread_num()];
-#pragma omp for schedule(static)
-    for (std::ptrdiff_t s = 0; s < entries; ++s)
-      if (rows[s] < in_blocks && holder[rows[s]] >= 0) mine.push_back(static_cast<int>(s));
-  }
+  // The entries of the held coordinates' rows, in the entries' order.
+  // Captured by value, for listed_in_order's threads to keep in registers.
+  const int* holds = holder.data();
+  const std::vector<int> found =
+      listed_in_order(entries, threads > 1, [rows, in_blocks, holds](std::ptrdiff_t s, std::vector<int>& list) {
+        if (rows[s] < in_blocks && holds[rows[s]] >= 0) list.push_back(static_cast<int>(s));
+      });
   // A held row's column entry must be its coordinate's row: (j, r).
   std::vector<std::vector<int>> row_entries(held.size());
   std::vector<int> coupling(held.size(), -1);
-  for (const std::vector<int>& run : found)
-    for (int s : run) {
-      const int h = holder[rows[s]];
-      if (cols[s] == held.row[h])
-        coupling[h] = s;
-      else
-        row_entries[h].push_back(s);
-    }
+  for (int s : found) {
+    const int h = holder[rows[s]];
+    if (cols[s] == held.row[h])
+      coupling[h] = s;
+    else
+      row_entries[h].push_back(s);
+  }
   HeldRows out;
   for (int h = 0; h < held.size(); ++h) {
     if (coupling[h] < 0) continue;  // column r's entry is elsewhere: keep the row in the blocks

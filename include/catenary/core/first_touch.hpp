@@ -16,6 +16,8 @@
 #include <utility>
 #include <vector>
 
+#include "catenary/core/parallel_walks.hpp"
+
 namespace catenary {
 
 // std::allocator whose resize leaves new elements default-initialized (no write for
@@ -47,7 +49,6 @@ using FirstTouchVector = std::vector<T, DefaultInitAllocator<T>>;
 // entries of one element's local matrix). Small arrays, whose pages do not matter, take one thread.
 template <class T>
 void zero_in_parallel(T* data, std::ptrdiff_t pieces, std::ptrdiff_t piece_size = 1) {
-  constexpr std::ptrdiff_t kParallelEntries = 1 << 16;
 #pragma omp parallel for schedule(static) if (pieces * piece_size >= kParallelEntries)
   for (std::ptrdiff_t p = 0; p < pieces; ++p) std::fill(data + p * piece_size, data + (p + 1) * piece_size, T{});
 }
