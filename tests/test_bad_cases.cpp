@@ -70,6 +70,8 @@ const BadCase kBadCases[] = {
     {"hinge_in_2d", "/model/constraints/1/type", "'hinge' is for 3D models; in a 2D model use 'revolute'"},
     {"dimension_mismatch", "/model/gravity", "must be an array of 3 numbers"},
     {"dimension_mismatch_2d", "/model/bodies/0/start", "must be an array of 2 numbers"},
+    {"angular_velocity_vector_in_2d", "/model/bodies/0/angular_velocity",
+     "must be a number (the rotation rate about z of a planar model, rad/s) (got array)"},
     {"unknown_coordinate_2d", "/model/constraints/0/coordinates/2", "'z' does not exist in a 2D model"},
     {"hinge_same_node", "/model/constraints/1/nodes/1", "a joint needs two different nodes"},
     {"bad_alpha", "/analysis/alpha", "must be between -1/3 and 0"},

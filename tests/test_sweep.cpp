@@ -61,6 +61,9 @@ void check_sweep_copies_equal_single_runs(const std::string& name, const std::ve
 
 TEST_CASE("each copy of a sweep run as one batch equals its single run", "[sweep]") {
   SECTION("cables") { check_sweep_copies_equal_single_runs("cable_sweep", {"results.csv"}); }
+  SECTION("initial conditions: free cables thrown with their own velocities and spins") {
+    check_sweep_copies_equal_single_runs("cable_throw_sweep", {"results.csv"});
+  }
   SECTION("a rigid boom with a hanging rope") {
     check_sweep_copies_equal_single_runs("crane_sweep", {"results.csv", "rigid_bodies.csv", "joint_reactions.csv"});
   }

@@ -16,6 +16,9 @@ Vec3 axpy(double s, const Vec3& x, const Vec3& y) {
   return {s * x[0] + y[0], s * x[1] + y[1], s * x[2] + y[2]};
 }
 double dot3(const Vec3& a, const Vec3& b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+Vec3 cross(const Vec3& a, const Vec3& b) {
+  return {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
+}
 
 Vec3 planar(const Model& m, Vec3 a) {
   if (m.dimension == 2) a[2] = 0.0;
@@ -341,6 +344,49 @@ void add_prescribed_motion(Model& m, int node, const std::vector<int>& component
     row.has_motion = true;
     row.motion = displacement[i];
     add_row(m, row, coordinate_label(m.dimension, k));
+  }
+}
+
+double line_mass(const Model& m, int body) {
+  const Body& b = m.bodies.at(body);
+  double mass = 0.0;
+  for (int e = b.first_element; e < b.first_element + b.element_count; ++e) {
+    const double* s = &m.elements.shape_integrals[4 * e];
+    mass += m.elements.properties[e].rhoA * (s[0] + s[2]);  // the two position shapes sum to 1
+  }
+  return mass;
+}
+
+Vec3 line_first_moment(const Model& m, int body, const std::vector<double>& field) {
+  const Body& b = m.bodies.at(body);
+  const int D = m.dimension, n = 2 * D;
+  Vec3 moment = {0.0, 0.0, 0.0};
+  for (int e = b.first_element; e < b.first_element + b.element_count; ++e) {
+    const double* s = &m.elements.shape_integrals[4 * e];
+    const double rhoA = m.elements.properties[e].rhoA;
+    // e = [r_A, r'_A, r_B, r'_B]: shape k multiplies block k
+    for (int k = 0; k < 4; ++k) {
+      const int node = k < 2 ? m.elements.node_a[e] : m.elements.node_b[e];
+      for (int i = 0; i < D; ++i) moment[i] += rhoA * s[k] * field[node * n + (k % 2) * D + i];
+    }
+  }
+  return moment;
+}
+
+void set_rigid_velocity(Model& m, int body, const Vec3& velocity, const Vec3& angular_velocity) {
+  const int D = m.dimension, n = 2 * D;
+  const Vec3 w = D == 2 ? Vec3{0.0, 0.0, angular_velocity[2]} : angular_velocity;
+  const double mass = line_mass(m, body);
+  const Vec3 moment = line_first_moment(m, body, m.initial_positions);
+  const Vec3 centre = {moment[0] / mass, moment[1] / mass, moment[2] / mass};
+  const Body& b = m.bodies.at(body);
+  for (int node = b.first_node; node < b.first_node + b.node_count; ++node) {
+    Vec3 r = {0.0, 0.0, 0.0}, slope = {0.0, 0.0, 0.0};
+    for (int i = 0; i < D; ++i) r[i] = m.initial_positions[node * n + i] - centre[i];
+    for (int i = 0; i < D; ++i) slope[i] = m.initial_positions[node * n + D + i];
+    const Vec3 turn = cross(w, r), slope_rate = cross(w, slope);
+    for (int i = 0; i < D; ++i) m.initial_velocities[node * n + i] = velocity[i] + turn[i];
+    for (int i = 0; i < D; ++i) m.initial_velocities[node * n + D + i] = slope_rate[i];
   }
 }
 

@@ -176,7 +176,8 @@ class Loader {
     const int D = m.dimension;
     if (!n.v.is_object()) n.fail("must be an object" + n.got());
     const std::string generator = get_choice(n.required("generator"), {"straight", "arc", "nodes"}, "generator");
-    std::vector<std::string> keys = {"name", "element", "generator", "material", "section"};
+    std::vector<std::string> keys = {"name", "element", "generator", "material", "section", "velocity",
+                                     "angular_velocity"};
     if (generator == "straight")
       keys.insert(keys.end(), {"start", "end", "elements", "length", "sag_direction"});
     else if (generator == "arc")
@@ -277,8 +278,28 @@ class Loader {
     } catch (const ModelError& e) {
       n.fail(e.what());
     }
+    read_body_velocity(n, m);
     m.bodies.back().element_type = type;
     body_paths_.push_back(n.path);
+  }
+
+  // The optional rigid motion a line body starts with: its centre of mass's velocity and its
+  // angular velocity about that centre (a vector in 3D, a number, about z, in 2D).
+  void read_body_velocity(const Node& n, Model& m) {
+    if (!n.has("velocity") && !n.has("angular_velocity")) return;
+    const int D = m.dimension;
+    const Vec3 velocity = n.has("velocity") ? get_vector(n.child("velocity"), D) : Vec3{0.0, 0.0, 0.0};
+    Vec3 angular_velocity = {0.0, 0.0, 0.0};
+    if (n.has("angular_velocity")) {
+      const Node w = n.child("angular_velocity");
+      if (D == 3) {
+        angular_velocity = get_vector(w, 3);
+      } else {
+        if (!w.v.is_number()) w.fail("must be a number (the rotation rate about z of a planar model, rad/s)" + w.got());
+        angular_velocity[2] = w.v.get<double>();
+      }
+    }
+    set_rigid_velocity(m, static_cast<int>(m.bodies.size()) - 1, velocity, angular_velocity);
   }
 
   std::vector<int> read_coordinates(const Node& n, int D) {

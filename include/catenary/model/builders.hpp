@@ -34,6 +34,18 @@ int add_arc(Model& m, const std::string& name, const Vec3& centre, double radius
 int add_node_line(Model& m, const std::string& name, const std::vector<Vec3>& positions,
                   const std::vector<Vec3>& slopes, const LineProperties& props);
 
+// The mass of a line body, sum of rhoA times the reference length.
+double line_mass(const Model& m, int body);
+// The integral of rhoA f over a line body, for the field f whose nodal coordinates (in the model's
+// node layout, all nodes) are `field`: Model::initial_positions gives the mass times the centre of
+// mass, a vector of velocities the linear momentum.
+Vec3 line_first_moment(const Model& m, int body, const std::vector<double>& field);
+// Gives a line body the initial velocities of a rigid motion: its centre of mass moves at
+// `velocity` and the body turns at `angular_velocity` (ground frame, rad/s; planar models only its
+// z component) about that centre. Cubic Hermite shape functions hold every affine field exactly, so
+// node i gets r_i' = velocity + w x (r_i - c) and its slope's rate w x dr_i/ds.
+void set_rigid_velocity(Model& m, int body, const Vec3& velocity, const Vec3& angular_velocity);
+
 // Constraints. `coordinates` lists coordinate indices within the node (0..2D-1).
 void add_fix(Model& m, int node, const std::vector<int>& coordinates, const std::string& name,
              const std::string& json_path);
