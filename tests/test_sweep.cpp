@@ -57,7 +57,76 @@ void check_sweep_copies_equal_single_runs(const std::string& name, const std::ve
   }
 }
 
+// Whether every column of two results.csv agrees to the Newton tolerance (see above).
+bool results_agree(const fs::path& a, const fs::path& b) {
+  const ComparisonReport report = compare_result_files(a.string(), b.string(), ComparisonTolerance{1e-7, 1e-12});
+  for (const std::string& p : report.problems) UNSCOPED_INFO(p);
+  return report.pass();
+}
+
 }  // namespace
+
+TEST_CASE("a sweep's parts (run --part / --copies) cover its copies once each, in nearly equal runs", "[sweep]") {
+  for (size_t copies = 1; copies <= 40; ++copies)
+    for (size_t n = 1; n <= copies; ++n) {
+      size_t next = 0;
+      for (size_t k = 0; k < n; ++k) {
+        const auto [first, last] = selected_copies(parse_copy_part(std::to_string(k) + "/" + std::to_string(n)), copies);
+        INFO(copies << " copies, part " << k << " of " << n);
+        REQUIRE(first == next);
+        REQUIRE(last >= first);
+        const size_t size = last - first + 1;
+        CHECK((size == copies / n || size == copies / n + 1));
+        next = last + 1;
+      }
+      CHECK(next == copies);
+    }
+  CHECK(selected_copies(parse_copy_range("7"), 10) == std::pair<size_t, size_t>{7, 7});
+  CHECK(selected_copies(parse_copy_range("2-9"), 10) == std::pair<size_t, size_t>{2, 9});
+  CHECK_THROWS_WITH(selected_copies(parse_copy_range("2-10"), 10),
+                    "--copies 2-10 names copies the sweep does not have (the sweep has 10 copies, 0 to 9)");
+  CHECK_THROWS_WITH(selected_copies(parse_copy_part("0/11"), 10), Catch::Contains("more parts than copies"));
+  for (const char* bad : {"", "-1", "3-", "a", "1-2-3", "5-2", " 1"}) CHECK_THROWS(parse_copy_range(bad));
+  for (const char* bad : {"", "1", "2/2", "0/0", "-1/2", "1/x"}) CHECK_THROWS(parse_copy_part(bad));
+}
+
+TEST_CASE("a sweep split over jobs: each part's copies equal the whole batch's", "[sweep]") {
+  const std::string sweep_file = std::string(CATENARY_SOURCE_DIR) + "/cases/cable_throw_sweep.json";
+  const fs::path out = fs::temp_directory_path() / "catenary_sweep_parts_test";
+  fs::remove_all(out);
+  fs::create_directories(out);
+  REQUIRE(testing::run_catenary("run " + sweep_file + " --out " + (out / "whole").string(), out / "whole.log") == 0);
+  // Two jobs of an array job write into one directory; the third run repeats copy 2 alone.
+  REQUIRE(testing::run_catenary("run " + sweep_file + " --part 0/2 --out " + (out / "parts").string(), out / "p0.log") == 0);
+  REQUIRE(testing::run_catenary("run " + sweep_file + " --part 1/2 --out " + (out / "parts").string(), out / "p1.log") == 0);
+  REQUIRE(testing::run_catenary("run " + sweep_file + " --copies 2 --out " + (out / "one").string(), out / "one.log") == 0);
+  const nlohmann::json whole = nlohmann::json::parse(testing::slurp(out / "whole" / "sweep.json"));
+  CHECK(!fs::exists(out / "parts" / "sweep.json"));
+  const nlohmann::json first = nlohmann::json::parse(testing::slurp(out / "parts" / "sweep_copies_0000-0000.json"));
+  const nlohmann::json second = nlohmann::json::parse(testing::slurp(out / "parts" / "sweep_copies_0001-0002.json"));
+  REQUIRE(first["copies"].size() == 1);
+  REQUIRE(second["copies"].size() == 2);
+  CHECK(second["sweep_copies"] == 3);
+  for (size_t k = 0; k < 3; ++k) {
+    const nlohmann::json& entry = k == 0 ? first["copies"][0] : second["copies"][k - 1];
+    CHECK(entry["index"] == k);
+    CHECK(entry["label"] == whole["copies"][k]["label"]);
+    const std::string dir = SweepWriter::copy_directory_name(k);
+    INFO("copy " << k);
+    CHECK(results_agree(out / "whole" / dir / "results.csv", out / "parts" / dir / "results.csv"));
+  }
+  CHECK(results_agree(out / "whole" / "copy_0002" / "results.csv", out / "one" / "copy_0002" / "results.csv"));
+  CHECK(!fs::exists(out / "one" / "copy_0000"));
+  // Selections the sweep cannot take, or a case without a sweep, are bad input.
+  CHECK(testing::run_catenary("run " + sweep_file + " --copies 1-3 --out " + (out / "bad").string(), out / "bad.log") == 2);
+  CHECK(testing::slurp(out / "bad.log").find("/sweep: --copies 1-3 names copies the sweep does not have") !=
+        std::string::npos);
+  CHECK(testing::run_catenary("run " + sweep_file + " --part 2/2", out / "bad_part.log") == 2);
+  const std::string single = std::string(CATENARY_SOURCE_DIR) + "/cases/hanging_cable.json";
+  CHECK(testing::run_catenary("run " + single + " --copies 0 --out " + (out / "bad").string(), out / "none.log") == 2);
+  CHECK(testing::slurp(out / "none.log").find("selects copies of a sweep, and this case has no sweep") !=
+        std::string::npos);
+}
 
 TEST_CASE("each copy of a sweep run as one batch equals its single run", "[sweep]") {
   SECTION("cables") { check_sweep_copies_equal_single_runs("cable_sweep", {"results.csv"}); }

@@ -32,13 +32,15 @@ struct OutputDirectory {
 // Throws InputError when the directory cannot be written.
 int run_analysis(const Case& c, Backend& backend, const OutputDirectory& dir);
 
-// A sweep's copies merged into one batch model, run once on the chosen backend, written per copy
-// under dir (copy_NNNN/ and sweep.json).
+// A sweep's copies (all, or those run --copies / --part selected) merged into one batch model,
+// run once on the chosen backend, written per copy under dir (copy_NNNN/ and the index,
+// SweepWriter::index_file_name).
 int run_sweep(const std::vector<SweepCase>& cases, const std::string& case_path, const OutputDirectory& dir,
               BackendChoice choice);
 
 int check_command(const std::string& case_path);
-int run_command(const std::string& case_path, const std::string& out, const std::string& backend);
+int run_command(const std::string& case_path, const std::string& out, const std::string& backend,
+                const CopySelection& selection);
 int compare_command(const std::string& case_path, const std::string& out, const ComparisonTolerance& tolerance);
 
 }  // namespace catenary::cli

@@ -33,9 +33,25 @@ std::string check_tolerance(const std::string& text) {
   return {};
 }
 
+// CLI11 validator of --copies / --part: the sweep's own parser, which the run uses again.
+template <catenary::CopySelection (*parse)(const std::string&)>
+std::string check_selection(const std::string& text) {
+  try {
+    parse(text);
+    return {};
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+}
+
 struct Options {
-  std::string case_path, out_dir, backend = "cpu";
+  std::string case_path, out_dir, backend = "cpu", copies, part;
   catenary::ComparisonTolerance tolerance;
+  catenary::CopySelection selection() const {
+    if (!copies.empty()) return catenary::parse_copy_range(copies);
+    if (!part.empty()) return catenary::parse_copy_part(part);
+    return {};
+  }
 };
 
 void add_case_argument(CLI::App* command, Options& o) {
@@ -49,6 +65,13 @@ CLI::App* add_run(CLI::App& app, Options& o) {
   run->add_option("--backend", o.backend,
                   "cpu (default, the validated path), cuda, or auto: the GPU when one is usable, else the CPU")
       ->check(check_backend_name, "cpu|cuda|auto");
+  auto* copies = run->add_option("--copies", o.copies,
+                                 "of a sweep, run only copies FIRST-LAST (or one copy), numbered from 0 as copy_NNNN")
+                     ->check(check_selection<catenary::parse_copy_range>, "FIRST-LAST");
+  run->add_option("--part", o.part,
+                  "of a sweep, run only part K of N nearly equal parts of its copies (K from 0: an array job's task)")
+      ->check(check_selection<catenary::parse_copy_part>, "K/N")
+      ->excludes(copies);
   return run;
 }
 
@@ -67,7 +90,7 @@ CLI::App* add_compare(CLI::App& app, Options& o) {
 }
 
 int dispatch(const CLI::App& app, const CLI::App* run, const CLI::App* compare, const Options& o) {
-  if (app.got_subcommand(run)) return run_command(o.case_path, o.out_dir, o.backend);
+  if (app.got_subcommand(run)) return run_command(o.case_path, o.out_dir, o.backend, o.selection());
   if (app.got_subcommand(compare)) return compare_command(o.case_path, o.out_dir, o.tolerance);
   return check_command(o.case_path);
 }

@@ -226,8 +226,13 @@ int run_sweep(const std::vector<SweepCase>& cases, const std::string& case_path,
     throw InputError(case_path, "/sweep", e.what());
   }
   const Case& first = cases.front().c;
-  std::printf("sweep of %zu copies of '%s': %d coordinates, %d constraint rows in the batch\n", cases.size(),
-              first.name.c_str(), batch.dof_count(), batch.constraint_count());
+  if (cases.size() < cases.front().sweep_size)
+    std::printf("copies %zu to %zu of a sweep of %zu copies of '%s': %d coordinates, %d constraint rows in the batch\n",
+                cases.front().index, cases.back().index, cases.front().sweep_size, first.name.c_str(),
+                batch.dof_count(), batch.constraint_count());
+  else
+    std::printf("sweep of %zu copies of '%s': %d coordinates, %d constraint rows in the batch\n", cases.size(),
+                first.name.c_str(), batch.dof_count(), batch.constraint_count());
   const SelectedBackend selected =
       make_backend(choice, batch, first.analysis);
   if (!selected.notice.empty()) std::fprintf(stderr, "catenary: note: %s\n", selected.notice.c_str());
@@ -237,7 +242,8 @@ int run_sweep(const std::vector<SweepCase>& cases, const std::string& case_path,
   } catch (const std::exception& e) {
     throw InputError(case_path, dir.origin, e.what());
   }
-  return execute(first, batch, *selected.backend, *writer, dir.path, "one directory per copy, sweep.json");
+  const std::string files = "one directory per copy, " + SweepWriter::index_file_name(cases);
+  return execute(first, batch, *selected.backend, *writer, dir.path, files.c_str());
 }
 
 int run_analysis(const Case& c, Backend& backend, const OutputDirectory& dir) {
@@ -256,10 +262,11 @@ int check_command(const std::string& case_path) {
   return kExitOk;
 }
 
-int run_command(const std::string& case_path, const std::string& out, const std::string& backend) {
+int run_command(const std::string& case_path, const std::string& out, const std::string& backend,
+                const CopySelection& selection) {
   const BackendChoice choice = parse_backend_choice(backend);
-  const std::vector<SweepCase> cases = load_cases(case_path);
-  if (cases.size() > 1) return run_sweep(cases, case_path, run_directory(cases.front().c, out), choice);
+  const std::vector<SweepCase> cases = load_cases(case_path, selection);
+  if (cases.front().sweep_size > 1) return run_sweep(cases, case_path, run_directory(cases.front().c, out), choice);
   const Case& c = cases.front().c;
   print_case_summary(c);
   const SelectedBackend selected =

@@ -27,6 +27,13 @@ void allow_open_files(size_t needed) {
 
 }  // namespace
 
+std::string SweepWriter::index_file_name(const std::vector<SweepCase>& cases) {
+  if (cases.size() == cases.front().sweep_size) return "sweep.json";
+  char name[64];
+  std::snprintf(name, sizeof name, "sweep_copies_%04zu-%04zu.json", cases.front().index, cases.back().index);
+  return name;
+}
+
 std::string SweepWriter::copy_directory_name(size_t k) {
   char name[32];
   std::snprintf(name, sizeof name, "copy_%04zu", k);
@@ -40,7 +47,7 @@ SweepWriter::SweepWriter(const std::vector<SweepCase>& cases, const std::vector<
   allow_open_files(cases.size() + 64);
   for (size_t k = 0; k < cases.size(); ++k) {
     writers_.push_back(std::make_unique<OutputWriter>(
-        cases[k].c, (std::filesystem::path(directory) / copy_directory_name(k)).string()));
+        cases[k].c, (std::filesystem::path(directory) / copy_directory_name(cases[k].index)).string()));
     const Model& m = cases[k].c.model;
     mechanisms_.push_back(m.mechanism.empty() ? nullptr : std::make_unique<MultibodyBlock>(m));
   }
@@ -81,14 +88,15 @@ void SweepWriter::write_summary(const RunSummary& s) {
   index["copies"] = nlohmann::json::array();
   for (size_t k = 0; k < writers_.size(); ++k) {
     writers_[k]->write_summary(s);
-    index["copies"].push_back({{"index", k},
-                               {"directory", copy_directory_name(k)},
+    index["copies"].push_back({{"index", cases_[k].index},
+                               {"directory", copy_directory_name(cases_[k].index)},
                                {"label", cases_[k].label},
                                {"values", cases_[k].values}});
   }
   index["status"] = s.status;
   index["batch_dof_count"] = batch_.dof_count();
-  std::ofstream out(std::filesystem::path(directory_) / "sweep.json");
+  index["sweep_copies"] = cases_.front().sweep_size;
+  std::ofstream out(std::filesystem::path(directory_) / index_file_name(cases_));
   out << index.dump(2) << "\n";
 }
 

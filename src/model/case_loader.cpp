@@ -603,19 +603,28 @@ Case load_case(const std::string& path) {
   return Loader(path).load(doc);
 }
 
-std::vector<SweepCase> load_cases(const std::string& path) {
+std::vector<SweepCase> load_cases(const std::string& path, const CopySelection& selection) {
   const json doc = read_case_document(path);
   std::vector<SweepCase> cases;
   const std::vector<SweepCopyDocument> copies = expand_sweep(doc, path);
+  const bool has_sweep = doc.is_object() && doc.contains("sweep");
+  if (selection.kind != CopySelection::Kind::All && !has_sweep)
+    throw InputError(path, "/sweep", selection.option + " selects copies of a sweep, and this case has no sweep");
+  std::pair<size_t, size_t> span;
+  try {
+    span = selected_copies(selection, copies.size());
+  } catch (const std::invalid_argument& e) {
+    throw InputError(path, "/sweep", e.what());
+  }
   if (copies.size() > 1 && doc.is_object() && doc.contains("analysis") && doc["analysis"].is_object() &&
       doc["analysis"].contains("type") && doc["analysis"]["type"].is_string()) {
     const std::string type = doc["analysis"]["type"].get<std::string>();
     if (type == "assembly" || type == "kinematic")
       throw InputError(path, "/analysis/type", "a sweep runs static or dynamic analyses only (got '" + type + "')");
   }
-  for (size_t k = 0; k < copies.size(); ++k) {
+  for (size_t k = span.first; k <= span.second; ++k) {
     try {
-      cases.push_back({copies[k].label, copies[k].values, Loader(path).load(copies[k].document)});
+      cases.push_back({copies[k].label, copies[k].values, Loader(path).load(copies[k].document), k, copies.size()});
     } catch (const InputError& e) {
       if (copies.size() == 1) throw;
       throw InputError(e.file(), e.json_path(), e.rule() + " (in sweep copy " + std::to_string(k) + ": " + copies[k].label + ")");

@@ -1,6 +1,7 @@
 #include "catenary/model/sweep.hpp"
 
 #include <sstream>
+#include <stdexcept>
 
 #include "catenary/core/errors.hpp"
 
@@ -73,7 +74,51 @@ std::vector<Parameter> read_parameters(const json& doc, const std::string& file)
   return parameters;
 }
 
+// A copy number or part index: digits only (no sign, no spaces), so that "-1" or "2x" are refused.
+size_t parse_count(const std::string& text, const std::string& wanted) {
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos || text.size() > 9)
+    throw std::invalid_argument("expected " + wanted);
+  return std::stoul(text);
+}
+
 }  // namespace
+
+CopySelection parse_copy_range(const std::string& text) {
+  const std::string wanted = "FIRST-LAST or one copy number (0-based, as in copy_NNNN), got '" + text + "'";
+  const size_t dash = text.find('-');
+  CopySelection s{CopySelection::Kind::Copies, 0, 0, "--copies " + text};
+  s.a = parse_count(text.substr(0, dash), wanted);
+  s.b = dash == std::string::npos ? s.a : parse_count(text.substr(dash + 1), wanted);
+  if (s.b < s.a) throw std::invalid_argument("the last copy comes before the first in '" + text + "'");
+  return s;
+}
+
+CopySelection parse_copy_part(const std::string& text) {
+  const std::string wanted = "K/N, part K (from 0) of N parts, got '" + text + "'";
+  const size_t slash = text.find('/');
+  if (slash == std::string::npos) throw std::invalid_argument("expected " + wanted);
+  CopySelection s{CopySelection::Kind::Part, parse_count(text.substr(0, slash), wanted),
+                  parse_count(text.substr(slash + 1), wanted), "--part " + text};
+  if (s.b == 0 || s.a >= s.b)
+    throw std::invalid_argument("part K of N needs 0 <= K < N (K counts from 0), got '" + text + "'");
+  return s;
+}
+
+std::pair<size_t, size_t> selected_copies(const CopySelection& s, size_t copies) {
+  const std::string range = " (the sweep has " + std::to_string(copies) + " copies, 0 to " + std::to_string(copies - 1) + ")";
+  switch (s.kind) {
+    case CopySelection::Kind::All:
+      return {0, copies - 1};
+    case CopySelection::Kind::Copies:
+      if (s.b >= copies) throw std::invalid_argument(s.option + " names copies the sweep does not have" + range);
+      return {s.a, s.b};
+    case CopySelection::Kind::Part:
+      if (s.b > copies)
+        throw std::invalid_argument(s.option + ": more parts than copies leaves parts empty" + range);
+      return {s.a * copies / s.b, (s.a + 1) * copies / s.b - 1};
+  }
+  return {0, copies - 1};
+}
 
 std::vector<SweepCopyDocument> expand_sweep(const json& doc, const std::string& file) {
   if (!doc.is_object() || !doc.contains("sweep")) return {SweepCopyDocument{"", json::object(), doc}};

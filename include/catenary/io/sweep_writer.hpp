@@ -1,7 +1,9 @@
 #pragma once
 // Output of a sweep: the batch's frames split into one ordinary output per copy
-// (DIR/copy_NNNN/, the files of OutputWriter, with that copy's own energies) and DIR/sweep.json,
-// the index of the copies and their parameter values.
+// (DIR/copy_NNNN/, the files of OutputWriter, with that copy's own energies, NNNN its number in
+// the whole sweep) and DIR/sweep.json, the index of the copies and their parameter values; a run
+// of some of the copies (run --copies or --part) writes its index as sweep_copies_FFFF-LLLL.json,
+// so that the parts of a sweep split over jobs can share DIR.
 #include <memory>
 #include <string>
 #include <vector>
@@ -22,6 +24,8 @@ class SweepWriter {
   void write_frame(const Frame& batch_frame);
   void write_summary(const RunSummary& s);
   static std::string copy_directory_name(size_t k);
+  // "sweep.json", or for a run of some copies "sweep_copies_FFFF-LLLL.json".
+  static std::string index_file_name(const std::vector<SweepCase>& cases);
 
  private:
   const std::vector<SweepCase>& cases_;

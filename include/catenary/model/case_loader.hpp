@@ -13,19 +13,24 @@
 #include <nlohmann/json.hpp>
 
 #include "catenary/model/case.hpp"
+#include "catenary/model/sweep.hpp"
 
 namespace catenary {
 
 // A case file without "sweep".
 Case load_case(const std::string& path);
 
-// A case file with or without "sweep" (docs/case-format.md): one SweepCase per copy, each
-// loaded and checked like a case of its own (one, with empty label, without a sweep).
+// A case file with or without "sweep" (docs/case-format.md): one SweepCase per copy that
+// `selection` takes (all by default), each loaded and checked like a case of its own (one, with
+// empty label, without a sweep; a selection of a case without a sweep is an InputError, as is one
+// that names copies the sweep does not have).
 struct SweepCase {
   std::string label;      // the values of this copy, e.g. "youngs_modulus = 2e+09"
   nlohmann::json values;  // {"/model/...": value}
   Case c;
+  size_t index = 0;       // the copy's number in its sweep (copy_NNNN)
+  size_t sweep_size = 1;  // the number of copies of the whole sweep
 };
-std::vector<SweepCase> load_cases(const std::string& path);
+std::vector<SweepCase> load_cases(const std::string& path, const CopySelection& selection = {});
 
 }  // namespace catenary

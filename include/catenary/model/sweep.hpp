@@ -4,6 +4,7 @@
 // one pass over all copies on either backend). The analysis is shared: one time step and one
 // Newton loop for the batch.
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -15,6 +16,22 @@ struct SweepCopyDocument {
   nlohmann::json values;  // {"/model/...": value, ...} as substituted
   nlohmann::json document;  // the case document of this copy, without "sweep"
 };
+
+// Which copies of a sweep a run takes, so that one sweep can be split over jobs (an HPC array job,
+// each part on its own GPU or node): all of them, the copies first..last (0-based and inclusive,
+// the numbers of copy_NNNN: `run --copies`), or part k of n (k from 0; contiguous parts whose
+// sizes differ by at most one: `run --part`).
+struct CopySelection {
+  enum class Kind { All, Copies, Part } kind = Kind::All;
+  size_t a = 0, b = 0;  // Copies: first and last; Part: k and n
+  std::string option;   // as the user gave it ("--copies 3-7"), for messages
+};
+// "A-B" or "A" for --copies, "K/N" for --part; throw std::invalid_argument saying what is wanted.
+CopySelection parse_copy_range(const std::string& text);
+CopySelection parse_copy_part(const std::string& text);
+// The first and last copy (inclusive) that `selection` takes of a sweep of `copies` copies;
+// throws std::invalid_argument when it names copies the sweep does not have.
+std::pair<size_t, size_t> selected_copies(const CopySelection& selection, size_t copies);
 
 // The copies of a document with a "sweep" object (one copy, the document itself, without it).
 // Throws InputError(file, json_path, rule) for a malformed sweep.
