@@ -126,6 +126,9 @@ TEST_CASE("a sweep split over jobs: each part's copies equal the whole batch's",
   CHECK(testing::run_catenary("run " + single + " --copies 0 --out " + (out / "bad").string(), out / "none.log") == 2);
   CHECK(testing::slurp(out / "none.log").find("selects copies of a sweep, and this case has no sweep") !=
         std::string::npos);
+  CHECK(testing::run_catenary("compare " + single + " --part 0/1 --out " + (out / "bad").string(),
+                              out / "compare_none.log") == 2);
+  CHECK(testing::slurp(out / "compare_none.log").find("--part 0/1 selects copies of a sweep") != std::string::npos);
 }
 
 TEST_CASE("each copy of a sweep run as one batch equals its single run", "[sweep]") {

@@ -41,6 +41,7 @@ int run_sweep(const std::vector<SweepCase>& cases, const std::string& case_path,
 int check_command(const std::string& case_path);
 int run_command(const std::string& case_path, const std::string& out, const std::string& backend,
                 const CopySelection& selection);
-int compare_command(const std::string& case_path, const std::string& out, const ComparisonTolerance& tolerance);
+int compare_command(const std::string& case_path, const std::string& out, const ComparisonTolerance& tolerance,
+                    const CopySelection& selection);
 
 }  // namespace catenary::cli

@@ -88,7 +88,7 @@ int compare_sweep(const std::vector<SweepCase>& cases, const std::string& case_p
       return code;
   int code = kExitOk;
   for (size_t k = 0; k < cases.size(); ++k) {
-    const std::string copy = SweepWriter::copy_directory_name(k);
+    const std::string copy = SweepWriter::copy_directory_name(cases[k].index);
     std::printf("\n%s (%s):\n", copy.c_str(), cases[k].label.c_str());
     if (!compare_outputs(root / "cpu" / copy, root / "cuda" / copy, tolerance)) code = kExitResultsDiffer;
   }
@@ -97,13 +97,14 @@ int compare_sweep(const std::vector<SweepCase>& cases, const std::string& case_p
 
 }  // namespace
 
-int compare_command(const std::string& case_path, const std::string& out, const ComparisonTolerance& tolerance) {
-  const std::vector<SweepCase> cases = load_cases(case_path);
+int compare_command(const std::string& case_path, const std::string& out, const ComparisonTolerance& tolerance,
+                    const CopySelection& selection) {
+  const std::vector<SweepCase> cases = load_cases(case_path, selection);
   const Case& c = cases.front().c;
   print_case_summary(c);
   const fs::path root = out.empty() ? fs::path("results") / (c.name + "-compare") : fs::path(out);
   const std::string origin = out.empty() ? "(default compare directory)" : "--out";
-  if (cases.size() > 1) return compare_sweep(cases, case_path, root, origin, tolerance);
+  if (cases.front().sweep_size > 1) return compare_sweep(cases, case_path, root, origin, tolerance);
   // Both backends before either run: without a usable GPU, stop before spending the CPU run.
   const SelectedBackend cpu = make_backend(BackendChoice::Cpu, c.model, c.analysis);
   const SelectedBackend cuda = make_backend(BackendChoice::Cuda, c.model, c.analysis);

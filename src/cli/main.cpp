@@ -58,6 +58,17 @@ void add_case_argument(CLI::App* command, Options& o) {
   command->add_option("case", o.case_path, "case file (JSON)")->required();
 }
 
+// --copies / --part: some copies of a sweep (a sweep split over the jobs of an array).
+void add_copy_selection(CLI::App* command, Options& o) {
+  auto* copies = command->add_option("--copies", o.copies,
+                                     "of a sweep, only copies FIRST-LAST (or one copy), numbered from 0 as copy_NNNN")
+                     ->check(check_selection<catenary::parse_copy_range>, "FIRST-LAST");
+  command->add_option("--part", o.part,
+                      "of a sweep, only part K of N nearly equal parts of its copies (K from 0: an array job's task)")
+      ->check(check_selection<catenary::parse_copy_part>, "K/N")
+      ->excludes(copies);
+}
+
 CLI::App* add_run(CLI::App& app, Options& o) {
   auto* run = app.add_subcommand("run", "run the analysis of a case and write its results");
   add_case_argument(run, o);
@@ -65,13 +76,7 @@ CLI::App* add_run(CLI::App& app, Options& o) {
   run->add_option("--backend", o.backend,
                   "cpu (default, the validated path), cuda, or auto: the GPU when one is usable, else the CPU")
       ->check(check_backend_name, "cpu|cuda|auto");
-  auto* copies = run->add_option("--copies", o.copies,
-                                 "of a sweep, run only copies FIRST-LAST (or one copy), numbered from 0 as copy_NNNN")
-                     ->check(check_selection<catenary::parse_copy_range>, "FIRST-LAST");
-  run->add_option("--part", o.part,
-                  "of a sweep, run only part K of N nearly equal parts of its copies (K from 0: an array job's task)")
-      ->check(check_selection<catenary::parse_copy_part>, "K/N")
-      ->excludes(copies);
+  add_copy_selection(run, o);
   return run;
 }
 
@@ -86,12 +91,13 @@ CLI::App* add_compare(CLI::App& app, Options& o) {
   compare->add_option("--atol", o.tolerance.atol, "absolute tolerance: max|cuda - cpu|")
       ->capture_default_str()
       ->check(check_tolerance, "NONNEGATIVE");
+  add_copy_selection(compare, o);
   return compare;
 }
 
 int dispatch(const CLI::App& app, const CLI::App* run, const CLI::App* compare, const Options& o) {
   if (app.got_subcommand(run)) return run_command(o.case_path, o.out_dir, o.backend, o.selection());
-  if (app.got_subcommand(compare)) return compare_command(o.case_path, o.out_dir, o.tolerance);
+  if (app.got_subcommand(compare)) return compare_command(o.case_path, o.out_dir, o.tolerance, o.selection());
   return check_command(o.case_path);
 }
 
