@@ -66,6 +66,48 @@ bool results_agree(const fs::path& a, const fs::path& b) {
 
 }  // namespace
 
+TEST_CASE("sweep values from ranges, and every combination with \"combine\": \"grid\"", "[sweep]") {
+  std::ifstream in(std::string(CATENARY_SOURCE_DIR) + "/cases/cable_sweep.json");
+  nlohmann::json doc = nlohmann::json::parse(in);
+  const std::string E = "/model/materials/polymer/youngs_modulus", end = "/model/bodies/0/end";
+  doc["sweep"] = {{"combine", "grid"},
+                  {"parameters",
+                   {{{"path", E}, {"values", {{"from", 1e7}, {"to", 1e9}, {"count", 3}, {"spacing", "log"}}}},
+                    {{"path", end}, {"values", {{0.8, 0, 0}, {1.2, 0, 0}}}}}}};
+  const std::vector<SweepCopyDocument> grid = expand_sweep(doc, "grid.json");
+  REQUIRE(grid.size() == 6);
+  const double moduli[3] = {1e7, 1e8, 1e9};
+  for (size_t c = 0; c < 6; ++c) {
+    INFO("copy " << c << ": " << grid[c].label);
+    const double modulus = grid[c].document[nlohmann::json::json_pointer(E)].get<double>();
+    CHECK(modulus == Approx(moduli[c / 2]).epsilon(1e-15));  // the last parameter varies fastest
+    CHECK(grid[c].document[nlohmann::json::json_pointer(end)][0].get<double>() == (c % 2 == 0 ? 0.8 : 1.2));
+    CHECK(grid[c].values[E] == grid[c].document[nlohmann::json::json_pointer(E)]);
+    CHECK_FALSE(grid[c].document.contains("sweep"));
+  }
+  CHECK(grid[0].document[nlohmann::json::json_pointer(E)].get<double>() == 1e7);  // the ends exactly
+  CHECK(grid[5].document[nlohmann::json::json_pointer(E)].get<double>() == 1e9);
+
+  // Together (the default): a linear vector range beside a list of the same length.
+  doc["sweep"] = {{"parameters",
+                   {{{"path", end}, {"values", {{"from", {1, 0, 0}}, {"to", {2, 0, 1}}, {"count", 5}}}},
+                    {{"path", E}, {"values", {1e7, 2e7, 3e7, 4e7, 5e7}}}}}};
+  const std::vector<SweepCopyDocument> together = expand_sweep(doc, "together.json");
+  REQUIRE(together.size() == 5);
+  for (size_t c = 0; c < 5; ++c) {
+    const nlohmann::json& e = together[c].document[nlohmann::json::json_pointer(end)];
+    CHECK(e[0].get<double>() == Approx(1.0 + 0.25 * c).epsilon(1e-15));
+    CHECK(e[1].get<double>() == 0.0);
+    CHECK(e[2].get<double>() == Approx(0.25 * c).epsilon(1e-15));
+    CHECK(together[c].document[nlohmann::json::json_pointer(E)].get<double>() == 1e7 * (c + 1));
+  }
+  // Lists of different lengths vary together only in a grid.
+  doc["sweep"]["parameters"][1]["values"] = {1e7, 2e7};
+  CHECK_THROWS_WITH(expand_sweep(doc, "x.json"), Catch::Contains("\"combine\": \"grid\" runs every combination"));
+  doc["sweep"]["combine"] = "grid";
+  CHECK(expand_sweep(doc, "x.json").size() == 10);
+}
+
 TEST_CASE("a sweep's parts (run --part / --copies) cover its copies once each, in nearly equal runs", "[sweep]") {
   for (size_t copies = 1; copies <= 40; ++copies)
     for (size_t n = 1; n <= copies; ++n) {

@@ -1,5 +1,6 @@
 #include "catenary/model/sweep.hpp"
 
+#include <cmath>
 #include <sstream>
 #include <stdexcept>
 
@@ -14,7 +15,7 @@ using json = nlohmann::json;
 struct Parameter {
   json::json_pointer pointer;
   std::string path;
-  const json* values;
+  std::vector<json> values;
 };
 
 std::string short_name(const std::string& path) { return path.substr(path.rfind('/') + 1); }
@@ -28,18 +29,91 @@ std::string value_text(const json& v) {
   return v.dump();
 }
 
-std::vector<Parameter> read_parameters(const json& doc, const std::string& file) {
+// More copies than any run could hold: a typo in a count or a grid, refused before it allocates.
+constexpr double kMostCopies = 1e7;
+
+// The numbers of a range's end ("from" or "to"): a number, or an array of numbers (a vector,
+// ranged component by component).
+std::vector<double> range_end(const json& v, const std::string& file, const std::string& at) {
+  if (v.is_number()) return {v.get<double>()};
+  if (v.is_array() && !v.empty()) {
+    std::vector<double> out;
+    for (size_t i = 0; i < v.size(); ++i) {
+      if (!v[i].is_number()) throw InputError(file, at + "/" + std::to_string(i), "must be a number");
+      out.push_back(v[i].get<double>());
+    }
+    return out;
+  }
+  throw InputError(file, at, "must be a number or a non-empty array of numbers");
+}
+
+// {"from", "to", "count", "spacing"}: count values from `from` to `to` (both included), equally
+// spaced ("linear", the default) or in equal ratios ("log", ends of one sign and not zero).
+std::vector<json> range_values(const json& range, const std::string& file, const std::string& at) {
+  for (const auto& item : range.items())
+    if (item.key() != "from" && item.key() != "to" && item.key() != "count" && item.key() != "spacing")
+      throw InputError(file, at + "/" + item.key(), "unknown key (expected \"from\", \"to\", \"count\" or \"spacing\")");
+  for (const char* key : {"from", "to", "count"})
+    if (!range.contains(key)) throw InputError(file, at + "/" + key, "required field is missing");
+  const std::vector<double> from = range_end(range["from"], file, at + "/from"), to = range_end(range["to"], file, at + "/to");
+  if (to.size() != from.size())
+    throw InputError(file, at + "/to", "must have as many numbers as \"from\" (" + std::to_string(from.size()) + ")");
+  const json& count_value = range["count"];
+  if (!count_value.is_number_integer() || count_value.get<long long>() < 1 || count_value.get<double>() > kMostCopies)
+    throw InputError(file, at + "/count", "must be an integer from 1 to 10000000");
+  const size_t count = count_value.get<size_t>();
+  bool log = false;
+  if (range.contains("spacing")) {
+    const json& spacing = range["spacing"];
+    if (!spacing.is_string() || (spacing != "linear" && spacing != "log"))
+      throw InputError(file, at + "/spacing", "must be \"linear\" or \"log\" (got " + spacing.dump() + ")");
+    log = spacing == "log";
+  }
+  if (log)
+    for (size_t i = 0; i < from.size(); ++i)
+      if (!(from[i] * to[i] > 0.0))
+        throw InputError(file, at, "a log range needs ends of one sign, neither zero (from " + value_text(from[i]) +
+                                       " to " + value_text(to[i]) + ")");
+  std::vector<json> values;
+  for (size_t k = 0; k < count; ++k) {
+    const double t = count == 1 ? 0.0 : static_cast<double>(k) / static_cast<double>(count - 1);
+    json value = json::array();
+    for (size_t i = 0; i < from.size(); ++i) {
+      // The ends exactly, whatever the rounding between them.
+      const double x = k == 0 ? from[i]
+                       : k + 1 == count
+                           ? to[i]
+                           : (log ? from[i] * std::pow(to[i] / from[i], t) : from[i] + t * (to[i] - from[i]));
+      value.push_back(x);
+    }
+    values.push_back(range["from"].is_number() ? value[0] : value);
+  }
+  return values;
+}
+
+// "together" (the default): parameters vary side by side, copy k taking each one's value k;
+// "grid": every combination, the last parameter varying fastest.
+bool read_grid(const json& sweep, const std::string& file) {
+  if (!sweep.contains("combine")) return false;
+  const json& combine = sweep["combine"];
+  if (!combine.is_string() || (combine != "together" && combine != "grid"))
+    throw InputError(file, "/sweep/combine", "must be \"together\" or \"grid\" (got " + combine.dump() + ")");
+  return combine == "grid";
+}
+
+std::vector<Parameter> read_parameters(const json& doc, const std::string& file, bool& grid) {
   const json& sweep = doc.at("sweep");
   if (!sweep.is_object()) throw InputError(file, "/sweep", "must be an object with \"parameters\"");
   for (const auto& item : sweep.items())
-    if (item.key() != "parameters")
-      throw InputError(file, "/sweep/" + item.key(), "unknown key (expected \"parameters\")");
+    if (item.key() != "parameters" && item.key() != "combine")
+      throw InputError(file, "/sweep/" + item.key(), "unknown key (expected \"parameters\" or \"combine\")");
+  grid = read_grid(sweep, file);
   if (!sweep.contains("parameters")) throw InputError(file, "/sweep/parameters", "required field is missing");
   const json& list = sweep.at("parameters");
   if (!list.is_array() || list.empty())
     throw InputError(file, "/sweep/parameters", "must be a non-empty array of {\"path\", \"values\"}");
   std::vector<Parameter> parameters;
-  size_t copies = 0;
+  double copies = 1.0;
   for (size_t k = 0; k < list.size(); ++k) {
     const std::string at = "/sweep/parameters/" + std::to_string(k);
     const json& p = list[k];
@@ -54,7 +128,7 @@ std::vector<Parameter> read_parameters(const json& doc, const std::string& file)
     // The analysis and the output are shared by the batch; only the model varies per copy.
     if (path.rfind("/model/", 0) != 0)
       throw InputError(file, at + "/path", "must point into /model (got '" + path + "'): the analysis is shared by all copies");
-    Parameter parameter{json::json_pointer(), path, &p.at("values")};
+    Parameter parameter{json::json_pointer(), path, {}};
     try {
       parameter.pointer = json::json_pointer(path);
     } catch (const json::exception&) {
@@ -63,13 +137,22 @@ std::vector<Parameter> read_parameters(const json& doc, const std::string& file)
     if (!doc.contains(parameter.pointer))
       throw InputError(file, at + "/path", "no value at '" + path + "' in this case to vary");
     const json& values = p.at("values");
-    if (!values.is_array() || values.empty()) throw InputError(file, at + "/values", "must be a non-empty array");
-    if (copies == 0) copies = values.size();
-    if (values.size() != copies)
+    if (values.is_object())
+      parameter.values = range_values(values, file, at + "/values");
+    else if (values.is_array() && !values.empty())
+      parameter.values.assign(values.begin(), values.end());
+    else
+      throw InputError(file, at + "/values", "must be a non-empty array or a range {\"from\", \"to\", \"count\"}");
+    const size_t n = parameter.values.size(), first = parameters.empty() ? n : parameters.front().values.size();
+    if (!grid && n != first)
       throw InputError(file, at + "/values",
-                       "has " + std::to_string(values.size()) + " values, the first parameter " + std::to_string(copies) +
-                           ": all parameters of a sweep vary together, one value per copy");
-    parameters.push_back(parameter);
+                       "has " + std::to_string(n) + " values, the first parameter " + std::to_string(first) +
+                           ": all parameters of a sweep vary together, one value per copy (\"combine\": \"grid\" "
+                           "runs every combination)");
+    copies *= static_cast<double>(n);
+    if (grid && copies > kMostCopies)
+      throw InputError(file, "/sweep/parameters", "the grid has more than 10000000 combinations");
+    parameters.push_back(std::move(parameter));
   }
   return parameters;
 }
@@ -122,16 +205,30 @@ std::pair<size_t, size_t> selected_copies(const CopySelection& s, size_t copies)
 
 std::vector<SweepCopyDocument> expand_sweep(const json& doc, const std::string& file) {
   if (!doc.is_object() || !doc.contains("sweep")) return {SweepCopyDocument{"", json::object(), doc}};
-  const std::vector<Parameter> parameters = read_parameters(doc, file);
+  bool grid = false;
+  const std::vector<Parameter> parameters = read_parameters(doc, file, grid);
   json base = doc;
   base.erase("sweep");
-  std::vector<SweepCopyDocument> copies(parameters.front().values->size());
+  size_t count = grid ? 1 : parameters.front().values.size();
+  if (grid)
+    for (const Parameter& p : parameters) count *= p.values.size();
+  std::vector<SweepCopyDocument> copies(count);
   for (size_t c = 0; c < copies.size(); ++c) {
     SweepCopyDocument& copy = copies[c];
     copy.document = base;
     copy.values = json::object();
-    for (const Parameter& p : parameters) {
-      const json& value = (*p.values)[c];
+    // Copy c's value of each parameter: its own index c, or in a grid c's digit in the mixed radix
+    // of the parameters' counts, the last the fastest.
+    size_t rest = c;
+    std::vector<size_t> pick(parameters.size(), c);
+    if (grid)
+      for (size_t i = parameters.size(); i-- > 0;) {
+        pick[i] = rest % parameters[i].values.size();
+        rest /= parameters[i].values.size();
+      }
+    for (size_t i = 0; i < parameters.size(); ++i) {
+      const Parameter& p = parameters[i];
+      const json& value = p.values[pick[i]];
       copy.document[p.pointer] = value;
       copy.values[p.path] = value;
       copy.label += (copy.label.empty() ? "" : ", ") + short_name(p.path) + " = " + value_text(value);
