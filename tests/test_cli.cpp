@@ -77,6 +77,23 @@ TEST_CASE("a failing simulation exits with 3, names the step and keeps its outpu
   CHECK(slurp(out / "results.pvd").find("</VTKFile>") != std::string::npos);
 }
 
+TEST_CASE("a failing sweep names the copy where Newton failed, in the whole sweep's numbers", "[cli][sweep]") {
+  const std::string sweep = std::string(CATENARY_SOURCE_DIR) + "/tests/failing_cases/diverging_sweep.json";
+  for (const std::string selection : {"", " --copies 1-2"}) {
+    const fs::path out = fs::temp_directory_path() / "catenary_cli_fail_sweep";
+    fs::remove_all(out);
+    const fs::path log = out.string() + ".log";
+    const int code = run("run " + sweep + selection + " --out " + out.string(), log);
+    const std::string message = slurp(log);
+    INFO(selection << ": " << message);
+    CHECK(code == 3);
+    CHECK(message.find("largest at body 'copy 2: cable' node") != std::string::npos);
+    const auto summary = nlohmann::json::parse(slurp(out / "copy_0002" / "summary.json"));
+    CHECK(summary["status"] == "failed");
+    CHECK(count_lines(out / "copy_0002" / "results.csv") == 2);  // header + the initial frame
+  }
+}
+
 TEST_CASE("an output directory that cannot be created is bad input (exit 2)", "[cli]") {
   const fs::path blocker = fs::temp_directory_path() / "catenary_cli_blocker";
   fs::remove_all(blocker);

@@ -221,7 +221,7 @@ int run_sweep(const std::vector<SweepCase>& cases, const std::string& case_path,
   std::vector<CopyRange> ranges;
   Model batch;
   try {
-    batch = merge_models(models, ranges);
+    batch = merge_models(models, ranges, cases.front().index);
   } catch (const ModelError& e) {
     throw InputError(case_path, "/sweep", e.what());
   }

@@ -79,7 +79,7 @@ void append_run(int first, int count, std::vector<int>& to) {
 
 }  // namespace
 
-Model merge_models(const std::vector<const Model*>& copies, std::vector<CopyRange>& ranges) {
+Model merge_models(const std::vector<const Model*>& copies, std::vector<CopyRange>& ranges, size_t first_number) {
   Model out;
   ranges.clear();
   if (copies.empty()) return out;
@@ -104,11 +104,13 @@ Model merge_models(const std::vector<const Model*>& copies, std::vector<CopyRang
   reserve_for(el.quadrature, copies, [](const Model& m) { return m.elements.quadrature.size(); });
   for (size_t k = 0; k < copies.size(); ++k) {
     const Model& m = *copies[k];
+    const std::string copy = "copy " + std::to_string(first_number + k);
     if (m.dimension != out.dimension)
-      throw ModelError("copy " + std::to_string(k) + " has dimension " + std::to_string(m.dimension) + ", copy 0 " +
-                       std::to_string(out.dimension) + ": the copies of a sweep must share the dimension");
+      throw ModelError(copy + " has dimension " + std::to_string(m.dimension) + ", copy " +
+                       std::to_string(first_number) + " " + std::to_string(out.dimension) +
+                       ": the copies of a sweep must share the dimension");
     if (!std::equal(m.gravity, m.gravity + 3, out.gravity))
-      throw ModelError("copy " + std::to_string(k) + " has a different gravity: the copies of a sweep share it");
+      throw ModelError(copy + " has a different gravity: the copies of a sweep share it");
     CopyRange r;
     r.first_node = out.node_count;
     r.first_element = out.elements.size();
@@ -121,6 +123,7 @@ Model merge_models(const std::vector<const Model*>& copies, std::vector<CopyRang
     append(out.initial_positions, m.initial_positions);
     append(out.initial_velocities, m.initial_velocities);
     for (Body b : m.bodies) {
+      b.name = copy + ": " + b.name;
       b.first_node += r.first_node;
       b.first_element += r.first_element;
       out.bodies.push_back(b);
@@ -149,10 +152,10 @@ Model merge_models(const std::vector<const Model*>& copies, std::vector<CopyRang
     }
     for (ConstraintGroup g : m.constraint_groups) {
       g.first_row += first_row;
-      g.name = "copy " + std::to_string(k) + ": " + g.name;
+      g.name = copy + ": " + g.name;
       out.constraint_groups.push_back(g);
     }
-    append_mechanism(m.mechanism, r.first_node, "copy " + std::to_string(k) + ": ", out.mechanism);
+    append_mechanism(m.mechanism, r.first_node, copy + ": ", out.mechanism);
     // Each copy keeps its own length scale in the convergence and error norms.
     out.node_length_scale.insert(out.node_length_scale.end(), m.node_count, m.characteristic_length);
     out.characteristic_length = std::max(out.characteristic_length, m.characteristic_length);
