@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "catenary/io/result_comparison.hpp"
@@ -18,6 +19,62 @@ using namespace catenary;
 namespace fs = std::filesystem;
 
 namespace {
+
+std::vector<std::string> split_fields(const std::string& line) {
+  std::vector<std::string> fields;
+  std::stringstream in(line);
+  for (std::string field; std::getline(in, field, ',');) fields.push_back(field);
+  return fields;
+}
+
+std::string last_line(const fs::path& file) {
+  std::ifstream in(file);
+  std::string line, last;
+  while (std::getline(in, line))
+    if (!line.empty()) last = line;
+  return last;
+}
+
+// The sweep's table (sweep.csv): a row a copy, its number, each parameter's value (a column a
+// vector component, named PATH/i) as the copy's document has it, then its results.csv's last row
+// as written there.
+void check_copy_table(const fs::path& table, const fs::path& dir, const std::vector<SweepCopyDocument>& copies) {
+  std::ifstream in(table);
+  std::string header_line;
+  REQUIRE(std::getline(in, header_line));
+  const std::vector<std::string> header = split_fields(header_line);
+  REQUIRE(header.front() == "copy");
+  size_t parameter_columns = 1;
+  while (parameter_columns < header.size() && header[parameter_columns][0] == '/') ++parameter_columns;
+  for (size_t k = 0; k < copies.size(); ++k) {
+    std::string row;
+    REQUIRE(std::getline(in, row));
+    const std::vector<std::string> fields = split_fields(row);
+    INFO("copy " << k << ": " << row);
+    CHECK(fields.front() == std::to_string(k));
+    for (size_t c = 1; c < parameter_columns; ++c) {
+      const std::string& name = header[c];
+      const bool component = !copies[k].values.contains(name);
+      const std::string path = component ? name.substr(0, name.rfind('/')) : name;
+      const nlohmann::json& value = copies[k].values.at(path);
+      const double expected = component ? value.at(std::stoul(name.substr(name.rfind('/') + 1))).get<double>()
+                                        : value.get<double>();
+      CHECK(std::stod(fields[c]) == expected);
+    }
+    const fs::path results = dir / SweepWriter::copy_directory_name(k) / "results.csv";
+    size_t at = 0;
+    for (size_t c = 0; c < parameter_columns; ++c) at = row.find(',', at) + 1;
+    CHECK(row.substr(at) == last_line(results));
+    std::ifstream results_file(results);
+    std::string results_header;
+    std::getline(results_file, results_header);
+    at = 0;
+    for (size_t c = 0; c < parameter_columns; ++c) at = header_line.find(',', at) + 1;
+    CHECK(header_line.substr(at) == results_header);
+  }
+  std::string extra;
+  CHECK_FALSE(std::getline(in, extra));
+}
 
 // Runs the sweep file as one batch and each copy as its own case; every output file of each copy
 // (results.csv, and for rigid bodies rigid_bodies.csv and joint_reactions.csv) must agree.
@@ -55,6 +112,7 @@ void check_sweep_copies_equal_single_runs(const std::string& name, const std::ve
     }
     CHECK(index["copies"][k]["label"] == copies[k].label);
   }
+  check_copy_table(out / "batch" / "sweep.csv", out / "batch", copies);
 }
 
 // Whether every column of two results.csv agrees to the Newton tolerance (see above).
@@ -146,6 +204,7 @@ TEST_CASE("a sweep split over jobs: each part's copies equal the whole batch's",
   CHECK(!fs::exists(out / "parts" / "sweep.json"));
   const nlohmann::json first = nlohmann::json::parse(testing::slurp(out / "parts" / "sweep_copies_0000-0000.json"));
   const nlohmann::json second = nlohmann::json::parse(testing::slurp(out / "parts" / "sweep_copies_0001-0002.json"));
+  CHECK(testing::slurp(out / "parts" / "sweep_copies_0001-0002.csv").find("\n1,") != std::string::npos);
   REQUIRE(first["copies"].size() == 1);
   REQUIRE(second["copies"].size() == 2);
   CHECK(second["sweep_copies"] == 3);

@@ -242,7 +242,8 @@ int run_sweep(const std::vector<SweepCase>& cases, const std::string& case_path,
   } catch (const std::exception& e) {
     throw InputError(case_path, dir.origin, e.what());
   }
-  const std::string files = "one directory per copy, " + SweepWriter::index_file_name(cases);
+  const std::string stem = SweepWriter::index_stem(cases);
+  const std::string files = "one directory per copy, " + stem + ".json, " + stem + ".csv";
   return execute(first, batch, *selected.backend, *writer, dir.path, files.c_str());
 }
 

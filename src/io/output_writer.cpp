@@ -11,6 +11,7 @@
 #include "catenary/io/vtu_writer.hpp"
 #include "catenary/multibody/multibody_block.hpp"
 #include "catenary/rigid/euler_parameters.hpp"
+#include "text_output.hpp"
 
 namespace catenary {
 
@@ -18,39 +19,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A CSV header field, quoted (RFC 4180) when a user's name puts a comma or a quote into it.
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return quoted + "\"";
-}
-
-// 17 significant digits read back as the same double; + 0.0 writes -0 as 0.
-std::string number(double x) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.17g", x + 0.0);
-  return buffer;
-}
-
 std::string join(const std::string& directory, const std::string& name) {
   return (fs::path(directory) / name).string();
-}
-
-// Writes the whole file next to its final place and renames it over the old one, so a reader
-// (or a run that dies) never sees a half-written file.
-void write_atomically(const std::string& path, const std::string& content) {
-  const std::string temp = path + ".tmp";
-  {
-    std::ofstream f(temp, std::ios::binary | std::ios::trunc);
-    if (!f) throw std::runtime_error("cannot open file for writing: " + temp);
-    f << content;
-    f.flush();
-    if (!f) throw std::runtime_error("error writing file: " + temp);
-  }
-  std::error_code ec;
-  fs::rename(temp, path, ec);
-  if (ec) throw std::runtime_error("cannot rename " + temp + " to " + path + ": " + ec.message());
 }
 
 void create_directory(const std::string& path) {
@@ -217,7 +187,8 @@ void OutputWriter::write_csv_header() {
     for (int i = 0; i < g.row_count; ++i)
       h << ',' << csv_field("reaction." + g.name + '.' +
                             (i < static_cast<int>(g.row_labels.size()) ? g.row_labels[i] : std::to_string(i)));
-  csv_ << h.str() << '\n';
+  results_header_ = h.str();
+  csv_ << results_header_ << '\n';
   csv_.flush();
   if (!csv_) throw std::runtime_error("error writing " + join(directory_, "results.csv"));
 }
@@ -246,6 +217,7 @@ void OutputWriter::write_frame(const Frame& f) {
       row += ',' + number(f.lambda ? -(*f.lambda)[g.first_row + i] : 0.0);
   csv_ << row << '\n';
   csv_.flush();
+  last_results_row_ = std::move(row);
   if (!csv_) throw std::runtime_error("error writing " + join(directory_, "results.csv"));
   if (!m.mechanism.empty()) write_mechanism_rows(f);
 

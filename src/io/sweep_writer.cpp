@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "catenary/assembly/model_operators.hpp"
+#include "text_output.hpp"
 
 namespace catenary {
 
@@ -25,12 +26,56 @@ void allow_open_files(size_t needed) {
   setrlimit(RLIMIT_NOFILE, &limit);
 }
 
+// How many columns a parameter takes in the table: n where every copy's value is an array of n
+// numbers (a vector, one column a component), else 0 (one column: a number, or the value's JSON).
+size_t parameter_width(const std::vector<SweepCase>& cases, const std::string& path) {
+  const nlohmann::json& first = cases.front().values.at(path);
+  if (!first.is_array() || first.empty()) return 0;
+  for (const SweepCase& c : cases) {
+    const nlohmann::json& v = c.values.at(path);
+    if (!v.is_array() || v.size() != first.size()) return 0;
+    for (const nlohmann::json& x : v)
+      if (!x.is_number()) return 0;
+  }
+  return first.size();
+}
+
+// The table of the copies: a row a copy with its number, its parameters' values and its last frame
+// of results.csv (when every copy's results.csv has the same columns).
+std::string copy_table(const std::vector<SweepCase>& cases, const std::vector<std::unique_ptr<OutputWriter>>& writers) {
+  std::vector<std::pair<std::string, size_t>> parameters;  // path, width
+  for (const auto& item : cases.front().values.items())
+    parameters.emplace_back(item.key(), parameter_width(cases, item.key()));
+  bool same_columns = true;
+  for (const auto& w : writers) same_columns = same_columns && w->results_header() == writers.front()->results_header();
+  const std::string& results_header = writers.front()->results_header();
+  std::string table = "copy";
+  for (const auto& [path, width] : parameters) {
+    if (width == 0) table += ',' + csv_field(path);
+    for (size_t i = 0; i < width; ++i) table += ',' + csv_field(path + '/' + std::to_string(i));
+  }
+  if (same_columns) table += ',' + results_header;
+  table += '\n';
+  const std::string no_frame(std::count(results_header.begin(), results_header.end(), ','), ',');
+  for (size_t k = 0; k < cases.size(); ++k) {
+    table += std::to_string(cases[k].index);
+    for (const auto& [path, width] : parameters) {
+      const nlohmann::json& v = cases[k].values.at(path);
+      if (width == 0) table += ',' + (v.is_number() ? number(v.get<double>()) : csv_field(v.dump()));
+      for (size_t i = 0; i < width; ++i) table += ',' + number(v[i].get<double>());
+    }
+    if (same_columns) table += ',' + (writers[k]->last_results_row().empty() ? no_frame : writers[k]->last_results_row());
+    table += '\n';
+  }
+  return table;
+}
+
 }  // namespace
 
-std::string SweepWriter::index_file_name(const std::vector<SweepCase>& cases) {
-  if (cases.size() == cases.front().sweep_size) return "sweep.json";
+std::string SweepWriter::index_stem(const std::vector<SweepCase>& cases) {
+  if (cases.size() == cases.front().sweep_size) return "sweep";
   char name[64];
-  std::snprintf(name, sizeof name, "sweep_copies_%04zu-%04zu.json", cases.front().index, cases.back().index);
+  std::snprintf(name, sizeof name, "sweep_copies_%04zu-%04zu", cases.front().index, cases.back().index);
   return name;
 }
 
@@ -96,8 +141,9 @@ void SweepWriter::write_summary(const RunSummary& s) {
   index["status"] = s.status;
   index["batch_dof_count"] = batch_.dof_count();
   index["sweep_copies"] = cases_.front().sweep_size;
-  std::ofstream out(std::filesystem::path(directory_) / index_file_name(cases_));
-  out << index.dump(2) << "\n";
+  const std::filesystem::path stem = std::filesystem::path(directory_) / index_stem(cases_);
+  write_atomically(stem.string() + ".json", index.dump(2) + "\n");
+  write_atomically(stem.string() + ".csv", copy_table(cases_, writers_));
 }
 
 }  // namespace catenary

@@ -8,17 +8,11 @@
 
 #include "catenary/elements/hermite_shape.hpp"
 #include "catenary/rigid/euler_parameters.hpp"
+#include "text_output.hpp"
 
 namespace catenary {
 
 namespace {
-
-// Shortest text that reads back as the same double.
-std::string number(double x) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.17g", x);
-  return buffer;
-}
 
 // Interpolates the four D-blocks of e with the weights w (shape values or derivatives).
 void interpolate(const double w[4], const double* e, int D, double out[3]) {

@@ -69,6 +69,10 @@ class OutputWriter {
   void write_frame(const Frame& f);
   void write_summary(const RunSummary& s);
   const std::string& directory() const { return directory_; }
+  // results.csv's header and its last row written (empty before the first frame), without the
+  // line ends: a sweep's table of every copy's last frame (SweepWriter).
+  const std::string& results_header() const { return results_header_; }
+  const std::string& last_results_row() const { return last_results_row_; }
 
  private:
   void write_csv_header();
@@ -82,6 +86,7 @@ class OutputWriter {
   std::vector<int> mechanism_dofs_;           // model coordinate of each mechanism coordinate
   int mechanism_first_row_ = 0;
   std::vector<std::pair<double, std::string>> vtu_frames_;
+  std::string results_header_, last_results_row_;
 };
 
 }  // namespace catenary

@@ -1,9 +1,10 @@
 #pragma once
 // Output of a sweep: the batch's frames split into one ordinary output per copy
 // (DIR/copy_NNNN/, the files of OutputWriter, with that copy's own energies, NNNN its number in
-// the whole sweep) and DIR/sweep.json, the index of the copies and their parameter values; a run
-// of some of the copies (run --copies or --part) writes its index as sweep_copies_FFFF-LLLL.json,
-// so that the parts of a sweep split over jobs can share DIR.
+// the whole sweep), DIR/sweep.json, the index of the copies and their parameter values, and
+// DIR/sweep.csv, a row a copy: its number, its parameters (a column a vector component) and its
+// last frame of results.csv. A run of some of the copies (run --copies or --part) names the two
+// sweep_copies_FFFF-LLLL.json and .csv, so that the parts of a sweep split over jobs can share DIR.
 #include <memory>
 #include <string>
 #include <vector>
@@ -24,8 +25,9 @@ class SweepWriter {
   void write_frame(const Frame& batch_frame);
   void write_summary(const RunSummary& s);
   static std::string copy_directory_name(size_t k);
-  // "sweep.json", or for a run of some copies "sweep_copies_FFFF-LLLL.json".
-  static std::string index_file_name(const std::vector<SweepCase>& cases);
+  // "sweep", or for a run of some copies "sweep_copies_FFFF-LLLL": the index's and the table's
+  // name without .json / .csv.
+  static std::string index_stem(const std::vector<SweepCase>& cases);
 
  private:
   const std::vector<SweepCase>& cases_;
