@@ -36,8 +36,8 @@ std::string last_line(const fs::path& file) {
 }
 
 // The sweep's table (sweep.csv): a row a copy, its number, each parameter's value (a column a
-// vector component, named PATH/i) as the copy's document has it, then its results.csv's last row
-// as written there.
+// vector component, named PATH/i) as the copy's document has it, its status (every copy here ran
+// to its end), then its results.csv's last row as written there.
 void check_copy_table(const fs::path& table, const fs::path& dir, const std::vector<SweepCopyDocument>& copies) {
   std::ifstream in(table);
   std::string header_line;
@@ -61,15 +61,17 @@ void check_copy_table(const fs::path& table, const fs::path& dir, const std::vec
                                         : value.get<double>();
       CHECK(std::stod(fields[c]) == expected);
     }
+    REQUIRE(header[parameter_columns] == "status");
+    CHECK(fields[parameter_columns] == "ok");
     const fs::path results = dir / SweepWriter::copy_directory_name(k) / "results.csv";
     size_t at = 0;
-    for (size_t c = 0; c < parameter_columns; ++c) at = row.find(',', at) + 1;
+    for (size_t c = 0; c <= parameter_columns; ++c) at = row.find(',', at) + 1;
     CHECK(row.substr(at) == last_line(results));
     std::ifstream results_file(results);
     std::string results_header;
     std::getline(results_file, results_header);
     at = 0;
-    for (size_t c = 0; c < parameter_columns; ++c) at = header_line.find(',', at) + 1;
+    for (size_t c = 0; c <= parameter_columns; ++c) at = header_line.find(',', at) + 1;
     CHECK(header_line.substr(at) == results_header);
   }
   std::string extra;

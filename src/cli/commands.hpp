@@ -1,6 +1,7 @@
 #pragma once
 // The subcommands of the `catenary` command. Each returns the process exit code; the errors they
 // let through (InputError, BackendUnavailable, anything else) are mapped to codes in main.cpp.
+#include <functional>
 #include <string>
 
 #include <vector>
@@ -8,6 +9,8 @@
 #include "catenary/assembly/backend.hpp"
 #include "catenary/assembly/backend_factory.hpp"
 #include "catenary/model/case_loader.hpp"
+#include "catenary/integrators/analyses.hpp"
+#include "catenary/io/output_writer.hpp"
 #include "catenary/io/result_comparison.hpp"
 #include "catenary/model/case.hpp"
 
@@ -27,14 +30,29 @@ struct OutputDirectory {
   std::string origin;
 };
 
+// How a run ended: its exit code, and where it failed the SimulationError's coordinate (-1: none).
+struct RunOutcome {
+  int code = kExitOk;
+  int failed_dof = -1;
+};
+using SummaryWriter = std::function<void(const RunSummary&)>;
+
+// Runs the analysis of `settings` over `model` (a case's own, or a sweep's batch) on `backend`,
+// handing frames and then the summary to the writers, and reports on stdout (the results in
+// `dir`, `files`). A SimulationError is reported, written in the summary and returned.
+RunOutcome execute(const Case& settings, const Model& model, Backend& backend, const FrameSink& write_frame,
+                   const SummaryWriter& write_summary, const std::string& dir, const std::string& files);
+
 // Runs the case's analysis on `backend` and writes the results into `dir`. Returns kExitOk, or
 // kExitSimulationFailed after saying why on stderr (the output written so far stays valid).
 // Throws InputError when the directory cannot be written.
 int run_analysis(const Case& c, Backend& backend, const OutputDirectory& dir);
 
 // A sweep's copies (all, or those run --copies / --part selected) merged into one batch model,
-// run once on the chosen backend, written per copy under dir (copy_NNNN/ and the index,
-// SweepWriter::index_file_name).
+// run on the chosen backend, written per copy under dir (copy_NNNN/, and the index and table of
+// SweepIndex). A copy where the batch's Newton iteration fails is run again alone, and the others
+// again as a batch without it, so that each copy's output is its own single run's; kExitOk when
+// every copy ran to its end, else kExitSimulationFailed (the failed copies are named).
 int run_sweep(const std::vector<SweepCase>& cases, const std::string& case_path, const OutputDirectory& dir,
               BackendChoice choice);
 

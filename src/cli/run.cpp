@@ -170,33 +170,31 @@ void run_kinematic(const Model& m, const KinematicSettings& s, double interval, 
   summary.steps = static_cast<long>(frames.size()) - 1;
 }
 
-// Runs the analysis of `settings` over `model` (the case's own, or a sweep's batch) on
-// `backend`, handing frames to `sink`; writes the summary with `finish` and reports on stdout.
-template <class Writer>
-int execute(const Case& settings, const Model& model, Backend& backend, Writer& writer, const std::string& dir,
-            const char* files) {
+}  // namespace
+
+RunOutcome execute(const Case& settings, const Model& model, Backend& backend, const FrameSink& write_frame,
+                   const SummaryWriter& write_summary, const std::string& dir, const std::string& files) {
   std::printf("backend: %s (linear solver: %s)\n", backend.name().c_str(), backend.linear_solver().c_str());
   std::fflush(stdout);  // before the analysis' progress lines on stderr
   System sys(model, backend);
   RunSummary summary;
   const auto start = std::chrono::steady_clock::now();
-  auto sink = [&](const Frame& f) { writer.write_frame(f); };
-  int code = kExitOk;
+  RunOutcome outcome;
   try {
     switch (settings.analysis.type) {
       case AnalysisSettings::Type::Static:
-        run_static(sys, settings.analysis.statics, sink, summary);
+        run_static(sys, settings.analysis.statics, write_frame, summary);
         break;
       case AnalysisSettings::Type::Dynamic:
-        run_dynamic(sys, settings.analysis.dynamics, settings.output.interval, sink, summary);
+        run_dynamic(sys, settings.analysis.dynamics, settings.output.interval, write_frame, summary);
         break;
       case AnalysisSettings::Type::Assembly:
         summary.analysis = "assembly";
-        run_assembly(sys, sink, summary);
+        run_assembly(sys, write_frame, summary);
         break;
       case AnalysisSettings::Type::Kinematic:
         summary.analysis = "kinematic";
-        run_kinematic(model, settings.analysis.kinematics, settings.output.interval, sink, summary);
+        run_kinematic(model, settings.analysis.kinematics, settings.output.interval, write_frame, summary);
         break;
     }
     summary.status = "ok";
@@ -204,47 +202,13 @@ int execute(const Case& settings, const Model& model, Backend& backend, Writer& 
     summary.status = "failed";
     summary.message = e.what();
     std::fprintf(stderr, "catenary: simulation failed: %s\n", e.what());
-    code = kExitSimulationFailed;
+    outcome.code = kExitSimulationFailed;
+    outcome.failed_dof = e.dof();
   }
   summary.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  writer.write_summary(summary);
-  print_run_summary(summary, dir, files);
-  return code;
-}
-
-}  // namespace
-
-int run_sweep(const std::vector<SweepCase>& cases, const std::string& case_path, const OutputDirectory& dir,
-              BackendChoice choice) {
-  std::vector<const Model*> models;
-  for (const SweepCase& s : cases) models.push_back(&s.c.model);
-  std::vector<CopyRange> ranges;
-  Model batch;
-  try {
-    batch = merge_models(models, ranges, cases.front().index);
-  } catch (const ModelError& e) {
-    throw InputError(case_path, "/sweep", e.what());
-  }
-  const Case& first = cases.front().c;
-  if (cases.size() < cases.front().sweep_size)
-    std::printf("copies %zu to %zu of a sweep of %zu copies of '%s': %d coordinates, %d constraint rows in the batch\n",
-                cases.front().index, cases.back().index, cases.front().sweep_size, first.name.c_str(),
-                batch.dof_count(), batch.constraint_count());
-  else
-    std::printf("sweep of %zu copies of '%s': %d coordinates, %d constraint rows in the batch\n", cases.size(),
-                first.name.c_str(), batch.dof_count(), batch.constraint_count());
-  const SelectedBackend selected =
-      make_backend(choice, batch, first.analysis);
-  if (!selected.notice.empty()) std::fprintf(stderr, "catenary: note: %s\n", selected.notice.c_str());
-  std::unique_ptr<SweepWriter> writer;
-  try {
-    writer = std::make_unique<SweepWriter>(cases, ranges, batch, *selected.backend, dir.path);
-  } catch (const std::exception& e) {
-    throw InputError(case_path, dir.origin, e.what());
-  }
-  const std::string stem = SweepWriter::index_stem(cases);
-  const std::string files = "one directory per copy, " + stem + ".json, " + stem + ".csv";
-  return execute(first, batch, *selected.backend, *writer, dir.path, files.c_str());
+  write_summary(summary);
+  print_run_summary(summary, dir, files.c_str());
+  return outcome;
 }
 
 int run_analysis(const Case& c, Backend& backend, const OutputDirectory& dir) {
@@ -252,7 +216,10 @@ int run_analysis(const Case& c, Backend& backend, const OutputDirectory& dir) {
   const char* files = c.model.mechanism.empty()
                           ? "results.csv, results.pvd, summary.json"
                           : "results.csv, rigid_bodies.csv, joint_reactions.csv, results.pvd, summary.json";
-  return execute(c, c.model, backend, *writer, dir.path, files);
+  return execute(
+             c, c.model, backend, [&](const Frame& f) { writer->write_frame(f); },
+             [&](const RunSummary& s) { writer->write_summary(s); }, dir.path, files)
+      .code;
 }
 
 int check_command(const std::string& case_path) {

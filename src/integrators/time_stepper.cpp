@@ -143,6 +143,13 @@ StepOutcome NewmarkNewton::iterate(const NewmarkParameters& p, double t1, double
     out.last_residual = force_residual / p.residual_unit;
     if (!std::isfinite(residual)) {
       out.why = "the residual is not finite (NaN or overflow)";
+      Eigen::VectorXd r;
+      be.download(r_, r);
+      for (int i = 0; i < r.size(); ++i)
+        if (!std::isfinite(r[i])) {
+          out.worst_dof = i;
+          break;
+        }
       return out;
     }
     // Converged when the residual is at its round-off floor (the update test below may not
@@ -278,13 +285,13 @@ void run_time_steps(System& sys, const DynamicSettings& s, double output_interva
       std::ostringstream msg;
       msg << "dynamic analysis failed at t = " << state.t << " s (step " << summary.steps + 1
           << ", h = " << h_try << " s): " << r.why << "; force residual " << r.last_residual
-          << " N, last weighted correction " << r.last_update
-          << " (1 = tolerance), largest at " << sys.describe_dof(r.worst_dof)
+          << " N, last weighted correction " << r.last_update << " (1 = tolerance)"
+          << (r.worst_dof >= 0 ? ", largest at " + sys.describe_dof(r.worst_dof) : std::string())
           << (s.adaptive ? "; the step is at its minimum" : "; try a smaller step or the adaptive step");
       const std::string singular = sys.singularity_note(state.q, state.t);
       if (!singular.empty()) msg << "; " << singular;
       summary.end_time = state.t;
-      throw SimulationError(msg.str());
+      throw SimulationError(msg.str(), r.worst_dof);
     }
     // The local error estimate also guards fixed steps: a Newton iteration can converge to a
     // wrong solution of the step equations (a cable element folded through itself solves them

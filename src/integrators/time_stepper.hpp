@@ -42,7 +42,7 @@ struct StepOutcome {
   int iterations = 0;
   double last_update = 0.0;    // weighted norm of the last correction (1 = tolerance)
   double last_residual = 0.0;  // largest force residual of the last evaluated iterate (N)
-  int worst_dof = 0;
+  int worst_dof = -1;  // where the last update was largest, or the residual not finite; -1: not known
   std::string why;
 };
 

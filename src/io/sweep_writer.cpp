@@ -40,43 +40,79 @@ size_t parameter_width(const std::vector<SweepCase>& cases, const std::string& p
   return first.size();
 }
 
-// The table of the copies: a row a copy with its number, its parameters' values and its last frame
-// of results.csv (when every copy's results.csv has the same columns).
-std::string copy_table(const std::vector<SweepCase>& cases, const std::vector<std::unique_ptr<OutputWriter>>& writers) {
+}  // namespace
+
+SweepIndex::SweepIndex(const std::vector<SweepCase>& cases, std::string directory)
+    : cases_(cases), directory_(std::move(directory)), outcomes_(cases.size()) {}
+
+void SweepIndex::record(size_t position, const RunSummary& s, const OutputWriter& w) {
+  Outcome& o = outcomes_.at(position);
+  o.status = s.status;
+  o.message = s.message;
+  o.results_header = w.results_header();
+  o.last_results_row = w.last_results_row();
+}
+
+std::vector<size_t> SweepIndex::failed_copies() const {
+  std::vector<size_t> failed;
+  for (size_t k = 0; k < outcomes_.size(); ++k)
+    if (outcomes_[k].status != "ok") failed.push_back(cases_[k].index);
+  return failed;
+}
+
+std::string SweepIndex::stem(const std::vector<SweepCase>& cases) {
+  if (cases.size() == cases.front().sweep_size) return "sweep";
+  char name[64];
+  std::snprintf(name, sizeof name, "sweep_copies_%04zu-%04zu", cases.front().index, cases.back().index);
+  return name;
+}
+
+void SweepIndex::write() const {
+  nlohmann::json index;
+  index["copies"] = nlohmann::json::array();
+  for (size_t k = 0; k < cases_.size(); ++k) {
+    nlohmann::json copy = {{"index", cases_[k].index},
+                           {"directory", SweepWriter::copy_directory_name(cases_[k].index)},
+                           {"label", cases_[k].label},
+                           {"values", cases_[k].values},
+                           {"status", outcomes_[k].status}};
+    if (!outcomes_[k].message.empty()) copy["message"] = outcomes_[k].message;
+    index["copies"].push_back(copy);
+  }
+  index["status"] = failed_copies().empty() ? "ok" : "failed";
+  index["sweep_copies"] = cases_.front().sweep_size;
+
+  // The table: the copy's number, its parameters, its status, then its last frame of results.csv
+  // (when every copy's results.csv has the same columns).
   std::vector<std::pair<std::string, size_t>> parameters;  // path, width
-  for (const auto& item : cases.front().values.items())
-    parameters.emplace_back(item.key(), parameter_width(cases, item.key()));
+  for (const auto& item : cases_.front().values.items())
+    parameters.emplace_back(item.key(), parameter_width(cases_, item.key()));
+  const std::string& results_header = outcomes_.front().results_header;
   bool same_columns = true;
-  for (const auto& w : writers) same_columns = same_columns && w->results_header() == writers.front()->results_header();
-  const std::string& results_header = writers.front()->results_header();
+  for (const Outcome& o : outcomes_) same_columns = same_columns && o.results_header == results_header;
   std::string table = "copy";
   for (const auto& [path, width] : parameters) {
     if (width == 0) table += ',' + csv_field(path);
     for (size_t i = 0; i < width; ++i) table += ',' + csv_field(path + '/' + std::to_string(i));
   }
+  table += ",status";
   if (same_columns) table += ',' + results_header;
   table += '\n';
   const std::string no_frame(std::count(results_header.begin(), results_header.end(), ','), ',');
-  for (size_t k = 0; k < cases.size(); ++k) {
-    table += std::to_string(cases[k].index);
+  for (size_t k = 0; k < cases_.size(); ++k) {
+    table += std::to_string(cases_[k].index);
     for (const auto& [path, width] : parameters) {
-      const nlohmann::json& v = cases[k].values.at(path);
+      const nlohmann::json& v = cases_[k].values.at(path);
       if (width == 0) table += ',' + (v.is_number() ? number(v.get<double>()) : csv_field(v.dump()));
       for (size_t i = 0; i < width; ++i) table += ',' + number(v[i].get<double>());
     }
-    if (same_columns) table += ',' + (writers[k]->last_results_row().empty() ? no_frame : writers[k]->last_results_row());
+    table += ',' + outcomes_[k].status;
+    if (same_columns) table += ',' + (outcomes_[k].last_results_row.empty() ? no_frame : outcomes_[k].last_results_row);
     table += '\n';
   }
-  return table;
-}
-
-}  // namespace
-
-std::string SweepWriter::index_stem(const std::vector<SweepCase>& cases) {
-  if (cases.size() == cases.front().sweep_size) return "sweep";
-  char name[64];
-  std::snprintf(name, sizeof name, "sweep_copies_%04zu-%04zu", cases.front().index, cases.back().index);
-  return name;
+  const std::filesystem::path at = std::filesystem::path(directory_) / stem(cases_);
+  write_atomically(at.string() + ".json", index.dump(2) + "\n");
+  write_atomically(at.string() + ".csv", table);
 }
 
 std::string SweepWriter::copy_directory_name(size_t k) {
@@ -85,19 +121,20 @@ std::string SweepWriter::copy_directory_name(size_t k) {
   return name;
 }
 
-SweepWriter::SweepWriter(const std::vector<SweepCase>& cases, const std::vector<CopyRange>& ranges,
-                         const Model& batch, Backend& backend, const std::string& directory)
-    : cases_(cases), ranges_(ranges), batch_(batch), backend_(backend), directory_(directory),
-      gravity_(gravity_vector(batch)) {
-  allow_open_files(cases.size() + 64);
-  for (size_t k = 0; k < cases.size(); ++k) {
+SweepWriter::SweepWriter(const std::vector<SweepCase>& cases, std::vector<size_t> positions,
+                         const std::vector<CopyRange>& ranges, const Model& batch, Backend& backend,
+                         const std::string& directory, SweepIndex& index)
+    : cases_(cases), positions_(std::move(positions)), ranges_(ranges), batch_(batch), backend_(backend),
+      index_(index), gravity_(gravity_vector(batch)) {
+  allow_open_files(positions_.size() + 64);
+  for (size_t position : positions_) {
+    const SweepCase& copy = cases[position];
     writers_.push_back(std::make_unique<OutputWriter>(
-        cases[k].c, (std::filesystem::path(directory) / copy_directory_name(cases[k].index)).string()));
-    const Model& m = cases[k].c.model;
+        copy.c, (std::filesystem::path(directory) / copy_directory_name(copy.index)).string()));
+    const Model& m = copy.c.model;
     mechanisms_.push_back(m.mechanism.empty() ? nullptr : std::make_unique<MultibodyBlock>(m));
   }
 }
-
 
 void SweepWriter::write_frame(const Frame& f) {
   // Per-copy energies from the batch frame's (emit_frame): the copies do not couple, so copy k's
@@ -129,21 +166,10 @@ void SweepWriter::write_frame(const Frame& f) {
 }
 
 void SweepWriter::write_summary(const RunSummary& s) {
-  nlohmann::json index;
-  index["copies"] = nlohmann::json::array();
   for (size_t k = 0; k < writers_.size(); ++k) {
     writers_[k]->write_summary(s);
-    index["copies"].push_back({{"index", cases_[k].index},
-                               {"directory", copy_directory_name(cases_[k].index)},
-                               {"label", cases_[k].label},
-                               {"values", cases_[k].values}});
+    index_.record(positions_[k], s, *writers_[k]);
   }
-  index["status"] = s.status;
-  index["batch_dof_count"] = batch_.dof_count();
-  index["sweep_copies"] = cases_.front().sweep_size;
-  const std::filesystem::path stem = std::filesystem::path(directory_) / index_stem(cases_);
-  write_atomically(stem.string() + ".json", index.dump(2) + "\n");
-  write_atomically(stem.string() + ".csv", copy_table(cases_, writers_));
 }
 
 }  // namespace catenary

@@ -79,7 +79,8 @@ void append_run(int first, int count, std::vector<int>& to) {
 
 }  // namespace
 
-Model merge_models(const std::vector<const Model*>& copies, std::vector<CopyRange>& ranges, size_t first_number) {
+Model merge_models(const std::vector<const Model*>& copies, std::vector<CopyRange>& ranges,
+                   const std::vector<size_t>& numbers) {
   Model out;
   ranges.clear();
   if (copies.empty()) return out;
@@ -104,11 +105,11 @@ Model merge_models(const std::vector<const Model*>& copies, std::vector<CopyRang
   reserve_for(el.quadrature, copies, [](const Model& m) { return m.elements.quadrature.size(); });
   for (size_t k = 0; k < copies.size(); ++k) {
     const Model& m = *copies[k];
-    const std::string copy = "copy " + std::to_string(first_number + k);
+    const auto number = [&](size_t i) { return "copy " + std::to_string(numbers.empty() ? i : numbers.at(i)); };
+    const std::string copy = number(k);
     if (m.dimension != out.dimension)
-      throw ModelError(copy + " has dimension " + std::to_string(m.dimension) + ", copy " +
-                       std::to_string(first_number) + " " + std::to_string(out.dimension) +
-                       ": the copies of a sweep must share the dimension");
+      throw ModelError(copy + " has dimension " + std::to_string(m.dimension) + ", " + number(0) + " " +
+                       std::to_string(out.dimension) + ": the copies of a sweep must share the dimension");
     if (!std::equal(m.gravity, m.gravity + 3, out.gravity))
       throw ModelError(copy + " has a different gravity: the copies of a sweep share it");
     CopyRange r;

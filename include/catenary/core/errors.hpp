@@ -29,7 +29,14 @@ class ModelError : public std::runtime_error {
 // A simulation that failed (Newton divergence, singular matrix, NaN). Exit code 3.
 class SimulationError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit SimulationError(const std::string& what, int dof = -1) : std::runtime_error(what), dof_(dof) {}
+  // The coordinate where a failed Newton iteration was furthest off (its last update's largest
+  // weighted entry, or the residual's first entry that is not finite); -1 where the failure has
+  // no place (a singular matrix, a static analysis, the initial state, a device fault).
+  int dof() const { return dof_; }
+
+ private:
+  int dof_;
 };
 
 // A backend that was asked for and cannot be used (no CUDA driver or device, not enough device

@@ -1,9 +1,11 @@
 #pragma once
-// Output of a sweep: the batch's frames split into one ordinary output per copy
-// (DIR/copy_NNNN/, the files of OutputWriter, with that copy's own energies, NNNN its number in
-// the whole sweep), DIR/sweep.json, the index of the copies and their parameter values, and
-// DIR/sweep.csv, a row a copy: its number, its parameters (a column a vector component) and its
-// last frame of results.csv. A run of some of the copies (run --copies or --part) names the two
+// Output of a sweep. Each copy gets the ordinary output (DIR/copy_NNNN/, the files of
+// OutputWriter, with that copy's own energies, NNNN its number in the whole sweep); SweepWriter
+// splits a batch's frames into them. SweepIndex keeps what each copy came to, over the batches
+// that ran it (a copy that fails is run again alone, the others again without it), and writes
+// DIR/sweep.json (each copy's directory, label, values and status) and DIR/sweep.csv (a row a
+// copy: its number, its parameters, a column a vector component, its status and its last frame of
+// results.csv). A run of some of the copies (run --copies or --part) names the two
 // sweep_copies_FFFF-LLLL.json and .csv, so that the parts of a sweep split over jobs can share DIR.
 #include <memory>
 #include <string>
@@ -17,24 +19,47 @@
 
 namespace catenary {
 
-class SweepWriter {
+class SweepIndex {
  public:
-  // cases, ranges and batch must outlive the writer; backend is the batch's.
-  SweepWriter(const std::vector<SweepCase>& cases, const std::vector<CopyRange>& ranges, const Model& batch,
-              Backend& backend, const std::string& directory);
-  void write_frame(const Frame& batch_frame);
-  void write_summary(const RunSummary& s);
-  static std::string copy_directory_name(size_t k);
+  // cases (the copies this run takes) must outlive the index.
+  SweepIndex(const std::vector<SweepCase>& cases, std::string directory);
+  // Copy `position` (in cases) ended as s says, with w's results.csv.
+  void record(size_t position, const RunSummary& s, const OutputWriter& w);
+  // sweep.json and sweep.csv (or the part's), written whole.
+  void write() const;
+  // How many copies failed, and their numbers in the sweep.
+  std::vector<size_t> failed_copies() const;
   // "sweep", or for a run of some copies "sweep_copies_FFFF-LLLL": the index's and the table's
   // name without .json / .csv.
-  static std::string index_stem(const std::vector<SweepCase>& cases);
+  static std::string stem(const std::vector<SweepCase>& cases);
+
+ private:
+  struct Outcome {
+    std::string status = "not run", message, results_header, last_results_row;
+  };
+  const std::vector<SweepCase>& cases_;
+  std::string directory_;
+  std::vector<Outcome> outcomes_;
+};
+
+class SweepWriter {
+ public:
+  // The batch of copies positions[i] of cases (merged in that order: ranges[i]); cases, ranges,
+  // batch and index must outlive the writer; backend is the batch's.
+  SweepWriter(const std::vector<SweepCase>& cases, std::vector<size_t> positions, const std::vector<CopyRange>& ranges,
+              const Model& batch, Backend& backend, const std::string& directory, SweepIndex& index);
+  void write_frame(const Frame& batch_frame);
+  // Every copy's summary.json, and what each came to in the index.
+  void write_summary(const RunSummary& s);
+  static std::string copy_directory_name(size_t k);
 
  private:
   const std::vector<SweepCase>& cases_;
+  std::vector<size_t> positions_;
   const std::vector<CopyRange>& ranges_;
   const Model& batch_;
   Backend& backend_;
-  std::string directory_;
+  SweepIndex& index_;
   std::vector<std::unique_ptr<OutputWriter>> writers_;
   std::vector<std::unique_ptr<MultibodyBlock>> mechanisms_;  // per copy; null without rigid bodies
   Eigen::VectorXd gravity_;

@@ -20,8 +20,9 @@ struct CopyRange {
 
 // Throws ModelError when the copies cannot share one model (different dimension or gravity).
 // The copies' names (bodies, constraints, the mechanism's parts) take the prefix "copy N: ", N
-// counting from first_number (a run of some of a sweep's copies numbers them as in the sweep), so
-// that a message about the batch names the copy.
-Model merge_models(const std::vector<const Model*>& copies, std::vector<CopyRange>& ranges, size_t first_number = 0);
+// the copy's number in `numbers` (its number in the sweep; empty: 0, 1, ...), so that a message
+// about the batch names the copy.
+Model merge_models(const std::vector<const Model*>& copies, std::vector<CopyRange>& ranges,
+                   const std::vector<size_t>& numbers = {});
 
 }  // namespace catenary

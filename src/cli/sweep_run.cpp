@@ -1,0 +1,106 @@
+// `catenary run` of a sweep: its copies as batches, a failing copy set apart (run_sweep in
+// commands.hpp).
+#include <cstdio>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "catenary/core/errors.hpp"
+#include "catenary/io/sweep_writer.hpp"
+#include "catenary/model/model_merge.hpp"
+#include "commands.hpp"
+
+namespace catenary::cli {
+
+namespace {
+
+// "copy 3", "copies 4, 7 and 9", "copies 0 to 999" (numbers in order; a run of them as a range)
+std::string copy_list(const std::vector<size_t>& copies) {
+  if (copies.size() == 1) return "copy " + std::to_string(copies.front());
+  if (copies.back() - copies.front() + 1 == copies.size() && copies.size() > 3)
+    return "copies " + std::to_string(copies.front()) + " to " + std::to_string(copies.back());
+  std::string text = "copies ";
+  for (size_t i = 0; i < copies.size(); ++i)
+    text += (i == 0 ? "" : i + 1 == copies.size() ? " and " : ", ") + std::to_string(copies[i]);
+  return text;
+}
+
+// The copy (its position in the batch) that holds batch coordinate dof; -1 if none does.
+int copy_holding(const std::vector<CopyRange>& ranges, int dof) {
+  for (size_t k = 0; k < ranges.size(); ++k)
+    for (int d : ranges[k].dofs)
+      if (d == dof) return static_cast<int>(k);
+  return -1;
+}
+
+}  // namespace
+
+int run_sweep(const std::vector<SweepCase>& cases, const std::string& case_path, const OutputDirectory& dir,
+              BackendChoice choice) {
+  SweepIndex index(cases, dir.path);
+  const std::string stem = SweepIndex::stem(cases);
+  const std::string files = "one directory per copy, " + stem + ".json, " + stem + ".csv";
+  // Batches still to run, each a list of positions in cases.
+  std::deque<std::vector<size_t>> batches(1);
+  for (size_t k = 0; k < cases.size(); ++k) batches.front().push_back(k);
+  int code = kExitOk;
+  while (!batches.empty()) {
+    const std::vector<size_t> positions = std::move(batches.front());
+    batches.pop_front();
+    std::vector<const Model*> models;
+    std::vector<size_t> numbers;
+    for (size_t k : positions) models.push_back(&cases[k].c.model), numbers.push_back(cases[k].index);
+    std::vector<CopyRange> ranges;
+    Model batch;
+    try {
+      batch = merge_models(models, ranges, numbers);
+    } catch (const ModelError& e) {
+      throw InputError(case_path, "/sweep", e.what());
+    }
+    const Case& first = cases.front().c;
+    if (positions.size() < cases.front().sweep_size)
+      std::printf("%s of the %zu of the sweep '%s': %d coordinates, %d constraint rows in the batch\n",
+                  copy_list(numbers).c_str(), cases.front().sweep_size, first.name.c_str(), batch.dof_count(),
+                  batch.constraint_count());
+    else
+      std::printf("sweep of %zu copies of '%s': %d coordinates, %d constraint rows in the batch\n", cases.size(),
+                  first.name.c_str(), batch.dof_count(), batch.constraint_count());
+    const SelectedBackend selected = make_backend(choice, batch, first.analysis);
+    if (!selected.notice.empty()) std::fprintf(stderr, "catenary: note: %s\n", selected.notice.c_str());
+    std::unique_ptr<SweepWriter> writer;
+    try {
+      writer = std::make_unique<SweepWriter>(cases, positions, ranges, batch, *selected.backend, dir.path, index);
+    } catch (const std::exception& e) {
+      throw InputError(case_path, dir.origin, e.what());
+    }
+    const RunOutcome outcome = execute(
+        first, batch, *selected.backend, [&](const Frame& f) { writer->write_frame(f); },
+        [&](const RunSummary& s) { writer->write_summary(s); }, dir.path, files);
+    if (outcome.code == kExitOk) continue;
+    code = outcome.code;
+    // A batch of one is that copy's own single run: its failure stands. Otherwise the copy where
+    // Newton was furthest off runs alone and the others again without it, from the start (no copy
+    // then waits on another's step); a failure with no place stops the sweep, as it would stop
+    // every batch again.
+    const int culprit = outcome.failed_dof >= 0 ? copy_holding(ranges, outcome.failed_dof) : -1;
+    if (positions.size() == 1 || culprit < 0) continue;
+    std::vector<size_t> others;
+    for (size_t i = 0; i < positions.size(); ++i)
+      if (static_cast<int>(i) != culprit) others.push_back(positions[i]);
+    std::fprintf(stderr, "catenary: copy %zu failed the batch: running it alone, and %s again without it\n",
+                 cases[positions[culprit]].index, others.size() == 1 ? "the other copy" : "the others");
+    batches.push_back({positions[culprit]});
+    batches.push_back(std::move(others));
+  }
+  index.write();
+  const std::vector<size_t> failed = index.failed_copies();
+  if (failed.size() == cases.size())
+    std::fprintf(stderr, "catenary: every copy failed (%s)\n", (stem + ".json").c_str());
+  else if (!failed.empty())
+    std::fprintf(stderr, "catenary: %s of %zu failed; the others ran to their end (%s)\n", copy_list(failed).c_str(),
+                 cases.size(), (stem + ".json").c_str());
+  return failed.empty() ? kExitOk : code;
+}
+
+}  // namespace catenary::cli
