@@ -5,7 +5,7 @@
 #
 #   scripts/gpu_session.sh [-b BUILD_DIR] [-o OUT_DIR] [-a ARCHIVE] [-T SECONDS] PART ...
 #
-#   PART          tests | memcheck | kernels | l1 | groups | profile | gpu | solvers | sweep | check | graphs | held | records | methods | double | cpu | all
+#   PART          tests | memcheck | casefile | kernels | l1 | groups | profile | gpu | solvers | sweep | check | graphs | held | records | methods | double | cpu | all
 #                 tests:   catenary_tests "[gpu]"
 #                 memcheck: the [gpu] tests under compute-sanitizer (memcheck: out-of-bounds and
 #                          misaligned device accesses, API errors), less the at-scale checks (too
@@ -13,6 +13,10 @@
 #                          and the element passes under racecheck (shared-memory hazards), 1,000 elements,
 #                          and the block solver's group kernels (interleaved chain elimination) under
 #                          racecheck in a 40-copy sweep (3 modified-Newton steps: float solves too)
+#                 casefile: scripts/cable_sweep_10000.json (10,000 copies of a 100-element cable,
+#                          a grid from ranges, 2 steps) run by the catenary command on the GPU and
+#                          on the CPU: load, merge, setup and per-copy output as a user meets them
+#                          (/usr/bin/time -v: wall and peak memory; about 1 minute)
 #                 kernels: the element pass alone at 100,000 and 1,000,000 elements, launched as the
 #                          backend does and with registers capped for 2 to 4 blocks an SM
 #                          (catenary_element_pass_benchmark; about 10 s)
@@ -93,13 +97,13 @@ while [[ $# -gt 0 ]]; do
     -o) out_dir=$2; shift 2 ;;
     -a) archive=$2; shift 2 ;;
     -T) limit=$2; shift 2 ;;
-    -h|--help) sed -n '2,81p' "$0"; exit 0 ;;
-    tests|memcheck|kernels|l1|groups|profile|gpu|solvers|sweep|check|graphs|held|records|methods|double|cpu) parts+=("$1"); shift ;;
+    -h|--help) sed -n '2,85p' "$0"; exit 0 ;;
+    tests|memcheck|casefile|kernels|l1|groups|profile|gpu|solvers|sweep|check|graphs|held|records|methods|double|cpu) parts+=("$1"); shift ;;
     all) parts+=(tests memcheck kernels profile gpu solvers sweep cpu); shift ;;
-    *) echo "unknown part '$1' (tests, memcheck, kernels, l1, groups, profile, gpu, solvers, sweep, check, graphs, held, records, methods, double, cpu or all)" >&2; exit 2 ;;
+    *) echo "unknown part '$1' (tests, memcheck, casefile, kernels, l1, groups, profile, gpu, solvers, sweep, check, graphs, held, records, methods, double, cpu or all)" >&2; exit 2 ;;
   esac
 done
-[[ ${#parts[@]} -gt 0 ]] || { sed -n '2,81p' "$0"; exit 2; }
+[[ ${#parts[@]} -gt 0 ]] || { sed -n '2,85p' "$0"; exit 2; }
 mkdir -p "$out_dir"
 if [[ -n "$archive" ]]; then
   archive=$(realpath -m "$archive")
@@ -158,6 +162,15 @@ for part in "${parts[@]}"; do
       ${limit:+timeout "$limit"} compute-sanitizer --tool racecheck --error-exitcode 3 "$build_dir/catenary_benchmark" \
         --backend cuda --solver chain_elimination --newton modified --steps 3 --sweep 100 40 \
         > "$out_dir/chain_groups_racecheck.txt" 2>&1 || echo "racecheck FAILED or stopped (exit $?)" >> "$out_dir/chain_groups_racecheck.txt" ;;
+    casefile)
+      # The 10,000-copy sweep as a user runs it: the case file loaded, merged and written per copy.
+      { for backend in cuda cpu; do
+          echo "== catenary run scripts/cable_sweep_10000.json --backend $backend"
+          ${limit:+timeout "$limit"} /usr/bin/time -v "$build_dir/catenary" run scripts/cable_sweep_10000.json \
+            --backend "$backend" --out "/tmp/casefile_$backend" 2>&1 | grep -v "^\s*\(Average\|Socket\|Signals\|Swaps\|File system\|Page size\|Exit status\|Voluntary\|Involuntary\|Minor\|Major\)" ||
+            echo "stopped or failed (exit $?)"
+          rm -rf "/tmp/casefile_$backend"
+        done; } > "$out_dir/casefile.txt" 2>&1 ;;
     kernels)
       ${limit:+timeout "$limit"} "$build_dir/catenary_element_pass_benchmark" 100000 1000000 \
         > "$out_dir/element_pass.txt" 2>&1 || echo "stopped or failed (exit $?)" >> "$out_dir/element_pass.txt" ;;
