@@ -220,7 +220,12 @@ TEST_CASE("a sweep split over jobs: each part's copies equal the whole batch's",
   }
   CHECK(results_agree(out / "whole" / "copy_0002" / "results.csv", out / "one" / "copy_0002" / "results.csv"));
   CHECK(!fs::exists(out / "one" / "copy_0000"));
-  // Selections the sweep cannot take, or a case without a sweep, are bad input.
+  // An output directory that cannot be made, selections the sweep cannot take and a case without
+  // a sweep are bad input.
+  std::ofstream(out / "a_file") << "not a directory\n";
+  CHECK(testing::run_catenary("run " + sweep_file + " --out " + (out / "a_file" / "sweep").string(), out / "file.log") ==
+        2);
+  CHECK(testing::slurp(out / "file.log").find("--out: cannot create output directory") != std::string::npos);
   CHECK(testing::run_catenary("run " + sweep_file + " --copies 1-3 --out " + (out / "bad").string(), out / "bad.log") == 2);
   CHECK(testing::slurp(out / "bad.log").find("/sweep: --copies 1-3 names copies the sweep does not have") !=
         std::string::npos);

@@ -3,10 +3,13 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdio>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
+#include <system_error>
 
 #include <nlohmann/json.hpp>
 
@@ -38,6 +41,24 @@ size_t parameter_width(const std::vector<SweepCase>& cases, const std::string& p
       if (!x.is_number()) return 0;
   }
   return first.size();
+}
+
+// body(k) for each copy k < n on all OpenMP threads: each copy writes files of its own, and with
+// thousands of copies the formatting and the system calls are most of a frame's host time. The
+// first exception thrown is rethrown once all are done.
+template <class Body>
+void for_each_copy(size_t n, const Body& body) {
+  std::exception_ptr error;
+#pragma omp parallel for schedule(dynamic, 16)
+  for (std::ptrdiff_t k = 0; k < static_cast<std::ptrdiff_t>(n); ++k) {
+    try {
+      body(static_cast<size_t>(k));
+    } catch (...) {
+#pragma omp critical(sweep_writer_error)
+      if (!error) error = std::current_exception();
+    }
+  }
+  if (error) std::rethrow_exception(error);
 }
 
 }  // namespace
@@ -127,13 +148,18 @@ SweepWriter::SweepWriter(const std::vector<SweepCase>& cases, std::vector<size_t
     : cases_(cases), positions_(std::move(positions)), ranges_(ranges), batch_(batch), backend_(backend),
       index_(index), gravity_(gravity_vector(batch)) {
   allow_open_files(positions_.size() + 64);
-  for (size_t position : positions_) {
-    const SweepCase& copy = cases[position];
-    writers_.push_back(std::make_unique<OutputWriter>(
-        copy.c, (std::filesystem::path(directory) / copy_directory_name(copy.index)).string()));
-    const Model& m = copy.c.model;
-    mechanisms_.push_back(m.mechanism.empty() ? nullptr : std::make_unique<MultibodyBlock>(m));
-  }
+  // The copies' common parent first, so that their threads do not race to make it (a failure
+  // here is reported by the copies' own, with its reason).
+  std::error_code ignored;
+  std::filesystem::create_directories(directory, ignored);
+  writers_.resize(positions_.size());
+  mechanisms_.resize(positions_.size());
+  for_each_copy(positions_.size(), [&](size_t k) {
+    const SweepCase& copy = cases[positions_[k]];
+    writers_[k] = std::make_unique<OutputWriter>(
+        copy.c, (std::filesystem::path(directory) / copy_directory_name(copy.index)).string());
+    if (!copy.c.model.mechanism.empty()) mechanisms_[k] = std::make_unique<MultibodyBlock>(copy.c.model);
+  });
 }
 
 void SweepWriter::write_frame(const Frame& f) {
@@ -143,7 +169,7 @@ void SweepWriter::write_frame(const Frame& f) {
   if (!f.mass_times_v) throw std::logic_error("a sweep's frames carry M v (emit_frame)");
   std::vector<double> element_energy;
   backend_.element_energies(element_energy);
-  for (size_t k = 0; k < writers_.size(); ++k) {
+  for_each_copy(writers_.size(), [&](size_t k) {
     const CopyRange& r = ranges_[k];
     const Eigen::VectorXd q = (*f.q)(r.dofs), v = (*f.v)(r.dofs);
     const Eigen::VectorXd lambda = f.lambda ? Eigen::VectorXd((*f.lambda)(r.rows)) : Eigen::VectorXd();
@@ -162,14 +188,14 @@ void SweepWriter::write_frame(const Frame& f) {
       copy.elastic_energy += block->internal_force(x, Eigen::VectorXd::Zero(x.size()), 0.0, fb);
     }
     writers_[k]->write_frame(copy);
-  }
+  });
 }
 
 void SweepWriter::write_summary(const RunSummary& s) {
-  for (size_t k = 0; k < writers_.size(); ++k) {
+  for_each_copy(writers_.size(), [&](size_t k) {
     writers_[k]->write_summary(s);
-    index_.record(positions_[k], s, *writers_[k]);
-  }
+    index_.record(positions_[k], s, *writers_[k]);  // each copy its own outcome
+  });
 }
 
 }  // namespace catenary
