@@ -130,6 +130,10 @@ std::vector<PvdEntry> read_pvd(const std::string& path) {
   REQUIRE(text.find("<VTKFile type=\"Collection\"") != std::string::npos);
   REQUIRE(text.find("</Collection>") != std::string::npos);
   REQUIRE(text.find("</VTKFile>") != std::string::npos);
+  // One closing, at the end: each frame's entry is written over the last one's closing lines.
+  REQUIRE(text.find("</Collection>") == text.rfind("</Collection>"));
+  REQUIRE(text.size() >= 27);
+  REQUIRE(text.substr(text.size() - 27) == "  </Collection>\n</VTKFile>\n");
   std::vector<PvdEntry> out;
   size_t at = 0;
   while ((at = text.find("<DataSet", at)) != std::string::npos) {

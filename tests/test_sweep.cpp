@@ -1,8 +1,11 @@
 // Sweeps: every copy of the shipped sweep, run as one batch, equals a single run of that copy
 // (each copy written to its own case file), energies included; the copies' model ranges are
 // contiguous; bad sweeps are input errors (tests/bad_cases/sweep_*.json).
+#include <sys/wait.h>
+
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -237,6 +240,31 @@ TEST_CASE("a sweep split over jobs: each part's copies equal the whole batch's",
   CHECK(testing::run_catenary("compare " + single + " --part 0/1 --out " + (out / "bad").string(),
                               out / "compare_none.log") == 2);
   CHECK(testing::slurp(out / "compare_none.log").find("--part 0/1 selects copies of a sweep") != std::string::npos);
+}
+
+TEST_CASE("a sweep raises the soft limit on open files to what its copies hold, and names the hard one", "[sweep]") {
+  // 20 cranes: each copy holds results.csv, rigid_bodies.csv and joint_reactions.csv open, 60
+  // files, over a soft limit of 40.
+  std::ifstream in(std::string(CATENARY_SOURCE_DIR) + "/cases/crane_sweep.json");
+  nlohmann::json doc = nlohmann::json::parse(in);
+  doc["sweep"]["parameters"] = {{{"path", "/model/rigid_bodies/0/mass"}, {"values", {{"from", 2}, {"to", 10}, {"count", 20}}}}};
+  doc["analysis"]["end_time"] = 0.002;
+  doc["output"]["vtu"] = false;
+  const fs::path out = fs::temp_directory_path() / "catenary_sweep_open_files";
+  fs::remove_all(out);
+  fs::create_directories(out);
+  std::ofstream(out / "cranes.json") << doc.dump();
+  const auto run_limited = [&](const std::string& limits, const std::string& name) {
+    const std::string cmd = limits + " && " + CATENARY_BINARY + " run " + (out / "cranes.json").string() + " --out " +
+                            (out / name).string() + " > " + (out / (name + ".log")).string() + " 2>&1";
+    const int status = std::system(cmd.c_str());
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  };
+  CHECK(run_limited("ulimit -Sn 40 && ulimit -Hn 400", "raised") == 0);
+  CHECK(fs::exists(out / "raised" / "copy_0019" / "joint_reactions.csv"));
+  CHECK(run_limited("ulimit -Sn 40 && ulimit -Hn 60", "refused") == 2);
+  CHECK(testing::slurp(out / "refused.log").find("files open at once, more than this process may open (60") !=
+        std::string::npos);
 }
 
 TEST_CASE("each copy of a sweep run as one batch equals its single run", "[sweep]") {

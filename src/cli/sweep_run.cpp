@@ -1,5 +1,9 @@
 // `catenary run` of a sweep: its copies as batches, a failing copy set apart (run_sweep in
 // commands.hpp).
+#include <sys/resource.h>
+
+#include <omp.h>
+
 #include <cstdio>
 #include <deque>
 #include <memory>
@@ -24,6 +28,25 @@ std::string copy_list(const std::vector<size_t>& copies) {
   for (size_t i = 0; i < copies.size(); ++i)
     text += (i == 0 ? "" : i + 1 == copies.size() ? " and " : ", ") + std::to_string(copies[i]);
   return text;
+}
+
+// Each copy's writer keeps its files open for the whole run: raise the soft limit on open files to
+// what the batch's writers hold, with room for each thread's frame files and the rest of the
+// process, or say which limit stops it (a cluster's default soft limit, 1,024, is below a
+// 1,000-copy sweep of cranes' 3,000 files).
+void allow_open_files(const std::vector<SweepCase>& cases, const std::vector<size_t>& positions,
+                      const std::string& case_path) {
+  size_t needed = 64 + 2 * static_cast<size_t>(omp_get_max_threads());
+  for (size_t k : positions) needed += OutputWriter::files_held(cases[k].c);
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= needed) return;
+  if (limit.rlim_max < needed)
+    throw InputError(case_path, "/sweep",
+                     "the " + std::to_string(positions.size()) + " copies keep " + std::to_string(needed) +
+                         " files open at once, more than this process may open (" + std::to_string(limit.rlim_max) +
+                         ", ulimit -Hn): run the sweep in parts (run --part K/N or --copies A-B)");
+  limit.rlim_cur = needed;
+  setrlimit(RLIMIT_NOFILE, &limit);
 }
 
 // The copy (its position in the batch) that holds batch coordinate dof; -1 if none does.
@@ -68,6 +91,7 @@ int run_sweep(const std::vector<SweepCase>& cases, const std::string& case_path,
                   first.name.c_str(), batch.dof_count(), batch.constraint_count());
     const SelectedBackend selected = make_backend(choice, batch, first.analysis);
     if (!selected.notice.empty()) std::fprintf(stderr, "catenary: note: %s\n", selected.notice.c_str());
+    allow_open_files(cases, positions, case_path);
     std::unique_ptr<SweepWriter> writer;
     try {
       writer = std::make_unique<SweepWriter>(cases, positions, ranges, batch, *selected.backend, dir.path, index);

@@ -1,7 +1,5 @@
 #include "catenary/io/sweep_writer.hpp"
 
-#include <sys/resource.h>
-
 #include <algorithm>
 #include <cstddef>
 #include <cstdio>
@@ -19,15 +17,6 @@
 namespace catenary {
 
 namespace {
-
-// Each copy keeps its results.csv open: raise the soft limit on open files to what the copies
-// need (up to the hard limit).
-void allow_open_files(size_t needed) {
-  rlimit limit{};
-  if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= needed) return;
-  limit.rlim_cur = std::min<rlim_t>(limit.rlim_max, needed);
-  setrlimit(RLIMIT_NOFILE, &limit);
-}
 
 // How many columns a parameter takes in the table: n where every copy's value is an array of n
 // numbers (a vector, one column a component), else 0 (one column: a number, or the value's JSON).
@@ -147,7 +136,6 @@ SweepWriter::SweepWriter(const std::vector<SweepCase>& cases, std::vector<size_t
                          const std::string& directory, SweepIndex& index)
     : cases_(cases), positions_(std::move(positions)), ranges_(ranges), batch_(batch), backend_(backend),
       index_(index), gravity_(gravity_vector(batch)) {
-  allow_open_files(positions_.size() + 64);
   // The copies' common parent first, so that their threads do not race to make it (a failure
   // here is reported by the copies' own, with its reason).
   std::error_code ignored;

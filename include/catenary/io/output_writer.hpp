@@ -65,6 +65,10 @@ class OutputWriter {
   // summary.json, and for a model with rigid bodies rigid_bodies.csv and joint_reactions.csv
   // (columns in docs/case-format.md).
   OutputWriter(const Case& c, const std::string& directory);
+  // Files a writer of c keeps open from construction to destruction (results.csv, and
+  // rigid_bodies.csv and joint_reactions.csv for a model with rigid bodies); a frame opens and
+  // closes one or two more (its VTU file, results.pvd).
+  static int files_held(const Case& c) { return c.model.mechanism.empty() ? 1 : 3; }
   ~OutputWriter();
   void write_frame(const Frame& f);
   void write_summary(const RunSummary& s);
@@ -78,14 +82,15 @@ class OutputWriter {
   void write_csv_header();
   void write_mechanism_headers();
   void write_mechanism_rows(const Frame& f);
-  void write_pvd();
+  // Adds frame file `file` at `time` to results.pvd (the first frame writes the file).
+  void add_pvd_entry(double time, const std::string& file);
   const Case& case_;
   std::string directory_;
   std::ofstream csv_;
   std::ofstream bodies_csv_, reactions_csv_;  // open for models with rigid bodies
   std::vector<int> mechanism_dofs_;           // model coordinate of each mechanism coordinate
   int mechanism_first_row_ = 0;
-  std::vector<std::pair<double, std::string>> vtu_frames_;
+  size_t vtu_frames_ = 0;  // written so far
   std::string results_header_, last_results_row_;
 };
 
