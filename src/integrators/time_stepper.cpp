@@ -148,6 +148,8 @@ StepOutcome NewmarkNewton::iterate(const NewmarkParameters& p, double t1, double
       for (int i = 0; i < r.size(); ++i)
         if (!std::isfinite(r[i])) {
           out.worst_dof = i;
+          out.residual_not_finite = true;
+          out.why += ", first at " + sys_.describe_dof(i);
           break;
         }
       return out;
@@ -286,7 +288,8 @@ void run_time_steps(System& sys, const DynamicSettings& s, double output_interva
       msg << "dynamic analysis failed at t = " << state.t << " s (step " << summary.steps + 1
           << ", h = " << h_try << " s): " << r.why << "; force residual " << r.last_residual
           << " N, last weighted correction " << r.last_update << " (1 = tolerance)"
-          << (r.worst_dof >= 0 ? ", largest at " + sys.describe_dof(r.worst_dof) : std::string())
+          << (r.worst_dof >= 0 && !r.residual_not_finite ? ", largest at " + sys.describe_dof(r.worst_dof)
+                                                          : std::string())
           << (s.adaptive ? "; the step is at its minimum" : "; try a smaller step or the adaptive step");
       const std::string singular = sys.singularity_note(state.q, state.t);
       if (!singular.empty()) msg << "; " << singular;

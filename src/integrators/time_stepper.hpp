@@ -43,6 +43,7 @@ struct StepOutcome {
   double last_update = 0.0;    // weighted norm of the last correction (1 = tolerance)
   double last_residual = 0.0;  // largest force residual of the last evaluated iterate (N)
   int worst_dof = -1;  // where the last update was largest, or the residual not finite; -1: not known
+  bool residual_not_finite = false;  // worst_dof is then the residual's first such entry, named in why
   std::string why;
 };
 
