@@ -123,6 +123,18 @@ TEST_CASE("a copy that fails leaves the others of its sweep to run to their end"
   CHECK(table.substr(row, table.find('\n', row + 1) - row).find(",failed,0,0,0,") != std::string::npos);
 }
 
+TEST_CASE("catenary check summarises a sweep's parameters", "[cli][sweep]") {
+  const fs::path log = fs::temp_directory_path() / "catenary_cli_check_sweep.log";
+  REQUIRE(run("check " + std::string(CATENARY_SOURCE_DIR) + "/scripts/cable_sweep_10000.json", log) == 0);
+  const std::string message = slurp(log);
+  INFO(message);
+  CHECK(message.find("sweep of 10000 copies") != std::string::npos);
+  // The grid's two ranges of 100: the modulus varies slowest, so copy 9999 has both last values.
+  CHECK(message.find("/model/bodies/0/end: 100 values, copy 0 [9.5,0.0,0.0], copy 9999 [10.0,0.0,0.0]") !=
+        std::string::npos);
+  CHECK(message.find("youngs_modulus: 100 values, copy 0 100000000.0, copy 9999 10000000000.0") != std::string::npos);
+}
+
 TEST_CASE("an output directory that cannot be created is bad input (exit 2)", "[cli]") {
   const fs::path blocker = fs::temp_directory_path() / "catenary_cli_blocker";
   fs::remove_all(blocker);

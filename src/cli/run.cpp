@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <set>
 
 #include <Eigen/Geometry>
 
@@ -225,7 +226,16 @@ int run_analysis(const Case& c, Backend& backend, const OutputDirectory& dir) {
 int check_command(const std::string& case_path) {
   const std::vector<SweepCase> cases = load_cases(case_path);
   print_case_summary(cases.front().c);
-  if (cases.size() > 1) std::printf("sweep of %zu copies\n", cases.size());
+  if (cases.size() > 1) {
+    std::printf("sweep of %zu copies\n", cases.size());
+    // Each parameter: how many values it takes, and the first and last copy's.
+    for (const auto& item : cases.front().values.items()) {
+      std::set<std::string> distinct;
+      for (const SweepCase& copy : cases) distinct.insert(copy.values.at(item.key()).dump());
+      std::printf("  %s: %zu values, copy 0 %s, copy %zu %s\n", item.key().c_str(), distinct.size(),
+                  item.value().dump().c_str(), cases.size() - 1, cases.back().values.at(item.key()).dump().c_str());
+    }
+  }
   std::printf("%s: valid\n", case_path.c_str());
   return kExitOk;
 }
