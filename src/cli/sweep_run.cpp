@@ -68,54 +68,61 @@ int run_sweep(const std::vector<SweepCase>& cases, const std::string& case_path,
   std::deque<std::vector<size_t>> batches(1);
   for (size_t k = 0; k < cases.size(); ++k) batches.front().push_back(k);
   int code = kExitOk;
-  while (!batches.empty()) {
-    const std::vector<size_t> positions = std::move(batches.front());
-    batches.pop_front();
-    std::vector<const Model*> models;
-    std::vector<size_t> numbers;
-    for (size_t k : positions) models.push_back(&cases[k].c.model), numbers.push_back(cases[k].index);
-    std::vector<CopyRange> ranges;
-    Model batch;
-    try {
-      batch = merge_models(models, ranges, numbers);
-    } catch (const ModelError& e) {
-      throw InputError(case_path, "/sweep", e.what());
+  bool ran = false;  // a batch has run: the index has something to say if a later one cannot start
+  try {
+    while (!batches.empty()) {
+      const std::vector<size_t> positions = std::move(batches.front());
+      batches.pop_front();
+      std::vector<const Model*> models;
+      std::vector<size_t> numbers;
+      for (size_t k : positions) models.push_back(&cases[k].c.model), numbers.push_back(cases[k].index);
+      std::vector<CopyRange> ranges;
+      Model batch;
+      try {
+        batch = merge_models(models, ranges, numbers);
+      } catch (const ModelError& e) {
+        throw InputError(case_path, "/sweep", e.what());
+      }
+      const Case& first = cases.front().c;
+      if (positions.size() < cases.front().sweep_size)
+        std::printf("%s of the %zu of the sweep '%s': %d coordinates, %d constraint rows in the batch\n",
+                    copy_list(numbers).c_str(), cases.front().sweep_size, first.name.c_str(), batch.dof_count(),
+                    batch.constraint_count());
+      else
+        std::printf("sweep of %zu copies of '%s': %d coordinates, %d constraint rows in the batch\n", cases.size(),
+                    first.name.c_str(), batch.dof_count(), batch.constraint_count());
+      const SelectedBackend selected = make_backend(choice, batch, first.analysis);
+      if (!selected.notice.empty()) std::fprintf(stderr, "catenary: note: %s\n", selected.notice.c_str());
+      allow_open_files(cases, positions, case_path);
+      std::unique_ptr<SweepWriter> writer;
+      try {
+        writer = std::make_unique<SweepWriter>(cases, positions, ranges, batch, *selected.backend, dir.path, index);
+      } catch (const std::exception& e) {
+        throw InputError(case_path, dir.origin, e.what());
+      }
+      const RunOutcome outcome = execute(
+          first, batch, *selected.backend, [&](const Frame& f) { writer->write_frame(f); },
+          [&](const RunSummary& s) { writer->write_summary(s); }, dir.path, files);
+      ran = true;
+      if (outcome.code == kExitOk) continue;
+      code = outcome.code;
+      // A batch of one is that copy's own single run: its failure stands. Otherwise the copy where
+      // Newton was furthest off runs alone and the others again without it, from the start (no copy
+      // then waits on another's step); a failure with no place stops the sweep, as it would stop
+      // every batch again.
+      const int culprit = outcome.failed_dof >= 0 ? copy_holding(ranges, outcome.failed_dof) : -1;
+      if (positions.size() == 1 || culprit < 0) continue;
+      std::vector<size_t> others;
+      for (size_t i = 0; i < positions.size(); ++i)
+        if (static_cast<int>(i) != culprit) others.push_back(positions[i]);
+      std::fprintf(stderr, "catenary: copy %zu failed the batch: running it alone, and %s again without it\n",
+                   cases[positions[culprit]].index, others.size() == 1 ? "the other copy" : "the others");
+      batches.push_back({positions[culprit]});
+      batches.push_back(std::move(others));
     }
-    const Case& first = cases.front().c;
-    if (positions.size() < cases.front().sweep_size)
-      std::printf("%s of the %zu of the sweep '%s': %d coordinates, %d constraint rows in the batch\n",
-                  copy_list(numbers).c_str(), cases.front().sweep_size, first.name.c_str(), batch.dof_count(),
-                  batch.constraint_count());
-    else
-      std::printf("sweep of %zu copies of '%s': %d coordinates, %d constraint rows in the batch\n", cases.size(),
-                  first.name.c_str(), batch.dof_count(), batch.constraint_count());
-    const SelectedBackend selected = make_backend(choice, batch, first.analysis);
-    if (!selected.notice.empty()) std::fprintf(stderr, "catenary: note: %s\n", selected.notice.c_str());
-    allow_open_files(cases, positions, case_path);
-    std::unique_ptr<SweepWriter> writer;
-    try {
-      writer = std::make_unique<SweepWriter>(cases, positions, ranges, batch, *selected.backend, dir.path, index);
-    } catch (const std::exception& e) {
-      throw InputError(case_path, dir.origin, e.what());
-    }
-    const RunOutcome outcome = execute(
-        first, batch, *selected.backend, [&](const Frame& f) { writer->write_frame(f); },
-        [&](const RunSummary& s) { writer->write_summary(s); }, dir.path, files);
-    if (outcome.code == kExitOk) continue;
-    code = outcome.code;
-    // A batch of one is that copy's own single run: its failure stands. Otherwise the copy where
-    // Newton was furthest off runs alone and the others again without it, from the start (no copy
-    // then waits on another's step); a failure with no place stops the sweep, as it would stop
-    // every batch again.
-    const int culprit = outcome.failed_dof >= 0 ? copy_holding(ranges, outcome.failed_dof) : -1;
-    if (positions.size() == 1 || culprit < 0) continue;
-    std::vector<size_t> others;
-    for (size_t i = 0; i < positions.size(); ++i)
-      if (static_cast<int>(i) != culprit) others.push_back(positions[i]);
-    std::fprintf(stderr, "catenary: copy %zu failed the batch: running it alone, and %s again without it\n",
-                 cases[positions[culprit]].index, others.size() == 1 ? "the other copy" : "the others");
-    batches.push_back({positions[culprit]});
-    batches.push_back(std::move(others));
+  } catch (...) {  // a rerun that cannot start (a backend, a file): the copies run so far are kept
+    if (ran) index.write();
+    throw;
   }
   index.write();
   const std::vector<size_t> failed = index.failed_copies();
