@@ -57,6 +57,53 @@ int copy_holding(const std::vector<CopyRange>& ranges, int dof) {
   return -1;
 }
 
+// What a batch came to: the run's outcome and, where it failed at a coordinate of one copy, that
+// copy's place in the batch (-1: no such place).
+struct BatchResult {
+  RunOutcome outcome;
+  int culprit = -1;
+};
+
+// The copies at `positions` of cases merged into one batch, run on a backend of their own and
+// written through `index`.
+BatchResult run_batch(const std::vector<SweepCase>& cases, const std::vector<size_t>& positions,
+                      const std::string& case_path, const OutputDirectory& dir, BackendChoice choice,
+                      SweepIndex& index, const std::string& files) {
+  std::vector<const Model*> models;
+  std::vector<size_t> numbers;
+  for (size_t k : positions) models.push_back(&cases[k].c.model), numbers.push_back(cases[k].index);
+  std::vector<CopyRange> ranges;
+  Model batch;
+  try {
+    batch = merge_models(models, ranges, numbers);
+  } catch (const ModelError& e) {
+    throw InputError(case_path, "/sweep", e.what());
+  }
+  const Case& first = cases.front().c;
+  if (positions.size() < cases.front().sweep_size)
+    std::printf("%s of the %zu of the sweep '%s': %d coordinates, %d constraint rows in the batch\n",
+                copy_list(numbers).c_str(), cases.front().sweep_size, first.name.c_str(), batch.dof_count(),
+                batch.constraint_count());
+  else
+    std::printf("sweep of %zu copies of '%s': %d coordinates, %d constraint rows in the batch\n", cases.size(),
+                first.name.c_str(), batch.dof_count(), batch.constraint_count());
+  const SelectedBackend selected = make_backend(choice, batch, first.analysis);
+  if (!selected.notice.empty()) std::fprintf(stderr, "catenary: note: %s\n", selected.notice.c_str());
+  allow_open_files(cases, positions, case_path);
+  std::unique_ptr<SweepWriter> writer;
+  try {
+    writer = std::make_unique<SweepWriter>(cases, positions, ranges, batch, *selected.backend, dir.path, index);
+  } catch (const std::exception& e) {
+    throw InputError(case_path, dir.origin, e.what());
+  }
+  BatchResult result;
+  result.outcome = execute(
+      first, batch, *selected.backend, [&](const Frame& f) { writer->write_frame(f); },
+      [&](const RunSummary& s) { writer->write_summary(s); }, dir.path, files);
+  if (result.outcome.failed_dof >= 0) result.culprit = copy_holding(ranges, result.outcome.failed_dof);
+  return result;
+}
+
 }  // namespace
 
 int run_sweep(const std::vector<SweepCase>& cases, const std::string& case_path, const OutputDirectory& dir,
@@ -73,51 +120,21 @@ int run_sweep(const std::vector<SweepCase>& cases, const std::string& case_path,
     while (!batches.empty()) {
       const std::vector<size_t> positions = std::move(batches.front());
       batches.pop_front();
-      std::vector<const Model*> models;
-      std::vector<size_t> numbers;
-      for (size_t k : positions) models.push_back(&cases[k].c.model), numbers.push_back(cases[k].index);
-      std::vector<CopyRange> ranges;
-      Model batch;
-      try {
-        batch = merge_models(models, ranges, numbers);
-      } catch (const ModelError& e) {
-        throw InputError(case_path, "/sweep", e.what());
-      }
-      const Case& first = cases.front().c;
-      if (positions.size() < cases.front().sweep_size)
-        std::printf("%s of the %zu of the sweep '%s': %d coordinates, %d constraint rows in the batch\n",
-                    copy_list(numbers).c_str(), cases.front().sweep_size, first.name.c_str(), batch.dof_count(),
-                    batch.constraint_count());
-      else
-        std::printf("sweep of %zu copies of '%s': %d coordinates, %d constraint rows in the batch\n", cases.size(),
-                    first.name.c_str(), batch.dof_count(), batch.constraint_count());
-      const SelectedBackend selected = make_backend(choice, batch, first.analysis);
-      if (!selected.notice.empty()) std::fprintf(stderr, "catenary: note: %s\n", selected.notice.c_str());
-      allow_open_files(cases, positions, case_path);
-      std::unique_ptr<SweepWriter> writer;
-      try {
-        writer = std::make_unique<SweepWriter>(cases, positions, ranges, batch, *selected.backend, dir.path, index);
-      } catch (const std::exception& e) {
-        throw InputError(case_path, dir.origin, e.what());
-      }
-      const RunOutcome outcome = execute(
-          first, batch, *selected.backend, [&](const Frame& f) { writer->write_frame(f); },
-          [&](const RunSummary& s) { writer->write_summary(s); }, dir.path, files);
+      const BatchResult result = run_batch(cases, positions, case_path, dir, choice, index, files);
       ran = true;
-      if (outcome.code == kExitOk) continue;
-      code = outcome.code;
+      if (result.outcome.code == kExitOk) continue;
+      code = result.outcome.code;
       // A batch of one is that copy's own single run: its failure stands. Otherwise the copy where
       // Newton was furthest off runs alone and the others again without it, from the start (no copy
       // then waits on another's step); a failure with no place stops the sweep, as it would stop
       // every batch again.
-      const int culprit = outcome.failed_dof >= 0 ? copy_holding(ranges, outcome.failed_dof) : -1;
-      if (positions.size() == 1 || culprit < 0) continue;
+      if (positions.size() == 1 || result.culprit < 0) continue;
       std::vector<size_t> others;
       for (size_t i = 0; i < positions.size(); ++i)
-        if (static_cast<int>(i) != culprit) others.push_back(positions[i]);
+        if (static_cast<int>(i) != result.culprit) others.push_back(positions[i]);
       std::fprintf(stderr, "catenary: copy %zu failed the batch: running it alone, and %s again without it\n",
-                   cases[positions[culprit]].index, others.size() == 1 ? "the other copy" : "the others");
-      batches.push_back({positions[culprit]});
+                   cases[positions[result.culprit]].index, others.size() == 1 ? "the other copy" : "the others");
+      batches.push_back({positions[result.culprit]});
       batches.push_back(std::move(others));
     }
   } catch (...) {  // a rerun that cannot start (a backend, a file): the copies run so far are kept

@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <exception>
 #include <filesystem>
-#include <fstream>
 #include <stdexcept>
 #include <system_error>
 
@@ -91,9 +90,14 @@ void SweepIndex::write() const {
   }
   index["status"] = failed_copies().empty() ? "ok" : "failed";
   index["sweep_copies"] = cases_.front().sweep_size;
+  const std::filesystem::path at = std::filesystem::path(directory_) / stem(cases_);
+  write_atomically(at.string() + ".json", index.dump(2) + "\n");
+  write_atomically(at.string() + ".csv", table());
+}
 
-  // The table: the copy's number, its parameters, its status, then its last frame of results.csv
-  // (when every copy's results.csv has the same columns).
+// The copy's number, its parameters, its status, then its last frame of results.csv (when every
+// copy's results.csv has the same columns).
+std::string SweepIndex::table() const {
   std::vector<std::pair<std::string, size_t>> parameters;  // path, width
   for (const auto& item : cases_.front().values.items())
     parameters.emplace_back(item.key(), parameter_width(cases_, item.key()));
@@ -120,9 +124,7 @@ void SweepIndex::write() const {
     if (same_columns) table += ',' + (outcomes_[k].last_results_row.empty() ? no_frame : outcomes_[k].last_results_row);
     table += '\n';
   }
-  const std::filesystem::path at = std::filesystem::path(directory_) / stem(cases_);
-  write_atomically(at.string() + ".json", index.dump(2) + "\n");
-  write_atomically(at.string() + ".csv", table);
+  return table;
 }
 
 std::string SweepWriter::copy_directory_name(size_t k) {
@@ -134,7 +136,7 @@ std::string SweepWriter::copy_directory_name(size_t k) {
 SweepWriter::SweepWriter(const std::vector<SweepCase>& cases, std::vector<size_t> positions,
                          const std::vector<CopyRange>& ranges, const Model& batch, Backend& backend,
                          const std::string& directory, SweepIndex& index)
-    : cases_(cases), positions_(std::move(positions)), ranges_(ranges), batch_(batch), backend_(backend),
+    : cases_(cases), positions_(std::move(positions)), ranges_(ranges), backend_(backend),
       index_(index), gravity_(gravity_vector(batch)) {
   // The copies' common parent first, so that their threads do not race to make it (a failure
   // here is reported by the copies' own, with its reason).

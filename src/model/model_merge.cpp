@@ -103,12 +103,12 @@ Model merge_models(const std::vector<const Model*>& copies, std::vector<CopyRang
   reserve_for(el.scalar_mass, copies, [](const Model& m) { return m.elements.scalar_mass.size(); });
   reserve_for(el.shape_integrals, copies, [](const Model& m) { return m.elements.shape_integrals.size(); });
   reserve_for(el.quadrature, copies, [](const Model& m) { return m.elements.quadrature.size(); });
+  const auto copy_name = [&](size_t k) { return "copy " + std::to_string(numbers.empty() ? k : numbers.at(k)); };
   for (size_t k = 0; k < copies.size(); ++k) {
     const Model& m = *copies[k];
-    const auto number = [&](size_t i) { return "copy " + std::to_string(numbers.empty() ? i : numbers.at(i)); };
-    const std::string copy = number(k);
+    const std::string copy = copy_name(k);
     if (m.dimension != out.dimension)
-      throw ModelError(copy + " has dimension " + std::to_string(m.dimension) + ", " + number(0) + " " +
+      throw ModelError(copy + " has dimension " + std::to_string(m.dimension) + ", " + copy_name(0) + " " +
                        std::to_string(out.dimension) + ": the copies of a sweep must share the dimension");
     if (!std::equal(m.gravity, m.gravity + 3, out.gravity))
       throw ModelError(copy + " has a different gravity: the copies of a sweep share it");

@@ -34,6 +34,7 @@ class SweepIndex {
   static std::string stem(const std::vector<SweepCase>& cases);
 
  private:
+  std::string table() const;  // sweep.csv's text
   struct Outcome {
     std::string status = "not run", message, results_header, last_results_row;
   };
@@ -44,8 +45,8 @@ class SweepIndex {
 
 class SweepWriter {
  public:
-  // The batch of copies positions[i] of cases (merged in that order: ranges[i]); cases, ranges,
-  // batch and index must outlive the writer; backend is the batch's.
+  // The batch of copies positions[i] of cases (merged in that order: ranges[i]); cases, ranges
+  // and index must outlive the writer; backend is the batch's.
   SweepWriter(const std::vector<SweepCase>& cases, std::vector<size_t> positions, const std::vector<CopyRange>& ranges,
               const Model& batch, Backend& backend, const std::string& directory, SweepIndex& index);
   void write_frame(const Frame& batch_frame);
@@ -57,7 +58,6 @@ class SweepWriter {
   const std::vector<SweepCase>& cases_;
   std::vector<size_t> positions_;
   const std::vector<CopyRange>& ranges_;
-  const Model& batch_;
   Backend& backend_;
   SweepIndex& index_;
   std::vector<std::unique_ptr<OutputWriter>> writers_;
