@@ -32,6 +32,7 @@
 #include "chain_forces_pass.cuh"
 #include "device_pattern.cuh"
 #include "jacobian_block_pass.cuh"
+#include "pinned_staging.cuh"
 
 namespace catenary::cuda {
 
@@ -171,11 +172,14 @@ class CudaBackend : public Backend {
   // --- vectors
   Vector make_vector(int size) override { return Vector(size, std::make_unique<ArrayVector<Space>>(size)); }
   void upload(const Eigen::VectorXd& host, Vector& x) override {
-    thrust::copy(host.data(), host.data() + host.size(), array(x).begin());
+    if constexpr (Space::on_device)
+      staging_.to_device(host.data(), raw<double>(array(x)), static_cast<size_t>(host.size()));
+    else
+      thrust::copy(host.data(), host.data() + host.size(), array(x).begin());
   }
   void download(const Vector& x, Eigen::VectorXd& host) override {
     host.resize(x.size());
-    thrust::copy(array(x).begin(), array(x).end(), host.data());
+    to_host(array(x), host.data());
   }
   void copy(const Vector& x, Vector& y) override {
     thrust::copy(Space::policy(), array(x).begin(), array(x).end(), array(y).begin());
@@ -255,7 +259,7 @@ class CudaBackend : public Backend {
 
   void element_energies(std::vector<double>& energies) override {
     energies.resize(energy_.size());
-    thrust::copy(energy_.begin(), energy_.end(), energies.begin());
+    to_host(energy_, energies.data());
   }
 
   void mass_product(const Vector& x, Vector& y, double scale, const Scaled& plus) override {
@@ -563,6 +567,15 @@ class CudaBackend : public Backend {
     return field_major(raw<double>(values), records_, record_of_.empty() ? nullptr : raw<int>(record_of_));
   }
 
+  // An array's values to the host; on the device through the pinned buffers.
+  void to_host(const Doubles& values, double* host) {
+    if constexpr (Space::on_device)
+      staging_.to_host(raw<double>(values), host, values.size());
+    else
+      thrust::copy(values.begin(), values.end(), host);
+  }
+
+  PinnedStaging staging_;  // vectors to and from the host (a frame's, the initial state's)
   size_t baseline_device_bytes_;
   int dimension_, elements_, nodes_, local_dofs_;
   bool damped_;  // any element with material damping: the element pass reads velocities

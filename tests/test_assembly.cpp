@@ -7,6 +7,7 @@
 
 #include "catenary/assembly/cpu_backend.hpp"
 #include "catenary/assembly/model_operators.hpp"
+#include "catenary/core/parallel_copy.hpp"
 #include "catenary/model/builders.hpp"
 #include "catenary/model/reference_models.hpp"
 #include "test_helpers.hpp"
@@ -220,5 +221,17 @@ TEST_CASE("element records read through either layout are the model's own", "[as
     }
     const StridedValues M = field_major(scalar_mass.data(), ne)[e];
     for (int f = 0; f < 16; ++f) CHECK(M[f] == el.scalar_mass[16 * e + f]);
+  }
+}
+
+TEST_CASE("copy_in_parallel copies every entry, whatever the count against its pieces and threshold", "[assembly]") {
+  // Below the parallel threshold, exactly pieces of 2^14, and ragged counts over several threads.
+  for (const int n : {0, 1, 1 << 14, (1 << 16) - 1, 1 << 16, 3 * (1 << 16) + 17, 1000003}) {
+    INFO("entries " << n);
+    const Eigen::VectorXd from = Eigen::VectorXd::Random(n);
+    Eigen::VectorXd to = Eigen::VectorXd::Constant(n + 1, -7.0);  // the entry past the end stays
+    copy_in_parallel(from.data(), to.data(), static_cast<size_t>(n));
+    CHECK((to.head(n).array() == from.array()).all());
+    CHECK(to[n] == -7.0);
   }
 }

@@ -397,6 +397,29 @@ TEST_CASE("CUDA backend on the device: HHT runs equal the CPU backend's to 1e-9"
   if (!testing::device_usable()) return;
   check_whole_runs(&cuda::make_cuda_backend);
 }
+
+TEST_CASE("CUDA backend on the device: vectors come back from the device as they went, in any number of pieces",
+          "[gpu]") {
+  if (!testing::device_usable()) return;
+  const Model m = falling_cable_pendulum(4);
+  const std::unique_ptr<Backend> be = cuda::make_cuda_backend(m);
+  // Below one pinned buffer's 2^20 entries, exactly one, one and a bit, three with a short tail;
+  // then a small one again through buffers grown for the large.
+  for (const int n : {1, 1000, 1 << 20, (1 << 20) + 7, 3 * (1 << 20) - 5, 33}) {
+    INFO("entries " << n);
+    const Eigen::VectorXd sent = Eigen::VectorXd::Random(n);
+    Vector x = be->make_vector(n);
+    be->upload(sent, x);
+    Eigen::VectorXd back = Eigen::VectorXd::Constant(n / 2 + 1, -1.0);  // resized by the download
+    be->download(x, back);
+    REQUIRE(back.size() == n);
+    CHECK((back.array() == sent.array()).all());
+    // A device operation between: what comes back is what the device holds, not the last upload.
+    be->axpby(2.0, x, 0.0, x);
+    be->download(x, back);
+    CHECK((back.array() == 2.0 * sent.array()).all());
+  }
+}
 #endif
 
 TEST_CASE("Backend choice: cuda without a usable device is refused, auto falls back with a notice", "[backend]") {

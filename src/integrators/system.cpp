@@ -218,12 +218,10 @@ System::Energies System::energies(const Eigen::VectorXd& q, const Eigen::VectorX
   return E;
 }
 
-System::Energies System::energies(const Vector& q, const Vector& v, const Eigen::VectorXd& q_host,
-                                  const Eigen::VectorXd& v_host) {
-  Energies E;
+void System::energies(const Vector& q, const Vector& v, const Eigen::VectorXd& q_host, const Eigen::VectorXd& v_host,
+                      Energies& E) {
   E.elastic = backend_.strain_energy_and_momentum(q, v, E.mass_times_v);
   complete_energies(q_host, v_host, E);
-  return E;
 }
 
 void System::complete_energies(const Eigen::VectorXd& q, const Eigen::VectorXd& v, Energies& E) {

@@ -257,12 +257,14 @@ void run_time_steps(System& sys, const DynamicSettings& s, double output_interva
 
   // Frames are the only full vectors that come back to the host: q, v, lambda and M v.
   Eigen::VectorXd q, v, lambda;
+  System::Energies energies;
   auto emit = [&](const StepState& st, double h, int iterations) {
     const Clock::time_point emit_start = Clock::now();
     be.download(st.q, q);
     be.download(st.v, v);
     be.download(st.lambda, lambda);
-    emit_frame(st.t, h, iterations, q, v, lambda, sys.energies(st.q, st.v, q, v), sink);
+    sys.energies(st.q, st.v, q, v, energies);
+    emit_frame(st.t, h, iterations, q, v, lambda, energies, sink);
     summary.output_seconds += seconds_since(emit_start);
   };
   emit(state, 0.0, 0);

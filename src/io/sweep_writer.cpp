@@ -157,8 +157,7 @@ void SweepWriter::write_frame(const Frame& f) {
   // kinetic energy is 1/2 v_k . (M v)_k, its strain energy the sum over its elements, and its
   // springs' potential (at v = 0, t = 0, as System::energies takes it) its own bodies'.
   if (!f.mass_times_v) throw std::logic_error("a sweep's frames carry M v (emit_frame)");
-  std::vector<double> element_energy;
-  backend_.element_energies(element_energy);
+  backend_.element_energies(element_energy_);
   for_each_copy(writers_.size(), [&](size_t k) {
     const CopyRange& r = ranges_[k];
     const Eigen::VectorXd q = (*f.q)(r.dofs), v = (*f.v)(r.dofs);
@@ -171,7 +170,7 @@ void SweepWriter::write_frame(const Frame& f) {
     copy.kinetic_energy = 0.5 * v.dot((*f.mass_times_v)(r.dofs));
     copy.gravitational_energy = -q.dot(gravity_(r.dofs));
     copy.elastic_energy = 0.0;
-    for (int e = r.first_element; e < r.first_element + r.element_count; ++e) copy.elastic_energy += element_energy[e];
+    for (int e = r.first_element; e < r.first_element + r.element_count; ++e) copy.elastic_energy += element_energy_[e];
     if (const MultibodyBlock* block = mechanisms_[k].get()) {
       const Eigen::VectorXd x = q(block->layout().dofs);
       Eigen::VectorXd fb;

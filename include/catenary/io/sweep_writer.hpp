@@ -63,6 +63,9 @@ class SweepWriter {
   std::vector<std::unique_ptr<OutputWriter>> writers_;
   std::vector<std::unique_ptr<MultibodyBlock>> mechanisms_;  // per copy; null without rigid bodies
   Eigen::VectorXd gravity_;
+  // Each frame's element energies, kept from frame to frame: a fresh array's pages cost a fault
+  // each (8 MB at 1,000,000 elements; a fresh 48 MB array took 35 ms to fill on an H200's host).
+  std::vector<double> element_energy_;
 };
 
 }  // namespace catenary
