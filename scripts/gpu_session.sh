@@ -5,7 +5,7 @@
 #
 #   scripts/gpu_session.sh [-b BUILD_DIR] [-o OUT_DIR] [-a ARCHIVE] [-T SECONDS] PART ...
 #
-#   PART          tests | memcheck | casefile | kernels | l1 | groups | profile | gpu | solvers | sweep | check | graphs | held | records | methods | double | cpu | all
+#   PART          tests | memcheck | casefile | frames | kernels | l1 | groups | profile | gpu | solvers | sweep | check | graphs | held | records | methods | double | cpu | all
 #                 tests:   catenary_tests "[gpu]"
 #                 memcheck: the [gpu] tests under compute-sanitizer (memcheck: out-of-bounds and
 #                          misaligned device accesses, API errors), less the at-scale checks (too
@@ -17,6 +17,10 @@
 #                          a grid from ranges, 2 steps) run by the catenary command on the GPU and
 #                          on the CPU: load, merge, setup and per-copy output as a user meets them
 #                          (/usr/bin/time -v: wall and peak memory; about 1 minute)
+#                 frames:  what an output frame costs on the device's host: the same sweep for 20 steps
+#                          by modified Newton, output at the end, then at every step; and the
+#                          benchmark's 1,000,000-element cable's out_ms; first, how fast a 48 MB
+#                          vector moves each way (catenary_transfer_benchmark; about 45 s in all)
 #                 kernels: the element pass alone at 100,000 and 1,000,000 elements, launched as the
 #                          backend does and with registers capped for 2 to 4 blocks an SM
 #                          (catenary_element_pass_benchmark; about 10 s)
@@ -97,13 +101,13 @@ while [[ $# -gt 0 ]]; do
     -o) out_dir=$2; shift 2 ;;
     -a) archive=$2; shift 2 ;;
     -T) limit=$2; shift 2 ;;
-    -h|--help) sed -n '2,85p' "$0"; exit 0 ;;
-    tests|memcheck|casefile|kernels|l1|groups|profile|gpu|solvers|sweep|check|graphs|held|records|methods|double|cpu) parts+=("$1"); shift ;;
+    -h|--help) sed -n '2,89p' "$0"; exit 0 ;;
+    tests|memcheck|casefile|frames|kernels|l1|groups|profile|gpu|solvers|sweep|check|graphs|held|records|methods|double|cpu) parts+=("$1"); shift ;;
     all) parts+=(tests memcheck kernels profile gpu solvers sweep cpu); shift ;;
-    *) echo "unknown part '$1' (tests, memcheck, casefile, kernels, l1, groups, profile, gpu, solvers, sweep, check, graphs, held, records, methods, double, cpu or all)" >&2; exit 2 ;;
+    *) echo "unknown part '$1' (tests, memcheck, casefile, frames, kernels, l1, groups, profile, gpu, solvers, sweep, check, graphs, held, records, methods, double, cpu or all)" >&2; exit 2 ;;
   esac
 done
-[[ ${#parts[@]} -gt 0 ]] || { sed -n '2,85p' "$0"; exit 2; }
+[[ ${#parts[@]} -gt 0 ]] || { sed -n '2,89p' "$0"; exit 2; }
 mkdir -p "$out_dir"
 if [[ -n "$archive" ]]; then
   archive=$(realpath -m "$archive")
@@ -171,6 +175,23 @@ for part in "${parts[@]}"; do
             echo "stopped or failed (exit $?)"
           rm -rf "/tmp/casefile_$backend"
         done; } > "$out_dir/casefile.txt" 2>&1 ;;
+    frames)
+      # What an output frame costs: the 10,000-copy case-file sweep for 20 steps by modified Newton,
+      # output at the end only, then at every step (a frame's cost: the difference over 19 more
+      # frames; the run's own "output" figure too); then the benchmark's 1,000,000-element cable, whose
+      # out_ms is its two frames with no writing.
+      { "$build_dir/catenary_transfer_benchmark" 2>&1 || echo "stopped or failed (exit $?)"
+        for every in 0.02 0.001; do
+          echo "== catenary run: scripts/cable_sweep_10000.json, 20 steps, modified Newton, output every $every s"
+          python3 -c 'import json, sys; c = json.load(open("scripts/cable_sweep_10000.json"))
+c["analysis"].update(end_time=0.02, newton="modified"); c["output"]["interval"] = float(sys.argv[1])
+json.dump(c, open("/tmp/frames_case.json", "w"))' "$every"
+          ${limit:+timeout "$limit"} /usr/bin/time -f "wall %e s, peak %M kB" "$build_dir/catenary" run /tmp/frames_case.json \
+            --backend cuda --out /tmp/frames_out 2>&1 | grep -v "%  t =" || echo "stopped or failed (exit $?)"
+          rm -rf /tmp/frames_out
+        done
+        ${limit:+timeout "$limit"} "$build_dir/catenary_benchmark" --backend cuda --steps 10 1000000 2>&1 ||
+          echo "stopped or failed (exit $?)"; } > "$out_dir/frames.txt" 2>&1 ;;
     kernels)
       ${limit:+timeout "$limit"} "$build_dir/catenary_element_pass_benchmark" 100000 1000000 \
         > "$out_dir/element_pass.txt" 2>&1 || echo "stopped or failed (exit $?)" >> "$out_dir/element_pass.txt" ;;

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Packs what a bare device machine (the `device` tool's; it has the CUDA toolkit and driver but
 # no SuiteSparse, BLAS or Catch2) needs to run scripts/gpu_session.sh from executables built here:
-# the build's catenary, catenary_tests, catenary_benchmark, catenary_chain_solver_benchmark and
-# catenary_element_pass_benchmark, the shared libraries they load that the device image lacks
-# (SuiteSparse, BLAS/LAPACK, gfortran, OpenMP), and the source path compiled into the tests (they
-# find cases/ and the catenary binary there).
+# the build's catenary, catenary_tests, catenary_benchmark, catenary_chain_solver_benchmark,
+# catenary_element_pass_benchmark and catenary_transfer_benchmark, the shared libraries they load
+# that the device image lacks (SuiteSparse, BLAS/LAPACK, gfortran, OpenMP), and the source path
+# compiled into the tests (they find cases/ and the catenary binary there).
 #
 #   scripts/pack_for_device.sh [-b BUILD_DIR] [-o PACK_DIR]
 #
@@ -33,7 +33,8 @@ while [[ $# -gt 0 ]]; do
 done
 
 executables=("$build_dir/catenary" "$build_dir/tests/catenary_tests" "$build_dir/catenary_benchmark"
-  "$build_dir/catenary_chain_solver_benchmark" "$build_dir/catenary_element_pass_benchmark")
+  "$build_dir/catenary_chain_solver_benchmark" "$build_dir/catenary_element_pass_benchmark"
+  "$build_dir/catenary_transfer_benchmark")
 for exe in "${executables[@]}"; do
   [[ -x "$exe" ]] || { echo "missing $exe: build $build_dir with -DCATENARY_CUDA=ON first" >&2; exit 1; }
 done
