@@ -35,7 +35,7 @@ bool read_record(std::istream& in, std::string& record) {
   return true;
 }
 
-// strtod accepts what %.17g writes, including nan and inf; the whole field must be the number.
+// strtod accepts what number() writes, including nan and inf; the whole field must be the number.
 bool parse_number(const std::string& field, double& x) {
   if (field.empty()) return false;
   char* end = nullptr;

@@ -1,6 +1,6 @@
 #include "text_output.hpp"
 
-#include <cstdio>
+#include <charconv>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -9,9 +9,12 @@
 namespace catenary {
 
 std::string number(double x) {
+  // The shortest digits that read back as x (std::to_chars without a precision): exact as %.17g
+  // was, shorter (0.1, not 0.10000000000000001), and about ten times faster, which a sweep's
+  // thousands of copies' rows a frame feel.
   char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.17g", x + 0.0);
-  return buffer;
+  const std::to_chars_result written = std::to_chars(buffer, buffer + sizeof buffer, x + 0.0);
+  return std::string(buffer, written.ptr);
 }
 
 std::string csv_field(const std::string& text) {

@@ -5,7 +5,7 @@
 
 namespace catenary {
 
-// 17 significant digits read back as the same double; + 0.0 writes -0 as 0.
+// The shortest decimal that reads back as the same double (1e-05, 0.1, 12345.678); -0 as 0.
 std::string number(double x);
 
 // A CSV field, quoted (RFC 4180) when a user's name puts a comma or a quote into it.
