@@ -235,3 +235,38 @@ TEST_CASE("copy_in_parallel copies every entry, whatever the count against its p
     CHECK(to[n] == -7.0);
   }
 }
+
+TEST_CASE("strain_energy_at: the energies alone equal the forces pass's, element by element", "[assembly]") {
+  // Curved references (the 2D signed-curvature term included), damping, and enough elements for
+  // the threads; at a perturbed state with velocities.
+  for (const int dimension : {2, 3}) {
+    INFO("dimension " << dimension);
+    Model m;
+    m.dimension = dimension;
+    add_arc(m, "arc", {0, 0, 0}, 2.0, 0.0, M_PI / 2, 500, {1e5, 50.0, 3.0, 0.2});
+    CpuBackend backend(m);
+    const int n = m.dof_count();
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<double> small(-0.01, 0.01);
+    Eigen::VectorXd q = Eigen::Map<const Eigen::VectorXd>(m.initial_positions.data(), n), v(n), other;
+    for (int i = 0; i < n; ++i) q[i] += small(rng), v[i] = 100.0 * small(rng);
+    other = q * 1.01;
+    Vector qb = backend.make_vector(n), vb = backend.make_vector(n), ob = backend.make_vector(n),
+           f = backend.make_vector(n);
+    backend.upload(q, qb);
+    backend.upload(v, vb);
+    backend.upload(other, ob);
+    backend.internal_force(qb, vb, f);
+    const double forces_energy = backend.strain_energy();
+    std::vector<double> forces_elements, alone_elements;
+    backend.element_energies(forces_elements);
+    backend.internal_force(ob, vb, f);  // another state last: what follows is strain_energy_at's own
+    REQUIRE(backend.strain_energy() != forces_energy);
+    const double alone = backend.strain_energy_at(qb, vb);
+    backend.element_energies(alone_elements);
+    CHECK(forces_energy > 0.0);
+    CHECK(alone == forces_energy);
+    CHECK(backend.strain_energy() == alone);
+    CHECK(alone_elements == forces_elements);
+  }
+}

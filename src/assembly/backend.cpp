@@ -89,12 +89,16 @@ void Backend::mass_product(const Eigen::VectorXd& x, Eigen::VectorXd& y) {
   download(s.c, y);
 }
 
+double Backend::strain_energy_at(const Vector& q, const Vector& v) {
+  internal_force(q, v, scratch().c);  // the strain energy does not depend on v
+  return strain_energy();
+}
+
 double Backend::strain_energy_and_momentum(const Vector& q, const Vector& v, Eigen::VectorXd& momentum) {
   Scratch& s = scratch();
   mass_product(v, s.c);
   download(s.c, momentum);
-  internal_force(q, v, s.c);  // the strain energy does not depend on v
-  return strain_energy();
+  return strain_energy_at(q, v);
 }
 
 void Backend::assemble_newton_matrix(const Eigen::VectorXd& q, const Eigen::VectorXd& v,

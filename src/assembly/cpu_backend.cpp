@@ -188,6 +188,29 @@ void CpuBackend::internal_force(const Vector& q, const Vector& v, const ForceTer
   timings_.assembly += w.lap();
 }
 
+template <int D>
+double CpuBackend::evaluate_energies(const Eigen::VectorXd& q) {
+  constexpr int nl = 4 * D;
+  const ElementBlock& el = model_.elements;
+  const int ne = el.size();
+  double energy = 0.0;
+#pragma omp parallel for reduction(+ : energy) schedule(static) if (ne > kParallelElements)
+  for (int e = 0; e < ne; ++e) {
+    double qe[nl];
+    for (int i = 0; i < nl; ++i) qe[i] = q[element_global_dof(model_, e, i)];
+    local_energy_[e] = element_strain_energy<D>(el.properties[e], el.quadrature[e], qe);
+    energy += local_energy_[e];
+  }
+  return energy;
+}
+
+double CpuBackend::strain_energy_at(const Vector& q, const Vector&) {
+  Stopwatch w;
+  strain_energy_ = model_.dimension == 3 ? evaluate_energies<3>(host(q)) : evaluate_energies<2>(host(q));
+  timings_.element += w.lap();
+  return strain_energy_;
+}
+
 void CpuBackend::mass_product(const Vector& x, Vector& y, double scale, const Scaled& plus) {
   const SystemPattern& p = pattern_;
   const ElementBlock& el = model_.elements;

@@ -53,6 +53,7 @@ class CpuBackend : public Backend {
   using Backend::solve;
   void internal_force(const Vector& q, const Vector& v, const ForceTerms& terms, Vector& f) override;
   double strain_energy() override { return strain_energy_; }
+  double strain_energy_at(const Vector& q, const Vector& v) override;
   void element_energies(std::vector<double>& energies) override { energies = local_energy_; }
   void mass_product(const Vector& x, Vector& y, double scale, const Scaled& plus) override;
   void assemble_newton_matrix(const Vector& q, const Vector& v, const NewtonMatrixCoefficients& c,
@@ -76,6 +77,9 @@ class CpuBackend : public Backend {
   // The pass for the model's dimension.
   double evaluate_elements(const Eigen::VectorXd& q, const Eigen::VectorXd& v, bool jacobian,
                            const NewtonMatrixCoefficients& c, const ForceTerms& terms);
+  // The elements' strain energies alone into local_energy_; returns their sum.
+  template <int D>
+  double evaluate_energies(const Eigen::VectorXd& q);
   // f = the element rows summed per dof, or from - that sum (ForceTerms::from).
   void gather_forces(Eigen::VectorXd& f, const Vector* from = nullptr) const;
 

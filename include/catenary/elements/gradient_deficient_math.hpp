@@ -542,6 +542,24 @@ CATENARY_HD void evaluate_element(const ElementProperties& p, const Quadrature& 
     if (want_jacobian) detail::mirror_lower_blocks<D>(out.jacobian);
 }
 
+// evaluate_element's strain energy alone, by the same point energies in the same order (so the
+// same double), without the forces and their scatter: for output frames, whose energies need the
+// elements at a state the Newton iteration did not evaluate last (the CPU backend's
+// strain_energy_at; a third of a forces pass's time).
+template <int D, class Quadrature, std::enable_if_t<IsReferenceQuadrature<Quadrature>::value, int> = 0>
+CATENARY_HD double element_strain_energy(const ElementProperties& p, const Quadrature& ref, const double* e) {
+  double energy = 0.0;
+  for (int g = 0; g < AxialRule::kPoints; ++g)
+    energy += detail::axial_point_energy<D>(p, detail::current_point<D, AxialRule>(p, e, g), ref.axial_g0[g],
+                                            ref.axial_w[g], false)
+                  .energy;
+  for (int g = 0; g < GaussRule5::kPoints; ++g)
+    energy += detail::bending_point_energy<D>(p, detail::current_point<D, GaussRule5>(p, e, g), ref.bending_w[g],
+                                              ref.kappa0[g], false)
+                  .energy;
+  return energy;
+}
+
 // The same from the reference coordinates e_ref (4*D), for single evaluations (tests, the element
 // benchmark); the backends keep each element's ReferenceQuadrature.
 template <int D, int S, bool Damped = true>
