@@ -192,6 +192,9 @@ TEST_CASE("the stepping wall time spans the steps after the first", "[dynamics]"
   run_dynamic(
       sys, a.dynamics, 0.0, [&](const Frame&) { std::this_thread::sleep_for(pause); }, slow_output);
   CHECK(slow_output.output_seconds >= (S + 1) * std::chrono::duration<double>(pause).count());
+  // ... of which the sink's is the writing: at least its pauses, at most the whole frames.
+  CHECK(slow_output.output_writing_seconds >= (S + 1) * std::chrono::duration<double>(pause).count());
+  CHECK(slow_output.output_writing_seconds <= slow_output.output_seconds);
   CHECK(summary.output_seconds + summary.initial_state_seconds <= seconds(run_start, run_end));
 
   RunSummary one_step;

@@ -48,7 +48,8 @@ void print_run_summary(const RunSummary& s, const std::string& dir, const char* 
   if (s.stepping_seconds > 0.0)
     std::printf(" (%.3f ms a step after the first)", 1e3 * s.stepping_seconds / (s.steps - 1));
   if (s.analysis == "dynamic")
-    std::printf("; initial state %.1f ms, output %.1f ms", 1e3 * s.initial_state_seconds, 1e3 * s.output_seconds);
+    std::printf("; initial state %.1f ms, output %.1f ms (writing %.1f)", 1e3 * s.initial_state_seconds,
+                1e3 * s.output_seconds, 1e3 * s.output_writing_seconds);
   std::printf("\n");
   std::printf("results written to %s (%s)\n", std::filesystem::absolute(dir).string().c_str(), files);
   for (const std::string& w : s.warnings) std::fprintf(stderr, "catenary: warning: %s\n", w.c_str());

@@ -264,7 +264,9 @@ void run_time_steps(System& sys, const DynamicSettings& s, double output_interva
     be.download(st.v, v);
     be.download(st.lambda, lambda);
     sys.energies(st.q, st.v, q, v, energies);
+    const Clock::time_point write_start = Clock::now();
     emit_frame(st.t, h, iterations, q, v, lambda, energies, sink);
+    summary.output_writing_seconds += seconds_since(write_start);
     summary.output_seconds += seconds_since(emit_start);
   };
   emit(state, 0.0, 0);

@@ -286,6 +286,7 @@ void OutputWriter::write_summary(const RunSummary& s) {
     j["stepping_wall_seconds"] = s.stepping_seconds;
     j["initial_state_wall_seconds"] = s.initial_state_seconds;
     j["output_wall_seconds"] = s.output_seconds;
+    j["output_writing_wall_seconds"] = s.output_writing_seconds;
   }
   j["warnings"] = s.warnings;
   if (s.analysis == "assembly") {

@@ -51,8 +51,9 @@ struct RunSummary {
   // (0 for fewer than two steps).
   double stepping_seconds = 0.0;
   // Dynamic: the wall seconds of the consistent initial state and the method's start (before the
-  // first frame), and of all frames (the state's download, energies and writing).
-  double initial_state_seconds = 0.0, output_seconds = 0.0;
+  // first frame), and of all frames (the state's download, energies and writing), of which the
+  // writing (the frame sink) is output_writing_seconds.
+  double initial_state_seconds = 0.0, output_seconds = 0.0, output_writing_seconds = 0.0;
   std::vector<std::string> warnings;
   // Assembly analysis: what moved, and the constraint violation left.
   std::vector<MovedPart> moved;
