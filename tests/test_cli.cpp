@@ -123,6 +123,57 @@ TEST_CASE("a copy that fails leaves the others of its sweep to run to their end"
   CHECK(table.substr(row, table.find('\n', row + 1) - row).find(",failed,0,0,0,") != std::string::npos);
 }
 
+TEST_CASE("compare on a sweep compares the copies both backends ran and names the one that failed on both",
+          "[cli][sweep][cuda-host]") {
+#ifdef CATENARY_WITH_CUDA
+  // The CUDA backend's code on the host (CATENARY_CUDA_ON_HOST=1), where there is no GPU.
+  const std::string sweep = std::string(CATENARY_SOURCE_DIR) + "/tests/failing_cases/diverging_sweep.json";
+  const fs::path out = fs::temp_directory_path() / "catenary_cli_compare_diverging";
+  fs::remove_all(out);
+  const int code = catenary::testing::run_catenary("compare " + sweep + " --out " + out.string(),
+                                                   out.string() + ".log", "CATENARY_CUDA_ON_HOST=1");
+  const std::string log = slurp(out.string() + ".log");
+  INFO(log);
+  CHECK(code == 3);  // a copy failed (on both: no difference between the backends)
+  CHECK(log.find("backend: cuda-code-on-host") != std::string::npos);
+  CHECK(log.find("copy_0001 (force = [0,0,-100000000.0]): failed on both backends") != std::string::npos);
+  for (const char* copy : {"copy_0000", "copy_0002"}) {
+    const size_t at = log.find(std::string(copy) + " (");
+    REQUIRE(at != std::string::npos);
+    CHECK(log.find("verdict: PASS", at) < log.find("\ncopy_", at + 1));
+  }
+  CHECK(log.find("verdict: FAIL") == std::string::npos);
+#else
+  WARN("[cuda-host] test skipped: this build has no CUDA backend (configure with CATENARY_CUDA=ON)");
+#endif
+}
+
+TEST_CASE("compare passes for every shipped case with the CUDA backend's code on the host", "[cli][cuda-host]") {
+#ifdef CATENARY_WITH_CUDA
+  const fs::path out = fs::temp_directory_path() / "catenary_cli_compare_on_host";
+  fs::remove_all(out);
+  for (const auto& entry : fs::directory_iterator(fs::path(CATENARY_SOURCE_DIR) / "cases")) {
+    if (entry.path().extension() != ".json") continue;
+    const std::string name = entry.path().stem().string();
+    // As on the device ([gpu] compare test): the flexible links' round-off grows over 4,000 steps.
+    // The cantilever's clamp has no x reaction: both backends give round-off of its 4,000 N
+    // reactions there (1.2e-12 N; UMFPACK's order in the host build, cuSOLVER's QR on a device).
+    const std::string tolerance = name == "rancf_pendulum_flexible" ? " --rtol 1e-6"
+                                  : name == "cantilever_static"     ? " --atol 1e-10"
+                                                                    : "";
+    const fs::path log = out / (name + ".log");
+    fs::create_directories(out);
+    const int code = catenary::testing::run_catenary(
+        "compare " + entry.path().string() + tolerance + " --out " + (out / name).string(), log,
+        "CATENARY_CUDA_ON_HOST=1");
+    INFO(name << ":\n" << slurp(log));
+    CHECK(code == 0);
+  }
+#else
+  WARN("[cuda-host] test skipped: this build has no CUDA backend (configure with CATENARY_CUDA=ON)");
+#endif
+}
+
 TEST_CASE("catenary check summarises a sweep's parameters", "[cli][sweep]") {
   const fs::path log = fs::temp_directory_path() / "catenary_cli_check_sweep.log";
   REQUIRE(run("check " + std::string(CATENARY_SOURCE_DIR) + "/scripts/cable_sweep_10000.json", log) == 0);

@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "catenary/assembly/cpu_backend.hpp"
+#include "catenary/core/environment.hpp"
 #include "catenary/core/errors.hpp"
 #ifdef CATENARY_WITH_CUDA
 #include "catenary/kernels/cuda_backend.hpp"
@@ -21,6 +22,11 @@ namespace {
 
 std::unique_ptr<Backend> make_cuda(const Model& m, LinearSolverChoice solver, int vectors, bool reuses_factorizations) {
 #ifdef CATENARY_WITH_CUDA
+  // CATENARY_CUDA_ON_HOST=1: the CUDA backend's code run on the host (Thrust's host system, UMFPACK
+  // in place of cuSOLVER's QR; the backend names itself "cuda-code-on-host"), as the [cuda-host]
+  // tests run it, so that the command line's CUDA paths (compare, a sweep on the cuda backend) are
+  // checked where there is no GPU. Slow, and no measure of a device.
+  if (switched_on("CATENARY_CUDA_ON_HOST")) return cuda::make_cuda_backend_on_host(m, solver, reuses_factorizations);
   std::string why;
   if (!cuda::device_available(why)) throw BackendUnavailable("the CUDA backend cannot run: " + why);
   return cuda::make_cuda_backend(m, solver, vectors, reuses_factorizations);

@@ -52,9 +52,10 @@ int run_analysis(const Case& c, Backend& backend, const OutputDirectory& dir);
 // run on the chosen backend, written per copy under dir (copy_NNNN/, and the index and table of
 // SweepIndex). A copy where the batch's Newton iteration fails is run again alone, and the others
 // again as a batch without it, so that each copy's output is its own single run's; kExitOk when
-// every copy ran to its end, else kExitSimulationFailed (the failed copies are named).
+// every copy ran to its end, else kExitSimulationFailed (the failed copies are named, and their
+// sweep numbers put in failed where given).
 int run_sweep(const std::vector<SweepCase>& cases, const std::string& case_path, const OutputDirectory& dir,
-              BackendChoice choice);
+              BackendChoice choice, std::vector<size_t>* failed = nullptr);
 
 int check_command(const std::string& case_path);
 int run_command(const std::string& case_path, const std::string& out, const std::string& backend,

@@ -77,22 +77,38 @@ bool compare_outputs(const fs::path& cpu_dir, const fs::path& cuda_dir, const Co
   return pass;
 }
 
-// A sweep: both batches run, then each copy's results compared.
+// A sweep: both batches run, then each copy's results compared. A copy that fails on a backend
+// leaves the others to run there (run_sweep) and to be compared. A copy that fails on one backend
+// only is a difference between them (kExitResultsDiffer); one that fails on both is not compared
+// and makes the exit code kExitSimulationFailed unless a difference was found.
 int compare_sweep(const std::vector<SweepCase>& cases, const std::string& case_path, const fs::path& root,
                   const std::string& origin, const ComparisonTolerance& tolerance) {
   // Without a usable GPU, stop before the CPU run.
   make_backend(BackendChoice::Cuda, cases.front().c.model, cases.front().c.analysis);
-  for (const char* backend : {"cpu", "cuda"})
-    if (const int code = run_sweep(cases, case_path, {(root / backend).string(), origin}, parse_backend_choice(backend));
-        code != kExitOk)
+  std::vector<size_t> failed_on_cpu, failed_on_cuda;
+  for (const auto& [backend, failed] : {std::pair{"cpu", &failed_on_cpu}, std::pair{"cuda", &failed_on_cuda}})
+    if (const int code =
+            run_sweep(cases, case_path, {(root / backend).string(), origin}, parse_backend_choice(backend), failed);
+        code != kExitOk && code != kExitSimulationFailed)
       return code;
-  int code = kExitOk;
-  for (size_t k = 0; k < cases.size(); ++k) {
-    const std::string copy = SweepWriter::copy_directory_name(cases[k].index);
-    std::printf("\n%s (%s):\n", copy.c_str(), cases[k].label.c_str());
-    if (!compare_outputs(root / "cpu" / copy, root / "cuda" / copy, tolerance)) code = kExitResultsDiffer;
+  const auto holds = [](const std::vector<size_t>& numbers, size_t n) {
+    return std::find(numbers.begin(), numbers.end(), n) != numbers.end();
+  };
+  bool differ = false, failed_on_both = false;
+  for (const SweepCase& c : cases) {
+    const std::string copy = SweepWriter::copy_directory_name(c.index);
+    const bool cpu_failed = holds(failed_on_cpu, c.index), cuda_failed = holds(failed_on_cuda, c.index);
+    std::printf("\n%s (%s):", copy.c_str(), c.label.c_str());
+    if (cpu_failed || cuda_failed) {
+      std::printf(" failed on %s (each run's summary.json says why): not compared\n",
+                  cpu_failed && cuda_failed ? "both backends" : cpu_failed ? "the CPU only" : "CUDA only");
+      (cpu_failed && cuda_failed ? failed_on_both : differ) = true;
+      continue;
+    }
+    std::printf("\n");
+    if (!compare_outputs(root / "cpu" / copy, root / "cuda" / copy, tolerance)) differ = true;
   }
-  return code;
+  return differ ? kExitResultsDiffer : failed_on_both ? kExitSimulationFailed : kExitOk;
 }
 
 }  // namespace

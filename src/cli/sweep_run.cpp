@@ -107,7 +107,7 @@ BatchResult run_batch(const std::vector<SweepCase>& cases, const std::vector<siz
 }  // namespace
 
 int run_sweep(const std::vector<SweepCase>& cases, const std::string& case_path, const OutputDirectory& dir,
-              BackendChoice choice) {
+              BackendChoice choice, std::vector<size_t>* failed_numbers) {
   SweepIndex index(cases, dir.path);
   const std::string stem = SweepIndex::stem(cases);
   const std::string files = "one directory per copy, " + stem + ".json, " + stem + ".csv";
@@ -143,6 +143,7 @@ int run_sweep(const std::vector<SweepCase>& cases, const std::string& case_path,
   }
   index.write();
   const std::vector<size_t> failed = index.failed_copies();
+  if (failed_numbers) *failed_numbers = failed;
   if (failed.size() == cases.size())
     std::fprintf(stderr, "catenary: every copy failed (%s)\n", (stem + ".json").c_str());
   else if (!failed.empty())
