@@ -49,6 +49,8 @@ class SweepWriter {
   // and index must outlive the writer; backend is the batch's.
   SweepWriter(const std::vector<SweepCase>& cases, std::vector<size_t> positions, const std::vector<CopyRange>& ranges,
               const Model& batch, Backend& backend, const std::string& directory, SweepIndex& index);
+  // Closes the copies' files, the last opened first (see the definition).
+  ~SweepWriter();
   void write_frame(const Frame& batch_frame);
   // Every copy's summary.json, and what each came to in the index.
   void write_summary(const RunSummary& s);
