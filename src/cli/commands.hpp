@@ -30,10 +30,12 @@ struct OutputDirectory {
   std::string origin;
 };
 
-// How a run ended: its exit code, and where it failed the SimulationError's coordinate (-1: none).
+// How a run ended: its exit code, and where it failed the SimulationError's coordinate (-1: none)
+// and the coordinates it left unsettled (SimulationError::unsettled_dofs).
 struct RunOutcome {
   int code = kExitOk;
   int failed_dof = -1;
+  std::vector<int> unsettled_dofs;
 };
 using SummaryWriter = std::function<void(const RunSummary&)>;
 
@@ -50,8 +52,9 @@ int run_analysis(const Case& c, Backend& backend, const OutputDirectory& dir);
 
 // A sweep's copies (all, or those run --copies / --part selected) merged into one batch model,
 // run on the chosen backend, written per copy under dir (copy_NNNN/, and the index and table of
-// SweepIndex). A copy where the batch's Newton iteration fails is run again alone, and the others
-// again as a batch without it, so that each copy's output is its own single run's; kExitOk when
+// SweepIndex). The copies a failed Newton iteration of the batch left unsettled are run again alone
+// each, and the others again as a batch without them, so that each copy's output is its own
+// single run's; kExitOk when
 // every copy ran to its end, else kExitSimulationFailed (the failed copies are named, and their
 // sweep numbers put in failed where given).
 int run_sweep(const std::vector<SweepCase>& cases, const std::string& case_path, const OutputDirectory& dir,

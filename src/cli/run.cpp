@@ -206,6 +206,7 @@ RunOutcome execute(const Case& settings, const Model& model, Backend& backend, c
     std::fprintf(stderr, "catenary: simulation failed: %s\n", e.what());
     outcome.code = kExitSimulationFailed;
     outcome.failed_dof = e.dof();
+    outcome.unsettled_dofs = e.unsettled_dofs();
   }
   summary.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   write_summary(summary);

@@ -49,19 +49,28 @@ void allow_open_files(const std::vector<SweepCase>& cases, const std::vector<siz
   setrlimit(RLIMIT_NOFILE, &limit);
 }
 
-// The copy (its position in the batch) that holds batch coordinate dof; -1 if none does.
-int copy_holding(const std::vector<CopyRange>& ranges, int dof) {
+// The copies (their positions in the batch, ascending) that hold the failed run's coordinates: the
+// one where it was furthest off and those it left unsettled.
+std::vector<size_t> copies_holding(const std::vector<CopyRange>& ranges, const RunOutcome& outcome, int dofs) {
+  std::vector<int> owner(static_cast<size_t>(dofs), -1);
   for (size_t k = 0; k < ranges.size(); ++k)
-    for (int d : ranges[k].dofs)
-      if (d == dof) return static_cast<int>(k);
-  return -1;
+    for (int d : ranges[k].dofs) owner[d] = static_cast<int>(k);
+  std::vector<bool> held(ranges.size(), false);
+  std::vector<int> failed = outcome.unsettled_dofs;
+  failed.push_back(outcome.failed_dof);
+  for (int d : failed)
+    if (d >= 0 && d < dofs && owner[d] >= 0) held[owner[d]] = true;
+  std::vector<size_t> copies;
+  for (size_t k = 0; k < held.size(); ++k)
+    if (held[k]) copies.push_back(k);
+  return copies;
 }
 
-// What a batch came to: the run's outcome and, where it failed at a coordinate of one copy, that
-// copy's place in the batch (-1: no such place).
+// What a batch came to: the run's outcome and, where it failed at coordinates of some of its
+// copies, their places in the batch (empty: no such place).
 struct BatchResult {
   RunOutcome outcome;
-  int culprit = -1;
+  std::vector<size_t> culprits;
 };
 
 // The copies at `positions` of cases merged into one batch, run on a backend of their own and
@@ -100,7 +109,7 @@ BatchResult run_batch(const std::vector<SweepCase>& cases, const std::vector<siz
   result.outcome = execute(
       first, batch, *selected.backend, [&](const Frame& f) { writer->write_frame(f); },
       [&](const RunSummary& s) { writer->write_summary(s); }, dir.path, files);
-  if (result.outcome.failed_dof >= 0) result.culprit = copy_holding(ranges, result.outcome.failed_dof);
+  if (result.outcome.failed_dof >= 0) result.culprits = copies_holding(ranges, result.outcome, batch.dof_count());
   return result;
 }
 
@@ -124,18 +133,29 @@ int run_sweep(const std::vector<SweepCase>& cases, const std::string& case_path,
       ran = true;
       if (result.outcome.code == kExitOk) continue;
       code = result.outcome.code;
-      // A batch of one is that copy's own single run: its failure stands. Otherwise the copy where
-      // Newton was furthest off runs alone and the others again without it, from the start (no copy
-      // then waits on another's step); a failure with no place stops the sweep, as it would stop
-      // every batch again.
-      if (positions.size() == 1 || result.culprit < 0) continue;
-      std::vector<size_t> others;
-      for (size_t i = 0; i < positions.size(); ++i)
-        if (static_cast<int>(i) != result.culprit) others.push_back(positions[i]);
-      std::fprintf(stderr, "catenary: copy %zu failed the batch: running it alone, and %s again without it\n",
-                   cases[positions[result.culprit]].index, others.size() == 1 ? "the other copy" : "the others");
-      batches.push_back({positions[result.culprit]});
-      batches.push_back(std::move(others));
+      // A batch of one is that copy's own single run: its failure stands. Otherwise each copy the
+      // failed iteration left unsettled runs alone and the others again without them, from the
+      // start (no copy then waits on another's step): copies that diverge at the same step cost
+      // one rerun of the rest, not one each. A failure with no place stops the sweep, as it would
+      // stop every batch again.
+      if (positions.size() == 1 || result.culprits.empty()) continue;
+      std::vector<size_t> others, culprit_numbers;
+      for (size_t i = 0, c = 0; i < positions.size(); ++i) {
+        if (c < result.culprits.size() && result.culprits[c] == i) {
+          ++c;
+          culprit_numbers.push_back(cases[positions[i]].index);
+          batches.push_back({positions[i]});
+        } else {
+          others.push_back(positions[i]);
+        }
+      }
+      const bool one = culprit_numbers.size() == 1;
+      std::fprintf(stderr, "catenary: %s failed the batch: running %s alone%s\n", copy_list(culprit_numbers).c_str(),
+                   one ? "it" : "each",
+                   others.empty()      ? ""
+                   : others.size() == 1 ? (one ? ", and the other copy again without it" : ", and the other copy again without them")
+                                       : (one ? ", and the others again without it" : ", and the others again without them"));
+      if (!others.empty()) batches.push_back(std::move(others));
     }
   } catch (...) {  // a rerun that cannot start (a backend, a file): the copies run so far are kept
     if (ran) index.write();

@@ -183,6 +183,15 @@ double System::weighted_norm(const Eigen::VectorXd& dx, const Eigen::VectorXd& x
   return worst.value;
 }
 
+std::vector<int> System::unsettled_coordinates(const Eigen::VectorXd& dx, const Eigen::VectorXd& x,
+                                               double tol) const {
+  const WeightedEntryAt entry{dx.data(), x.data(), coordinate_scales_.data(), tol};
+  std::vector<int> unsettled;
+  for (int i = 0; i < dofs(); ++i)
+    if (!(entry(i).value <= 1.0)) unsettled.push_back(i);
+  return unsettled;
+}
+
 double System::residual_floor(double matrix_norm, double q_max_abs) const {
   constexpr double kRoundoffFactor = 64.0 * 2.220446049250313e-16;
   return kRoundoffFactor * matrix_norm * (model_.characteristic_length + q_max_abs);

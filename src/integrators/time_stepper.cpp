@@ -75,6 +75,12 @@ StepOutcome NewmarkNewton::solve_affine(const NewmarkParameters& p, double t1, d
   }
   if (!out.converged) {
     if (out.why.empty()) out.why = "Newton did not converge in " + std::to_string(s_.max_iterations) + " iterations";
+    if (!out.residual_not_finite && out.worst_dof >= 0) {  // an update was made: where it left q1 unsettled
+      Eigen::VectorXd dq, q1;
+      be_.download(dq_, dq);
+      be_.download(to.q, q1);
+      out.unsettled_dofs = sys_.unsettled_coordinates(dq, q1, s_.newton_tolerance);
+    }
     return out;
   }
   to.t = t1;
@@ -147,10 +153,10 @@ StepOutcome NewmarkNewton::iterate(const NewmarkParameters& p, double t1, double
       be.download(r_, r);
       for (int i = 0; i < r.size(); ++i)
         if (!std::isfinite(r[i])) {
-          out.worst_dof = i;
+          if (!out.residual_not_finite) out.why += ", first at " + sys_.describe_dof(i);
+          if (!out.residual_not_finite) out.worst_dof = i;
           out.residual_not_finite = true;
-          out.why += ", first at " + sys_.describe_dof(i);
-          break;
+          out.unsettled_dofs.push_back(i);
         }
       return out;
     }
@@ -298,7 +304,7 @@ void run_time_steps(System& sys, const DynamicSettings& s, double output_interva
       const std::string singular = sys.singularity_note(state.q, state.t);
       if (!singular.empty()) msg << "; " << singular;
       summary.end_time = state.t;
-      throw SimulationError(msg.str(), r.worst_dof);
+      throw SimulationError(msg.str(), r.worst_dof, r.unsettled_dofs);
     }
     // The local error estimate also guards fixed steps: a Newton iteration can converge to a
     // wrong solution of the step equations (a cable element folded through itself solves them

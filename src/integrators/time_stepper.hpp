@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "catenary/integrators/analyses.hpp"
 
@@ -44,6 +45,7 @@ struct StepOutcome {
   double last_residual = 0.0;  // largest force residual of the last evaluated iterate (N)
   int worst_dof = -1;  // where the last update was largest, or the residual not finite; -1: not known
   bool residual_not_finite = false;  // worst_dof is then the residual's first such entry, named in why
+  std::vector<int> unsettled_dofs;    // where not converged: SimulationError::unsettled_dofs
   std::string why;
 };
 

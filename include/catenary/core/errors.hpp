@@ -1,6 +1,7 @@
 #pragma once
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace catenary {
 
@@ -29,14 +30,20 @@ class ModelError : public std::runtime_error {
 // A simulation that failed (Newton divergence, singular matrix, NaN). Exit code 3.
 class SimulationError : public std::runtime_error {
  public:
-  explicit SimulationError(const std::string& what, int dof = -1) : std::runtime_error(what), dof_(dof) {}
+  explicit SimulationError(const std::string& what, int dof = -1, std::vector<int> unsettled_dofs = {})
+      : std::runtime_error(what), dof_(dof), unsettled_dofs_(std::move(unsettled_dofs)) {}
   // The coordinate where a failed Newton iteration was furthest off (its last update's largest
   // weighted entry, or the residual's first entry that is not finite); -1 where the failure has
   // no place (a singular matrix, a static analysis, the initial state, a device fault).
   int dof() const { return dof_; }
+  // Every coordinate the failed iteration left unsettled: its last update's entries above the
+  // tolerance (or not finite), or the residual's entries that are not finite. A sweep's batch
+  // takes the copies holding them out at once (src/cli/sweep_run.cpp). Empty where dof() is -1.
+  const std::vector<int>& unsettled_dofs() const { return unsettled_dofs_; }
 
  private:
   int dof_;
+  std::vector<int> unsettled_dofs_;
 };
 
 // A backend that was asked for and cannot be used (no CUDA driver or device, not enough device

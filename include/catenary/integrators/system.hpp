@@ -87,6 +87,9 @@ class System {
   // worst (optional) receives the coordinate where the maximum is reached.
   double weighted_norm(const Eigen::VectorXd& dx, const Eigen::VectorXd& x, double tol,
                        int* worst = nullptr) const;
+  // The coordinates whose entry of that norm is above 1 or not finite (a failed iteration's
+  // unsettled coordinates).
+  std::vector<int> unsettled_coordinates(const Eigen::VectorXd& dx, const Eigen::VectorXd& x, double tol) const;
   // Round-off floor of a residual computed with a matrix of infinity norm matrix_norm at q
   // (q_max_abs = max |q_i|):
   // the size of matrix_norm times the rounding of the coordinates. Below it a Newton iteration
