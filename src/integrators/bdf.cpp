@@ -106,6 +106,10 @@ class BDFStepper : public TimeStepper {
     choose_order();
   }
 
+  std::vector<int> unsettled_coordinates(const StepState& trial) override {
+    return newton_.unsettled_coordinates(trial.q);
+  }
+
  private:
   // qs = sum_{j=first..last} w[j] q_{n+1-j}, vs likewise (history_[j-1] holds t_{n+1-j}): one
   // pass each (up to Combinations::kMaxInputs points: order 5's six).

@@ -56,6 +56,10 @@ class HHTStepper : public TimeStepper {
     return be_.weighted_difference_norm(k, to.a, from.a, to.q, s_.error_tolerance);
   }
 
+  std::vector<int> unsettled_coordinates(const StepState& trial) override {
+    return newton_.unsettled_coordinates(trial.q);
+  }
+
  private:
   System& sys_;
   Backend& be_;

@@ -75,12 +75,6 @@ StepOutcome NewmarkNewton::solve_affine(const NewmarkParameters& p, double t1, d
   }
   if (!out.converged) {
     if (out.why.empty()) out.why = "Newton did not converge in " + std::to_string(s_.max_iterations) + " iterations";
-    if (!out.residual_not_finite && out.worst_dof >= 0) {  // an update was made: where it left q1 unsettled
-      Eigen::VectorXd dq, q1;
-      be_.download(dq_, dq);
-      be_.download(to.q, q1);
-      out.unsettled_dofs = sys_.unsettled_coordinates(dq, q1, s_.newton_tolerance);
-    }
     return out;
   }
   to.t = t1;
@@ -88,6 +82,13 @@ StepOutcome NewmarkNewton::solve_affine(const NewmarkParameters& p, double t1, d
   if (index2) project_positions(t1, to);
   be.combine({{1.0 / p.c.stiffness, &mu_}}, to.lambda);
   return out;
+}
+
+std::vector<int> NewmarkNewton::unsettled_coordinates(const Vector& q1) {
+  Eigen::VectorXd dq, q;
+  be_.download(dq_, dq);
+  be_.download(q1, q);
+  return sys_.unsettled_coordinates(dq, q, s_.newton_tolerance);
 }
 
 // The weighted distance from the corrected iterate to the step's solution, estimated. Two Newton
@@ -304,7 +305,11 @@ void run_time_steps(System& sys, const DynamicSettings& s, double output_interva
       const std::string singular = sys.singularity_note(state.q, state.t);
       if (!singular.empty()) msg << "; " << singular;
       summary.end_time = state.t;
-      throw SimulationError(msg.str(), r.worst_dof, r.unsettled_dofs);
+      // Where an update was made, the coordinates it left unsettled (asked only now: two downloads,
+      // which a rejected adaptive step does not need).
+      std::vector<int> unsettled = r.unsettled_dofs;
+      if (!r.residual_not_finite && r.worst_dof >= 0) unsettled = stepper.unsettled_coordinates(trial);
+      throw SimulationError(msg.str(), r.worst_dof, std::move(unsettled));
     }
     // The local error estimate also guards fixed steps: a Newton iteration can converge to a
     // wrong solution of the step equations (a cable element folded through itself solves them

@@ -45,7 +45,7 @@ struct StepOutcome {
   double last_residual = 0.0;  // largest force residual of the last evaluated iterate (N)
   int worst_dof = -1;  // where the last update was largest, or the residual not finite; -1: not known
   bool residual_not_finite = false;  // worst_dof is then the residual's first such entry, named in why
-  std::vector<int> unsettled_dofs;    // where not converged: SimulationError::unsettled_dofs
+  std::vector<int> unsettled_dofs;    // the residual's entries that are not finite, where it is not
   std::string why;
 };
 
@@ -63,6 +63,9 @@ class TimeStepper {
   virtual double error_exponent() const { return 1.0 / 3.0; }
   // The step that produced `state` was accepted (multistep methods keep their history here).
   virtual void accepted(const StepState& state) { (void)state; }
+  // After a step that did not converge into `trial`: the coordinates its last Newton update left
+  // above the tolerance (SimulationError::unsettled_dofs).
+  virtual std::vector<int> unsettled_coordinates(const StepState& trial) = 0;
 };
 
 // Defined in hht.cpp, generalized_alpha.cpp and bdf.cpp.
@@ -112,6 +115,8 @@ class NewmarkNewton {
                            bool kinematics_set = false);
   Vector& qhat() { return qhat_; }
   Vector& vhat() { return vhat_; }
+  // After an iteration that did not converge to q1: where its last update is above the tolerance.
+  std::vector<int> unsettled_coordinates(const Vector& q1);
 
  private:
   // v1 = vhat + gamma_h a1 and, with acceleration, a1 = (q1 - qhat) / bh2, in one pass. The
