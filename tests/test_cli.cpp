@@ -203,6 +203,17 @@ TEST_CASE("catenary check summarises a sweep's parameters", "[cli][sweep]") {
   CHECK(message.find("/model/bodies/0/end: 100 values, copy 0 [9.5,0.0,0.0], copy 9999 [10.0,0.0,0.0]") !=
         std::string::npos);
   CHECK(message.find("youngs_modulus: 100 values, copy 0 100000000.0, copy 9999 10000000000.0") != std::string::npos);
+#ifdef CATENARY_WITH_CUDA
+  // The device memory a run would check for: the whole batch's, not one copy's. The 10,000 copies
+  // of 100 elements hold what a 1,000,000-element cable does, whose estimate (7,623 MiB with
+  // full Newton's vectors: docs/benchmarks.md) the 10,000 pinned ends' rows add a little to.
+  const size_t at = message.find("CUDA backend: about ");
+  REQUIRE(at != std::string::npos);
+  const long mib = std::stol(message.substr(at + std::strlen("CUDA backend: about ")));
+  CHECK(mib >= 7623);
+  CHECK(mib <= 7623 * 1.02);
+  CHECK(message.find("MiB of device memory for the batch of all copies", at) != std::string::npos);
+#endif
 }
 
 TEST_CASE("an output directory that cannot be created is bad input (exit 2)", "[cli]") {

@@ -22,6 +22,9 @@
 #include "catenary/multibody/multibody_block.hpp"
 #include "catenary/rigid/euler_parameters.hpp"
 #include "commands.hpp"
+#ifdef CATENARY_WITH_CUDA
+#include "catenary/kernels/cuda_backend.hpp"
+#endif
 
 namespace catenary::cli {
 
@@ -238,6 +241,19 @@ int check_command(const std::string& case_path) {
                   item.value().dump().c_str(), cases.size() - 1, cases.back().values.at(item.key()).dump().c_str());
     }
   }
+#ifdef CATENARY_WITH_CUDA
+  // What a run on the CUDA backend checks before it allocates: the estimate of the model (a sweep's
+  // batch of all its copies) against the device's free memory.
+  std::vector<const Model*> models;
+  for (const SweepCase& copy : cases) models.push_back(&copy.c.model);
+  std::vector<CopyRange> ranges;
+  const Model batch = cases.size() > 1 ? merge_models(models, ranges) : Model();
+  const Model& run_model = cases.size() > 1 ? batch : cases.front().c.model;
+  const size_t bytes = cuda::estimated_device_bytes(run_model, backend_vector_count(cases.front().c.analysis));
+  std::printf("CUDA backend: about %zu MiB of device memory%s (before a sparse QR factor); a device with less free "
+              "is refused before the run\n",
+              bytes >> 20, cases.size() > 1 ? " for the batch of all copies" : "");
+#endif
   std::printf("%s: valid\n", case_path.c_str());
   return kExitOk;
 }
