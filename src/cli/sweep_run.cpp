@@ -150,11 +150,11 @@ int run_sweep(const std::vector<SweepCase>& cases, const std::string& case_path,
         }
       }
       const bool one = culprit_numbers.size() == 1;
+      const std::string rest = others.empty() ? std::string()
+                                              : std::string(", and ") + (others.size() == 1 ? "the other copy" : "the others") +
+                                                    " again without " + (one ? "it" : "them");
       std::fprintf(stderr, "catenary: %s failed the batch: running %s alone%s\n", copy_list(culprit_numbers).c_str(),
-                   one ? "it" : "each",
-                   others.empty()      ? ""
-                   : others.size() == 1 ? (one ? ", and the other copy again without it" : ", and the other copy again without them")
-                                       : (one ? ", and the others again without it" : ", and the others again without them"));
+                   one ? "it" : "each", rest.c_str());
       if (!others.empty()) batches.push_back(std::move(others));
     }
   } catch (...) {  // a rerun that cannot start (a backend, a file): the copies run so far are kept

@@ -154,9 +154,11 @@ StepOutcome NewmarkNewton::iterate(const NewmarkParameters& p, double t1, double
       be.download(r_, r);
       for (int i = 0; i < r.size(); ++i)
         if (!std::isfinite(r[i])) {
-          if (!out.residual_not_finite) out.why += ", first at " + sys_.describe_dof(i);
-          if (!out.residual_not_finite) out.worst_dof = i;
-          out.residual_not_finite = true;
+          if (!out.residual_not_finite) {  // the first names the place
+            out.why += ", first at " + sys_.describe_dof(i);
+            out.worst_dof = i;
+            out.residual_not_finite = true;
+          }
           out.unsettled_dofs.push_back(i);
         }
       return out;
