@@ -193,6 +193,69 @@ TEST_CASE("compare passes for every shipped case with the CUDA backend's code on
 #endif
 }
 
+TEST_CASE("catenary gather joins a sweep's parts into the whole sweep's index and table", "[cli][sweep]") {
+  const std::string sweep = shipped_case("cable_sweep.json");  // 3 copies
+  const fs::path out = fs::temp_directory_path() / "catenary_cli_gather";
+  fs::remove_all(out);
+  REQUIRE(run("run " + sweep + " --out " + (out / "whole").string(), out.string() + "_whole.log") == 0);
+  const auto run_part = [&](const std::string& selection, const std::string& dir) {
+    return run("run " + sweep + " " + selection + " --out " + (out / dir).string(), out.string() + "_part.log");
+  };
+  const auto gather = [&](const std::string& dir) {
+    return run("gather " + (out / dir).string(), out.string() + "_gather.log");
+  };
+  SECTION("two parts: the whole run's index and, to the Newton tolerance, its table") {
+    REQUIRE(run_part("--part 1/2", "parts") == 0);  // the later part first: the order of the runs does not matter
+    REQUIRE(run_part("--part 0/2", "parts") == 0);
+    REQUIRE(gather("parts") == 0);
+    CHECK(slurp(out.string() + "_gather.log").find("gathered the 3 copies of 2 parts") != std::string::npos);
+    auto gathered = nlohmann::json::parse(slurp(out / "parts" / "sweep.json"));
+    CHECK(gathered["gathered_from"] ==
+          nlohmann::json::array({"sweep_copies_0000-0000.json", "sweep_copies_0001-0002.json"}));
+    gathered.erase("gathered_from");
+    CHECK(gathered == nlohmann::json::parse(slurp(out / "whole" / "sweep.json")));
+    std::istringstream joined(slurp(out / "parts" / "sweep.csv")), whole(slurp(out / "whole" / "sweep.csv"));
+    int rows = 0;
+    for (std::string a, b; std::getline(whole, b);) {
+      REQUIRE(std::getline(joined, a));
+      const std::vector<std::string> x = catenary::split_csv_line(a), y = catenary::split_csv_line(b);
+      REQUIRE(x.size() == y.size());
+      for (size_t i = 0; i < x.size(); ++i) {
+        if (rows == 0 || i < 6) {  // the header; each row's copy, parameters and status
+          CHECK(x[i] == y[i]);
+          continue;
+        }
+        const double u = std::stod(x[i]), v = std::stod(y[i]);
+        CHECK(std::abs(u - v) <= 1e-7 * std::max(1.0, std::abs(v)));
+      }
+      ++rows;
+    }
+    CHECK(rows == 4);
+    std::string extra;
+    CHECK_FALSE(std::getline(joined, extra));
+  }
+  SECTION("a copy in no part, or in two, is named and nothing is written (exit 2)") {
+    REQUIRE(run_part("--copies 0-1", "gap") == 0);
+    CHECK(gather("gap") == 2);
+    CHECK(slurp(out.string() + "_gather.log").find("copy 2 of the 3 are in no part") != std::string::npos);
+    REQUIRE(run_part("--copies 1-2", "gap") == 0);  // now copy 1 is in both parts
+    CHECK(gather("gap") == 2);
+    CHECK(slurp(out.string() + "_gather.log").find("copy 1 is in sweep_copies_0000-0001.json too") != std::string::npos);
+    CHECK_FALSE(fs::exists(out / "gap" / "sweep.json"));
+    CHECK(gather("none_here") == 2);
+  }
+  SECTION("a part with a failed copy: the whole sweep failed, that copy named (exit 3)") {
+    const std::string failing = std::string(CATENARY_SOURCE_DIR) + "/tests/failing_cases/diverging_sweep.json";
+    REQUIRE(run("run " + failing + " --part 0/2 --out " + (out / "failing").string(), out.string() + "_part.log") == 0);
+    REQUIRE(run("run " + failing + " --part 1/2 --out " + (out / "failing").string(), out.string() + "_part.log") == 3);
+    CHECK(gather("failing") == 3);
+    CHECK(slurp(out.string() + "_gather.log").find("copy 1 of 3 failed") != std::string::npos);
+    const auto index = nlohmann::json::parse(slurp(out / "failing" / "sweep.json"));
+    CHECK(index["status"] == "failed");
+    CHECK(index["copies"][1]["status"] == "failed");
+  }
+}
+
 TEST_CASE("catenary check summarises a sweep's parameters", "[cli][sweep]") {
   const fs::path log = fs::temp_directory_path() / "catenary_cli_check_sweep.log";
   REQUIRE(run("check " + std::string(CATENARY_SOURCE_DIR) + "/scripts/cable_sweep_10000.json", log) == 0);

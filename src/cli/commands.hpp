@@ -61,6 +61,9 @@ int run_sweep(const std::vector<SweepCase>& cases, const std::string& case_path,
               BackendChoice choice, std::vector<size_t>* failed = nullptr);
 
 int check_command(const std::string& case_path);
+// Joins the index files of a sweep's parts in `directory` into sweep.json and sweep.csv
+// (gather_sweep_parts); kExitSimulationFailed, naming them, where copies failed.
+int gather_command(const std::string& directory);
 int run_command(const std::string& case_path, const std::string& out, const std::string& backend,
                 const CopySelection& selection);
 int compare_command(const std::string& case_path, const std::string& out, const ComparisonTolerance& tolerance,

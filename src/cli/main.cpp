@@ -1,4 +1,5 @@
-// The catenary command: run, check, compare (the subcommands are in run.cpp and compare.cpp).
+// The catenary command: run, check, compare, gather (the subcommands are in run.cpp, compare.cpp
+// and sweep_run.cpp).
 // Exit codes: 0 success, 1 compare found differences, 2 bad input or an unavailable backend,
 // 3 simulation failed.
 #include <CLI/CLI.hpp>
@@ -45,7 +46,7 @@ std::string check_selection(const std::string& text) {
 }
 
 struct Options {
-  std::string case_path, out_dir, backend = "cpu", copies, part;
+  std::string case_path, out_dir, backend = "cpu", copies, part, directory;
   catenary::ComparisonTolerance tolerance;
   catenary::CopySelection selection() const {
     if (!copies.empty()) return catenary::parse_copy_range(copies);
@@ -95,9 +96,11 @@ CLI::App* add_compare(CLI::App& app, Options& o) {
   return compare;
 }
 
-int dispatch(const CLI::App& app, const CLI::App* run, const CLI::App* compare, const Options& o) {
+int dispatch(const CLI::App& app, const CLI::App* run, const CLI::App* compare, const CLI::App* gather,
+             const Options& o) {
   if (app.got_subcommand(run)) return run_command(o.case_path, o.out_dir, o.backend, o.selection());
   if (app.got_subcommand(compare)) return compare_command(o.case_path, o.out_dir, o.tolerance, o.selection());
+  if (app.got_subcommand(gather)) return gather_command(o.directory);
   return check_command(o.case_path);
 }
 
@@ -111,6 +114,9 @@ int main(int argc, char** argv) {
   CLI::App* compare = add_compare(app, options);
   auto* check = app.add_subcommand("check", "validate a case file without running it");
   add_case_argument(check, options);
+  auto* gather = app.add_subcommand(
+      "gather", "join the indexes of a sweep's parts (run --part K/N into one directory) into sweep.json and sweep.csv");
+  gather->add_option("directory", options.directory, "the parts' output directory")->required();
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -118,7 +124,7 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : kExitBadInput;
   }
   try {
-    return dispatch(app, run, compare, options);
+    return dispatch(app, run, compare, gather, options);
   } catch (const catenary::InputError& e) {
     std::fprintf(stderr, "catenary: error: %s\n", e.what());
     return kExitBadInput;

@@ -6,11 +6,13 @@
 
 #include <cstdio>
 #include <deque>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "catenary/core/errors.hpp"
+#include "catenary/io/sweep_parts.hpp"
 #include "catenary/io/sweep_writer.hpp"
 #include "catenary/model/model_merge.hpp"
 #include "commands.hpp"
@@ -170,6 +172,15 @@ int run_sweep(const std::vector<SweepCase>& cases, const std::string& case_path,
     std::fprintf(stderr, "catenary: %s of %zu failed; the others ran to their end (%s)\n", copy_list(failed).c_str(),
                  cases.size(), (stem + ".json").c_str());
   return failed.empty() ? kExitOk : code;
+}
+
+int gather_command(const std::string& directory) {
+  const GatheredSweep g = gather_sweep_parts(directory);
+  std::printf("gathered the %zu copies of %zu part%s into %s (sweep.json, sweep.csv)\n", g.copies, g.parts.size(),
+              g.parts.size() == 1 ? "" : "s", std::filesystem::absolute(directory).string().c_str());
+  if (g.failed.empty()) return kExitOk;
+  std::fprintf(stderr, "catenary: %s of %zu failed (sweep.json)\n", copy_list(g.failed).c_str(), g.copies);
+  return kExitSimulationFailed;
 }
 
 }  // namespace catenary::cli
