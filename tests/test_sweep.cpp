@@ -299,3 +299,12 @@ TEST_CASE("merged copies occupy contiguous ranges and keep their own length scal
   CHECK(batch.dof_count() == dofs);
   CHECK(batch.constraint_count() == rows);
 }
+
+TEST_CASE("copy_list names copies as messages do, runs of four or more as ranges", "[sweep]") {
+  using catenary::copy_list;
+  CHECK(copy_list({3}) == "copy 3");
+  CHECK(copy_list({1, 3}) == "copies 1 and 3");
+  CHECK(copy_list({0, 1, 2}) == "copies 0, 1 and 2");
+  CHECK(copy_list({0, 1, 2, 3}) == "copies 0 to 3");
+  CHECK(copy_list({2, 10, 11, 12, 13, 40}) == "copies 2, 10 to 13 and 40");
+}

@@ -13,6 +13,7 @@
 #include "catenary/io/output_writer.hpp"
 #include "catenary/io/result_comparison.hpp"
 #include "catenary/model/case.hpp"
+#include "catenary/model/model_merge.hpp"
 
 namespace catenary::cli {
 
@@ -59,6 +60,11 @@ int run_analysis(const Case& c, Backend& backend, const OutputDirectory& dir);
 // sweep numbers put in failed where given).
 int run_sweep(const std::vector<SweepCase>& cases, const std::string& case_path, const OutputDirectory& dir,
               BackendChoice choice, std::vector<size_t>* failed = nullptr);
+
+// The copies at `positions` of cases merged into one batch model (each copy's place in it in
+// ranges); copies that cannot share one model are bad input at /sweep.
+Model merge_sweep_copies(const std::vector<SweepCase>& cases, const std::vector<size_t>& positions,
+                         const std::string& case_path, std::vector<CopyRange>& ranges);
 
 int check_command(const std::string& case_path);
 // Joins the index files of a sweep's parts in `directory` into sweep.json and sweep.csv

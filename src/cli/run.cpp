@@ -244,10 +244,10 @@ int check_command(const std::string& case_path) {
 #ifdef CATENARY_WITH_CUDA
   // What a run on the CUDA backend checks before it allocates: the estimate of the model (a sweep's
   // batch of all its copies) against the device's free memory.
-  std::vector<const Model*> models;
-  for (const SweepCase& copy : cases) models.push_back(&copy.c.model);
+  std::vector<size_t> all(cases.size());
+  for (size_t k = 0; k < all.size(); ++k) all[k] = k;
   std::vector<CopyRange> ranges;
-  const Model batch = cases.size() > 1 ? merge_models(models, ranges) : Model();
+  const Model batch = cases.size() > 1 ? merge_sweep_copies(cases, all, case_path, ranges) : Model();
   const Model& run_model = cases.size() > 1 ? batch : cases.front().c.model;
   const size_t bytes = cuda::estimated_device_bytes(run_model, backend_vector_count(cases.front().c.analysis));
   std::printf("CUDA backend: about %zu MiB of device memory%s (before a sparse QR factor); a device with less free "

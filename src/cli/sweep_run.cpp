@@ -21,17 +21,6 @@ namespace catenary::cli {
 
 namespace {
 
-// "copy 3", "copies 4, 7 and 9", "copies 0 to 999" (numbers in order; a run of them as a range)
-std::string copy_list(const std::vector<size_t>& copies) {
-  if (copies.size() == 1) return "copy " + std::to_string(copies.front());
-  if (copies.back() - copies.front() + 1 == copies.size() && copies.size() > 3)
-    return "copies " + std::to_string(copies.front()) + " to " + std::to_string(copies.back());
-  std::string text = "copies ";
-  for (size_t i = 0; i < copies.size(); ++i)
-    text += (i == 0 ? "" : i + 1 == copies.size() ? " and " : ", ") + std::to_string(copies[i]);
-  return text;
-}
-
 // Each copy's writer keeps its files open for the whole run: raise the soft limit on open files to
 // what the batch's writers hold, with room for each thread's frame files and the rest of the
 // process, or say which limit stops it (a cluster's default soft limit, 1,024, is below a
@@ -80,16 +69,10 @@ struct BatchResult {
 BatchResult run_batch(const std::vector<SweepCase>& cases, const std::vector<size_t>& positions,
                       const std::string& case_path, const OutputDirectory& dir, BackendChoice choice,
                       SweepIndex& index, const std::string& files) {
-  std::vector<const Model*> models;
   std::vector<size_t> numbers;
-  for (size_t k : positions) models.push_back(&cases[k].c.model), numbers.push_back(cases[k].index);
+  for (size_t k : positions) numbers.push_back(cases[k].index);
   std::vector<CopyRange> ranges;
-  Model batch;
-  try {
-    batch = merge_models(models, ranges, numbers);
-  } catch (const ModelError& e) {
-    throw InputError(case_path, "/sweep", e.what());
-  }
+  const Model batch = merge_sweep_copies(cases, positions, case_path, ranges);
   const Case& first = cases.front().c;
   if (positions.size() < cases.front().sweep_size)
     std::printf("%s of the %zu of the sweep '%s': %d coordinates, %d constraint rows in the batch\n",
@@ -116,6 +99,18 @@ BatchResult run_batch(const std::vector<SweepCase>& cases, const std::vector<siz
 }
 
 }  // namespace
+
+Model merge_sweep_copies(const std::vector<SweepCase>& cases, const std::vector<size_t>& positions,
+                         const std::string& case_path, std::vector<CopyRange>& ranges) {
+  std::vector<const Model*> models;
+  std::vector<size_t> numbers;
+  for (size_t k : positions) models.push_back(&cases[k].c.model), numbers.push_back(cases[k].index);
+  try {
+    return merge_models(models, ranges, numbers);
+  } catch (const ModelError& e) {
+    throw InputError(case_path, "/sweep", e.what());
+  }
+}
 
 int run_sweep(const std::vector<SweepCase>& cases, const std::string& case_path, const OutputDirectory& dir,
               BackendChoice choice, std::vector<size_t>* failed_numbers) {

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "catenary/core/errors.hpp"
+#include "catenary/model/sweep.hpp"
 #include "text_output.hpp"
 
 namespace catenary {
@@ -25,18 +26,6 @@ std::string read_text(const fs::path& file) {
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
-}
-
-// "copies 3, 7 to 9" for the numbers (ascending).
-std::string ranges_of(const std::vector<size_t>& numbers) {
-  std::string text = numbers.size() == 1 ? "copy " : "copies ";
-  for (size_t i = 0; i < numbers.size();) {
-    size_t j = i;
-    while (j + 1 < numbers.size() && numbers[j + 1] == numbers[j] + 1) ++j;
-    text += (i == 0 ? "" : ", ") + std::to_string(numbers[i]) + (j > i ? " to " + std::to_string(numbers[j]) : "");
-    i = j + 1;
-  }
-  return text;
 }
 
 // One part: its index's copies and its table's header and rows (each row's copy number first).
@@ -115,7 +104,7 @@ GatheredSweep gather_sweep_parts(const std::string& directory) {
     if (!holder[n]) missing.push_back(n);
   if (!missing.empty())
     throw InputError(directory, kPartFiles,
-                     ranges_of(missing) + " of the " + std::to_string(copies) + " are in no part: run them first");
+                     copy_list(missing) + " of the " + std::to_string(copies) + " are in no part: run them first");
 
   GatheredSweep gathered;
   gathered.copies = copies;

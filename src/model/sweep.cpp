@@ -187,6 +187,24 @@ CopySelection parse_copy_part(const std::string& text) {
   return s;
 }
 
+std::string copy_list(const std::vector<size_t>& copies) {
+  std::vector<std::string> items;
+  for (size_t i = 0; i < copies.size();) {
+    size_t j = i;
+    while (j + 1 < copies.size() && copies[j + 1] == copies[j] + 1) ++j;
+    if (j - i >= 3) {
+      items.push_back(std::to_string(copies[i]) + " to " + std::to_string(copies[j]));
+      i = j + 1;
+    } else {
+      items.push_back(std::to_string(copies[i++]));
+    }
+  }
+  std::string text = copies.size() == 1 ? "copy " : "copies ";
+  for (size_t k = 0; k < items.size(); ++k)
+    text += (k == 0 ? "" : k + 1 == items.size() ? " and " : ", ") + items[k];
+  return text;
+}
+
 std::pair<size_t, size_t> selected_copies(const CopySelection& s, size_t copies) {
   const std::string range = " (the sweep has " + std::to_string(copies) + " copies, 0 to " + std::to_string(copies - 1) + ")";
   switch (s.kind) {

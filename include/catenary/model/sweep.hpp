@@ -33,6 +33,10 @@ CopySelection parse_copy_part(const std::string& text);
 // throws std::invalid_argument when it names copies the sweep does not have.
 std::pair<size_t, size_t> selected_copies(const CopySelection& selection, size_t copies);
 
+// Copy numbers (ascending) for a message: "copy 3", "copies 4, 7 and 9", "copies 0 to 999",
+// "copies 2, 10 to 19 and 40" (a run of four or more as a range).
+std::string copy_list(const std::vector<size_t>& copies);
+
 // The copies of a document with a "sweep" object (one copy, the document itself, without it).
 // Throws InputError(file, json_path, rule) for a malformed sweep.
 std::vector<SweepCopyDocument> expand_sweep(const nlohmann::json& doc, const std::string& file);
