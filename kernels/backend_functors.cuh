@@ -79,10 +79,9 @@ struct ElementPass {
   // Element e's force rows of shape functions first_shape on (Rows values, the element math's
   // force), with the mass term M (q - origin) where ForceTerms has one. Its values are loaded where
   // each row's product reads them (MassTermValues), not gathered into an array first: gathered, the
-  // 12 differences were spilled in the summing pass (ptxas sm_90: ChainForcesPass<3, false> 136 /
-  // 428 bytes of spill stores / loads, against 40 / 44 loaded in place; its w gathered alone before
-  // the mass term took an origin: 136 / 140); their loads hit the cache lines the element's
-  // coordinates were just read from.
+  // 12 differences spill in the summing pass (ptxas sm_90: ChainForcesPass<3, false> 136 / 428
+  // bytes of spill stores / loads, against 40 / 44 loaded in place); their loads hit the cache
+  // lines the element's coordinates were just read from.
   template <int Rows, class ForceRows>
   CATENARY_HD void write_forces(int e, int first_shape, const double* force, const ForceRows& force_rows) const {
     const MassTermValues we{q, origin, node_a[e], node_b[e]};

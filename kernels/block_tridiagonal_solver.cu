@@ -660,18 +660,18 @@ int cyclic_reduction_levels(const std::vector<int>& chain_ptr) {
   return levels;
 }
 
-// From the H100 measurements of docs/benchmarks.md (tenth session; one factorization, medians of
+// From H100 measurements (docs/performance.md, Linear solvers; one factorization, medians of
 // 3): cyclic reduction costs about 80 us per level (its launches, and the deep levels' latency)
 // plus 8.3 ns per block (1,000,000 blocks: 9.9 ms; 100,000: 2.2 ms); chain elimination runs each
 // chain's blocks one after another at about 21 us per block (one chain of 10,000 blocks: 206 ms),
 // and a batch of many chains at about 33 ns per block in all (10,000 chains of 101 blocks:
-// 34 ms). Those runs reduced a batch as far as one chain of all its blocks (1,000 cables of 20
-// elements: 15 levels, 1.4 ms against elimination's 0.7); since the levels stop at the longest
-// chain (5 levels there: about 0.6 ms by these costs, not yet measured), elimination is left the
-// winner only for a few short chains: a cable of a handful of elements. The elimination's costs
-// are those of its thread-a-chain kernels: batches of equal 6-coordinate chains now factorize and
-// solve by groups of chains (solve/interleaved_chain_elimination.hpp), which the block solver
-// weighs on its own once it knows the blocks (interleaved_elimination_preferred).
+// 34 ms). The levels stop at the longest chain: 1,000 cables of 20 elements take 5 levels, about
+// 0.6 ms by these costs (not measured; reduced to one chain of all their blocks, 15 levels, they
+// measured 1.4 ms against elimination's 0.7), so elimination wins only for a few short chains: a
+// cable of a handful of elements. The elimination's costs are those of its thread-a-chain
+// kernels: batches of equal 6-coordinate chains factorize and solve by groups of chains
+// (solve/interleaved_chain_elimination.hpp), which the block solver weighs on its own once it
+// knows the blocks (interleaved_elimination_preferred).
 BlockMethod preferred_block_method(const std::vector<int>& chain_ptr) {
   constexpr double kLevel = 80e-6, kReductionPerBlock = 8.3e-9, kChainStep = 21e-6, kEliminationPerBlock = 33e-9;
   int longest = 0;
@@ -682,7 +682,7 @@ BlockMethod preferred_block_method(const std::vector<int>& chain_ptr) {
   return elimination < reduction ? BlockMethod::ChainElimination : BlockMethod::CyclicReduction;
 }
 
-// From the H100 measurements of docs/benchmarks.md (thirty-seventh session; sweeps of copies of a
+// From H100 measurements (docs/performance.md, Sweeps; sweeps of copies of a
 // 100-element cable, 101 blocks a chain, ms a factorization / a solve, cyclic reduction against
 // interleaved elimination): 1,000 chains 0.54 / 0.23 against 1.73 / 0.35; 10,000 chains 4.38 /
 // 1.24 against 4.95 / 0.79 (a Newton update's solve from the float factors 0.80 against 0.54).

@@ -19,7 +19,7 @@
 // that block's right-hand side, which the backward sweep takes corrected
 // (CsrSolver::solve_correcting_leading_block). B, C and S are copied at factorize(): the
 // integrator may assemble a matrix it never factorizes and still solve with the last
-// factorization (docs/design.md, fourth part). Written by hand: cuSOLVER and cuSPARSE have no
+// factorization (docs/architecture.md). Written by hand: cuSOLVER and cuSPARSE have no
 // bordered or block-tridiagonal solver.
 #include <thrust/copy.h>
 #include <thrust/fill.h>

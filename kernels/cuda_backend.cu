@@ -483,19 +483,12 @@ class CudaBackend : public Backend {
     using Pass = ElementPass<D, Damped, Jacobian>;
     const int threads = Pass::kThreadsPerElement * elements_;
     const Pass pass = element_pass_fields<D, Damped, Jacobian>(q, v, c, terms);
-    // The undamped forces pass, capped at two blocks an SM (3D: 152 -> 128 registers, 56 bytes
-    // spilled): 0.263 -> 0.194 ms at 1,000,000 elements on an H100, 43 -> 58 % of the bandwidth
-    // bound (seventeenth session). The 2D pass, 128 registers uncapped until its records went
-    // field-major (142 since), is capped to keep its two blocks: 118 registers, no spill. With
-    // the Jacobian (220 registers) the cap spills ~800 bytes and is slower; the damped pass is not
-    // measured capped. The Jacobian passes write their matrix rows through shared memory
-    // (for_each_staged): 2.76 -> 1.64 ms at 1,000,000 elements, 18 -> 30 % of the bound (twentieth
-    // session). Sharing an element's quadrature points between its
-    // four threads as well was tried there and was slower (1.91 ms): see docs/benchmarks.md.
-    // Undamped models take the block pass (jacobian_block_pass.cuh: a point per thread, then two
-    // blocks a task, the 10 of 16 on and above the diagonal): 1.05 against the row pass's 1.32 ms
-    // at 1,000,000 elements on an H200 with all 16 blocks, the full-Newton step 9.9 against 10.4
-    // ms (thirty-first session).
+    // Each pass in the launch shape that measured fastest (docs/performance.md, Element passes).
+    // With the Jacobian, undamped models take the block pass (jacobian_block_pass.cuh: a thread
+    // per quadrature point, then a pair of the element's 16 blocks per thread); damped ones take
+    // the row pass, whose matrix rows go out through shared memory (for_each_staged) so that the
+    // stores coalesce. The undamped forces pass is capped at two thread blocks an SM, which trades
+    // a small spill (3D) for more warps in flight; the damped forces pass runs uncapped.
     if constexpr (Jacobian && !Damped) {
       launch_jacobian_blocks<Space, D>(elements_, JacobianBlockPass<D>{pass});
     } else if constexpr (Jacobian) {

@@ -19,8 +19,8 @@
 // Cyclic reduction runs the chains of a batch as one chain whose blocks at a chain's ends simply do
 // not couple (the updates keep those couplings zero). Reducing further than the longest chain
 // needs would only pair members of different chains: a sweep of 10,000 copies of a 101-block cable
-// takes 7 levels, not the 20 of one 1,010,000-block chain (each level of a factorization cost about
-// 80 us on an H100, 13 levels about 1 ms, however few its members).
+// takes 7 levels, not the 20 of one 1,010,000-block chain (each level of a factorization costs
+// about 80 us on an H100, 13 levels about 1 ms, however few its members).
 #include "backend_functors.cuh"
 #include "catenary/core/host_device.hpp"
 #include "catenary/solve/block_layout.hpp"
@@ -48,9 +48,9 @@ CATENARY_HD bool level_blocks_of_size(const BlocksOf<T>& b, const Level& level, 
 }
 
 // Factorizes block `block`'s D in place, false at a zero pivot. A 6 x 6 block (nearly all) is
-// loaded into registers: its loads issue together, not one dependent load per arithmetic step (in
-// place in memory, the first level of a 1,000,000-element chain took 33 ms on an H100 and each of
-// the last levels' few members 0.8 ms, one memory latency per step).
+// loaded into registers: its loads issue together, not one dependent load per arithmetic step
+// (factorized in place in memory, the first level of a 1,000,000-element chain takes 33 ms on an
+// H100 and each of the last levels' few members 0.8 ms, one memory latency per step).
 CATENARY_HD bool factor_block(const Blocks& b, int block) {
   double* D = b.at(b.D, block);
   int* piv = b.piv + block * b.B;
@@ -84,10 +84,10 @@ struct FactorOdd {
 
 // C = D^-1 C for the odd members' couplings, one thread per column (item t: member t / (2 B),
 // column t % (2 B) of L then of U): the member's threads read its LU at the same addresses. A
-// thread per member that did its LU and then the 12 columns' solves, in series, held about 90
-// doubles (spilling 1.2 kB, later 16 bytes; ptxas sm_90), and each level of the factorization
-// cost about 80 us on an H100 however few its members (tenth session; this split is not measured
-// on a device yet).
+// thread per member doing its LU and then the 12 columns' solves in series holds about 90 doubles
+// (16 bytes spilled; ptxas sm_90), and each level of the factorization costs about 80 us on an
+// H100 however few its members (docs/performance.md, Linear solvers); what this split saves is not
+// measured on a device.
 struct PremultiplyOdd {
   Blocks b;
   Level level;
@@ -150,7 +150,8 @@ struct SaveEvenCouplings {
 // row-times-block products in series) held 128 registers, a quarter of an SM's warps, and waited
 // 137 cycles per instruction on loads whose sectors it used a quarter of: 0.53 ms for the first
 // level of a 100,000-element chain on an H100, about 50 us for each late level of a few members
-// (seventeenth session, ncu). A thread per entry reads neighbouring columns in neighbouring lanes.
+// (ncu; docs/performance.md, Linear solvers). A thread per entry reads neighbouring columns in
+// neighbouring lanes.
 struct UpdateEven {
   Blocks b;
   Level level;
@@ -185,11 +186,11 @@ struct UpdateEven {
   }
 };
 
-// The solve's sweeps work one row of a member per thread (item t: member t / B, row t % B): a
-// thread per member read its blocks' 36 to 72 values alone, each warp's load touching 32 blocks,
-// and the solves took 4 ms of a 1,000,000-element modified-Newton step's 13 ms on an H100 (tenth
-// session; a row per thread: 2.2 ms, seventeenth). A member's rows read their neighbours' vector
-// values at the same addresses.
+// The solve's sweeps work one row of a member per thread (item t: member t / B, row t % B): with a
+// thread per member reading its blocks' 36 to 72 values alone, each warp's load touches 32 blocks,
+// and the solves take 4 ms of a 1,000,000-element modified-Newton step's 13 ms on an H100, against
+// 2.2 ms a row per thread (docs/performance.md, Linear solvers). A member's rows read their
+// neighbours' vector values at the same addresses.
 
 // Forward sweep, odd members: y_k = D_k^-1 r_k. The triangular solves are sequential in the rows,
 // so each of the member's threads solves the whole block in registers (its LU and r_k loaded
@@ -389,11 +390,11 @@ CATENARY_HD void back_substitute_level(const BlocksOf<T>& b, const Level& level,
 }
 
 // Cyclic reduction's last levels, those of kTailMembers members or fewer, and the members left
-// after them run in one thread block (run_in_one_block), a barrier between steps, where they took
-// three launches a level in a factorization and three in a solve (two forward, one backward), of a
-// few hundred items or fewer:
-// each such launch cost its latency, about 4 to 7 us (ncu, the 100,000-element profile), not its
-// work. That is 8 levels of a 1,000,000-block chain, and all 7 of a 100-element cable's.
+// after them run in one thread block (run_in_one_block), a barrier between steps, where they would
+// take three launches a level in a factorization and three in a solve (two forward, one backward),
+// of a few hundred items or fewer: each such launch would cost its latency, about 4 to 7 us (ncu,
+// the 100,000-element profile), not its work. That is 8 levels of a 1,000,000-block chain, and all
+// 7 of a 100-element cable's.
 constexpr int kTailMembers = 256, kMaxTailLevels = 16, kTailThreads = 256;
 struct TailLevels {
   Level level[kMaxTailLevels];

@@ -14,13 +14,13 @@
 // Why not the row pass (ElementPass: four threads an element, a row block each): each of its
 // threads evaluates all eight points for its own rows (the points' work four times over) and
 // holds 36 matrix values plus a point's Hessian, 220 registers: one thread block an SM, 8 warps,
-// whose dependent FP64 chains left the SM idle two cycles in three (ncu, H100, twentieth session:
-// 30 % of the bandwidth bound). Here a point is evaluated once and a thread holds 18 values.
+// whose dependent FP64 chains leave the SM idle two cycles in three (ncu on an H100: 30 % of the
+// bandwidth bound). Here a point is evaluated once and a thread holds 18 values.
 // Why every block and not the 10 on and above the diagonal, mirrored (as the CPU's
-// evaluate_element does; six tasks an element on three of the four warps, thirty-fourth to
-// thirty-sixth sessions): on the H100 the six took 1.31 ms at 1,000,000 elements against the
-// eight's 1.02 (element pass benchmark, thirty-seventh session). A block below the diagonal is
-// formed, so it may differ from the CPU's mirrored one in the last bit.
+// evaluate_element does; six tasks an element on three of the four warps): on an H100 the six
+// tasks take 1.31 ms at 1,000,000 elements against the eight's 1.02 (element pass benchmark;
+// docs/performance.md, Element passes). A block below the diagonal is formed, so it may differ
+// from the CPU's mirrored one in the last bit.
 // The damped pass keeps the row design (its damping terms need the whole element's gradients).
 #include <algorithm>
 #include <limits>
@@ -43,8 +43,8 @@ struct JacobianBlockPass {
   // shared memory holds 16 elements' points in 38 kB instead of 44. (Formed as the shared math
   // forms them, an entry below the diagonal may differ from its mirror in the last bit, which the
   // CPU's evaluate_element keeps: the two Jacobians may differ by as much. Mirroring them in the
-  // shared math instead made the CPU's forces-only evaluation 6 % slower under GCC 14,
-  // catenary_element_benchmark, thirty-fourth session.)
+  // shared math instead makes the CPU's forces-only evaluation 6 % slower under GCC 14:
+  // catenary_element_benchmark; docs/performance.md, Element passes.)
   static constexpr int kSymmetric = D * (D + 1) / 2;
   static constexpr int kW = 0, kEnergy = 1, kSx = 2, kSxx = 6, kGa = 10, kGb = kGa + D, kHaa = kGb + D,
                        kHab = kHaa + kSymmetric, kHbb = kHab + D * D, kPointValues = kHbb + kSymmetric;

@@ -2,9 +2,9 @@
 // A fixed sequence of small dependent launches, recorded once as a CUDA graph and replayed: the
 // block solvers' factorization and solve are a few launches per cyclic-reduction level (17 levels
 // at 100,000 elements), and each one queued on its own costs the host a Thrust dispatch and the
-// device a gap between kernels. On an H100 (seventeenth session, docs/benchmarks.md) a
+// device a gap between kernels. On an H100 (docs/performance.md, Linear solvers) a
 // 100,000-element full-Newton step spent about 0.8 ms of its factorizations' 1.56 ms and 0.4 of
-// its solves' 0.65 ms in a part that did not grow with the elements (against 1,000,000): the
+// its solves' 0.65 ms in a part that does not grow with the elements (against 1,000,000): the
 // levels' launches and their latency. A graph launch is one host call, and its kernels follow each
 // other without the host.
 //

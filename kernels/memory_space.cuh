@@ -135,7 +135,7 @@ void from_host(const std::vector<T>& values, T* p) {
 //   measured by scripts/element_pass_benchmark.cu on a device);
 // - CUB's DeviceFor (CUDA 13) gives a thread block 256 threads of 2 items each, one after the
 //   other: for loops of few items or long ones (a block solver's steps: a thread per chain, or
-//   per member of a late cyclic-reduction level), 10,000 items made 20 thread blocks, 20 of an
+//   per member of a late cyclic-reduction level), 10,000 items make 20 thread blocks, 20 of an
 //   H100's 132 SMs at work, each thread doing two items in series.
 template <int Threads, int MinBlocks, class F>
 __global__ void __launch_bounds__(Threads, MinBlocks) item_loop(F f, int n) {
@@ -171,8 +171,8 @@ __global__ void __launch_bounds__(Threads) one_block_loop(F f) {
 
 // f.run(thread, threads) by one thread block of Threads on `stream`, its steps separated by
 // BlockBarrier: for steps of a few items each that must follow one another (a block solver's last
-// levels), one launch instead of a launch a step, whose latency was their cost. On the host, one
-// thread runs it.
+// levels), one launch instead of a launch a step, whose latency would be their cost. On the host,
+// one thread runs it.
 template <class Space, int Threads, class F>
 void run_in_one_block(const F& f, cudaStream_t stream = nullptr) {
   if constexpr (Space::on_device) {
@@ -212,13 +212,13 @@ void run_blocks(int blocks, const F& f, cudaStream_t stream = nullptr) {
 
 // f.evaluate(t, rows) for t < n, where thread t writes R values that belong at out + R t, each
 // exactly once. Written in place, a warp's lanes store R doubles apart, each store a sector per
-// lane of which it uses a quarter: the Jacobian pass (R = 36) wrote its matrices at 62 % excess
-// sectors and 69 % of the L2's throughput on an H100 (ncu, seventeenth session). Here each
+// lane of which it uses a quarter: written so, the Jacobian row pass's matrices (R = 36) take 62 %
+// excess sectors and 69 % of the L2's throughput on an H100 (ncu). Here each
 // thread writes its values to shared memory (R + 1 apart: lanes in distinct banks), and the
 // block then copies its 256 R values out as one contiguous run, neighbouring threads on
 // neighbouring doubles. 256 (R + 1) doubles of shared memory a block: 74 kB at R = 36, which the
 // pass's 220 registers a thread (one block an SM) leave room for. 1.7 times faster than in place
-// on an H100 (twentieth session).
+// on an H100 (docs/performance.md, Element passes).
 template <int R, class F>
 __global__ void __launch_bounds__(256) staged_rows_loop(F f, int n, double* out) {
   extern __shared__ double stage[];

@@ -2,12 +2,12 @@
 // Vectors between the device and ordinary host memory through page-locked (pinned) buffers.
 //
 // A copy to or from pageable host memory goes through the driver's own small pinned buffer one
-// piece after another: 3.5 ms for a 48 MB vector (6,000,000 doubles, the 1,000,000-element
-// cable's) on an H200's host, against 0.88 ms into pinned memory (PCIe 5 x16; fortieth session,
-// scripts/transfer_benchmark.cu). Here the device copies pieces into two pinned buffers of our own
-// at the link's rate, and the host threads copy each piece on to (or from) its destination while
-// the next one travels: 1.6 ms. An output frame downloads four such vectors. Every call waits
-// for its copies: the host's vector is complete on return, as thrust::copy's was.
+// piece after another: 3.5 ms for a 48 MB vector (6,000,000 doubles, the 1,000,000-element cable's)
+// on an H200's host, against 0.88 ms into pinned memory (PCIe 5 x16; scripts/transfer_benchmark.cu;
+// docs/performance.md, Output frames). Here the device copies pieces into two pinned buffers of our
+// own at the link's rate, and the host threads copy each piece on to (or from) its destination
+// while the next one travels: 1.6 ms. An output frame downloads four such vectors. Every call waits
+// for its copies: the host's vector is complete on return, as with thrust::copy.
 #include <cuda_runtime.h>
 
 #include <algorithm>

@@ -558,8 +558,8 @@ TEST_CASE("Bordered solver: the benchmark's cable hung from a crane's boom runs 
 namespace {
 
 // The cable hangs from the boom by border rows only: without the mass term its blocks alone are
-// singular, and the Schur complement over them fails (Newton diverged at load 0.3 before the
-// general solver took these matrices); a boom among the blocks is free to turn about its hinge
+// singular, and the Schur complement over them fails (Newton diverges at load 0.3 unless the
+// general solver takes these matrices); a boom among the blocks is free to turn about its hinge
 // without it. The equilibrium against UMFPACK's, both block methods, for one sprung boom (a
 // border) and a sweep of three (the booms in the chains).
 void check_bordered_statics(std::unique_ptr<Backend> (*make)(const Model&, cuda::LinearSolver)) {

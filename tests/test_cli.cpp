@@ -268,8 +268,9 @@ TEST_CASE("catenary check summarises a sweep's parameters", "[cli][sweep]") {
   CHECK(message.find("youngs_modulus: 100 values, copy 0 100000000.0, copy 9999 10000000000.0") != std::string::npos);
 #ifdef CATENARY_WITH_CUDA
   // The device memory a run would check for: the whole batch's, not one copy's. The 10,000 copies
-  // of 100 elements hold what a 1,000,000-element cable does, whose estimate (7,623 MiB with
-  // full Newton's vectors: docs/benchmarks.md) the 10,000 pinned ends' rows add a little to.
+  // of 100 elements hold what a 1,000,000-element cable does, whose estimate (7,623 MiB with full
+  // Newton's vectors: docs/performance.md, Device memory) the 10,000 pinned ends' rows add a little
+  // to.
   const size_t at = message.find("CUDA backend: about ");
   REQUIRE(at != std::string::npos);
   const long mib = std::stol(message.substr(at + std::strlen("CUDA backend: about ")));

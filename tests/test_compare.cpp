@@ -221,7 +221,7 @@ TEST_CASE("catenary compare passes for every shipped case (CPU against CUDA)", "
     const fs::path log = out / (name + ".log");
     // The five flexible links of rancf_pendulum_flexible swing for 4,000 steps, and round-off
     // differences (the device contracts products into fused multiply-adds; the CPU build does
-    // not) grow along the trajectory: on an H100 (2026-11-22) the largest was 6.3e-8 of a joint
+    // not) grow along the trajectory: on an H100 the largest is 6.3e-8 of a joint
     // reaction's range, the other quantities below 1e-8. The HHT-run tests hold the backends to
     // 1e-9 on shorter runs of the same kinds of model.
     const std::string rtol = name == "rancf_pendulum_flexible" ? " --rtol 1e-6" : "";

@@ -115,7 +115,7 @@ void check_operators_at_scale(BackendMaker make) {
   // so a position's rounding grows 2e4 times in the slopes, and two backends that round
   // differently (the device contracts products into fused multiply-adds) differ by about
   // eps x 2e4 relative there. 20 times that: 8.9e-11 (an H100 measured more than 1e-12 and less
-  // than 5e-11, 2026-11-22; the 20-element cables of the batch below stay within 1e-12).
+  // than 5e-11; the 20-element cables of the batch below stay within 1e-12).
   const double long_cable_tolerance = 20 * DBL_EPSILON * 2000 / 0.1;
   SECTION("one cable of 20,000 elements: block cyclic reduction and chain elimination") {
     const Model m = falling_cable_pendulum(20000);
@@ -229,14 +229,14 @@ TEST_CASE("the automatic block method follows the H100 measurements", "[cuda-hos
     for (int c = 0; c < count; ++c) chain_ptr.push_back(chain_ptr.back() + length);
     return chain_ptr;
   };
-  // Measured (docs/benchmarks.md, tenth session): cyclic reduction is faster for one cable of 100
+  // Measured (docs/performance.md, Linear solvers): cyclic reduction is faster for one cable of 100
   // or 1,000,000 elements and for the sweeps of 1 to 10,000 copies of a 100-element cable.
   for (int copies : {1, 10, 100, 1000, 10000})
     CHECK(preferred_block_method(chains(copies, 101)) == BlockMethod::CyclicReduction);
   CHECK(preferred_block_method(chains(1, 1000001)) == BlockMethod::CyclicReduction);
   // Cyclic reduction's levels stop at the longest chain's: a batch pays for its copies' length,
   // not its own (1,000 cables of 20 elements: 5 levels, about 0.6 ms by the measured costs,
-  // against elimination's 0.7 ms measured; 15 levels, 1.4 ms, before).
+  // against elimination's 0.7 ms measured; reduced as one chain, 15 levels, 1.4 ms).
   CHECK(cyclic_reduction_levels(chains(10000, 101)) == 7);
   CHECK(cyclic_reduction_levels(chains(1, 1000001)) == 20);
   CHECK(cyclic_reduction_levels(chains(3, 64)) == 6);
@@ -245,7 +245,7 @@ TEST_CASE("the automatic block method follows the H100 measurements", "[cuda-hos
   // A few short chains: elimination (one 7-element cable: 168 us against 3 levels' 240).
   CHECK(preferred_block_method(chains(1, 8)) == BlockMethod::ChainElimination);
   CHECK(preferred_block_method(chains(40, 6)) == BlockMethod::ChainElimination);
-  // Measured (thirty-seventh session): interleaved elimination's groups win modified Newton's
+  // Measured (docs/performance.md, Sweeps): interleaved elimination's groups win modified Newton's
   // solves at 10,000 copies of a 100-element cable and lose them at 1,000; full Newton never.
   CHECK(interleaved_elimination_preferred(10000, true));
   CHECK_FALSE(interleaved_elimination_preferred(1000, true));

@@ -78,8 +78,8 @@ TEST_CASE("modified Newton retries a step from a fresh factorization where the k
   // retried from its first guess with a fresh factorization, which converges in two. The retries
   // must reach full Newton's solution (4e-10 to 5e-10 here), and be there: 65 of the 100 HHT steps
   // and 58 of the BDF steps retry, 68 and 67 factorizations (without this path, a kept
-  // factorization that fails ends the run). The same numbers before the guess was recomputed for
-  // the retry instead of kept in a copy.
+  // factorization that fails ends the run). The retry recomputes the guess rather than keeping a
+  // copy of it; the numbers are the same either way.
   const auto check = [](const Model& m, AnalysisSettings a) {
     a.dynamics.max_iterations = 3;
     const Outcome full = run_with(m, a, DynamicSettings::Newton::Full);

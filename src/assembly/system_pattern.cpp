@@ -73,9 +73,9 @@ NodeElements node_elements(const ElementBlock& el, int node_count) {
 
 // Column by column: a column's entries are the element rows of the elements at its node (found by
 // node adjacency, not stored) and its few structural entries, sorted by (row, source): the slots
-// in CSC order, each slot's element sources ascending. Two earlier forms stored every (column,
-// row, source) entry first, 144 million of them for a 1,000,000-element cable: sorting them all
-// took 12 s, bucketing them by column 3.4 s plus the first touch of their 1.15 GB.
+// in CSC order, each slot's element sources ascending. Storing every (column, row, source) entry
+// first instead would hold 144 million of them for a 1,000,000-element cable: sorting them all
+// takes 12 s, bucketing them by column 3.4 s plus the first touch of their 1.15 GB.
 SystemPattern build_system_pattern(const Model& m) {
   SystemPattern p;
   const ElementBlock& el = m.elements;

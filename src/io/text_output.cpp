@@ -9,8 +9,8 @@
 namespace catenary {
 
 std::string number(double x) {
-  // The shortest digits that read back as x (std::to_chars without a precision): exact as %.17g
-  // was, shorter (0.1, not 0.10000000000000001), and about ten times faster, which a sweep's
+  // The shortest digits that read back as x (std::to_chars without a precision): as exact as
+  // %.17g, shorter (0.1, not 0.10000000000000001), and about ten times faster, which a sweep's
   // thousands of copies' rows a frame feel.
   char buffer[32];
   const std::to_chars_result written = std::to_chars(buffer, buffer + sizeof buffer, x + 0.0);

@@ -1,8 +1,8 @@
 // The host passes over a matrix's entries that place them in the block solvers' storage
 // (solve/block_layout.hpp, solve/interleaved_chain_elimination.hpp), once per analysis. They are
 // linear but long: a batch of 10,000 100-element cables has 1.1e8 entries, and the scatter and
-// the move to the interleaved layout took 1.05 s on one thread (0.60 s on two; docs/benchmarks.md,
-// thirty-eighth session). Each pass is shared out by OpenMP's static schedule, whose chunks are
+// the move to the interleaved layout take 1.05 s on one thread (0.60 s on two; docs/performance.md,
+// CPU threads). Each pass is shared out by OpenMP's static schedule, whose chunks are
 // contiguous and in thread order, so the results are one thread's, in the same order.
 #include <algorithm>
 #include <cstdlib>

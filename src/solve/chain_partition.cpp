@@ -17,14 +17,14 @@ namespace {
 constexpr int kMinPartBlocks = 256;
 // An interior block's factorization over a Thomas step's: LU, U' and the update (about 14 n^3 / 3
 // flops for n x n blocks) plus G', G and the Horner sweep (8 n^3) are 2.7 by count; measured 2.2
-// (catenary_chain_solver_benchmark, OMP_NUM_THREADS=1; docs/benchmarks.md, eighth session).
+// (catenary_chain_solver_benchmark, OMP_NUM_THREADS=1; docs/performance.md, CPU threads).
 constexpr double kInteriorCost = 2.2;
 constexpr int N6 = kUnrolledBlock;
 
-// Sweeps towards lower blocks ran 12 % slower than the same sweeps upwards on this project's
-// 2-core EPYC (the hardware prefetcher follows ascending streams only), unless they ask for the
-// slots a few blocks ahead themselves (docs/benchmarks.md, eighth session). Forced inline: out of
-// line, the call cost what the prefetch saved.
+// Sweeps towards lower blocks run 12 % slower than the same sweeps upwards on a 2-core EPYC (the
+// hardware prefetcher follows ascending streams only), unless they ask for the slots a few blocks
+// ahead themselves (docs/performance.md, CPU threads). Forced inline: out of line, the call costs
+// what the prefetch saves.
 constexpr int kPrefetchAhead = 4;
 __attribute__((always_inline)) inline void prefetch_slot(const Blocks& b, int k, const double* x, const double* y,
                                                          const double* z = nullptr) {

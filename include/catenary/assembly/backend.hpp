@@ -57,7 +57,7 @@ struct Scaled {
 // Folded into the pass, the mass product reads the scalar mass and origin there and shares the
 // forces' gather: apart (mass_product), it is a pass over the dofs that reads the scalar
 // mass again (as an element pass and a gather of its own, on an H100 0.30 ms a launch at 1,000,000
-// elements against 0.19 for the whole forces pass, twentieth session).
+// elements against 0.19 for the whole forces pass; docs/performance.md, Element passes).
 // With `from`, the output is from - (force_scale f_int + mass_scale M (q - origin)): a Newton residual whose
 // terms that stay fixed through a step (loads, history) the gather that sums the element rows
 // subtracts from, instead of a pass of its own over the dofs (it read the output and two vectors
@@ -240,8 +240,8 @@ class Backend {
   // On (the benchmark's choice): a device backend waits for the device at each stage's end, so that
   // its stage times are device times. Off (the default, as runs read no stage times): its stage
   // times stay 0 and only the whole step's wall time means something. The waits cost a
-  // 100,000-element full-Newton step on an H100 1.0 of its 5.9 ms (seventeenth session). The CPU
-  // backend's stage timers wait for nothing and always run.
+  // 100,000-element full-Newton step on an H100 1.0 of its 5.9 ms (docs/performance.md, Element
+  // passes). The CPU backend's stage timers wait for nothing and always run.
   void set_stage_timing(bool on) { stage_timing_ = on; }
 
   // --- host conveniences (copies through scratch vectors), for analyses run once per case

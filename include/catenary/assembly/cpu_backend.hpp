@@ -24,10 +24,10 @@ class CpuBackend : public Backend {
   // solver: ChainElimination factorizes with the block elimination along each chain
   // (solve/chain_solver.hpp; throws BackendUnavailable unless the model is a chain); Auto does
   // too where the model is a chain (about 2.7x faster steps than UMFPACK for a 16,384-element
-  // cable, docs/benchmarks.md) and takes UMFPACK otherwise; any other choice takes UMFPACK, the
-  // general sparse LU and the block solvers' independent reference. A chain with a border
-  // (rigid bodies, joints between nodes; bordered_chain_ordering) takes the chain elimination for
-  // matrices with a mass term and UMFPACK for those without (see factorize()).
+  // cable, docs/performance.md, Linear solvers) and takes UMFPACK otherwise; any other choice takes
+  // UMFPACK, the general sparse LU and the block solvers' independent reference. A chain with a
+  // border (rigid bodies, joints between nodes; bordered_chain_ordering) takes the chain
+  // elimination for matrices with a mass term and UMFPACK for those without (see factorize()).
   explicit CpuBackend(const Model& m, LinearSolverChoice solver = LinearSolverChoice::Auto);
   std::string linear_solver() const override { return chain_solver_ ? chain_solver_->description() : "UMFPACK"; }
   std::string name() const override { return "cpu"; }

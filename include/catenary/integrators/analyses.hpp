@@ -48,9 +48,9 @@ void run_dynamic(System& sys, const DynamicSettings& s, double output_interval, 
 
 // Vectors of all unknowns (coordinates and constraint rows) an analysis holds on the backend at
 // most, as counted on the CUDA backend's host build (tests/test_cuda_backend.cpp holds the device
-// memory estimate to them): HHT and generalized-alpha 21; BDF 29 + 2 per order of its highest
+// memory estimate to them): HHT and generalized-alpha 18; BDF 26 + 2 per order of its highest
 // (the history). The other analyses hold fewer (statics 3: its Newton vectors live on the host) and
-// are given 21 too: on small models the rest of the estimate is short by up to a few vectors' room.
+// are given 18 too: on small models the rest of the estimate is short by up to a few vectors' room.
 int backend_vector_count(const AnalysisSettings& a);
 // The most of any analysis: BDF at order 5.
 constexpr int kMostBackendVectors = 39;

@@ -27,11 +27,11 @@ std::string device_name();
 // keys and their second buffer) and the run (the 12 x 12 local matrices, their CSR slots, the
 // block solver, and `vectors` vectors of all unknowns: backend_vector_count of the analysis, by
 // default the most any holds). For the 3D cable at 1,000,000 elements, 7.0 kB an element with
-// HHT's 18 vectors (7.7 with the float copy) and 7.9 with BDF's 36 at order 5 (thirty-sixth
-// session), plus kDevicePageAllowance; the arrays are counted on the host build (host_array_peak_bytes)
-// and a run's peak was measured under the estimate on an H200 (7,014 against 7,267 MiB, thirty-first
-// session). float_copy: with the block solver's float copy of its factors
-// (float_factors_enabled), which only modified Newton allocates.
+// HHT's 18 vectors (7.7 with the float copy) and 7.9 with BDF's 36 at order 5, plus
+// kDevicePageAllowance; the arrays are counted on the host build (host_array_peak_bytes), and a
+// run's peak measured on an H200 stays under the estimate (7,014 against 7,267 MiB;
+// docs/performance.md, Device memory). float_copy: with the block solver's float copy of its
+// factors (float_factors_enabled), which only modified Newton allocates.
 size_t estimated_device_bytes(const Model& m, int vectors = kMostBackendVectors,
                               bool float_copy = float_factors_enabled());
 // cudaMalloc maps a large array in whole 2 MiB pages, up to 2 MiB more than its bytes, and the

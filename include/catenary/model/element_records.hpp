@@ -5,7 +5,7 @@
 // cable, 2,348 for 1,000,000 elements: a value on a rounding boundary splits a record), a sweep of
 // identical cables the same few, one over a material parameter about one a copy: a pass then
 // reads a 4-byte record number an element and the few records from the cache, where one record
-// an element was more than half of a forces pass's bytes (296 of about 550 an element with the
+// an element is more than half of a forces pass's bytes (296 of about 550 an element with the
 // mass term).
 //
 // Elements of one section are equal only to the rounding of their node positions: the reference

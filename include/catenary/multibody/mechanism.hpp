@@ -63,8 +63,8 @@ struct Attachment {
   std::string name;
   int body = 0;
   int node = 0;  // the cable node (a Model node index)
-  // Zero unless set (the body's centre; no axis): Vec is a plain array, and an attachment built
-  // field by field once took its point from the stack.
+  // Zero unless set (the body's centre; no axis): Vec is a plain array, which an attachment built
+  // field by field would otherwise leave uninitialized.
   Vec<3> point = Vec<3>::zero();
   bool align_slope = false;
   Vec<3> axis = Vec<3>::zero();

@@ -28,11 +28,11 @@ namespace catenary {
 // the one eliminated after it (next = k + 1) U_k; towards lower blocks (prev = k + 1, next =
 // k - 1) U_k and L_k (solve/chain_partition.hpp runs both). N: see dense_block.hpp. The
 // direction is a template argument and the neighbours are flags: with run-time neighbour
-// indices FactorChain spilled 76 / 108 bytes at its 64 registers (ptxas sm_90); with flags it
-// spilled 24 / 24 then, and running downwards now spills 84 / 236 (docs/benchmarks.md, eighth
-// and fourteenth sessions; whether it matters is for a device to say).
-// The steps are forced inline: GCC left them out of line in the CPU's partition loops, which
-// cost 5 % of a factorization (docs/benchmarks.md, eighth session).
+// indices FactorChain spilled 76 / 108 bytes at its 64 registers (ptxas sm_90), with flags 24 /
+// 24 upwards; running downwards it spills 84 / 236 (docs/performance.md, Linear solvers; what
+// the spill costs on a device is not measured).
+// The steps are forced inline: GCC otherwise leaves them out of line in the CPU's partition
+// loops, which costs 5 % of a factorization (docs/performance.md, CPU threads).
 template <bool Up>
 CATENARY_HD double* behind(const Blocks& b) {
   return Up ? b.L : b.U;

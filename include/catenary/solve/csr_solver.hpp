@@ -36,7 +36,7 @@ class CsrSolver {
   // multipliers). A solver that returns true (after analyze; outer must be a permutation of its
   // size) then solves from and into those vectors (solve_outer) with the outer order folded into
   // its own maps: the caller's copy of the right-hand side into the solver's order and of the
-  // solution back were two passes over the unknowns a solve, on top of the solver's own.
+  // solution back would be two passes over the unknowns a solve, on top of the solver's own.
   virtual bool take_outer_order(const std::vector<int>& outer, int split) {
     (void)outer, (void)split;
     return false;

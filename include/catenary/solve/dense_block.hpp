@@ -130,7 +130,7 @@ CATENARY_HD void lu_solve(const T* __restrict__ LU, const int* __restrict__ piv,
 // columns' substitutions side by side, each row's update one run over the columns. The same
 // operations in the same order as lu_solve column by column (the same numbers), but the columns'
 // chains of dependent steps interleave and each run vectorizes: the CPU chain solver's
-// factorization spent most of its time in those chains (docs/benchmarks.md, thirtieth session).
+// factorization spends most of its time in those chains (docs/performance.md, CPU threads).
 template <int N = 0>
 CATENARY_HD void lu_solve_columns(const double* __restrict__ LU, const int* __restrict__ piv, double* __restrict__ X,
                                   int n_, int cols_, int ld) {

@@ -5,9 +5,9 @@
 // chain c at (p W + e) C + c, W the values a block has there (36 in D, L and U; 6 in the padded
 // vectors), C the chains. The threads that take neighbouring chains then read one contiguous
 // run per entry, where in the chain-contiguous layout each lane of a warp reads its own block
-// 101 blocks away from its neighbour's: on an H100 the 10,000-copy sweep's contiguous
-// elimination (then also on 20 of the 132 SMs: memory_space.cuh, for_each_item) solved at
-// ~120 GB/s, 7 ms a solve (2026-11-23, docs/benchmarks.md), against the 0.26 ms that reading its
+// 101 blocks away from its neighbour's: on an H100 the 10,000-copy sweep's elimination in the
+// contiguous layout (on only 20 of the 132 SMs as well: memory_space.cuh, for_each_item) solved
+// at ~120 GB/s, 7 ms a solve (docs/performance.md, Sweeps), against the 0.26 ms that reading its
 // 0.87 GB of factors takes at the bandwidth bound.
 // The factorization and the solve run a thread block a group of 32 chains, a thread a row of a
 // chain's block (FactorInterleavedChains, SolveInterleavedChains).
@@ -120,17 +120,18 @@ CATENARY_HD void for_each_group_row(const InterleavedChains& at, int group, int 
 // L'_p by the elimination, not as the product D_p^-1 L_p: the product lost a digit (a
 // 1,000-copy batch solved to 2.9e-9 of UMFPACK's solution, against 1e-9 by the elimination).
 // Fourteen barriers a block step. A singular block's number (c length + p) + 1 into singular
-// (a chain's first, from its last block down, as the old thread-a-chain factorization did).
-// Why not a thread a chain (until the thirty-fourth session: LU, then the inverse by the LU):
-// 10,000 threads of 101 dependent steps took about 3 ms on an H100 for a sweep's factorization
-// (0.23 ms a step in modified Newton, a whole factorization an iteration in full Newton).
+// (a chain's first, from its last block down, as the thread-a-chain FactorChain reports it).
+// Why not a thread a chain (FactorChain: LU, then the inverse by the LU): 10,000 threads of 101
+// dependent steps take about 3 ms on an H100 for a sweep's factorization (0.23 ms a step in
+// modified Newton, a whole factorization an iteration in full Newton; docs/performance.md,
+// Sweeps).
 // Shared memory: each value of a chain's rows lane-fastest (lane, then entry), so that a warp's
 // reads of one entry of 32 chains fall in distinct banks.
 // Reads before writes: the elimination reads N entries of the pivot row into registers before it
 // writes as many of its own row. Both rows are in shared memory at places known only at run time,
 // so the compiler kept each read of the pivot row after the write before it: the loop over a
-// row's 18 - k entries (not unrolled: k is known only at run time) was a load, a load and a store
-// an entry, one after another (its PTX, thirty-seventh session); now 3 groups of N loads. The
+// row's 18 - k entries (not unrolled: k is known only at run time) would be a load, a load and a
+// store an entry, one after another (as its PTX shows); read first, it is 3 groups of N loads. The
 // pivot row's results are read before L'_p's row is stored to shared memory for the same reason.
 // (Between global and shared memory the compiler reorders freely.)
 struct FactorInterleavedChains {
@@ -145,10 +146,10 @@ struct FactorInterleavedChains {
     // Entry (row, column) of lane's augmented rows and of L'_{p+1}; the pivot row of column k
     // (-1: none, the block is singular); a row's candidacy for the next pivot (|its entry| in the
     // column, -1 once it is a pivot row); whether the chain has failed.
-    // Why candidates: the deciding thread read each row's entry and scanned the earlier pivots
-    // for it, about 6 (k + 1) shared-memory reads in a row, where each row's own thread can leave
-    // its value as it eliminates, and the decision reads 6 (the group factorization took about
-    // 17 us a block step on an H100, thirty-seventh session).
+    // Why candidates: a deciding thread that read each row's entry and scanned the earlier pivots
+    // for it would make about 6 (k + 1) shared-memory reads in a row, where each row's own thread
+    // can leave its value as it eliminates, and the decision reads 6 (the group factorization
+    // takes about 17 us a block step on an H100; docs/performance.md, Sweeps).
     const auto augmented = [shared](int lane, int row, int column) -> double& {
       return shared[kAugmented + (row * kWidth + column) * G + lane];
     };
@@ -238,17 +239,17 @@ struct FactorInterleavedChains {
 // from the first. The vectors a step hands to the next (r_p - U_p x_{p+1}, then x_p) pass
 // through the group's shared memory between barriers: two a forward step, one a backward step
 // (x_{p-1} double-buffered).
-// Why not a thread a chain (this solve until the thirty-fourth session): a sweep's 10,000 chains
-// were 10,000 threads, 2.4 warps an SM of an H100, each step a chain of dependent loads, LU
-// substitutions and products: 1.0 ms a solve (thirty-third session) against the 0.32 ms that its
+// Why not a thread a chain (SolveChain): a sweep's 10,000 chains are 10,000 threads there, 2.4
+// warps an SM of an H100, each step a chain of dependent loads, LU substitutions and products:
+// 1.0 ms a solve (docs/performance.md, Sweeps) against the 0.32 ms that its
 // 1.06 GB (the factors' 0.87 and the vectors') take at the bandwidth bound. Here 60,000 threads,
 // each with 13 loads a forward step and 7 a backward one, coalesced (a warp is one row of 32
 // neighbouring chains).
 // Loaded a step ahead: where each thread has one row (threads = kThreads: a device, or the
 // threaded test), a step's loads (its rows of the blocks, its entry of r or x) are issued at the
 // start of the step before, so that their memory latency overlaps that step's two barriers and
-// products instead of stalling the step that reads them. The groups' solve took 0.54 ms from the
-// float factors at 10,000 chains on an H100 (thirty-seventh session), 2.6 us a block step, a
+// products instead of stalling the step that reads them. The groups' solve takes 0.54 ms from the
+// float factors at 10,000 chains on an H100 (docs/performance.md, Sweeps), 2.6 us a block step, a
 // step's loads waited for at each phase: latency, not bandwidth (0.8 TB/s). The one-thread host
 // run loads them where they are used.
 // Sweeps as for SolveChain: the backward sweep alone starts from x_0 in memory (block 0 corrected
