@@ -45,13 +45,13 @@
 // comes first, so that the measured run finds the backend warm (lazily loaded kernels, captured
 // graphs, the caching allocator's memory). The `step` column is the measured run's
 // RunSummary::stepping_seconds over its steps after the first: the stepping alone, without the
-// run's fixed cost and the first step. (Until the twenty-fourth session it was (wall of the S-step
-// run - wall of the one-step run) / (S - 1), which charged the one-step run's cold start against
-// the steps: 3 times too small for 4,000 copies of a 100-element cable on the CPU at S = 3.) The
-// `cold_ms` column is that one-step run's wall beyond the measured run's fixed cost and first
-// step: its cold start, the old column's error times S - 1. `init_ms` and `out_ms` split the
-// measured run's fixed cost: the consistent initial state with the method's start, and the two
-// frames (state downloads and energies; RunSummary::initial_state_seconds, output_seconds).
+// run's fixed cost and the first step. (A difference of walls, (S-step run - one-step run) /
+// (S - 1), would subtract the one-step run's cold start from the steps: a third of the true figure
+// for 4,000 copies of a 100-element cable on the CPU at S = 3.) The `cold_ms` column is that
+// one-step run's wall beyond the measured run's fixed cost and first step: its cold start.
+// `init_ms` and `out_ms` split the measured run's fixed cost: the consistent initial state with
+// the method's start, and the two frames (state downloads and energies;
+// RunSummary::initial_state_seconds, output_seconds).
 #include <omp.h>
 #include <sys/resource.h>
 

@@ -19,8 +19,8 @@
 #   -H STEP       fixed time step in s (default 1e-3, the benchmark's default)
 #   -N NEWTON     full (default: a Newton matrix per iteration) or modified (one per step)
 #   -b BUILD_DIR  build directory (default build-bench, or build-bench-cuda). Configured with
-#                 -DBUILD_TESTING=OFF, and -DCATENARY_CUDA=OFF for the CPU backend; a separate
-#                 directory keeps it from racing other builds in build/.
+#                 -DCATENARY_BENCHMARKS=ON -DBUILD_TESTING=OFF, and -DCATENARY_CUDA=OFF for the CPU
+#                 backend; a separate directory keeps it from racing other builds in build/.
 #   -o OUT_DIR    where the per-repetition CSVs and medians go (default results/BACKEND_benchmark)
 #   --no-stage-times  no device waits between stages (stage columns 0; see catenary_benchmark)
 #   --no-build    skip the build
@@ -70,7 +70,7 @@ case "$backend" in
 esac
 : "${out_dir:=results/${backend}_benchmark}"
 if [[ $build -eq 1 ]]; then
-  cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release "${cuda_flags[@]}" -DBUILD_TESTING=OFF >/dev/null
+  cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release "${cuda_flags[@]}" -DCATENARY_BENCHMARKS=ON -DBUILD_TESTING=OFF >/dev/null
   cmake --build "$build_dir" -j"$(nproc)" --target catenary_benchmark
 fi
 exe="$build_dir/catenary_benchmark"

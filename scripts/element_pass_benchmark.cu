@@ -7,20 +7,19 @@
 // Jacobian, sm_90), to measure what bounds it; and the Jacobian pass with its matrix rows staged in
 // shared memory and copied out coalesced (memory_space.cuh's for_each_staged), and the Jacobian
 // block pass (jacobian_block_pass.cuh: a quadrature point per thread, then two blocks per thread).
-// The backend launches the forces-only pass at B = 2, as the H100 measured (seventeenth session),
-// the damped Jacobian pass staged (eighteenth session; 1.7 times faster, twentieth) and the
-// undamped one as the block pass (twenty-second session; 1.26 times the staged pass's speed on
-// an H200, thirty-first). The forces pass runs twice: alone, and with the mass term M w that the
-// integrator's residuals add in the same pass (16 more doubles an element read). The backend reads
-// its element records (properties, reference quadrature, scalar mass) field-major
-// (core/record_array.hpp) and writes the local forces and row sums entry-major (LocalEntryLayout)
-// since the thirty-second session; the forces pass at two blocks an SM and the block pass also
-// run with both element-major, as before, to measure what that saves, and with the records
-// shared (model/element_records.hpp: the cable's elements hold a few records, read through a
-// record number an element), as the backend reads them since the thirty-fifth session; and the
-// residual's pass that sums each node's rows itself (`chain Mw`, chain_forces_pass.cuh: the
-// backend's for modified Newton's evaluations since then), capped at 2 blocks an SM and uncapped,
-// against the forces+Mw rows summed on the host. This prints, per
+// The backend launches the forces-only pass at B = 2, the damped Jacobian pass staged and the
+// undamped one as the block pass: each the fastest of these launches as measured on an H100 or an H200
+// (docs/performance.md, "Element passes"), which this program measures again on any device. The
+// forces pass runs twice: alone, and with the mass term M w that the integrator's residuals add in
+// the same pass (16 more doubles an element read). The passes read one element record
+// (properties, reference quadrature, scalar mass) an element, field-major (core/record_array.hpp),
+// and write the local forces and row sums entry-major (LocalEntryLayout). The backend reads this
+// cable's records shared (model/element_records.hpp: the cable's elements hold a few records, read
+// through a record number an element); the forces pass at two blocks an SM and the block pass also
+// run with the records shared, and with records and outputs element-major, to measure what each
+// layout saves. Last, the residual's pass that sums each node's rows itself (`chain Mw`,
+// chain_forces_pass.cuh: the backend's for modified Newton's evaluations), capped at 2 blocks an
+// SM and uncapped, against the forces+Mw rows summed on the host. This prints, per
 // launch, the median time of a pass, the bandwidth it reaches (element_pass_bytes, as the
 // benchmark's "el GB/s") and its fraction of the device's peak, and checks that its forces,
 // matrices and energies equal the Thrust launch's bit for bit (the same code; anything else is a
@@ -65,9 +64,9 @@ void check(cudaError_t status, const char* what) {
   }
 }
 
-// How a pass reads the element records and writes its local forces and row sums: field-major and
-// entry-major (the backend's layouts until the thirty-fifth session), element-major (before the
-// thirty-second), or the records shared and field-major (the backend's for this cable since).
+// How a pass reads the element records and writes its local forces and row sums: one record an
+// element, field-major and entry-major; element-major (Model's own layout); or the records shared
+// and field-major (the backend's layout for this cable).
 enum class Layout { FieldMajor, ByElement, Shared };
 
 // The cable's element arrays on the device and the pass's outputs, as the backend holds them.
@@ -259,7 +258,7 @@ void run_pass(DeviceCable& cable, int n, int dofs, double peak, bool mass_term =
       print_row(n, name, "blocks (points shared)", block_ms, bytes, peak, difference <= 1e-13 * largest);
       if (out != reference)
         std::printf("# the block pass's outputs differ by up to %.3g (largest output %.3g)\n", difference, largest);
-      // Its points phase as before the thirty-first session: an element's eight points in one warp.
+      // Its points phase by element instead: an element's eight points in one warp.
       cable.clear();
       const double by_element_ms = median_ms([&] {
         catenary::cuda::launch_jacobian_blocks<catenary::cuda::DeviceSpace, 3, true>(cable.elements, blocks);
@@ -283,7 +282,7 @@ void run_pass(DeviceCable& cable, int n, int dofs, double peak, bool mass_term =
 }
 
 // The residual's forces pass that sums each node's rows itself (chain_forces_pass.cuh, the
-// backend's for modified Newton's evaluations since the thirty-fifth session) against the plain
+// backend's for modified Newton's evaluations) against the plain
 // forces+Mw pass, whose rows the backend then gathers: r = from - (the rows summed per node), with
 // the records shared, capped at 2 blocks an SM (the backend's launch) and uncapped. `same`: r
 // equals the one summed on the host from the plain pass's rows (`reference`), bit for bit.

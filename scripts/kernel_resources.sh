@@ -1,20 +1,30 @@
 #!/usr/bin/env bash
-# Static resources of the device kernels, as ptxas reports them for sm_90 (registers per thread,
-# stack frame, spill stores / loads): what bounds a kernel's occupancy before any GPU runs it.
-# Builds the library in its own directory with -Xptxas=-v and prints one table row per kernel
-# whose loop body is one of catenary's functors (Thrust's own helper kernels are left out).
-# No GPU needed; about 2 minutes on 2 cores the first time, 1 minute later (the CUDA sources).
+# The static resources of catenary's device kernels as ptxas reports them: registers a thread,
+# stack frame, and spill stores and loads. These bound a kernel's occupancy (how many blocks an SM
+# holds) before any GPU runs it: check them after changing a device functor, or when a pass is
+# slower than its memory traffic predicts (docs/performance.md, "Element passes").
 #
-#   scripts/kernel_resources.sh [BUILD_DIR]     (default build-ptxas)
+# Configures a build of the library in its own directory with -Xptxas=-v, compiles the CUDA
+# sources and prints a Markdown table, one row per kernel whose loop body is one of catenary's
+# functors (Thrust's own helper kernels are left out). Needs the CUDA toolkit, not a GPU; about
+# 2 minutes on 2 cores the first time, 1 minute later. scripts/gpu_benchmarks.sh resources runs it
+# too, into its results directory.
+#
+#   scripts/kernel_resources.sh [BUILD_DIR [ARCH]]   (default build-ptxas, and 90: H100, H200)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build_dir=${1:-build-ptxas}
-cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DCATENARY_CUDA=ON -DCMAKE_CUDA_FLAGS="-Xptxas=-v" >/dev/null
+arch=${2:-90}
+cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DCATENARY_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES="$arch" \
+  -DCMAKE_CUDA_FLAGS="-Xptxas=-v" >/dev/null
 log="$build_dir/ptxas.log"
 # ptxas reports only when it compiles: drop this directory's CUDA objects (not the sources'
 # timestamps, which would make every other build directory recompile them too).
 find "$build_dir" -name '*.cu.o' -delete
-cmake --build "$build_dir" -j"$(nproc)" --target catenary_core > "$log" 2>&1 || { tail -30 "$log"; exit 1; }
+# The CUDA sources: their own library where the build has one, else part of catenary_core.
+target=catenary_core
+grep -q 'add_library(catenary_cuda' CMakeLists.txt && target=catenary_cuda
+cmake --build "$build_dir" -j"$(nproc)" --target "$target" > "$log" 2>&1 || { tail -30 "$log"; exit 1; }
 python3 - "$log" <<'EOF'
 import re, subprocess, sys
 lines = open(sys.argv[1]).read().splitlines()

@@ -1,10 +1,17 @@
 #!/usr/bin/env python3
-"""Kernel times from an Nsight Compute CSV (ncu --csv --metrics gpu__time_duration.sum ...).
+"""Kernel times from an Nsight Compute profile, summed per loop body and listed per solver level.
 
-Prints, per loop body (the catenary functor a Thrust/CUB kernel runs, as scripts/kernel_resources.sh
-names them), the launches, total and median microseconds; then, for the block solvers' level
-kernels, each launch in order: the time of every level of the cyclic reduction, which the
-benchmark's stage columns only give summed (docs/benchmarks.md: the cost model's "80 us a level").
+What you get: where a run's GPU time goes. Profile a run with
+
+    ncu --csv --clock-control none --metrics gpu__time_duration.sum --log-file PROFILE.csv \\
+        build/catenary_benchmark --backend cuda --steps 2 100000
+
+(scripts/gpu_benchmarks.sh profile does this for two runs), then this prints, per loop body (the
+catenary functor a Thrust/CUB kernel runs, named as scripts/kernel_resources.sh names them), the
+launches, total and median microseconds and the share of the kernel time; then, for the block
+solvers' level kernels, each launch in order: the time of every level of the cyclic reduction,
+which the benchmark's stage columns give only summed (docs/performance.md, "Cost model and bounds":
+the latency of a level).
 
     scripts/kernel_times.py PROFILE.csv [--levels N]    (N: level launches listed per kernel, default 40)
 """

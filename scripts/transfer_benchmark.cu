@@ -1,10 +1,9 @@
 // How fast a vector of a 1,000,000-element model (6,000,000 doubles, 48 MB) moves between the
 // device and the host, each way the backend could move it: an output frame downloads four such
-// vectors (q, v, lambda, M v; lambda's rows are few), the initial state uploads them. Written
-// in the fortieth session, when a frame of the 1,000,000-element cable took about 77 ms on an
-// H200's host: it separates the link, the host's copies and the page faults of a fresh array
-// (which turned out the most: 35 ms for 48 MB, against 3.5 ms into touched pageable memory).
-// Medians of 7 runs, ms and GB/s.
+// vectors (q, v, lambda, M v; lambda's rows are few), the initial state uploads them. This
+// separates what such a trip costs: the link, the host's copies, and the page faults of a freshly
+// allocated host array (on an H200's host the largest part, ten times a copy into pageable memory
+// already touched; docs/performance.md, "Output frames"). Medians of 7 runs, ms and GB/s.
 //
 //   catenary_transfer_benchmark [entries]     (default 6000000)
 #include <cuda_runtime.h>
