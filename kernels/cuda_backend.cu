@@ -310,7 +310,7 @@ class CudaBackend : public Backend {
   double newton_matrix_norm() const override { return matrix_norm_; }
 
   // cuSOLVER's batched QR factorizes inside solve(); its time counts as factorization there.
-  void factorize() override {
+  void factorize_matrix() override {
     Stopwatch w;
     factorized_ = needs_mass_term_ && !border_eliminates(mass_coefficient_) ? &general_solver() : solver_.get();
     factorized_->factorize(raw<double>(values_));

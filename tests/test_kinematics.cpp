@@ -1,6 +1,7 @@
 // Rigid mechanisms without an integrator: kinematic analysis of driven (zero-DOF) mechanisms
 // against closed-form kinematics, inverse dynamics against the closed-form driver torque and pin
-// force, and assembly of deliberately inconsistent positions.
+// force, and the checks of the constraint Jacobian. (Assembly of deliberately inconsistent
+// positions and velocities is the consistent initial state's: test_multibody_dynamics.cpp.)
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -84,44 +85,6 @@ TEST_CASE("inverse dynamics of a driven pendulum gives the closed-form torque an
   INFO("largest torque error " << worst_torque << " N m, pin force error " << worst_force << " N");
   CHECK(worst_torque < 1e-8);
   CHECK(worst_force < 1e-8);
-}
-
-TEST_CASE("assembly brings an inconsistent four-bar onto its constraints, keeping the weighted crank",
-          "[multibody][assembly]") {
-  const double a = 0.3, b = 0.9, c = 0.8, d = 1.0;
-  const Mechanism m = four_bar(a, b, c, d, M_PI / 3);
-  const Eigen::VectorXd exact = m.initial_positions();
-  REQUIRE(evaluate_constraints(m, exact, Eigen::VectorXd::Zero(21), 0.0).phi.lpNorm<Eigen::Infinity>() < 1e-14);
-
-  // Move the coupler and the rocker off: 3 cm and a few degrees.
-  Eigen::VectorXd guess = exact;
-  guess.segment(7, 3) += Eigen::Vector3d(0.03, -0.02, 0.01);
-  const Vec<4> tilt = rigid::from_axis_angle(kZ, 0.08);
-  for (int k = 0; k < 4; ++k) guess[14 + 3 + k] += 0.5 * (tilt[k] - (k == 0 ? 1.0 : 0.0));
-  guess.segment(14, 3) += Eigen::Vector3d(-0.02, 0.03, 0.0);
-  Eigen::VectorXd weights = Eigen::VectorXd::Ones(21);
-  weights.head(7).setConstant(1e8);  // keep the crank where it is
-  const AssemblyResult r = assemble_positions(m, guess, weights, 0.0);
-  INFO("assembly: " << r.iterations << " iterations, violation " << r.constraint_violation);
-  CHECK(r.constraint_violation < 1e-10);
-  const double crank_moved = (r.q.head(7) - guess.head(7)).lpNorm<Eigen::Infinity>();
-  const double others_moved = (r.q.tail(14) - guess.tail(14)).lpNorm<Eigen::Infinity>();
-  INFO("crank moved " << crank_moved << ", coupler and rocker " << others_moved);
-  CHECK(crank_moved < 1e-6 * others_moved);
-  // With the crank kept, the closed-form loop closure fixes the rest: the assembled rocker is the
-  // exact one (same branch).
-  CHECK((r.q.tail(14) - exact.tail(14)).lpNorm<Eigen::Infinity>() < 1e-6);
-
-  // Velocities: a given crank rate is kept; the others follow from the constraints.
-  Eigen::VectorXd v0 = Eigen::VectorXd::Zero(21);
-  const Vec<4> pd = rigid::p_rate_from_angular_velocity(m.bodies[0].orientation, rigid::vec_scale(2.0, kZ));
-  for (int k = 0; k < 4; ++k) v0[3 + k] = pd[k];
-  const Vec<3> A = rigid::vec3(a * std::cos(M_PI / 3), a * std::sin(M_PI / 3), 0);
-  v0.segment(0, 3) = Eigen::Vector3d(-A[1], A[0], 0);  // the crank centre at 2 rad/s: omega x (A / 2)
-  const Eigen::VectorXd v = assemble_velocities(m, r.q, v0, weights, 0.0);
-  const ConstraintState s = evaluate_constraints(m, r.q, v, 0.0);
-  CHECK((Eigen::MatrixXd(s.jacobian) * v - s.nu).lpNorm<Eigen::Infinity>() < 1e-10);
-  CHECK((v.head(7) - v0.head(7)).lpNorm<Eigen::Infinity>() < 1e-6);
 }
 
 TEST_CASE("kinematic analysis refuses a mechanism that is not fully driven", "[multibody][kinematics]") {

@@ -262,7 +262,7 @@ void CpuBackend::assemble_newton_matrix(const Vector& q, const Vector& v, const 
 
 // Matrices without a mass term of a model with rigid bodies or a border go to UMFPACK
 // (BlockChainOrdering::needs_mass_term).
-void CpuBackend::factorize() {
+void CpuBackend::factorize_matrix() {
   Stopwatch w;
   chain_factorized_ = chain_solver_ && (border_eliminates(mass_coefficient_) || !chain_solver_->needs_mass_term());
   if (chain_factorized_)

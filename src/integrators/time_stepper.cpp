@@ -1,5 +1,5 @@
-// The Newton iteration of one implicit step and the step-control loop shared by the time
-// integrators (see time_stepper.hpp).
+// The Newton problem of one implicit step (NewtonSolver iterates it) and the step-control loop
+// shared by the time integrators (see time_stepper.hpp).
 #include "time_stepper.hpp"
 
 #include <algorithm>
@@ -13,12 +13,122 @@
 
 namespace catenary {
 
+namespace {
+
+NewtonOptions dynamic_newton_options(const DynamicSettings& s) {
+  NewtonOptions o;
+  o.max_iterations = s.max_iterations;
+  o.modified = s.newton == DynamicSettings::Newton::Modified;
+  o.update_test = NewtonOptions::UpdateTest::Estimated;
+  o.diverging_updates = 3;
+  return o;
+}
+
+}  // namespace
+
+// One step's Newton iteration on (q1, mu) in NewmarkNewton's backend vectors. Per iteration: the
+// residual and, where the iteration refreshes it, the Newton matrix in one pass (newton_terms),
+// the constraint residual, one reduction for both maxima; the solve; one pass that updates q1
+// (and v1 where the iteration reads it) and measures the update. Only those scalars reach the host.
+class NewmarkNewton::Iteration final : public NewtonProblem {
+ public:
+  Iteration(NewmarkNewton& n, const NewmarkParameters& p, double t1, double bh2, double gamma_h, const Vector& lambda0,
+            const Vector* memory, bool kinematics_set, StepState& to, const std::function<void()>& first_guess)
+      : n_(n), be_(n.be_), p_(p), t1_(t1), bh2_(bh2), gamma_h_(gamma_h), lambda0_(lambda0), memory_(memory),
+        kinematics_set_(kinematics_set), to_(to), first_guess_(first_guess),
+        index2_(n.s_.formulation == DynamicSettings::Formulation::StabilizedIndex2),
+        rc_scale_(index2_ ? bh2 / gamma_h : 1.0) {}
+
+  void start(bool again) override {
+    if (again) first_guess_();
+    be_.combine({{p_.c.stiffness, &lambda0_}}, n_.mu_);
+    // v1 from q1 here (unless given) where the residual reads it, then by the updates of q1
+    // (apply): the kinematics are affine. a1 is not kept during the iteration (kinematics).
+    if (!kinematics_set_ && n_.velocity_in_iteration_) n_.kinematics(to_.q, bh2_, gamma_h_, to_, false);
+    // r = -(M (q1 - qhat + k m) + s (f - g) + C^T mu)   (memory in coordinates), or
+    // r = -(M (q1 - qhat) + s (f - g) + k m + C^T mu)   (memory as a force);  rc = -(Phi(q1, t1)).
+    // newton_terms returns r = fixed_terms - (s f + M (q1 - origin) + C^T mu) (ForceTerms), origin =
+    // qhat, or qhat - k m for the memory in coordinates (formed once a step).
+    const Vector* origin = &n_.qhat_;
+    if (memory_ && p_.memory_in_coordinates) {
+      if (n_.mass_origin_.size() == 0) n_.mass_origin_ = be_.make_vector(n_.sys_.dofs());
+      be_.combine({{1.0, &n_.qhat_}, {-p_.memory_scale, memory_}}, n_.mass_origin_);
+      origin = &n_.mass_origin_;
+    }
+    terms_ = ForceTerms{p_.c.stiffness, 1.0, origin, &n_.fixed_terms_};
+    largest_q_ = 0.0;
+  }
+
+  NewtonResidual evaluate(bool matrix) override {
+    n_.sys_.newton_terms(to_.q, to_.v, t1_, terms_, n_.mu_, p_.c, n_.r_, n_.phi_, index2_, matrix);
+    be_.combine({{rc_scale_, &n_.b_}, {-rc_scale_, &n_.phi_}}, n_.rc_);
+    double maxima[2];  // |r|, |rc|
+    be_.max_abs_each({&n_.r_, &n_.rc_}, maxima);
+    return {std::max(maxima[0], maxima[1]), maxima[0] / p_.residual_unit};
+  }
+
+  // The round-off floor at max |q1| of the last update (0 before one).
+  double residual_limit() override {
+    return n_.sys_.residual_floor(n_.sys_.newton_matrix_norm(), largest_q_);
+  }
+
+  long factorize() override {
+    const long id = be_.factorize();
+    n_.kept_coefficients_ = p_.c;
+    return id;
+  }
+
+  bool holds(long factorization) override {
+    return factorization == be_.factorization() && same_coefficients(p_.c, n_.kept_coefficients_);
+  }
+
+  void solve() override { be_.solve_newton_update(n_.r_, n_.rc_, n_.dq_, n_.dmu_); }
+
+  NewtonUpdate apply(double) override {
+    const double tol = n_.s_.newton_tolerance;
+    const UpdateNorms u = n_.velocity_in_iteration_
+                              ? be_.add_update(n_.dq_, to_.q, {{gamma_h_ / bh2_, &to_.v}}, tol)
+                              : be_.add_update(n_.dq_, to_.q, {}, tol);
+    be_.axpby(1.0, n_.dmu_, 1.0, n_.mu_);
+    largest_q_ = u.max_abs;
+    return {u.weighted, u.worst};
+  }
+
+  // A failed iteration's only vector download.
+  std::vector<int> non_finite_entries() override {
+    Eigen::VectorXd r;
+    be_.download(n_.r_, r);
+    std::vector<int> entries;
+    for (int i = 0; i < r.size(); ++i)
+      if (!std::isfinite(r[i])) entries.push_back(i);
+    return entries;
+  }
+
+  std::string describe(int entry) override { return n_.sys_.describe_dof(entry); }
+
+ private:
+  NewmarkNewton& n_;
+  Backend& be_;
+  const NewmarkParameters& p_;
+  const double t1_, bh2_, gamma_h_;
+  const Vector& lambda0_;
+  const Vector* memory_;
+  const bool kinematics_set_;
+  StepState& to_;
+  const std::function<void()>& first_guess_;
+  const bool index2_;
+  const double rc_scale_;
+  ForceTerms terms_;
+  double largest_q_ = 0.0;  // max |q1| after the last update (the residual floor's scale)
+};
+
 NewmarkNewton::NewmarkNewton(System& sys, const DynamicSettings& s)
     : sys_(sys),
       be_(sys.backend()),
       s_(s),
       velocity_in_iteration_(s.formulation == DynamicSettings::Formulation::StabilizedIndex2 ||
-                             sys.velocity_in_residual()) {
+                             sys.velocity_in_residual()),
+      solver_(dynamic_newton_options(s)) {
   const int n = sys.dofs(), m = sys.constraints();
   for (Vector* x : {&qhat_, &vhat_, &fixed_terms_, &r_, &dq_}) *x = be_.make_vector(n);
   for (Vector* x : {&mu_, &b_, &phi_, &rc_, &dmu_}) *x = be_.make_vector(m);
@@ -61,22 +171,11 @@ StepOutcome NewmarkNewton::solve_affine(const NewmarkParameters& p, double t1, d
   sys_.constraint_rhs(t1, b, index2 ? 1 : 0);
   be.upload(b, b_);
 
-  // Modified Newton starts from the factorization an earlier step left when nothing has
-  // factorized since (the backend's factorization count) and the coefficients are the same.
-  // Should the iteration fail from it, the step is retried from the same guess with a fresh one.
-  const bool reuse = s_.newton == DynamicSettings::Newton::Modified &&
-                     kept_factorization_ == be.timings().factorizations && same_coefficients(p.c, kept_coefficients_);
-  StepOutcome out = iterate(p, t1, bh2, gamma_h, lambda0, memory, !reuse, kinematics_set, to);
-  if (!out.converged && reuse) {
-    first_guess();
-    const int spent = out.iterations;
-    out = iterate(p, t1, bh2, gamma_h, lambda0, memory, true, kinematics_set, to);
-    out.iterations += spent;
-  }
-  if (!out.converged) {
-    if (out.why.empty()) out.why = "Newton did not converge in " + std::to_string(s_.max_iterations) + " iterations";
-    return out;
-  }
+  // Modified Newton starts from the factorization an earlier step left where the backend still
+  // holds it and the coefficients are the same (NewtonSolver).
+  Iteration iteration(*this, p, t1, bh2, gamma_h, lambda0, memory, kinematics_set, to, first_guess);
+  StepOutcome out = solver_.solve(iteration);
+  if (!out.converged) return out;
   to.t = t1;
   kinematics(to.q, bh2, gamma_h, to, true);
   if (index2) project_positions(t1, to);
@@ -91,120 +190,8 @@ std::vector<int> NewmarkNewton::unsettled_coordinates(const Vector& q1) {
   return sys_.unsettled_coordinates(dq, q, s_.newton_tolerance);
 }
 
-// The weighted distance from the corrected iterate to the step's solution, estimated. Two Newton
-// updates in a row (each from a matrix assembled at its own iterate) converge quadratically, so
-// their rate theta = update / previous bounds what is left: theta / (1 - theta) x the update
-// (Hairer & Wanner, Solving ODEs II, IV.8), which stands for the update where it is the smaller
-// (theta < 1/2). The second of full Newton's updates is typically 1e-5 of the first: the step then
-// ends without a third pass, which would assemble a Jacobian only to find the residual at its
-// floor. Not for modified Newton's chord updates (previous = infinity there): their second update
-// comes from the matrix of the first and measured 1e-3 of the third on a 10-element cable, so
-// their ratio is no bound on the error left (accepting on it, the runs drifted 50 tolerances from
-// full Newton's in 20 steps); the update itself is their test.
-double NewmarkNewton::estimated_error(double update, double previous) {
-  const double theta = update / previous;  // 0 where previous is infinite: no rate
-  return theta > 0.0 && theta < 0.5 ? theta / (1.0 - theta) * update : update;
-}
-
 bool NewmarkNewton::same_coefficients(const NewtonMatrixCoefficients& a, const NewtonMatrixCoefficients& b) {
   return a.mass == b.mass && a.stiffness == b.stiffness && a.damping == b.damping && a.constraint == b.constraint;
-}
-
-StepOutcome NewmarkNewton::iterate(const NewmarkParameters& p, double t1, double bh2, double gamma_h,
-                                   const Vector& lambda0, const Vector* memory, bool refresh, bool kinematics_set,
-                                   StepState& to) {
-  const double s = p.c.stiffness;
-  Backend& be = be_;
-  Vector& q1 = to.q;
-  be.combine({{s, &lambda0}}, mu_);
-  const bool index2 = s_.formulation == DynamicSettings::Formulation::StabilizedIndex2;
-  const double rc_scale = index2 ? bh2 / gamma_h : 1.0;
-  const bool modified = s_.newton == DynamicSettings::Newton::Modified;
-  StepOutcome out;
-  double previous = INFINITY;
-  double newton_previous = INFINITY;  // the previous update where it was a Newton update, else infinite
-  double largest_q = 0.0;             // max |q1|, from the last update (the residual floor's scale)
-  int growing = 0;
-  // v1 from q1 here (unless given) where the residual reads it, then by the updates of q1
-  // (add_update): the kinematics are affine. a1 is not kept during the iteration (kinematics).
-  if (!kinematics_set && velocity_in_iteration_) kinematics(q1, bh2, gamma_h, to, false);
-  // r = -(M (q1 - qhat + k m) + s (f - g) + C^T mu)   (memory in coordinates), or
-  // r = -(M (q1 - qhat) + s (f - g) + k m + C^T mu)   (memory as a force);  rc = -(Phi(q1, t1)).
-  // newton_terms returns r = fixed_terms - (s f + M (q1 - origin) + C^T mu) (ForceTerms), origin =
-  // qhat, or qhat - k m for the memory in coordinates (formed once a step).
-  const Vector* origin = &qhat_;
-  if (memory && p.memory_in_coordinates) {
-    if (mass_origin_.size() == 0) mass_origin_ = be.make_vector(sys_.dofs());
-    be.combine({{1.0, &qhat_}, {-p.memory_scale, memory}}, mass_origin_);
-    origin = &mass_origin_;
-  }
-  const ForceTerms terms{s, 1.0, origin, &fixed_terms_};
-  for (int it = 1; it <= s_.max_iterations; ++it) {
-    out.iterations = it;
-    sys_.newton_terms(q1, to.v, t1, terms, mu_, p.c, r_, phi_, index2, refresh);
-    be.combine({{rc_scale, &b_}, {-rc_scale, &phi_}}, rc_);
-    double maxima[2];  // |r|, |rc|
-    be.max_abs_each({&r_, &rc_}, maxima);
-    const double force_residual = maxima[0];
-    const double residual = std::max(force_residual, maxima[1]);
-    out.last_residual = force_residual / p.residual_unit;
-    if (!std::isfinite(residual)) {
-      out.why = "the residual is not finite (NaN or overflow)";
-      Eigen::VectorXd r;
-      be.download(r_, r);
-      for (int i = 0; i < r.size(); ++i)
-        if (!std::isfinite(r[i])) {
-          if (!out.residual_not_finite) {  // the first names the place
-            out.why += ", first at " + sys_.describe_dof(i);
-            out.worst_dof = i;
-            out.residual_not_finite = true;
-          }
-          out.unsettled_dofs.push_back(i);
-        }
-      return out;
-    }
-    // Converged when the residual is at its round-off floor (the update test below may not
-    // be reachable for very stiff elements).
-    if (it > 1 && residual <= sys_.residual_floor(sys_.newton_matrix_norm(), largest_q)) {
-      out.converged = true;
-      break;
-    }
-    if (refresh) {
-      try {
-        be.factorize();
-      } catch (const SimulationError& e) {
-        out.why = e.what();
-        return out;
-      }
-      kept_factorization_ = be.timings().factorizations;
-      kept_coefficients_ = p.c;
-    }
-    be.solve_newton_update(r_, rc_, dq_, dmu_);
-    const UpdateNorms update = velocity_in_iteration_
-                                   ? be.add_update(dq_, q1, {{gamma_h / bh2, &to.v}}, s_.newton_tolerance)
-                                   : be.add_update(dq_, q1, {}, s_.newton_tolerance);
-    be.axpby(1.0, dmu_, 1.0, mu_);
-    out.last_update = update.weighted;
-    out.worst_dof = update.worst;
-    largest_q = update.max_abs;
-    if (!std::isfinite(out.last_update)) {
-      out.why = "the Newton update is not finite";
-      return out;
-    }
-    if (estimated_error(out.last_update, refresh ? newton_previous : INFINITY) <= 1.0) {
-      out.converged = true;
-      break;
-    }
-    growing = out.last_update > previous ? growing + 1 : 0;
-    newton_previous = refresh ? out.last_update : INFINITY;
-    refresh = !modified || out.last_update > 0.5 * previous;
-    previous = out.last_update;
-    if (growing >= 3) {
-      out.why = "Newton iteration diverges";
-      break;
-    }
-  }
-  return out;
 }
 
 // The positions of a stabilized index-2 step, back onto Phi(q, t1) = 0: q1 += dq with
@@ -299,10 +286,8 @@ void run_time_steps(System& sys, const DynamicSettings& s, double output_interva
       }
       std::ostringstream msg;
       msg << "dynamic analysis failed at t = " << state.t << " s (step " << summary.steps + 1
-          << ", h = " << h_try << " s): " << r.why << "; force residual " << r.last_residual
-          << " N, last weighted correction " << r.last_update << " (1 = tolerance)"
-          << (r.worst_dof >= 0 && !r.residual_not_finite ? ", largest at " + sys.describe_dof(r.worst_dof)
-                                                          : std::string())
+          << ", h = " << h_try << " s): "
+          << newton_diagnosis(r, "force residual", "N", [&](int dof) { return sys.describe_dof(dof); })
           << (s.adaptive ? "; the step is at its minimum" : "; try a smaller step or the adaptive step");
       const std::string singular = sys.singularity_note(state.q, state.t);
       if (!singular.empty()) msg << "; " << singular;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "catenary/integrators/analyses.hpp"
+#include "catenary/integrators/newton.hpp"
 
 namespace catenary {
 
@@ -38,16 +39,8 @@ struct StepState {
   }
 };
 
-struct StepOutcome {
-  bool converged = false;
-  int iterations = 0;
-  double last_update = 0.0;    // weighted norm of the last correction (1 = tolerance)
-  double last_residual = 0.0;  // largest force residual of the last evaluated iterate (N)
-  int worst_dof = -1;  // where the last update was largest, or the residual not finite; -1: not known
-  bool residual_not_finite = false;  // worst_dof is then the residual's first such entry, named in why
-  std::vector<int> unsettled_dofs;    // the residual's entries that are not finite, where it is not
-  std::string why;
-};
+// A step's Newton iteration: converged, or why not (NewtonOutcome, newton.hpp).
+using StepOutcome = NewtonOutcome;
 
 class TimeStepper {
  public:
@@ -81,8 +74,9 @@ std::unique_ptr<TimeStepper> make_bdf_stepper(System& sys, const DynamicSettings
 // s = c.stiffness, mu = s lambda1, and a constant force term m (scaled by k) given by the method.
 // With the stabilized index-2 formulation the Newton iteration meets the velocity constraints
 // Phi_q v1 = nu instead of Phi(q1) = 0, and the positions are then projected onto Phi = 0.
-// Newton matrix [c.mass M + c.stiffness K + c.damping D, C^T; C, 0]. Converged when the weighted
-// update norm is <= 1 or the residual is at its round-off floor.
+// Newton matrix [c.mass M + c.stiffness K + c.damping D, C^T; C, 0]. The iteration is
+// NewtonSolver's (newton.hpp) with the update test estimated from the rate of full Newton's
+// updates, the divergence test, and modified Newton where the settings ask for it.
 struct NewmarkParameters {
   double beta = 0.25, gamma = 0.5;
   NewtonMatrixCoefficients c;  // c.stiffness is s
@@ -107,9 +101,9 @@ class NewmarkNewton {
   // with qhat() and vhat() set by the caller and lambda0 the multipliers to start from; memory may
   // be null when memory_scale is 0. first_guess writes the first guess into to.q (with
   // kinematics_set, also to.v by the formulas above where velocity_in_iteration_): before the
-  // iteration, and again
-  // where modified Newton retries the step from a fresh factorization (rather than a copy of the
-  // guess kept every step for the rare retry: two coordinate-sized vectors a step).
+  // iteration, and again where modified Newton retries the step from a fresh factorization
+  // (rather than a copy of the guess kept every step for the rare retry: two coordinate-sized
+  // vectors a step).
   StepOutcome solve_affine(const NewmarkParameters& p, double t1, double bh2, double gamma_h, const Vector& lambda0,
                            const Vector* memory, StepState& to, const std::function<void()>& first_guess,
                            bool kinematics_set = false);
@@ -127,14 +121,9 @@ class NewmarkNewton {
   // Stabilized index 2: after the Newton iteration on the velocity constraints, to.q back onto
   // Phi(q, t1) = 0 (see time_stepper.cpp).
   void project_positions(double t1, StepState& to);
-  // The Newton iterations of solve_affine from to.q and lambda0; the first one assembles and
-  // factorizes the Newton matrix if refresh, else solves with the backend's current factorization.
-  StepOutcome iterate(const NewmarkParameters& p, double t1, double bh2, double gamma_h, const Vector& lambda0,
-                      const Vector* memory, bool refresh, bool kinematics_set, StepState& to);
-  // Weighted (1 = tolerance); previous: the Newton update before this Newton update, else infinite.
-  static double estimated_error(double update, double previous);
   static bool same_coefficients(const NewtonMatrixCoefficients& a, const NewtonMatrixCoefficients& b);
-
+  // The NewtonProblem of one step (time_stepper.cpp): its vectors are this object's.
+  class Iteration;
 
   System& sys_;
   Backend& be_;
@@ -143,16 +132,17 @@ class NewmarkNewton {
   // constraints): else v1 is formed only at convergence.
   const bool velocity_in_iteration_;
   Vector qhat_, vhat_, r_, dq_;  // coordinate-sized work vectors
-  Vector fixed_terms_;                      // s g(t1) - k m (memory as a force) or s g(t1): the step's
-                                            // residual terms that do not change with q1
+  // s g(t1) - k m (memory as a force) or s g(t1): the step's residual terms that do not change
+  // with q1.
+  Vector fixed_terms_;
   // Generalized-alpha's memory in coordinates: the mass term is M (q1 - (qhat - k m)), this the
   // vector subtracted (made at its first step).
   Vector mass_origin_;
-  Vector mu_, b_, phi_, rc_, dmu_;                           // constraint-sized
-  // Modified Newton: the backend's factorization count after this stepper's last factorization,
-  // and the coefficients of that matrix.
-  long kept_factorization_ = -1;
+  Vector mu_, b_, phi_, rc_, dmu_;  // constraint-sized
+  // Modified Newton: the coefficients of the matrix this stepper factorized last (its identity
+  // is the solver's).
   NewtonMatrixCoefficients kept_coefficients_;
+  NewtonSolver solver_;
 };
 
 // The step-control loop: consistent initial state, then fixed steps (the last one shortened to

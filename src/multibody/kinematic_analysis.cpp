@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "catenary/core/errors.hpp"
+#include "catenary/integrators/newton.hpp"
 
 namespace catenary {
 
@@ -27,6 +28,53 @@ Eigen::FullPivLU<Eigen::MatrixXd> factor_square_jacobian(const Mechanism& m, con
   if (!lu.isInvertible()) throw SimulationError("kinematic analysis failed: " + describe_singularity(m, q, t));
   return lu;
 }
+
+// Newton on Phi(q, t) = 0 for a zero-DOF mechanism (square): q -= Phi_q^-1 Phi, accepted where
+// max |Phi| <= 1e-13 (1 + max |q|), the first iterate included (the predictor may already be on
+// the constraints); the residual is the only measure.
+NewtonOptions kinematic_newton_options() {
+  NewtonOptions o;
+  o.max_iterations = 20;
+  o.update_test = NewtonOptions::UpdateTest::None;
+  o.test_first_residual = true;
+  o.diverging_updates = 0;
+  return o;
+}
+
+class SquarePositions final : public NewtonProblem {
+ public:
+  SquarePositions(const Mechanism& m, Eigen::VectorXd& q, const Eigen::VectorXd& v, double t)
+      : m_(m), q_(q), v_(v), t_(t) {}
+  // The constraints at the last iterate evaluated (the converged one).
+  const ConstraintState& state() const { return s_; }
+
+  NewtonResidual evaluate(bool) override {
+    s_ = evaluate_constraints(m_, q_, v_, t_);
+    const double norm = s_.phi.lpNorm<Eigen::Infinity>();
+    return {norm, norm};
+  }
+  double residual_limit() override { return 1e-13 * (1.0 + q_.lpNorm<Eigen::Infinity>()); }
+  long factorize() override {
+    lu_ = factor_square_jacobian(m_, q_, s_, t_);
+    return ++factorizations_;
+  }
+  void solve() override { dq_ = lu_.solve(s_.phi); }
+  // The update relative to the coordinates' scale (no update test reads it).
+  NewtonUpdate apply(double) override {
+    q_ -= dq_;
+    return {dq_.lpNorm<Eigen::Infinity>() / (1e-13 * (1.0 + q_.lpNorm<Eigen::Infinity>())), -1};
+  }
+
+ private:
+  const Mechanism& m_;
+  Eigen::VectorXd& q_;
+  const Eigen::VectorXd& v_;
+  const double t_;
+  ConstraintState s_;
+  Eigen::FullPivLU<Eigen::MatrixXd> lu_;
+  Eigen::VectorXd dq_;
+  long factorizations_ = 0;
+};
 
 }  // namespace
 
@@ -89,46 +137,6 @@ void check_redundant_constraints(const Mechanism& m, const Eigen::VectorXd& q, d
   }
 }
 
-AssemblyResult assemble_positions(const Mechanism& m, const Eigen::VectorXd& q0, const Eigen::VectorXd& weights,
-                                  double t, double tolerance) {
-  const int n = m.coordinate_count();
-  AssemblyResult r;
-  r.q = q0;
-  const Eigen::VectorXd zero = Eigen::VectorXd::Zero(n);
-  for (r.iterations = 0; r.iterations < 50; ++r.iterations) {
-    const ConstraintState s = evaluate_constraints(m, r.q, zero, t);
-    r.constraint_violation = s.phi.lpNorm<Eigen::Infinity>();
-    // The step to the minimum of 1/2 (q + dq - q0)^T W (q + dq - q0) with C dq = -Phi, in range
-    // space form: dq = -(q - q0) + W^-1 C^T mu, (C W^-1 C^T) mu = C (q - q0) - Phi. Unlike the
-    // full KKT matrix it stays well conditioned when some weights are very large.
-    const Eigen::MatrixXd C(s.jacobian);
-    const Eigen::VectorXd inverse_w = weights.cwiseInverse(), offset = r.q - q0;
-    const Eigen::MatrixXd S = C * inverse_w.asDiagonal() * C.transpose();
-    const Eigen::VectorXd mu = Eigen::FullPivLU<Eigen::MatrixXd>(S).solve(C * offset - s.phi);
-    const Eigen::VectorXd dq = -offset + inverse_w.asDiagonal() * (C.transpose() * mu);
-    r.q += dq;
-    if (r.constraint_violation <= tolerance && dq.lpNorm<Eigen::Infinity>() <= tolerance * (1.0 + r.q.lpNorm<Eigen::Infinity>())) {
-      r.constraint_violation = evaluate_constraints(m, r.q, zero, t).phi.lpNorm<Eigen::Infinity>();
-      return r;
-    }
-  }
-  std::ostringstream msg;
-  msg << "assembly did not converge in 50 iterations (largest constraint violation " << r.constraint_violation
-      << "): the initial positions may be too far from any assembled configuration";
-  throw SimulationError(msg.str());
-}
-
-Eigen::VectorXd assemble_velocities(const Mechanism& m, const Eigen::VectorXd& q, const Eigen::VectorXd& v0,
-                                    const Eigen::VectorXd& weights, double t) {
-  const ConstraintState s = evaluate_constraints(m, q, v0, t);
-  const Eigen::MatrixXd C(s.jacobian);
-  const Eigen::VectorXd inverse_w = weights.cwiseInverse();
-  // min 1/2 (v - v0)^T W (v - v0) subject to C v = nu: v = v0 + W^-1 C^T mu.
-  const Eigen::MatrixXd S = C * inverse_w.asDiagonal() * C.transpose();
-  const Eigen::VectorXd mu = Eigen::FullPivLU<Eigen::MatrixXd>(S).solve(s.nu - C * v0);
-  return v0 + inverse_w.asDiagonal() * (C.transpose() * mu);
-}
-
 std::vector<KinematicFrame> run_kinematics(const Mechanism& m, double end_time, double step) {
   const int n = m.coordinate_count(), rows = m.row_count();
   check_redundant_constraints(m, m.initial_positions(), 0.0);
@@ -140,25 +148,23 @@ std::vector<KinematicFrame> run_kinematics(const Mechanism& m, double end_time, 
   }
   std::vector<KinematicFrame> frames;
   Eigen::VectorXd q = m.initial_positions(), v = Eigen::VectorXd::Zero(n), a = Eigen::VectorXd::Zero(n);
+  NewtonSolver solver(kinematic_newton_options());
   const int steps = static_cast<int>(std::ceil(end_time / step - 1e-9));
   for (int k = 0; k <= steps; ++k) {
     const double t = std::min(k * step, end_time), h = k > 0 ? t - frames.back().t : 0.0;
     q += h * v + 0.5 * h * h * a;  // predictor from the last frame
-    // Positions: Newton on Phi(q, t) = 0 (square).
-    ConstraintState s = evaluate_constraints(m, q, v, t);
-    int it = 0;
-    for (; s.phi.lpNorm<Eigen::Infinity>() > 1e-13 * (1.0 + q.lpNorm<Eigen::Infinity>()); ++it) {
-      if (it == 20) {
-        std::ostringstream msg;
-        msg << "kinematic analysis: positions did not converge at t = " << t << " s (largest violation "
-            << s.phi.lpNorm<Eigen::Infinity>() << "); at the last position found, "
-            << describe_singularity(m, frames.empty() ? m.initial_positions() : frames.back().q,
-                                    frames.empty() ? t : frames.back().t);
-        throw SimulationError(msg.str());
-      }
-      q -= factor_square_jacobian(m, q, s, t).solve(s.phi);
-      s = evaluate_constraints(m, q, v, t);
+    SquarePositions positions(m, q, v, t);
+    const NewtonOutcome out = solver.solve(positions);
+    if (out.failure == NewtonFailure::Singular) throw SimulationError(out.why);
+    if (!out.converged) {
+      std::ostringstream msg;
+      msg << "kinematic analysis: positions did not converge at t = " << t << " s (" << out.why
+          << "; largest violation " << out.last_residual << "); at the last position found, "
+          << describe_singularity(m, frames.empty() ? m.initial_positions() : frames.back().q,
+                                  frames.empty() ? t : frames.back().t);
+      throw SimulationError(msg.str());
     }
+    ConstraintState s = positions.state();
     const Eigen::FullPivLU<Eigen::MatrixXd> lu = factor_square_jacobian(m, q, s, t);
     v = lu.solve(s.nu);
     s = evaluate_constraints(m, q, v, t);  // gamma depends on the velocities
@@ -175,7 +181,7 @@ std::vector<KinematicFrame> run_kinematics(const Mechanism& m, double end_time, 
     f.v = v;
     f.a = a;
     f.lambda = Eigen::FullPivLU<Eigen::MatrixXd>(Ct).solve(Q - M * a);
-    f.iterations = it;
+    f.iterations = out.updates;
     frames.push_back(std::move(f));
   }
   return frames;

@@ -211,8 +211,17 @@ class Backend {
   // at 6 M rows that pass read ~1.3 GB, 0.48 ms on an H100, for a number that needs no more than
   // its magnitude.
   virtual double newton_matrix_norm() const = 0;
-  // Factorizes the matrix last assembled; throws SimulationError if it is found singular.
-  virtual void factorize() = 0;
+  // Factorizes the matrix last assembled and returns the new factorization's identity (1, 2, ...
+  // in the order made), which factorization() returns until the next factorize(): a solver that
+  // keeps a factorization for later iterations (modified Newton) compares the two. Throws
+  // SimulationError if the matrix is found singular; no factorization is current then.
+  long factorize() {
+    factorization_ = 0;
+    factorize_matrix();
+    return factorization_ = ++factorizations_made_;
+  }
+  // The identity of the current factorization (the last factorize()'s); 0: none.
+  long factorization() const { return factorization_; }
   // [x; y] = A^-1 [rhs_dofs; rhs_constraints] with the last factorization.
   virtual void solve(const Vector& rhs_dofs, const Vector& rhs_constraints, Vector& x, Vector& y) = 0;
   // The same for a Newton update of a time step, which the next iterations correct: a backend may
@@ -258,6 +267,9 @@ class Backend {
   double strain_energy_and_momentum(const Vector& q, const Vector& v, Eigen::VectorXd& momentum);
 
  protected:
+  // The backend's factorization of the matrix last assembled (factorize()); throws
+  // SimulationError if it is found singular.
+  virtual void factorize_matrix() = 0;
   // Ends a setup phase of the constructor: its name and the wall seconds of lap (StageTimings::setup).
   void end_setup_phase(const char* name, double lap) { timings_.setup.push_back({name, lap}); }
 
@@ -269,6 +281,7 @@ class Backend {
   Scratch& scratch();
   int dof_count_, constraint_count_;
   std::shared_ptr<Scratch> scratch_;
+  long factorization_ = 0, factorizations_made_ = 0;
 };
 
 }  // namespace catenary

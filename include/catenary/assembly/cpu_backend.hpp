@@ -59,7 +59,6 @@ class CpuBackend : public Backend {
   void assemble_newton_matrix(const Vector& q, const Vector& v, const NewtonMatrixCoefficients& c,
                               const ForceTerms& terms, Vector& f) override;
   double newton_matrix_norm() const override { return matrix_norm_; }
-  void factorize() override;
   void solve(const Vector& rhs_dofs, const Vector& rhs_constraints, Vector& x, Vector& y) override;
   void constraint_product(const Vector& x, Vector& y) override;
   void add_constraint_transpose_product(double a, const Vector& mu, Vector& y) override;
@@ -68,6 +67,9 @@ class CpuBackend : public Backend {
   void scatter_add(const std::vector<int>& index, const std::vector<double>& values, Vector& x) override;
 
   const Eigen::SparseMatrix<double>& matrix() const { return matrix_; }
+
+ protected:
+  void factorize_matrix() override;
 
  private:
   // The element pass: local forces as terms asks, and with jacobian the local Newton matrices.

@@ -1,8 +1,10 @@
 #pragma once
-// The analyses of a rigid mechanism that need no integrator: assembly (consistent initial
-// positions and velocities closest to given ones), and kinematic analysis of fully driven
+// The analyses of a rigid mechanism that need no integrator: kinematic analysis of fully driven
 // (zero-DOF) systems with inverse dynamics (the multipliers, hence the driver forces and joint
-// reactions, that the prescribed motion needs).
+// reactions, that the prescribed motion needs), and the checks and failure messages about its
+// constraint Jacobian that the other analyses share (redundant rows, singular configurations).
+// (Assembling inconsistent positions and velocities is the consistent initial state's:
+// consistent_initial_state, integrators/analyses.hpp.)
 #include <string>
 #include <utility>
 #include <vector>
@@ -35,27 +37,11 @@ void check_redundant_constraints(const Mechanism& m, const Eigen::VectorXd& q, d
 std::string describe_singularity(const Mechanism& m, const Eigen::VectorXd& q, double t,
                                  double* relative_smallest = nullptr);
 
-struct AssemblyResult {
-  Eigen::VectorXd q;
-  double constraint_violation = 0.0;  // max |Phi| at the result
-  int iterations = 0;
-};
-
-// Positions on Phi(q, t) = 0 closest to q0 in the norm sum_i w_i (q_i - q0_i)^2 (weighted least
-// squares with the constraints, Gauss-Newton on its KKT system): a large weight keeps a
-// coordinate. Throws SimulationError when it does not converge.
-AssemblyResult assemble_positions(const Mechanism& m, const Eigen::VectorXd& q0, const Eigen::VectorXd& weights,
-                                  double t, double tolerance = 1e-12);
-
-// Velocities with Phi_q v = nu closest to v0 in the same weighted norm (one linear solve).
-Eigen::VectorXd assemble_velocities(const Mechanism& m, const Eigen::VectorXd& q, const Eigen::VectorXd& v0,
-                                    const Eigen::VectorXd& weights, double t);
-
 struct KinematicFrame {
   double t = 0.0;
   Eigen::VectorXd q, v, a;  // from the constraints alone
   Eigen::VectorXd lambda;   // inverse dynamics: M a + Phi_q^T lambda = Q
-  int iterations = 0;       // Newton iterations of the position solve
+  int iterations = 0;       // Newton updates of the position solve (0: the predictor met the constraints)
 };
 
 // Kinematic analysis of a zero-DOF mechanism (as many independent constraint rows, drivers
