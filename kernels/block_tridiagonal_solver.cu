@@ -10,13 +10,13 @@
 // Rows that hold one coordinate (a pinned end's) leave the blocks (solve/held_rows.hpp), so a
 // pinned cable's blocks are all 6 x 6, stored 6 wide, not 9.
 //
-// Unless CATENARY_FLOAT_FACTORS=0 (block_layout.hpp), a Newton update's solve (solve_newton_update)
-// other than the first after a factorization reads a float copy of D, L, U and the saved couplings,
-// made then, in double arithmetic: half the factors' bytes. Modified Newton solves about twice a step and
-// factorizes once in many steps, and its solves are what bound a sweep's step (benchmarks.md); on
-// an H200 the copy cut the solves by 16 to 19 % in the same Newton iterations (thirty-first
-// session). Full Newton and the one-off solves stay in double. Chain elimination in the interleaved
-// layout keeps the same copy of its D (inverses), L' and U.
+// With BlockSolverOptions::float_factors (the default), a Newton update's solve
+// (solve_newton_update) other than the first after a factorization reads a float copy of D, L, U
+// and the saved couplings, made then, in double arithmetic: half the factors' bytes. Modified
+// Newton solves about twice a step and factorizes once in many steps, and its solves are what
+// bound a sweep's step; the copy cuts the solves by 16 to 19 % in the same Newton iterations
+// (docs/performance.md, Linear solvers). Full Newton and the one-off solves stay in double. Chain
+// elimination in the interleaved layout keeps the same copy of its D (inverses), L' and U.
 #include <thrust/copy.h>
 #include <thrust/fill.h>
 #include <thrust/for_each.h>
@@ -71,8 +71,10 @@ class BlockTridiagonalSolver : public CsrSolver {
 
  public:
   BlockTridiagonalSolver(const std::vector<int>& block_ptr, const std::vector<int>& chain_ptr,
-                         std::optional<BlockMethod> method, int right_hand_sides, bool reuses_factorizations)
+                         std::optional<BlockMethod> method, int right_hand_sides, bool reuses_factorizations,
+                         const BlockSolverOptions& options)
       : block_ptr_(block_ptr),
+        options_(options),
         method_(method.value_or(preferred_block_method(chain_ptr))),
         chooses_method_(!method),
         reuses_factorizations_(reuses_factorizations),
@@ -92,7 +94,7 @@ class BlockTridiagonalSolver : public CsrSolver {
     graphs_.forget();  // their arrays are made anew
     const std::vector<int> rows = to_host<Space>(row_ptr, size + 1), cols = to_host<Space>(col_index, nonzeros);
     const std::vector<int> entry_row = entry_rows(rows);
-    const HeldRows held = held_rows_enabled() ? find_held_rows(block_ptr_, entry_row, cols) : HeldRows{};
+    const HeldRows held = options_.take_out_held_rows ? find_held_rows(block_ptr_, entry_row, cols) : HeldRows{};
     layout_ = BlockLayout(block_ptr_, held);
     blocks_ = layout_.blocks;
     B_ = layout_.B;
@@ -116,7 +118,7 @@ class BlockTridiagonalSolver : public CsrSolver {
     scatter_fills_padded_ = std::count_if(rhs_index.begin(), rhs_index.end(), [](int i) { return i >= 0; }) ==
                             static_cast<long>(layout.blocks) * layout.B;
     x_index_ = Ints(x_index.begin(), x_index.end());
-    float_factors_ = keeps_float_copy() && float_factors_enabled();
+    float_factors_ = keeps_float_copy() && options_.float_factors;
     held_ = held.size();
     held_in_block_0_ = std::count_if(held.row.begin(), held.row.end(), [&](int r) { return r < block_ptr_[1]; });
     held_at_ = HeldIndices(held.row, held.coordinate, held.entry_column);
@@ -594,6 +596,7 @@ class BlockTridiagonalSolver : public CsrSolver {
   }
 
   const std::vector<int> block_ptr_;  // the order's blocks, held rows included
+  const BlockSolverOptions options_;
   BlockLayout layout_;                // without the held rows (analyze)
   int blocks_ = 0, B_ = 0, chains_ = 0, saved_ = 0, size_ = 0, nonzeros_ = 0;
   int held_ = 0, held_in_block_0_ = 0;  // held rows, of them in block 0
@@ -602,7 +605,7 @@ class BlockTridiagonalSolver : public CsrSolver {
   bool interleaved_ = false;  // chain elimination in the interleaved layout (solve/interleaved_chain_elimination.hpp)
   bool scatter_fills_padded_ = false;  // the right-hand side's scatter leaves no padded entry unwritten
   // Cyclic reduction's and interleaved elimination's Newton-update solves read a float copy of the
-  // factors (float_factors_enabled), made at the second solve after a factorization.
+  // factors (BlockSolverOptions::float_factors), made at the second solve after a factorization.
   bool float_factors_ = false, float_copy_current_ = false;
   long solves_since_factorization_ = 0;
   int right_hand_sides_;  // the padded vectors' room (solve_many grows it when asked for more)
@@ -641,12 +644,13 @@ namespace catenary {
 std::unique_ptr<CsrSolver> make_block_tridiagonal_solver(const std::vector<int>& block_ptr,
                                                           const std::vector<int>& chain_ptr,
                                                           std::optional<BlockMethod> method, bool on_device,
-                                                          int right_hand_sides, bool reuses_factorizations) {
+                                                          int right_hand_sides, bool reuses_factorizations,
+                                                          const BlockSolverOptions& options) {
   if (on_device)
-    return std::make_unique<cuda::BlockTridiagonalSolver<cuda::DeviceSpace>>(block_ptr, chain_ptr, method,
-                                                                             right_hand_sides, reuses_factorizations);
+    return std::make_unique<cuda::BlockTridiagonalSolver<cuda::DeviceSpace>>(
+        block_ptr, chain_ptr, method, right_hand_sides, reuses_factorizations, options);
   return std::make_unique<cuda::BlockTridiagonalSolver<cuda::HostSpace>>(block_ptr, chain_ptr, method,
-                                                                         right_hand_sides, reuses_factorizations);
+                                                                         right_hand_sides, reuses_factorizations, options);
 }
 
 }  // namespace catenary

@@ -19,7 +19,6 @@
 #include "catenary/assembly/model_operators.hpp"
 #include "catenary/assembly/unknown_ordering.hpp"
 #include "catenary/assembly/vector_kernels.hpp"
-#include "catenary/core/environment.hpp"
 #include "catenary/core/errors.hpp"
 #include "catenary/core/stopwatch.hpp"
 #include "catenary/kernels/cuda_backend.hpp"
@@ -54,7 +53,8 @@ class CudaBackend : public Backend {
   // shared: shared_element_records(m.elements), which make_cuda_backend's estimate has found already
   // (hashing a 1,000,000-element model's records takes 0.09 s). reuses_factorizations: as
   // make_cuda_backend's.
-  CudaBackend(const Model& m, LinearSolver solver, const SharedElementRecords& shared, bool reuses_factorizations)
+  CudaBackend(const Model& m, LinearSolver solver, const SharedElementRecords& shared, bool reuses_factorizations,
+              const BackendOptions& options)
       : Backend(m.dof_count(), m.constraint_count()),
         baseline_device_bytes_(device_bytes_in_use()),
         dimension_(m.dimension),
@@ -70,7 +70,7 @@ class CudaBackend : public Backend {
     // reads from finalize_model's element-major ones; shared between the elements that hold the
     // same ones where those are few (model/element_records.hpp).
     const auto upload = [](const std::vector<double>& host) { return Doubles(host.begin(), host.end()); };
-    const bool share = reads_shared_records(shared.count(), elements_);
+    const bool share = reads_shared_records(shared.count(), elements_, options.share_element_records);
     records_ = share ? shared.count() : elements_;
     if (share) record_of_ = Ints(shared.record_of.begin(), shared.record_of.end());
     properties_ = upload(to_field_major(share ? shared.properties : el.properties));
@@ -78,8 +78,8 @@ class CudaBackend : public Backend {
     scalar_mass_ = upload(to_field_major((share ? shared.scalar_mass : el.scalar_mass).data(), records_, 16));
     // Residuals summed in the forces pass where the elements run along chains of nodes
     // (chain_forces_pass.cuh); the dofs of no element (rigid bodies, free nodes) take from alone.
-    chain_forces_ = elements_ > 0 && elements_along_node_chains(el.node_a, el.node_b, nodes_) &&
-                    !switched_off("CATENARY_CHAIN_FORCES");
+    chain_forces_ = options.chain_forces_pass && elements_ > 0 &&
+                    elements_along_node_chains(el.node_a, el.node_b, nodes_);
     if (chain_forces_) {
       std::vector<bool> covered(m.dof_count(), false);
       for (int e = 0; e < elements_; ++e)
@@ -136,7 +136,8 @@ class CudaBackend : public Backend {
                                                      : std::nullopt;
       const int border = chain->border_size();
       solver_ = make_block_tridiagonal_solver(chain->block_ptr, chain->chain_ptr, method, Space::on_device,
-                                              border > 0 ? kBorderRightHandSides : 1, reuses_factorizations);
+                                              border > 0 ? kBorderRightHandSides : 1, reuses_factorizations,
+                                              options.block_solver);
       name_details = chain_order_details(chain->rigid_blocks, border);
       if (border > 0) solver_ = make_bordered_solver(std::move(solver_), border, Space::on_device);
       needs_mass_term_ = chain->needs_mass_term();
@@ -670,8 +671,8 @@ size_t newton_matrix_slot_bound(const Model& m, size_t constraint_entries, size_
 // coordinates' diagonal and its constraint rows' entries alone: the element and mechanism entries
 // make no constraint row's or column's count one, so the linear rows found are the same (a
 // mechanism row of one entry, found in the matrix only, can only lower the need).
-HeldRows model_held_rows(const Model& m, const BlockChainOrdering& o) {
-  if (!held_rows_enabled()) return {};
+HeldRows model_held_rows(const Model& m, const BlockChainOrdering& o, bool take_out_held_rows) {
+  if (!take_out_held_rows) return {};
   const int dofs = m.dof_count();
   const std::vector<int> position_of = positions_of(o.original_of);
   std::vector<int> rows, cols;
@@ -686,7 +687,8 @@ HeldRows model_held_rows(const Model& m, const BlockChainOrdering& o) {
 
 // estimated_device_bytes with the model's count of distinct element records
 // (shared_element_records) given.
-size_t device_bytes_estimate(const Model& m, int vectors, bool float_copy, int shared_records) {
+size_t device_bytes_estimate(const Model& m, int vectors, const BackendOptions& options, int shared_records) {
+  const bool float_copy = options.block_solver.float_factors;
   const size_t ne = m.elements.size(), nl = 2 * m.coordinates_per_node(), local_entries = ne * nl * nl;
   const size_t n = m.dof_count(), unknowns = n + m.constraint_count(), local_forces = ne * nl;
   const size_t constraint_entries = constraint_matrix(m).nonZeros(), block_entries = multibody_layout(m).entries.size();
@@ -698,7 +700,7 @@ size_t device_bytes_estimate(const Model& m, int vectors, bool float_copy, int s
   // backend holds them), the constraint Jacobian (CSR) and its transpose (listed rows: at most two
   // ints a row, one row an entry), load patterns (System::load_vectors) and coordinate scales, the
   // unknown order both ways.
-  const bool shared = reads_shared_records(shared_records, static_cast<int>(ne));
+  const bool shared = reads_shared_records(shared_records, static_cast<int>(ne), options.share_element_records);
   const size_t records = shared ? shared_records : ne;
   const size_t model_data = ne * (8 + (shared ? 4 : 0)) +
                             records * (sizeof(ElementProperties) + sizeof(ReferenceQuadrature) + 8 * 16) +
@@ -723,7 +725,7 @@ size_t device_bytes_estimate(const Model& m, int vectors, bool float_copy, int s
   // GMRES need less (measured), so this bounds them too.
   size_t solver = 0;
   if (const std::optional<BlockChainOrdering> chain = bordered_chain_ordering(m)) {
-    const BlockLayout layout(chain->block_ptr, model_held_rows(m, *chain));
+    const BlockLayout layout(chain->block_ptr, model_held_rows(m, *chain, options.block_solver.take_out_held_rows));
     const size_t B = layout.B, blocks = layout.blocks;
     solver = 5 * layout.slots() * 8 + 4 * slots + 8 * unknowns + blocks * (3 * B * 8 + B * 4 + 3 * 8);
     if (float_copy) solver += 5 * layout.slots() * 4;  // the Newton updates' float copy
@@ -738,30 +740,32 @@ size_t device_bytes_estimate(const Model& m, int vectors, bool float_copy, int s
 
 // The larger of the construction's two phases, array by array as the backend allocates them (the
 // host build's counted arrays check it: tests/test_cuda_backend.cpp).
-size_t estimated_device_bytes(const Model& m, int vectors, bool float_copy) {
-  return device_bytes_estimate(m, vectors, float_copy, shared_element_records(m.elements).count());
+size_t estimated_device_bytes(const Model& m, int vectors, const BackendOptions& options) {
+  return device_bytes_estimate(m, vectors, options, shared_element_records(m.elements).count());
 }
 
 std::unique_ptr<Backend> make_cuda_backend(const Model& m, LinearSolver solver, int vectors,
-                                           bool reuses_factorizations) {
+                                           bool reuses_factorizations, const BackendOptions& options) {
   size_t free_bytes = 0, total_bytes = 0;
   check_cuda(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
   const SharedElementRecords shared = shared_element_records(m.elements);
-  const size_t needed = device_bytes_estimate(m, vectors, float_factors_enabled(), shared.count());
+  const size_t needed = device_bytes_estimate(m, vectors, options, shared.count());
   if (needed > free_bytes) {
     // The float copy counts because the backend does not know the Newton method; full Newton never
     // allocates it.
-    const size_t without_copy = device_bytes_estimate(m, vectors, false, shared.count());
+    BackendOptions without_copy_options = options;
+    without_copy_options.block_solver.float_factors = false;
+    const size_t without_copy = device_bytes_estimate(m, vectors, without_copy_options, shared.count());
     const std::string hint = without_copy < needed && without_copy <= free_bytes
                                  ? " (" + std::to_string(without_copy >> 20) +
                                        " MiB without the float copy of the block factors that modified Newton "
-                                       "reads: CATENARY_FLOAT_FACTORS=0 leaves it out)"
+                                       "reads: analysis.float_factors = false leaves it out)"
                                  : "";
     throw BackendUnavailable("the model needs about " + std::to_string(needed >> 20) + " MiB of device memory before the "
                              "sparse QR factor, " + std::to_string(free_bytes >> 20) + " MiB are free" + hint);
   }
   try {
-    return std::make_unique<CudaBackend<DeviceSpace>>(m, solver, shared, reuses_factorizations);
+    return std::make_unique<CudaBackend<DeviceSpace>>(m, solver, shared, reuses_factorizations, options);
   } catch (const std::bad_alloc&) {  // thrust::system::detail::bad_alloc derives from it
     check_cuda(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
     throw BackendUnavailable("the model does not fit in device memory (" + std::to_string(free_bytes >> 20) + " of " +
@@ -773,9 +777,10 @@ std::unique_ptr<Backend> make_cuda_backend(const Model& m, LinearSolver solver) 
   return make_cuda_backend(m, solver, kMostBackendVectors);
 }
 
-std::unique_ptr<Backend> make_cuda_backend_on_host(const Model& m, LinearSolver solver, bool reuses_factorizations) {
+std::unique_ptr<Backend> make_cuda_backend_on_host(const Model& m, LinearSolver solver, bool reuses_factorizations,
+                                                   const BackendOptions& options) {
   return std::make_unique<CudaBackend<HostSpace>>(m, solver, shared_element_records(m.elements),
-                                                  reuses_factorizations);
+                                                  reuses_factorizations, options);
 }
 
 std::unique_ptr<Backend> make_cuda_backend_on_host(const Model& m, LinearSolver solver) {

@@ -13,8 +13,7 @@
 // recording) and every call replays that graph. The recorded kernels keep the arguments they had,
 // so a key must name every pointer or size that can change between calls, and forget() must drop
 // the graphs whenever an array they use is reallocated. A recording that fails (a loop that the
-// stream capture refuses) turns graphs off for good and runs the launches as they are. The
-// environment variable CATENARY_CUDA_GRAPHS=0 turns them off too, to measure what they save.
+// stream capture refuses) turns graphs off for good and runs the launches as they are.
 //
 // The device's launches go to a stream of their own, created blocking: it waits for the work
 // queued before on the default stream, where the rest of the backend runs, and the default
@@ -31,7 +30,6 @@
 #include <utility>
 #include <vector>
 
-#include "catenary/core/environment.hpp"
 #include "catenary/core/errors.hpp"
 #include "memory_space.cuh"
 
@@ -71,7 +69,6 @@ template <>
 class LaunchGraphs<DeviceSpace> {
  public:
   LaunchGraphs() {
-    enabled_ = !switched_off("CATENARY_CUDA_GRAPHS");
     check_cuda(cudaStreamCreate(&stream_), "creating the block solver's stream");
   }
   LaunchGraphs(const LaunchGraphs&) = delete;
@@ -141,7 +138,7 @@ class LaunchGraphs<DeviceSpace> {
   }
 
   cudaStream_t stream_ = nullptr;
-  bool enabled_ = true;
+  bool enabled_ = true;  // false once a recording failed
   std::vector<std::pair<LaunchKey, cudaGraphExec_t>> graphs_;
 };
 

@@ -64,7 +64,7 @@
 #include <string>
 #include <vector>
 
-#include "catenary/assembly/backend_factory.hpp"
+#include "catenary/run/backend_factory.hpp"
 #include "catenary/core/errors.hpp"
 #include "catenary/integrators/analyses.hpp"
 #include "catenary/model/builders.hpp"
@@ -111,13 +111,6 @@ double peak_resident_mib() {
 // "cpu", "cuda" (the device) or "cuda-host" (the CUDA backend's code on the host).
 std::unique_ptr<Backend> make_benchmark_backend(const std::string& name, const Model& m,
                                                 const AnalysisSettings& analysis) {
-  if (name == "cuda-host") {
-#ifdef CATENARY_WITH_CUDA
-    return cuda::make_cuda_backend_on_host(m, analysis.linear_solver, reuses_factorizations(analysis));
-#else
-    throw BackendUnavailable("cuda-host needs a build with CATENARY_CUDA=ON");
-#endif
-  }
   return make_backend(parse_backend_choice(name), m, analysis).backend;
 }
 

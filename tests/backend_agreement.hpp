@@ -292,7 +292,7 @@ inline double dynamic_run_difference(const Model& m, const AnalysisSettings& a, 
 
 #ifdef CATENARY_WITH_CUDA
 // True when a CUDA device can run the [gpu] tests; otherwise says why the test is skipped, or,
-// with CATENARY_REQUIRE_GPU set (scripts/gpu_session.sh on a device machine), fails: there a
+// with CATENARY_REQUIRE_GPU set (scripts/gpu_benchmarks.sh on a machine with a GPU), fails: there a
 // missing driver or library must not read as a passing suite.
 inline bool device_usable() {
   std::string why;

@@ -10,10 +10,10 @@
 
 namespace catenary::testing {
 
-// Runs `catenary ARGS` with stdout and stderr into `log`, with the environment's assignments
-// (`NAME=value ...`) before it; returns the exit code (-1 if it did not exit).
-inline int run_catenary(const std::string& args, const std::filesystem::path& log, const std::string& environment = "") {
-  const std::string cmd = environment + " " + std::string(CATENARY_BINARY) + " " + args + " > " + log.string() + " 2>&1";
+// Runs `catenary ARGS` with stdout and stderr into `log`; returns the exit code (-1 if it did not
+// exit).
+inline int run_catenary(const std::string& args, const std::filesystem::path& log) {
+  const std::string cmd = std::string(CATENARY_BINARY) + " " + args + " > " + log.string() + " 2>&1";
   const int status = std::system(cmd.c_str());
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }

@@ -34,6 +34,7 @@ const BadCase kBadCases[] = {
      "is a parameter of the bdf integrator; this analysis uses hht (the default), whose parameter is 'alpha'"},
     {"bad_rho_infinity", "/analysis/rho_infinity", "must be between 0 and 1 (got 1.2)"},
     {"unknown_newton", "/analysis/newton", "unknown Newton method 'modifed' (did you mean 'modified'?"},
+    {"float_factors_not_boolean", "/analysis/float_factors", "must be true or false (got string)"},
     {"alpha_with_generalized_alpha", "/analysis/alpha",
      "is a parameter of the hht integrator; this analysis uses generalized_alpha, whose parameter is 'rho_infinity'"},
     {"rho_infinity_with_hht", "/analysis/rho_infinity",

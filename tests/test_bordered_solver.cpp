@@ -327,9 +327,11 @@ struct BlockSolves {
   std::string note;
 };
 
-BlockSolves block_solves(const BorderedSystem& s, BlockMethod method) {
+BlockSolves block_solves(const BorderedSystem& s, BlockMethod method, bool float_factors) {
   const int size = static_cast<int>(s.A.rows());
-  auto solver = make_block_tridiagonal_solver(s.order.block_ptr, s.order.chain_ptr, method, false);
+  BlockSolverOptions options;
+  options.float_factors = float_factors;
+  auto solver = make_block_tridiagonal_solver(s.order.block_ptr, s.order.chain_ptr, method, false, 1, false, options);
   solver->analyze(size, static_cast<int>(s.A.nonZeros()), s.A.outerIndexPtr(), s.A.innerIndexPtr());
   solver->factorize(s.A.valuePtr());
   BlockSolves x{Eigen::VectorXd(size), Eigen::VectorXd(size), Eigen::VectorXd(size), solver->layout_note()};
@@ -365,7 +367,7 @@ TEST_CASE("Block-tridiagonal solver: a singular block is named, by either method
     }
 }
 
-TEST_CASE("Block-tridiagonal solver: Newton updates from float factors (CATENARY_FLOAT_FACTORS=0: double)",
+TEST_CASE("Block-tridiagonal solver: Newton updates from float factors (or, without them, double)",
           "[cuda-host]") {
   // The first solve after a factorization reads the double factors (full Newton then never makes
   // the copy), later Newton updates the float copy, with float padded vectors: each factor and
@@ -374,7 +376,7 @@ TEST_CASE("Block-tridiagonal solver: Newton updates from float factors (CATENARY
   // solve's (the copy is read) and stay within 1e-5 of UMFPACK's. Cyclic reduction and chain
   // elimination in the interleaved layout (one chain of 6 x 6 blocks) keep a copy, elimination
   // in the contiguous layout (chains of several lengths) does not. solve() stays exact, and with
-  // the switch off every solve is the exact one.
+  // the float factors off every solve is the exact one.
   std::vector<Model> cables;
   for (int elements : {100, 1, 2, 7, 64, 63, 31, 3, 32}) cables.push_back(damped_cable(elements, 1.0 + 0.01 * elements));
   struct Case {
@@ -388,9 +390,7 @@ TEST_CASE("Block-tridiagonal solver: Newton updates from float factors (CATENARY
       const std::string layout =
           method == BlockMethod::ChainElimination && c.interleaved ? " (interleaved chains)" : "";
       INFO((method == BlockMethod::CyclicReduction ? "cyclic reduction" : "chain elimination") << layout);
-      const BlockSolves x = block_solves(c.s, method);
-      const ScopedSwitch off("CATENARY_FLOAT_FACTORS", "0");
-      const BlockSolves plain = block_solves(c.s, method);
+      const BlockSolves x = block_solves(c.s, method, true), plain = block_solves(c.s, method, false);
       CHECK(plain.second_update == plain.exact);
       CHECK(plain.note == layout + (copy ? " (double factors)" : ""));
       CHECK(x.note == layout);
@@ -451,7 +451,7 @@ TEST_CASE("Block-tridiagonal solver: a caller's order in two vectors (take_outer
     }
 }
 
-TEST_CASE("Float factors: HHT runs by cyclic reduction and chain elimination equal the double factors' (CATENARY_FLOAT_FACTORS=0) to the Newton tolerance",
+TEST_CASE("Float factors: HHT runs by cyclic reduction and chain elimination equal the double factors' to the Newton tolerance",
           "[cuda-host][dynamics]") {
   // Modified Newton solves from the float copy after the first solve of each factorization; the
   // iteration corrects the copy's error like any other error of its matrix, so the runs must reach
@@ -466,13 +466,13 @@ TEST_CASE("Float factors: HHT runs by cyclic reduction and chain elimination equ
       AnalysisSettings a = dynamic_settings(1e-3, 0.05, -0.2);
       a.dynamics.newton = newton;
       REQUIRE(a.dynamics.newton_tolerance == kTolerance);
-      const auto run = [&] {
-        auto backend = cuda::make_cuda_backend_on_host(m, solver);
+      const auto run = [&](bool float_factors) {
+        BackendOptions options;
+        options.block_solver.float_factors = float_factors;
+        auto backend = cuda::make_cuda_backend_on_host(m, solver, false, options);
         return run_model_on(*backend, m, a);
       };
-      const RunResult result = run();
-      const ScopedSwitch off("CATENARY_FLOAT_FACTORS", "0");
-      const RunResult reference = run();
+      const RunResult result = run(true), reference = run(false);
       REQUIRE(result.frames.size() == reference.frames.size());
       CpuBackend backend(m);
       const System sys(m, backend);

@@ -12,6 +12,7 @@
 #include "catenary/integrators/constraint_check.hpp"
 #include "catenary/model/builders.hpp"
 #include "catenary/model/case_loader.hpp"
+#include "catenary/run/backend_factory.hpp"
 
 using namespace catenary;
 
@@ -167,6 +168,18 @@ TEST_CASE("analysis and output settings", "[loader]") {
   CHECK(c.output.nodes[1].node == 3);
   CHECK(c.output.nodes[2].label == "cable.-2");
   CHECK(c.output.nodes[2].node == 7);
+}
+
+TEST_CASE("analysis.float_factors reaches the backend options; on by default", "[loader]") {
+  std::string text = kStraightCable;
+  CHECK(load_case(TempCase(text).path).analysis.float_factors);
+  CHECK(backend_options(load_case(TempCase(text).path).analysis).block_solver.float_factors);
+  const std::string adaptive = "\"adaptive\":";
+  text.replace(text.find(adaptive), adaptive.size(), "\"float_factors\": false, " + adaptive);
+  const Case c = load_case(TempCase(text).path);
+  CHECK_FALSE(c.analysis.float_factors);
+  CHECK_FALSE(backend_options(c.analysis).block_solver.float_factors);
+  CHECK(backend_options(c.analysis).block_solver.take_out_held_rows);
 }
 
 TEST_CASE("defaults: static analysis, no output object, no gravity", "[loader]") {

@@ -40,7 +40,7 @@ TEST_CASE("CUDA backend code run on the host: residuals summed in the forces pas
   // Chains across the 256-element thread blocks: one 600-element cable (two seams inside it), a
   // batch of 7 damped 100-element cables (seams anywhere in a copy, copies' ends inside blocks),
   // and a crane (the boom's rigid-body coordinates belong to no element: from alone). Against
-  // CATENARY_CHAIN_FORCES=0 (the plain forces pass and the gather): the residual with the mass
+  // the plain forces pass and the gather (BackendOptions::chain_forces_pass off): the residual with the mass
   // term, and the energies.
   const Model cable = falling_cable_pendulum(600), batch = stiffness_sweep_batch(7, 100), crane = crane_falling_cable(300);
   for (const Model* m : {&cable, &batch, &crane}) {
@@ -48,16 +48,16 @@ TEST_CASE("CUDA backend code run on the host: residuals summed in the forces pas
     const Eigen::VectorXd q = initial_coordinates(*m) + 1e-3 * Eigen::VectorXd::Random(n),
                           v = 0.1 * Eigen::VectorXd::Random(n), x = Eigen::VectorXd::Random(n),
                           from = Eigen::VectorXd::Random(n);
-    const auto residual = [&](double& energy) {
-      auto backend = cuda::make_cuda_backend_on_host(*m);
+    const auto residual = [&](bool chain_forces_pass, double& energy) {
+      BackendOptions options;
+      options.chain_forces_pass = chain_forces_pass;
+      auto backend = cuda::make_cuda_backend_on_host(*m, cuda::LinearSolver::Auto, false, options);
       const Eigen::VectorXd r = forces_with_mass_term(*backend, q, v, x, 2.5e-7, 0.3, nullptr, &from);
       energy = backend->strain_energy();
       return r;
     };
     double energy = 0.0, plain_energy = 0.0;
-    const Eigen::VectorXd summed = residual(energy);
-    const ScopedSwitch off("CATENARY_CHAIN_FORCES", "0");
-    const Eigen::VectorXd plain = residual(plain_energy);
+    const Eigen::VectorXd summed = residual(true, energy), plain = residual(false, plain_energy);
     INFO(m->elements.size() << " elements, " << n << " coordinates");
     CHECK(summed == plain);
     CHECK(energy == plain_energy);

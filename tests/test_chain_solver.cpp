@@ -4,7 +4,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "catenary/assembly/backend_factory.hpp"
+#include "catenary/run/backend_factory.hpp"
 #include "catenary/assembly/cpu_backend.hpp"
 #include "catenary/core/errors.hpp"
 #include "catenary/model/reference_models.hpp"
@@ -35,8 +35,8 @@ double largest_difference(const RunResult& reference, const RunResult& result, E
 
 // Both backends assemble the Newton matrix at the same random state (the same code, so the same
 // matrix) and solve the same random right-hand side; returns the relative difference.
-double solve_difference(const Model& m, unsigned seed) {
-  CpuBackend umfpack = umfpack_backend(m), chains(m, LinearSolverChoice::ChainElimination);
+double solve_difference(const Model& m, unsigned seed, const BackendOptions& options = {}) {
+  CpuBackend umfpack = umfpack_backend(m), chains(m, LinearSolverChoice::ChainElimination, options);
   REQUIRE(umfpack.linear_solver() == "UMFPACK");
   REQUIRE(chains.linear_solver() == "block chain elimination");
   const Eigen::VectorXd rhs = assemble_at_random_state(umfpack, m, seed);
@@ -247,15 +247,16 @@ TEST_CASE("CPU chain elimination with held rows and wider blocks solves as UMFPA
   }
 }
 
-TEST_CASE("CPU chain elimination with CATENARY_HELD_ROWS=0: the pinned rows in a 9-wide block, as UMFPACK",
+TEST_CASE("CPU chain elimination with the held rows kept in: the pinned rows in a 9-wide block, as UMFPACK",
           "[chain-solver]") {
   const Model m = with_pinned_nodes(damped_cable(40), {20});
   const BlockChainOrdering o = *block_chain_ordering(m);
   const Eigen::SparseMatrix<double> pattern = umfpack_backend(m).matrix();
   CHECK(ChainSolver(o, pattern, 1).layout().B == 6);
-  const ScopedSwitch held_rows_off("CATENARY_HELD_ROWS", "0");
-  const int kept_width = ChainSolver(o, pattern, 1).layout().B;
-  const double difference = solve_difference(m, 23);
+  BackendOptions held_rows_kept;
+  held_rows_kept.block_solver.take_out_held_rows = false;
+  const int kept_width = ChainSolver(o, pattern, 1, held_rows_kept.block_solver).layout().B;
+  const double difference = solve_difference(m, 23, held_rows_kept);
   CHECK(kept_width == 9);
   CHECK(difference < 1e-9);
 }

@@ -145,12 +145,12 @@ TEST_CASE("copies that fail leave the others of their sweep to run to their end"
 TEST_CASE("compare on a sweep compares the copies both backends ran and names the one that failed on both",
           "[cli][sweep][cuda-host]") {
 #ifdef CATENARY_WITH_CUDA
-  // The CUDA backend's code on the host (CATENARY_CUDA_ON_HOST=1), where there is no GPU.
+  // The CUDA backend's code on the host (--cuda-on-host), where there is no GPU.
   const std::string sweep = std::string(CATENARY_SOURCE_DIR) + "/tests/failing_cases/diverging_sweep.json";
   const fs::path out = fs::temp_directory_path() / "catenary_cli_compare_diverging";
   fs::remove_all(out);
-  const int code = catenary::testing::run_catenary("compare " + sweep + " --out " + out.string(),
-                                                   out.string() + ".log", "CATENARY_CUDA_ON_HOST=1");
+  const int code = catenary::testing::run_catenary("compare --cuda-on-host " + sweep + " --out " + out.string(),
+                                                   out.string() + ".log");
   const std::string log = slurp(out.string() + ".log");
   INFO(log);
   CHECK(code == 3);  // a copy failed (on both: no difference between the backends)
@@ -183,8 +183,7 @@ TEST_CASE("compare passes for every shipped case with the CUDA backend's code on
     const fs::path log = out / (name + ".log");
     fs::create_directories(out);
     const int code = catenary::testing::run_catenary(
-        "compare " + entry.path().string() + tolerance + " --out " + (out / name).string(), log,
-        "CATENARY_CUDA_ON_HOST=1");
+        "compare --cuda-on-host " + entry.path().string() + tolerance + " --out " + (out / name).string(), log);
     INFO(name << ":\n" << slurp(log));
     CHECK(code == 0);
   }

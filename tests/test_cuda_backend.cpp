@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <tuple>
 
-#include "catenary/assembly/backend_factory.hpp"
+#include "catenary/run/backend_factory.hpp"
 #include "catenary/core/errors.hpp"
 #include "catenary/model/builders.hpp"
 #include "catenary/model/case_loader.hpp"
@@ -349,7 +349,9 @@ TEST_CASE("The device-memory estimate bounds the backend's arrays, counted on th
   AnalysisSettings generalized_alpha = hht, hht_modified = hht;
   generalized_alpha.dynamics.integrator = DynamicSettings::Integrator::GeneralizedAlpha;
   hht_modified.dynamics.newton = DynamicSettings::Newton::Modified;  // allocates the float factors
-  CHECK(cuda::estimated_device_bytes(cable, 21, false) < cuda::estimated_device_bytes(cable, 21, true));
+  BackendOptions double_factors;
+  double_factors.block_solver.float_factors = false;
+  CHECK(cuda::estimated_device_bytes(cable, 21, double_factors) < cuda::estimated_device_bytes(cable, 21));
   for (const auto& [name, model, tight] : {std::tuple<const char*, const Model*, bool>{"cable", &cable, true},
                                            {"crane", &crane, true},
                                            {"sweep", &sweep, true},

@@ -20,16 +20,6 @@
 
 namespace catenary::testing {
 
-// An environment switch (core/environment.hpp) set for a scope and cleared at its end, also when
-// a failed REQUIRE leaves it early: the backends and solvers read their switches when made.
-struct ScopedSwitch {
-  const char* name;
-  ScopedSwitch(const char* n, const char* value) : name(n) { setenv(name, value, 1); }
-  ~ScopedSwitch() { unsetenv(name); }
-  ScopedSwitch(const ScopedSwitch&) = delete;
-  ScopedSwitch& operator=(const ScopedSwitch&) = delete;
-};
-
 // The falling cable pendulum with material damping, so the damping Jacobian is exercised too;
 // stiffness_scale multiplies EA.
 inline Model damped_cable(int elements, double stiffness_scale = 1.0) {

@@ -27,7 +27,7 @@ const Eigen::VectorXd& host(const Vector& v) { return v.storage<HostVector>().x;
 
 }  // namespace
 
-CpuBackend::CpuBackend(const Model& m, LinearSolverChoice solver)
+CpuBackend::CpuBackend(const Model& m, LinearSolverChoice solver, const BackendOptions& options)
     : Backend(m.dof_count(), m.constraint_count()), model_(m) {
   Stopwatch w;
   pattern_ = build_system_pattern(m);
@@ -62,7 +62,7 @@ CpuBackend::CpuBackend(const Model& m, LinearSolverChoice solver)
     std::string why;
     const std::optional<BlockChainOrdering> chain = bordered_chain_ordering(m, &why);
     if (chain)
-      chain_solver_ = std::make_unique<ChainSolver>(*chain, matrix_);
+      chain_solver_ = std::make_unique<ChainSolver>(*chain, matrix_, 0, options.block_solver);
     else if (solver == LinearSolverChoice::ChainElimination)
       throw BackendUnavailable("block chain elimination needs node blocks: " + why);
     end_setup_phase("chain solver", w.lap());

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "catenary/assembly/backend.hpp"
-#include "catenary/assembly/backend_factory.hpp"
+#include "catenary/run/backend_factory.hpp"
 #include "catenary/model/case_loader.hpp"
 #include "catenary/integrators/analyses.hpp"
 #include "catenary/io/output_writer.hpp"
@@ -49,7 +49,7 @@ RunOutcome execute(const Case& settings, const Model& model, Backend& backend, c
 // Runs the case's analysis on `backend` and writes the results into `dir`. Returns kExitOk, or
 // kExitSimulationFailed after saying why on stderr (the output written so far stays valid).
 // Throws InputError when the directory cannot be written.
-int run_analysis(const Case& c, Backend& backend, const OutputDirectory& dir);
+int run_and_report(const Case& c, Backend& backend, const OutputDirectory& dir);
 
 // A sweep's copies (all, or those run --copies / --part selected) merged into one batch model,
 // run on the chosen backend, written per copy under dir (copy_NNNN/, and the index and table of
@@ -72,7 +72,8 @@ int check_command(const std::string& case_path);
 int gather_command(const std::string& directory);
 int run_command(const std::string& case_path, const std::string& out, const std::string& backend,
                 const CopySelection& selection);
+// cuda: the CUDA side's backend (Cuda, or CudaOnHost for the tests).
 int compare_command(const std::string& case_path, const std::string& out, const ComparisonTolerance& tolerance,
-                    const CopySelection& selection);
+                    const CopySelection& selection, BackendChoice cuda);
 
 }  // namespace catenary::cli

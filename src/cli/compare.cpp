@@ -5,8 +5,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <tuple>
 
-#include "catenary/assembly/backend_factory.hpp"
+#include "catenary/run/backend_factory.hpp"
 #include "catenary/integrators/analyses.hpp"
 #include "catenary/io/sweep_writer.hpp"
 #include "catenary/model/case_loader.hpp"
@@ -82,13 +83,13 @@ bool compare_outputs(const fs::path& cpu_dir, const fs::path& cuda_dir, const Co
 // only is a difference between them (kExitResultsDiffer); one that fails on both is not compared
 // and makes the exit code kExitSimulationFailed unless a difference was found.
 int compare_sweep(const std::vector<SweepCase>& cases, const std::string& case_path, const fs::path& root,
-                  const std::string& origin, const ComparisonTolerance& tolerance) {
+                  const std::string& origin, const ComparisonTolerance& tolerance, BackendChoice cuda) {
   // Without a usable GPU, stop before the CPU run.
-  make_backend(BackendChoice::Cuda, cases.front().c.model, cases.front().c.analysis);
+  make_backend(cuda, cases.front().c.model, cases.front().c.analysis);
   std::vector<size_t> failed_on_cpu, failed_on_cuda;
-  for (const auto& [backend, failed] : {std::pair{"cpu", &failed_on_cpu}, std::pair{"cuda", &failed_on_cuda}})
-    if (const int code =
-            run_sweep(cases, case_path, {(root / backend).string(), origin}, parse_backend_choice(backend), failed);
+  for (const auto& [backend, choice, failed] : {std::tuple{"cpu", BackendChoice::Cpu, &failed_on_cpu},
+                                                std::tuple{"cuda", cuda, &failed_on_cuda}})
+    if (const int code = run_sweep(cases, case_path, {(root / backend).string(), origin}, choice, failed);
         code != kExitOk && code != kExitSimulationFailed)
       return code;
   const auto holds = [](const std::vector<size_t>& numbers, size_t n) {
@@ -114,19 +115,19 @@ int compare_sweep(const std::vector<SweepCase>& cases, const std::string& case_p
 }  // namespace
 
 int compare_command(const std::string& case_path, const std::string& out, const ComparisonTolerance& tolerance,
-                    const CopySelection& selection) {
+                    const CopySelection& selection, BackendChoice cuda_choice) {
   const std::vector<SweepCase> cases = load_cases(case_path, selection);
   const Case& c = cases.front().c;
   print_case_summary(c);
   const fs::path root = out.empty() ? fs::path("results") / (c.name + "-compare") : fs::path(out);
   const std::string origin = out.empty() ? "(default compare directory)" : "--out";
-  if (cases.front().sweep_size > 1) return compare_sweep(cases, case_path, root, origin, tolerance);
+  if (cases.front().sweep_size > 1) return compare_sweep(cases, case_path, root, origin, tolerance, cuda_choice);
   // Both backends before either run: without a usable GPU, stop before spending the CPU run.
   const SelectedBackend cpu = make_backend(BackendChoice::Cpu, c.model, c.analysis);
-  const SelectedBackend cuda = make_backend(BackendChoice::Cuda, c.model, c.analysis);
+  const SelectedBackend cuda = make_backend(cuda_choice, c.model, c.analysis);
   const fs::path cpu_dir = root / "cpu", cuda_dir = root / "cuda";
-  if (const int code = run_analysis(c, *cpu.backend, {cpu_dir.string(), origin}); code != kExitOk) return code;
-  if (const int code = run_analysis(c, *cuda.backend, {cuda_dir.string(), origin}); code != kExitOk) return code;
+  if (const int code = run_and_report(c, *cpu.backend, {cpu_dir.string(), origin}); code != kExitOk) return code;
+  if (const int code = run_and_report(c, *cuda.backend, {cuda_dir.string(), origin}); code != kExitOk) return code;
   return compare_outputs(cpu_dir, cuda_dir, tolerance) ? kExitOk : kExitResultsDiffer;
 }
 

@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "catenary/assembly/backend_factory.hpp"
+#include "catenary/run/backend_factory.hpp"
 #include "catenary/core/errors.hpp"
 #include "commands.hpp"
 
@@ -47,6 +47,7 @@ std::string check_selection(const std::string& text) {
 
 struct Options {
   std::string case_path, out_dir, backend = "cpu", copies, part, directory;
+  bool cuda_on_host = false;  // compare: the CUDA side by the CUDA backend's code on the host
   catenary::ComparisonTolerance tolerance;
   catenary::CopySelection selection() const {
     if (!copies.empty()) return catenary::parse_copy_range(copies);
@@ -75,7 +76,8 @@ CLI::App* add_run(CLI::App& app, Options& o) {
   add_case_argument(run, o);
   run->add_option("--out", o.out_dir, "output directory (default: the case's output.directory, else results/NAME)");
   run->add_option("--backend", o.backend,
-                  "cpu (default, the validated path), cuda, or auto: the GPU when one is usable, else the CPU")
+                  "cpu (default, the validated path), cuda, or auto: the GPU when one is usable, else the CPU "
+                  "(cuda-host, for tests: the CUDA backend's code on the host)")
       ->check(check_backend_name, "cpu|cuda|auto");
   add_copy_selection(run, o);
   return run;
@@ -92,6 +94,8 @@ CLI::App* add_compare(CLI::App& app, Options& o) {
   compare->add_option("--atol", o.tolerance.atol, "absolute tolerance: max|cuda - cpu|")
       ->capture_default_str()
       ->check(check_tolerance, "NONNEGATIVE");
+  compare->add_flag("--cuda-on-host", o.cuda_on_host,
+                    "for tests: the CUDA side runs the CUDA backend's code on the host (no GPU needed; slow)");
   add_copy_selection(compare, o);
   return compare;
 }
@@ -99,7 +103,9 @@ CLI::App* add_compare(CLI::App& app, Options& o) {
 int dispatch(const CLI::App& app, const CLI::App* run, const CLI::App* compare, const CLI::App* gather,
              const Options& o) {
   if (app.got_subcommand(run)) return run_command(o.case_path, o.out_dir, o.backend, o.selection());
-  if (app.got_subcommand(compare)) return compare_command(o.case_path, o.out_dir, o.tolerance, o.selection());
+  if (app.got_subcommand(compare))
+    return compare_command(o.case_path, o.out_dir, o.tolerance, o.selection(),
+                           o.cuda_on_host ? catenary::BackendChoice::CudaOnHost : catenary::BackendChoice::Cuda);
   if (app.got_subcommand(gather)) return gather_command(o.directory);
   return check_command(o.case_path);
 }

@@ -470,7 +470,8 @@ class Loader {
       return;
     }
     expect_object(n, {"type", "end_time", "step", "integrator", "alpha", "rho_infinity", "max_order",
-                      "max_iterations", "tolerance", "adaptive", "formulation", "newton", "linear_solver"});
+                      "max_iterations", "tolerance", "adaptive", "formulation", "newton", "linear_solver",
+                      "float_factors"});
     a.type = AnalysisSettings::Type::Dynamic;
     DynamicSettings& d = a.dynamics;
     d.end_time = get_positive(n.required("end_time"));
@@ -514,6 +515,7 @@ class Loader {
       d.max_order = get_int(on);
       if (d.max_order < 1 || d.max_order > 5) on.fail("must be an integer from 1 to 5 (got " + std::to_string(d.max_order) + ")");
     }
+    if (n.has("float_factors")) a.float_factors = get_bool(n.child("float_factors"));
     if (n.has("max_iterations")) d.max_iterations = get_positive_int(n.child("max_iterations"));
     if (n.has("tolerance")) d.newton_tolerance = get_positive(n.child("tolerance"));
     if (n.has("formulation"))

@@ -8,7 +8,6 @@
 #include <cstring>
 #include <unordered_map>
 
-#include "catenary/core/environment.hpp"
 
 namespace catenary {
 
@@ -87,8 +86,8 @@ SharedElementRecords shared_element_records(const ElementBlock& el) {
   return out;
 }
 
-bool reads_shared_records(int records, int elements) {
-  return 4L * records <= elements && !switched_off("CATENARY_SHARED_RECORDS");
+bool reads_shared_records(int records, int elements, bool allowed) {
+  return allowed && 4L * records <= elements;
 }
 
 }  // namespace catenary

@@ -17,7 +17,8 @@ namespace {
 constexpr int kParallelBlocks = 1024;
 }  // namespace
 
-ChainSolver::ChainSolver(const BlockChainOrdering& order, const Eigen::SparseMatrix<double>& pattern, int threads)
+ChainSolver::ChainSolver(const BlockChainOrdering& order, const Eigen::SparseMatrix<double>& pattern, int threads,
+                         const BlockSolverOptions& options)
     : rigid_blocks_(order.rigid_blocks), needs_mass_term_(order.needs_mass_term()) {
   const int n = static_cast<int>(order.original_of.size());
   blocks_end_ = order.block_ptr.back();
@@ -34,7 +35,7 @@ ChainSolver::ChainSolver(const BlockChainOrdering& order, const Eigen::SparseMat
     }
   // Held rows leave the blocks where no border reads the padded vectors (its products index them
   // by position); their unknowns are then found in the original order after each solve.
-  if (border_ == 0 && held_rows_enabled()) held_ = find_held_rows(order.block_ptr, entry_row, entry_col);
+  if (border_ == 0 && options.take_out_held_rows) held_ = find_held_rows(order.block_ptr, entry_row, entry_col);
   layout_ = BlockLayout(order.block_ptr, held_);
   for (std::vector<int>* positions : {&held_.row, &held_.coordinate, &held_.entry_column})
     for (int& p : *positions) p = order.original_of[p];

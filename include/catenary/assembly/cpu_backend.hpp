@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "catenary/assembly/backend.hpp"
+#include "catenary/assembly/backend_options.hpp"
 #include "catenary/assembly/model_operators.hpp"
 #include "catenary/assembly/system_pattern.hpp"
 #include "catenary/core/first_touch.hpp"
@@ -28,7 +29,9 @@ class CpuBackend : public Backend {
   // UMFPACK, the general sparse LU and the block solvers' independent reference. A chain with a
   // border (rigid bodies, joints between nodes; bordered_chain_ordering) takes the chain
   // elimination for matrices with a mass term and UMFPACK for those without (see factorize()).
-  explicit CpuBackend(const Model& m, LinearSolverChoice solver = LinearSolverChoice::Auto);
+  // options: of them the CPU backend reads the chain elimination's (BackendOptions::block_solver).
+  explicit CpuBackend(const Model& m, LinearSolverChoice solver = LinearSolverChoice::Auto,
+                      const BackendOptions& options = {});
   std::string linear_solver() const override { return chain_solver_ ? chain_solver_->description() : "UMFPACK"; }
   std::string name() const override { return "cpu"; }
 

@@ -6,13 +6,12 @@
 
 #include <Eigen/Core>
 
+#include "catenary/assembly/backend_options.hpp"
 #include "catenary/integrators/system.hpp"
-#include "catenary/io/output_writer.hpp"
+#include "catenary/integrators/run_results.hpp"
 #include "catenary/model/case.hpp"
 
 namespace catenary {
-
-using FrameSink = std::function<void(const Frame&)>;
 
 // Hands a state to the sink as an output frame, with the system's energies at it. The elements
 // are evaluated last at this state, so during the sink the backend's element_energies are the
@@ -46,14 +45,23 @@ void run_static(System& sys, const StaticSettings& s, const FrameSink& sink, Run
 void run_dynamic(System& sys, const DynamicSettings& s, double output_interval, const FrameSink& sink,
                  RunSummary& summary);
 
+// The assembly analysis: the consistent initial state as the one frame, with what it moved and
+// the constraint violation left in `summary` (src/integrators/assembly_analysis.cpp).
+void run_assembly(System& sys, const FrameSink& sink, RunSummary& summary);
+
+// The kinematic analysis of a zero-DOF rigid mechanism (the loader checked that the model is one):
+// frames every step (thinned to the output interval), with accelerations and the multipliers of
+// inverse dynamics. Runs on the mechanism alone, not through a System and backend
+// (multibody/kinematic_analysis.hpp, src/integrators/kinematic_frames.cpp).
+void run_kinematic(const Model& m, const KinematicSettings& s, double interval, const FrameSink& sink,
+                   RunSummary& summary);
+
 // Vectors of all unknowns (coordinates and constraint rows) an analysis holds on the backend at
 // most, as counted on the CUDA backend's host build (tests/test_cuda_backend.cpp holds the device
 // memory estimate to them): HHT and generalized-alpha 18; BDF 26 + 2 per order of its highest
 // (the history). The other analyses hold fewer (statics 3: its Newton vectors live on the host) and
 // are given 18 too: on small models the rest of the estimate is short by up to a few vectors' room.
 int backend_vector_count(const AnalysisSettings& a);
-// The most of any analysis: BDF at order 5.
-constexpr int kMostBackendVectors = 39;
 // Whether an analysis solves several times from a factorization (a dynamic run by modified
 // Newton): the CUDA backend's automatic block method weighs it.
 bool reuses_factorizations(const AnalysisSettings& a);

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "catenary/assembly/backend.hpp"
-#include "catenary/integrators/analyses.hpp"
+#include "catenary/assembly/backend_options.hpp"
 #include "catenary/model/case.hpp"
 #include "catenary/model/model.hpp"
 #include "catenary/solve/block_layout.hpp"
@@ -30,10 +30,10 @@ std::string device_name();
 // HHT's 18 vectors (7.7 with the float copy) and 7.9 with BDF's 36 at order 5, plus
 // kDevicePageAllowance; the arrays are counted on the host build (host_array_peak_bytes), and a
 // run's peak measured on an H200 stays under the estimate (7,014 against 7,267 MiB;
-// docs/performance.md, Device memory). float_copy: with the block solver's float copy of its
-// factors (float_factors_enabled), which only modified Newton allocates.
-size_t estimated_device_bytes(const Model& m, int vectors = kMostBackendVectors,
-                              bool float_copy = float_factors_enabled());
+// docs/performance.md, Device memory). options: shared element records, held rows,
+// and the block solver's float copy of its factors (BlockSolverOptions::float_factors), which only
+// modified Newton allocates but the estimate counts where the options ask for it.
+size_t estimated_device_bytes(const Model& m, int vectors = kMostBackendVectors, const BackendOptions& options = {});
 // cudaMalloc maps a large array in whole 2 MiB pages, up to 2 MiB more than its bytes, and the
 // backend holds at most 113 arrays at once (counted on the host build: BDF order 5, the planar
 // beams with a border); the H100 measured 812 to 846 MiB at 100,000 elements, 780 MiB of arrays.
@@ -64,16 +64,18 @@ using LinearSolver = LinearSolverChoice;
 // estimate for `vectors` vectors of all unknowns before anything is allocated, and against the
 // solver's workspace after analysis), or when a block method is asked for a model that is not a
 // chain. reuses_factorizations: the analysis solves several times from a factorization (modified
-// Newton: reuses_factorizations(AnalysisSettings)), which weighs Auto's block method.
+// Newton: reuses_factorizations(AnalysisSettings)), which weighs Auto's block method. options:
+// the paths it takes where there is a choice (BackendOptions).
 std::unique_ptr<Backend> make_cuda_backend(const Model& m, LinearSolver solver, int vectors,
-                                           bool reuses_factorizations = false);
+                                           bool reuses_factorizations = false, const BackendOptions& options = {});
 // The same with room for the most vectors any analysis holds.
 std::unique_ptr<Backend> make_cuda_backend(const Model& m, LinearSolver solver = LinearSolver::Auto);
 
 // The same backend code run on the host (Thrust's host system; UMFPACK in place of cuSOLVER's
 // QR): lets the tests check the CUDA backend's indexing, assembly, solvers and vector logic
 // against the CPU backend on machines without a GPU.
-std::unique_ptr<Backend> make_cuda_backend_on_host(const Model& m, LinearSolver solver, bool reuses_factorizations);
+std::unique_ptr<Backend> make_cuda_backend_on_host(const Model& m, LinearSolver solver, bool reuses_factorizations,
+                                                   const BackendOptions& options = {});
 // The same for an analysis that does not reuse factorizations.
 std::unique_ptr<Backend> make_cuda_backend_on_host(const Model& m, LinearSolver solver = LinearSolver::Auto);
 

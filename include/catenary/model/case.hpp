@@ -75,6 +75,9 @@ struct AnalysisSettings {
   StaticSettings statics;
   DynamicSettings dynamics;
   LinearSolverChoice linear_solver = LinearSolverChoice::Auto;
+  // Modified Newton's updates on the CUDA block solvers from a float copy of the factors
+  // (BlockSolverOptions::float_factors); false: every solve in double.
+  bool float_factors = true;
   KinematicSettings kinematics;
 };
 

@@ -45,8 +45,7 @@ struct SharedElementRecords {
 SharedElementRecords shared_element_records(const ElementBlock& elements);
 
 // Whether a backend reads the records shared: where they are at most a quarter of the elements
-// (the record numbers cost 4 bytes an element), unless the environment variable
-// CATENARY_SHARED_RECORDS=0 keeps one record an element, to measure what sharing saves.
-bool reads_shared_records(int records, int elements);
+// (the record numbers cost 4 bytes an element) and sharing is allowed (BackendOptions).
+bool reads_shared_records(int records, int elements, bool allowed = true);
 
 }  // namespace catenary

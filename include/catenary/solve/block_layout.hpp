@@ -73,7 +73,7 @@ struct BlockLayout {
 // every level: a block's size never changes, only who its neighbours are), so no work is spent on
 // padding. Cyclic reduction's saved L, U of save slot s sit at saved_offset[s].
 // T: the values' type. The factorizations work in double (Blocks); the device's cyclic reduction
-// keeps a float copy of its factors for Newton updates' solves to read (float_factors_enabled,
+// keeps a float copy of its factors for Newton updates' solves to read (BlockSolverOptions::float_factors,
 // kernels/block_tridiagonal_solver.cu), with the same offsets, pivots and sizes.
 template <class T>
 struct BlocksOf {
@@ -87,14 +87,6 @@ struct BlocksOf {
   CATENARY_HD T* saved(T* base, int slot) const { return base + saved_offset[slot]; }
 };
 using Blocks = BlocksOf<double>;
-
-// Whether the device's cyclic reduction solves Newton updates from a float copy of its factors
-// (on; the environment variable CATENARY_FLOAT_FACTORS=0 turns it off): half the factors' bytes a
-// solve reads, at a relative error of about 6e-8 x the blocks' condition in each solve, which a
-// Newton iteration corrects like any other error of its matrix. It pays where solves outnumber
-// factorizations (modified Newton): on an H200 the 1,000,000-element modified step 2.83 -> 2.65 ms,
-// the 10,000 x 100 sweep 4.86 -> 4.54, in the same iterations (kernels/block_tridiagonal_solver.cu).
-inline bool float_factors_enabled() { return !switched_off("CATENARY_FLOAT_FACTORS"); }
 
 // Throws std::invalid_argument unless chain_ptr splits 0 .. blocks - 1 into chains (chain c:
 // blocks chain_ptr[c] .. chain_ptr[c + 1] - 1).

@@ -25,6 +25,7 @@
 #include "catenary/assembly/block_chain_ordering.hpp"
 #include "catenary/core/first_touch.hpp"
 #include "catenary/solve/block_layout.hpp"
+#include "catenary/solve/block_solver_options.hpp"
 #include "catenary/solve/border_split.hpp"
 #include "catenary/solve/chain_partition.hpp"
 #include "catenary/solve/held_rows.hpp"
@@ -39,7 +40,9 @@ class ChainSolver {
   // are not neighbours in one chain.
   // threads: how many the partition plans for (solve/chain_partition.hpp); 0: OpenMP's
   // maximum, or one for a model under a thousand blocks.
-  ChainSolver(const BlockChainOrdering& order, const Eigen::SparseMatrix<double>& pattern, int threads = 0);
+  // options: whether held rows leave the blocks (BlockSolverOptions::take_out_held_rows).
+  ChainSolver(const BlockChainOrdering& order, const Eigen::SparseMatrix<double>& pattern, int threads = 0,
+              const BlockSolverOptions& options = {});
   // Factorizes the values of A, which has the pattern's entries; throws SimulationError when a
   // block or the border's Schur complement is singular. The factorization keeps what it needs of
   // A: solve() may follow changes to A.

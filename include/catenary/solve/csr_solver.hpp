@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "catenary/solve/block_solver_options.hpp"
+
 namespace catenary {
 
 class CsrSolver {
@@ -100,10 +102,12 @@ enum class BlockMethod { CyclicReduction, ChainElimination };
 // analyze() knows the blocks, chain elimination where its interleaved groups apply and
 // interleaved_elimination_preferred(chains, reuses_factorizations) says so; reuses_factorizations:
 // the caller solves several times from a factorization (modified Newton).
+// options: held rows out of the blocks, and the float copy of the factors (BlockSolverOptions).
 std::unique_ptr<CsrSolver> make_block_tridiagonal_solver(const std::vector<int>& block_ptr,
                                                           const std::vector<int>& chain_ptr,
                                                           std::optional<BlockMethod> method, bool on_device,
-                                                          int right_hand_sides = 1, bool reuses_factorizations = false);
+                                                          int right_hand_sides = 1, bool reuses_factorizations = false,
+                                                          const BlockSolverOptions& options = {});
 // The faster method on an H100 for chains of these lengths (chain_ptr as above), from measured costs.
 BlockMethod preferred_block_method(const std::vector<int>& chain_ptr);
 // Whether chain elimination by interleaved groups of 32 chains (equal chains of 6 x 6 blocks,

@@ -15,7 +15,6 @@
 #include <algorithm>
 #include <vector>
 
-#include "catenary/core/environment.hpp"
 #include "catenary/core/host_device.hpp"
 
 namespace catenary {
@@ -27,10 +26,6 @@ struct HeldRows {
   std::vector<int> entry_ptr{0}, entry_slot, entry_column;
   int size() const { return static_cast<int>(row.size()); }
 };
-
-// Whether the block solvers take held rows out: the environment variable CATENARY_HELD_ROWS=0
-// keeps them in the blocks, to measure what taking them out saves.
-inline bool held_rows_enabled() { return !switched_off("CATENARY_HELD_ROWS"); }
 
 // The held rows among the blocks (positions below block_ptr.back()) of a matrix whose entry s is
 // at (entry_row[s], entry_col[s]) (positions in the order of block_ptr): rows with one entry, at
