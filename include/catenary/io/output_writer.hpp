@@ -8,57 +8,10 @@
 
 #include <Eigen/Core>
 
+#include "catenary/integrators/run_results.hpp"
 #include "catenary/model/case.hpp"
 
 namespace catenary {
-
-// One output instant. lambda holds the physical multipliers (one per constraint row); the
-// constraint force on the system is -Phi_q^T lambda, so the reaction reported for a row is -lambda.
-struct Frame {
-  double time = 0.0;
-  double step = 0.0;           // step size that reached this time (0 for the initial frame)
-  int newton_iterations = 0;   // of the step that reached this time
-  const Eigen::VectorXd* q = nullptr;
-  const Eigen::VectorXd* v = nullptr;
-  const Eigen::VectorXd* lambda = nullptr;
-  double kinetic_energy = 0.0, gravitational_energy = 0.0, elastic_energy = 0.0;
-  // M(q) v of the kinetic energy (emit_frame), for the per-copy energies of a sweep.
-  const Eigen::VectorXd* mass_times_v = nullptr;
-  // Accelerations (kinematic analysis only; then rigid_bodies.csv has acceleration columns).
-  const Eigen::VectorXd* a = nullptr;
-};
-
-// How far the assembly analysis moved a part (a rigid body or a cable) to satisfy the constraints.
-struct MovedPart {
-  std::string kind;  // "rigid_body" or "cable"
-  std::string name;
-  double translation = 0.0;  // rigid body: |change of the centre of mass|; cable: largest node displacement (m)
-  double rotation = 0.0;     // rigid body: angle of the change of orientation (rad); cable: 0
-};
-
-// What the run did, for the summary JSON and the command line.
-struct RunSummary {
-  std::string analysis;  // "static" or "dynamic"
-  std::string status;    // "ok" or "failed"
-  std::string message;   // diagnosis when failed
-  long steps = 0, rejected_steps = 0, newton_iterations = 0;
-  double end_time = 0.0, wall_seconds = 0.0;
-  double last_residual = 0.0;  // largest force residual of the last Newton iterate (N)
-  // Largest local error estimate of an accepted step (1 = the error tolerance) and its time.
-  double largest_error_estimate = 0.0, largest_error_time = 0.0;
-  // Dynamic: the wall seconds from the first accepted step's end to the last one's, frames written
-  // between included: the cost of stepping without the run's set-up, initial state and first step
-  // (0 for fewer than two steps).
-  double stepping_seconds = 0.0;
-  // Dynamic: the wall seconds of the consistent initial state and the method's start (before the
-  // first frame), and of all frames (the state's download, energies and writing), of which the
-  // writing (the frame sink) is output_writing_seconds.
-  double initial_state_seconds = 0.0, output_seconds = 0.0, output_writing_seconds = 0.0;
-  std::vector<std::string> warnings;
-  // Assembly analysis: what moved, and the constraint violation left.
-  std::vector<MovedPart> moved;
-  double constraint_violation = 0.0;
-};
 
 class OutputWriter {
  public:
