@@ -1,0 +1,22 @@
+# Installs the catenary build BUILD_DIR into SCRATCH/prefix, then configures and builds the
+# consumer project (tests/consumer) against it with find_package(catenary) and runs its program
+# on a shipped case. Run by ctest (installed_package_consumer) with cmake -P.
+file(REMOVE_RECURSE ${SCRATCH})
+function(run_step what)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT code EQUAL 0)
+    message(FATAL_ERROR "${what} failed (${code}):\n${out}\n${err}")
+  endif()
+  message("${out}")
+endfunction()
+run_step("install" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${SCRATCH}/prefix)
+set(cuda_hint "")
+if(CUDA_COMPILER)
+  get_filename_component(cuda_bin ${CUDA_COMPILER} DIRECTORY)
+  get_filename_component(cuda_root ${cuda_bin} DIRECTORY)
+  set(cuda_hint -DCUDAToolkit_ROOT=${cuda_root})
+endif()
+run_step("configure" ${CMAKE_COMMAND} -S ${SOURCE_DIR}/tests/consumer -B ${SCRATCH}/build
+         -DCMAKE_PREFIX_PATH=${SCRATCH}/prefix -DCMAKE_BUILD_TYPE=Release ${cuda_hint})
+run_step("build" ${CMAKE_COMMAND} --build ${SCRATCH}/build)
+run_step("run" ${SCRATCH}/build/consumer ${SOURCE_DIR}/cases/falling_cable_pendulum.json)
