@@ -23,9 +23,9 @@ inline Model empty_3d_model(double gravity_y) {
 // released from rest at angle theta0 from the downward vertical (gravity -9.81 y).
 inline Model rigid_pendulum(double L, double mass, double theta0) {
   Model m = empty_3d_model(-9.81);
-  const Vec<3> z = rigid::vec3(0, 0, 1);
-  m.mechanism.bodies.push_back(rigid_body_at_rest("bob", mass, rigid::vec3(0.01, 0.01, 0.01),
-                                                  rigid::vec3(L * std::sin(theta0), -L * std::cos(theta0), 0),
+  const Vec<3> z = vec3(0, 0, 1);
+  m.mechanism.bodies.push_back(rigid_body_at_rest("bob", mass, vec3(0.01, 0.01, 0.01),
+                                                  vec3(L * std::sin(theta0), -L * std::cos(theta0), 0),
                                                   rigid::from_axis_angle(z, theta0)));
   add_joint(m.mechanism, "pivot", rigid::JointType::Revolute, kGround, 0, Vec<3>::zero(), triad_from_axis(z));
   finalize_model(m);
@@ -37,19 +37,19 @@ inline Model rigid_pendulum(double L, double mass, double theta0) {
 // spatial angular velocities: a spatial double pendulum.
 inline Model spatial_double_pendulum() {
   Model m = empty_3d_model(-9.81);
-  const Vec<4> identity = rigid::vec4(1, 0, 0, 0);
-  const Vec<3> p1 = rigid::vec3(0.4, -0.3, 0.1), p2 = rigid::vec3(0.7, -0.7, -0.2);
+  const Vec<4> identity = vec4(1, 0, 0, 0);
+  const Vec<3> p1 = vec3(0.4, -0.3, 0.1), p2 = vec3(0.7, -0.7, -0.2);
   RigidBody upper =
-      rigid_body_at_rest("upper", 1.5, rigid::vec3(0.02, 0.03, 0.012), rigid::vec_scale(0.5, p1), identity);
-  RigidBody lower = rigid_body_at_rest("lower", 1.0, rigid::vec3(0.015, 0.01, 0.02),
-                                       rigid::vec_scale(0.5, rigid::vec_add(p1, p2)), identity);
-  upper.angular_velocity = rigid::vec3(0.5, 2.0, -1.0);
-  upper.velocity = rigid::cross3(upper.angular_velocity, upper.position);
-  lower.angular_velocity = rigid::vec3(-1.0, 1.0, 3.0);
-  lower.velocity = rigid::vec_add(rigid::cross3(upper.angular_velocity, p1),
-                                  rigid::cross3(lower.angular_velocity, rigid::vec_sub(lower.position, p1)));
+      rigid_body_at_rest("upper", 1.5, vec3(0.02, 0.03, 0.012), vec_scale(0.5, p1), identity);
+  RigidBody lower = rigid_body_at_rest("lower", 1.0, vec3(0.015, 0.01, 0.02),
+                                       vec_scale(0.5, vec_add(p1, p2)), identity);
+  upper.angular_velocity = vec3(0.5, 2.0, -1.0);
+  upper.velocity = cross3(upper.angular_velocity, upper.position);
+  lower.angular_velocity = vec3(-1.0, 1.0, 3.0);
+  lower.velocity = vec_add(cross3(upper.angular_velocity, p1),
+                                  cross3(lower.angular_velocity, vec_sub(lower.position, p1)));
   m.mechanism.bodies = {upper, lower};
-  const Mat<3, 3> frame = triad_from_axis(rigid::vec3(0, 0, 1));
+  const Mat<3, 3> frame = triad_from_axis(vec3(0, 0, 1));
   add_joint(m.mechanism, "shoulder", rigid::JointType::Spherical, kGround, 0, Vec<3>::zero(), frame);
   add_joint(m.mechanism, "elbow", rigid::JointType::Spherical, 0, 1, p1, frame);
   finalize_model(m);
@@ -62,11 +62,11 @@ inline Model spatial_double_pendulum() {
 inline Model spinning_top(double tilt, double spin) {
   Model m = empty_3d_model(-9.81);
   const double l = 0.1;  // tip to centre of mass
-  const Vec<4> p = rigid::from_axis_angle(rigid::vec3(1, 0, 0), -(M_PI / 2 - tilt));  // body z toward the tilted axis
-  const Vec<3> axis = rigid::rotate(p, rigid::vec3(0, 0, 1));
-  RigidBody top = rigid_body_at_rest("top", 0.5, rigid::vec3(2e-3, 2e-3, 3e-3), rigid::vec_scale(l, axis), p);
-  top.angular_velocity = rigid::vec_add(rigid::vec_scale(spin, axis), rigid::vec3(0, 1.0, 0));
-  top.velocity = rigid::cross3(top.angular_velocity, top.position);
+  const Vec<4> p = rigid::from_axis_angle(vec3(1, 0, 0), -(M_PI / 2 - tilt));  // body z toward the tilted axis
+  const Vec<3> axis = rigid::rotate(p, vec3(0, 0, 1));
+  RigidBody top = rigid_body_at_rest("top", 0.5, vec3(2e-3, 2e-3, 3e-3), vec_scale(l, axis), p);
+  top.angular_velocity = vec_add(vec_scale(spin, axis), vec3(0, 1.0, 0));
+  top.velocity = cross3(top.angular_velocity, top.position);
   m.mechanism.bodies = {top};
   add_joint(m.mechanism, "tip", rigid::JointType::Spherical, kGround, 0, Vec<3>::zero(), triad_from_axis(axis));
   finalize_model(m);
@@ -135,8 +135,8 @@ inline Model cranes_joined_at_the_hook(int elements) {
 inline Model cable_with_payload(int elements) {
   Model m = rope_model({0.0, 0.0, 0.0}, {1.0, 0.0, 0.0}, elements);
   add_spherical_to_ground(m, 0, {0.0, 0.0, 0.0}, "pin", "/constraints/0");
-  m.mechanism.bodies.push_back(rigid_body_at_rest("payload", 2.0, rigid::vec3(0.01, 0.01, 0.01), rigid::vec3(1.0, 0, 0),
-                                                  rigid::vec4(1, 0, 0, 0)));
+  m.mechanism.bodies.push_back(rigid_body_at_rest("payload", 2.0, vec3(0.01, 0.01, 0.01), vec3(1.0, 0, 0),
+                                                  vec4(1, 0, 0, 0)));
   Attachment hook;
   hook.name = "payload hook";
   hook.body = 0;
@@ -152,11 +152,11 @@ inline Model cable_with_payload(int elements) {
 inline Model cable_on_boom_with_bars(int elements, int bars, bool tied_to_boom = false) {
   Model m = cable_hanging_from_boom(elements);
   for (int k = 0; k < bars; ++k) {
-    const Vec<3> centre = rigid::vec3(-1.0 - k, 0, 0);
-    m.mechanism.bodies.push_back(rigid_body_at_rest("bar " + std::to_string(k), 1.0, rigid::vec3(0.1, 0.1, 0.1), centre,
-                                                    rigid::vec4(1, 0, 0, 0)));
+    const Vec<3> centre = vec3(-1.0 - k, 0, 0);
+    m.mechanism.bodies.push_back(rigid_body_at_rest("bar " + std::to_string(k), 1.0, vec3(0.1, 0.1, 0.1), centre,
+                                                    vec4(1, 0, 0, 0)));
     add_joint(m.mechanism, "hinge " + std::to_string(k), rigid::JointType::Revolute, kGround,
-              static_cast<int>(m.mechanism.bodies.size()) - 1, centre, triad_from_axis(rigid::vec3(0, 1, 0)));
+              static_cast<int>(m.mechanism.bodies.size()) - 1, centre, triad_from_axis(vec3(0, 1, 0)));
     if (!tied_to_boom) continue;
     Tsda spring;
     spring.name = "tie " + std::to_string(k);
@@ -175,14 +175,14 @@ inline Model cable_on_boom_with_bars(int elements, int bars, bool tied_to_boom =
 // x = 2 + x2; no gravity.
 inline Model two_mass_chain(double k1, double k2, double m1, double m2, double x1, double x2) {
   Model m = empty_3d_model(0.0);
-  const Vec<4> identity = rigid::vec4(1, 0, 0, 0);
+  const Vec<4> identity = vec4(1, 0, 0, 0);
   m.mechanism.bodies.push_back(
-      rigid_body_at_rest("m1", m1, rigid::vec3(0.01, 0.01, 0.01), rigid::vec3(1 + x1, 0, 0), identity));
+      rigid_body_at_rest("m1", m1, vec3(0.01, 0.01, 0.01), vec3(1 + x1, 0, 0), identity));
   m.mechanism.bodies.push_back(
-      rigid_body_at_rest("m2", m2, rigid::vec3(0.01, 0.01, 0.01), rigid::vec3(2 + x2, 0, 0), identity));
-  const Mat<3, 3> along_x = triad_from_axis(rigid::vec3(1, 0, 0));
-  add_joint(m.mechanism, "slide 1", rigid::JointType::Translational, kGround, 0, rigid::vec3(1 + x1, 0, 0), along_x);
-  add_joint(m.mechanism, "slide 2", rigid::JointType::Translational, kGround, 1, rigid::vec3(2 + x2, 0, 0), along_x);
+      rigid_body_at_rest("m2", m2, vec3(0.01, 0.01, 0.01), vec3(2 + x2, 0, 0), identity));
+  const Mat<3, 3> along_x = triad_from_axis(vec3(1, 0, 0));
+  add_joint(m.mechanism, "slide 1", rigid::JointType::Translational, kGround, 0, vec3(1 + x1, 0, 0), along_x);
+  add_joint(m.mechanism, "slide 2", rigid::JointType::Translational, kGround, 1, vec3(2 + x2, 0, 0), along_x);
   Tsda s1;
   s1.name = "k1";
   s1.body_j = 0;
@@ -213,8 +213,8 @@ inline TimeFunction constant_rate(double rate) {
 // A slender bar along its body x axis, centre at `centre`, turned by `angle` about z.
 inline RigidBody planar_bar(const std::string& name, double mass, double length, const Vec<3>& centre, double angle) {
   return rigid_body_at_rest(
-      name, mass, rigid::vec3(0.5 * mass * 1e-4, mass * length * length / 12.0, mass * length * length / 12.0), centre,
-      rigid::from_axis_angle(rigid::vec3(0, 0, 1), angle));
+      name, mass, vec3(0.5 * mass * 1e-4, mass * length * length / 12.0, mass * length * length / 12.0), centre,
+      rigid::from_axis_angle(vec3(0, 0, 1), angle));
 }
 
 // Slider-crank in the x-y plane (crank r about the origin, rod L, slider on the x axis) with the
@@ -223,18 +223,18 @@ inline RigidBody planar_bar(const std::string& name, double mass, double length,
 inline Model driven_slider_crank(double r, double L, double theta0, double omega) {
   Model m = empty_3d_model(0.0);
   Mechanism& mech = m.mechanism;
-  const Vec<3> z = rigid::vec3(0, 0, 1);
-  const Vec<3> A = rigid::vec3(r * std::cos(theta0), r * std::sin(theta0), 0);
+  const Vec<3> z = vec3(0, 0, 1);
+  const Vec<3> A = vec3(r * std::cos(theta0), r * std::sin(theta0), 0);
   const double xB = r * std::cos(theta0) + std::sqrt(L * L - r * r * std::sin(theta0) * std::sin(theta0));
-  const Vec<3> B = rigid::vec3(xB, 0, 0), u = rigid::vec_scale(1.0 / L, rigid::vec_sub(B, A));
-  mech.bodies.push_back(planar_bar("crank", 1.0, r, rigid::vec_scale(0.5, A), theta0));
-  mech.bodies.push_back(planar_bar("rod", 2.0, L, rigid::vec_scale(0.5, rigid::vec_add(A, B)), std::atan2(u[1], u[0])));
+  const Vec<3> B = vec3(xB, 0, 0), u = vec_scale(1.0 / L, vec_sub(B, A));
+  mech.bodies.push_back(planar_bar("crank", 1.0, r, vec_scale(0.5, A), theta0));
+  mech.bodies.push_back(planar_bar("rod", 2.0, L, vec_scale(0.5, vec_add(A, B)), std::atan2(u[1], u[0])));
   mech.bodies.push_back(planar_bar("slider", 1.5, 0.1, B, 0.0));
   add_joint(mech, "crank pivot", rigid::JointType::Revolute, kGround, 0, Vec<3>::zero(), triad_from_axis(z));
   add_joint(mech, "crank pin", rigid::JointType::Spherical, 0, 1, A, triad_from_axis(z));
-  add_joint(mech, "wrist pin", rigid::JointType::Universal, 1, 2, B, triad(rigid::cross3(z, u), z, u));
+  add_joint(mech, "wrist pin", rigid::JointType::Universal, 1, 2, B, triad(cross3(z, u), z, u));
   add_joint(mech, "slide", rigid::JointType::Translational, kGround, 2, B,
-            triad(rigid::vec3(0, 1, 0), z, rigid::vec3(1, 0, 0)));
+            triad(vec3(0, 1, 0), z, vec3(1, 0, 0)));
   mech.drivers.push_back({"crank speed", Driver::Kind::Rotation, 0, constant_rate(omega)});
   finalize_model(m);
   return m;
@@ -244,27 +244,27 @@ inline Model driven_slider_crank(double r, double L, double theta0, double omega
 // B of a four-bar (ground pivots O2 = 0, O4 = (d, 0); crank a at theta2, coupler b, rocker c):
 // the upper intersection of the circles |B - A| = b and |B - O4| = c.
 inline Vec<3> four_bar_joint_b(double a, double b, double c, double d, double theta2) {
-  const Vec<3> z = rigid::vec3(0, 0, 1);
-  const Vec<3> A = rigid::vec3(a * std::cos(theta2), a * std::sin(theta2), 0), O4 = rigid::vec3(d, 0, 0);
-  const Vec<3> AO = rigid::vec_sub(O4, A);
-  const double e = rigid::vec_norm(AO), along = (b * b - c * c + e * e) / (2 * e), across = std::sqrt(b * b - along * along);
-  const Vec<3> ua = rigid::vec_scale(1.0 / e, AO), perp = rigid::cross3(z, ua);
-  return rigid::vec_add(A, rigid::vec_add(rigid::vec_scale(along, ua), rigid::vec_scale(across, perp)));
+  const Vec<3> z = vec3(0, 0, 1);
+  const Vec<3> A = vec3(a * std::cos(theta2), a * std::sin(theta2), 0), O4 = vec3(d, 0, 0);
+  const Vec<3> AO = vec_sub(O4, A);
+  const double e = vec_norm(AO), along = (b * b - c * c + e * e) / (2 * e), across = std::sqrt(b * b - along * along);
+  const Vec<3> ua = vec_scale(1.0 / e, AO), perp = cross3(z, ua);
+  return vec_add(A, vec_add(vec_scale(along, ua), vec_scale(across, perp)));
 }
 
 // That four-bar assembled at theta2: revolute, spherical, universal, revolute (no redundant rows).
 inline Mechanism four_bar(double a, double b, double c, double d, double theta2) {
-  const Vec<3> z = rigid::vec3(0, 0, 1);
-  const Vec<3> A = rigid::vec3(a * std::cos(theta2), a * std::sin(theta2), 0), O4 = rigid::vec3(d, 0, 0);
+  const Vec<3> z = vec3(0, 0, 1);
+  const Vec<3> A = vec3(a * std::cos(theta2), a * std::sin(theta2), 0), O4 = vec3(d, 0, 0);
   const Vec<3> B = four_bar_joint_b(a, b, c, d, theta2);
-  const Vec<3> uc = rigid::vec_scale(1.0 / b, rigid::vec_sub(B, A)), ur = rigid::vec_scale(1.0 / c, rigid::vec_sub(B, O4));
+  const Vec<3> uc = vec_scale(1.0 / b, vec_sub(B, A)), ur = vec_scale(1.0 / c, vec_sub(B, O4));
   Mechanism m;
-  m.bodies.push_back(planar_bar("crank", 1.0, a, rigid::vec_scale(0.5, A), theta2));
-  m.bodies.push_back(planar_bar("coupler", 1.0, b, rigid::vec_scale(0.5, rigid::vec_add(A, B)), std::atan2(uc[1], uc[0])));
-  m.bodies.push_back(planar_bar("rocker", 1.0, c, rigid::vec_scale(0.5, rigid::vec_add(O4, B)), std::atan2(ur[1], ur[0])));
+  m.bodies.push_back(planar_bar("crank", 1.0, a, vec_scale(0.5, A), theta2));
+  m.bodies.push_back(planar_bar("coupler", 1.0, b, vec_scale(0.5, vec_add(A, B)), std::atan2(uc[1], uc[0])));
+  m.bodies.push_back(planar_bar("rocker", 1.0, c, vec_scale(0.5, vec_add(O4, B)), std::atan2(ur[1], ur[0])));
   add_joint(m, "crank pivot", rigid::JointType::Revolute, kGround, 0, Vec<3>::zero(), triad_from_axis(z));
   add_joint(m, "crank pin", rigid::JointType::Spherical, 0, 1, A, triad_from_axis(z));
-  add_joint(m, "rocker pin", rigid::JointType::Universal, 1, 2, B, triad(rigid::cross3(z, uc), z, uc));
+  add_joint(m, "rocker pin", rigid::JointType::Universal, 1, 2, B, triad(cross3(z, uc), z, uc));
   add_joint(m, "rocker pivot", rigid::JointType::Revolute, kGround, 2, O4, triad_from_axis(z));
   return m;
 }

@@ -21,9 +21,9 @@ using catenary::testing::planar_bar;
 
 namespace {
 
-const Vec<3> kZ = rigid::vec3(0, 0, 1);
+const Vec<3> kZ = vec3(0, 0, 1);
 
-const Mat<3, 3> kPlane = triad(rigid::vec3(1, 0, 0), rigid::vec3(0, 1, 0), kZ);  // joint axis z
+const Mat<3, 3> kPlane = triad(vec3(1, 0, 0), vec3(0, 1, 0), kZ);  // joint axis z
 
 }  // namespace
 
@@ -34,7 +34,7 @@ TEST_CASE("driven slider-crank follows the closed-form kinematics", "[multibody]
   const Mechanism m = driven_slider_crank(r, L, theta0, omega).mechanism;
   REQUIRE(m.row_count() == m.coordinate_count());
 
-  const std::vector<KinematicFrame> frames = run_kinematics(m, 1.0, 0.01);
+  const std::vector<KinematicFrame> frames = run_kinematics(m, Vec<3>::zero(), 1.0, 0.01);
   REQUIRE(frames.size() == 101);
   // From the second-order predictor, each step's positions take a Newton iteration or two.
   for (size_t k = 1; k < frames.size(); ++k) CHECK((frames[k].iterations >= 1 && frames[k].iterations <= 3));
@@ -59,15 +59,15 @@ TEST_CASE("inverse dynamics of a driven pendulum gives the closed-form torque an
           "[multibody][kinematics]") {
   const double l = 1.0, mass = 2.0, g = 9.81;
   Mechanism m;
-  m.gravity = rigid::vec3(0, -g, 0);
-  m.bodies.push_back(planar_bar("arm", mass, l, rigid::vec3(l / 2, 0, 0), 0.0));
+  const Vec<3> gravity = vec3(0, -g, 0);
+  m.bodies.push_back(planar_bar("arm", mass, l, vec3(l / 2, 0, 0), 0.0));
   add_joint(m, "pivot", rigid::JointType::Revolute, kGround, 0, Vec<3>::zero(), kPlane);
   TimeFunction swing;
   swing.kind = TimeFunction::Kind::Harmonic;
   swing.amplitude = 0.8;
   swing.frequency = 0.5;
   m.drivers.push_back({"motor", Driver::Kind::Rotation, 0, swing});
-  const std::vector<KinematicFrame> frames = run_kinematics(m, 2.0, 0.01);
+  const std::vector<KinematicFrame> frames = run_kinematics(m, gravity, 2.0, 0.01);
   const double I_O = m.bodies[0].inertia(2, 2) + mass * l * l / 4;
   double worst_torque = 0, worst_force = 0;
   for (const KinematicFrame& f : frames) {
@@ -89,9 +89,9 @@ TEST_CASE("inverse dynamics of a driven pendulum gives the closed-form torque an
 
 TEST_CASE("kinematic analysis refuses a mechanism that is not fully driven", "[multibody][kinematics]") {
   Mechanism m;
-  m.bodies.push_back(planar_bar("arm", 1.0, 1.0, rigid::vec3(0.5, 0, 0), 0.0));
+  m.bodies.push_back(planar_bar("arm", 1.0, 1.0, vec3(0.5, 0, 0), 0.0));
   add_joint(m, "pivot", rigid::JointType::Revolute, kGround, 0, Vec<3>::zero(), kPlane);
-  CHECK_THROWS_AS(run_kinematics(m, 1.0, 0.1), ModelError);
+  CHECK_THROWS_AS(run_kinematics(m, Vec<3>::zero(), 1.0, 0.1), ModelError);
 }
 
 TEST_CASE("redundant joints are found before the run and named", "[multibody][kinematics]") {
@@ -100,21 +100,21 @@ TEST_CASE("redundant joints are found before the run and named", "[multibody][ki
   const double a = 0.3, b = 0.9, c = 0.8, d = 1.0;
   Mechanism m;
   // A consistent square-ish configuration: crank straight up from O2, coupler horizontal.
-  const Vec<3> A = rigid::vec3(0, a, 0), O4 = rigid::vec3(d, 0, 0);
+  const Vec<3> A = vec3(0, a, 0), O4 = vec3(d, 0, 0);
   const double h = std::sqrt(c * c - (d - b) * (d - b));
-  const Vec<3> B = rigid::vec3(b, h, 0);
-  m.bodies.push_back(planar_bar("crank", 1.0, a, rigid::vec_scale(0.5, A), M_PI / 2));
-  const Vec<3> AB = rigid::vec_sub(B, A), O4B = rigid::vec_sub(B, O4);
-  m.bodies.push_back(planar_bar("coupler", 1.0, rigid::vec_norm(AB), rigid::vec_scale(0.5, rigid::vec_add(A, B)),
+  const Vec<3> B = vec3(b, h, 0);
+  m.bodies.push_back(planar_bar("crank", 1.0, a, vec_scale(0.5, A), M_PI / 2));
+  const Vec<3> AB = vec_sub(B, A), O4B = vec_sub(B, O4);
+  m.bodies.push_back(planar_bar("coupler", 1.0, vec_norm(AB), vec_scale(0.5, vec_add(A, B)),
                          std::atan2(AB[1], AB[0])));
-  m.bodies.push_back(planar_bar("rocker", 1.0, c, rigid::vec_scale(0.5, rigid::vec_add(O4, B)), std::atan2(O4B[1], O4B[0])));
+  m.bodies.push_back(planar_bar("rocker", 1.0, c, vec_scale(0.5, vec_add(O4, B)), std::atan2(O4B[1], O4B[0])));
   add_joint(m, "O2", rigid::JointType::Revolute, kGround, 0, Vec<3>::zero(), kPlane);
   add_joint(m, "A", rigid::JointType::Revolute, 0, 1, A, kPlane);
   add_joint(m, "B", rigid::JointType::Revolute, 1, 2, B, kPlane);
   add_joint(m, "O4", rigid::JointType::Revolute, kGround, 2, O4, kPlane);
   m.drivers.push_back({"crank", Driver::Kind::Rotation, 0, constant_rate(1.0)});
   try {
-    run_kinematics(m, 0.1, 0.01);
+    run_kinematics(m, Vec<3>::zero(), 0.1, 0.01);
     FAIL("the redundant four-bar was accepted");
   } catch (const ModelError& e) {
     const std::string what = e.what();
@@ -136,13 +136,13 @@ TEST_CASE("driven four-bar follows the closed-form kinematics", "[multibody][kin
     const Vec<3> B = four_bar_joint_b(a, b, c, d, theta0 + omega * t);
     return std::atan2(B[1], B[0] - d);
   };
-  const std::vector<KinematicFrame> frames = run_kinematics(m, 1.0, 0.02);
+  const std::vector<KinematicFrame> frames = run_kinematics(m, Vec<3>::zero(), 1.0, 0.02);
   REQUIRE(frames.size() == 51);
   const double dt = 1e-4;
   double worst_angle = 0, worst_rate = 0, worst_acceleration = 0;
   for (const KinematicFrame& f : frames) {
     const rigid::BodyState rocker = rigid::body_state(f.q.data() + 14, f.v.data() + 14);
-    const Vec<3> axis = rigid::rotate(rocker.p, rigid::vec3(1, 0, 0));
+    const Vec<3> axis = rigid::rotate(rocker.p, vec3(1, 0, 0));
     Vec<4> pdd;
     for (int k = 0; k < 4; ++k) pdd[k] = f.a[14 + 3 + k];
     const double angle = std::atan2(axis[1], axis[0]);
@@ -166,7 +166,7 @@ TEST_CASE("drivers on any joint-frame axis: a body on a planar joint driven alon
   // prescribe the in-plane position of the joint point (X along f, Y along g) and the rotation
   // about h, so r(t) = (X, Y, 0) + R_z(theta) r0.
   Mechanism m;
-  const Vec<3> r0 = rigid::vec3(0.3, 0.1, 0.0);
+  const Vec<3> r0 = vec3(0.3, 0.1, 0.0);
   m.bodies.push_back(planar_bar("plate", 2.0, 0.5, r0, 0.0));
   add_joint(m, "plane", rigid::JointType::Planar, kGround, 0, Vec<3>::zero(), kPlane);
   auto harmonic = [](double amplitude, double frequency) {
@@ -182,14 +182,14 @@ TEST_CASE("drivers on any joint-frame axis: a body on a planar joint driven alon
   m.drivers.push_back({"turn", Driver::Kind::Rotation, 0, theta, 2});
   REQUIRE(m.row_count() == m.coordinate_count());
   double worst_position = 0, worst_angle = 0, worst_velocity = 0;
-  for (const KinematicFrame& f : run_kinematics(m, 2.0, 0.05)) {
+  for (const KinematicFrame& f : run_kinematics(m, Vec<3>::zero(), 2.0, 0.05)) {
     const double th = theta.value(f.t), c = std::cos(th), s = std::sin(th);
     const Eigen::Vector3d r(X.value(f.t) + c * r0[0] - s * r0[1], Y.value(f.t) + s * r0[0] + c * r0[1], 0.0);
     const double thd = theta.first_derivative(f.t);
     const Eigen::Vector3d rd(X.first_derivative(f.t) - thd * (s * r0[0] + c * r0[1]),
                              Y.first_derivative(f.t) + thd * (c * r0[0] - s * r0[1]), 0.0);
     const rigid::BodyState b = rigid::body_state(f.q.data(), f.v.data());
-    const Vec<3> x_axis = rigid::rotate(b.p, rigid::vec3(1, 0, 0));
+    const Vec<3> x_axis = rigid::rotate(b.p, vec3(1, 0, 0));
     worst_position = std::max(worst_position, (f.q.head<3>() - r).lpNorm<Eigen::Infinity>());
     worst_velocity = std::max(worst_velocity, (f.v.head<3>() - rd).lpNorm<Eigen::Infinity>());
     worst_angle = std::max(worst_angle, std::fabs(std::atan2(x_axis[1], x_axis[0]) - th));

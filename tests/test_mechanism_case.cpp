@@ -138,7 +138,7 @@ TEST_CASE("crane boom case: the cable stays on the boom tip and the boom swings 
   double gap = 0.0;
   for (const StoredFrame& f : r.frames) {
     const rigid::BodyState boom = rigid::body_state(f.q.data() + c.model.rigid_offset(), f.v.data() + c.model.rigid_offset());
-    const Vec<3> hook = rigid::vec_add(boom.r, rigid::rotate(boom.p, c.model.mechanism.attachments[0].point));
+    const Vec<3> hook = vec_add(boom.r, rigid::rotate(boom.p, c.model.mechanism.attachments[0].point));
     for (int k = 0; k < 3; ++k) gap = std::max(gap, std::fabs(f.q[6 * node + k] - hook[k]));
   }
   CHECK(gap < 1e-9);
@@ -219,10 +219,10 @@ TEST_CASE("the assembly analysis moves a misplaced body onto its joint", "[case]
   const std::vector<CsvRow> rows = read_csv(dir / "out" / "rigid_bodies.csv");
   REQUIRE(rows.size() == 1);
   const CsvRow& b = rows[0];
-  const Vec<4> p = rigid::vec4(b.value.at("e0"), b.value.at("e1"), b.value.at("e2"), b.value.at("e3"));
-  const Vec<3> pin = rigid::vec_add(rigid::vec3(b.value.at("x"), b.value.at("y"), b.value.at("z")),
-                                    rigid::rotate(p, rigid::vec3(0, 1, 0)));
-  CHECK(rigid::vec_norm(pin) < 1e-10);
+  const Vec<4> p = vec4(b.value.at("e0"), b.value.at("e1"), b.value.at("e2"), b.value.at("e3"));
+  const Vec<3> pin = vec_add(vec3(b.value.at("x"), b.value.at("y"), b.value.at("z")),
+                                    rigid::rotate(p, vec3(0, 1, 0)));
+  CHECK(vec_norm(pin) < 1e-10);
 }
 
 TEST_CASE("joint reactions of a hanging pendulum at rest: m g along the joint frame's axis", "[case][multibody]") {

@@ -11,11 +11,10 @@ namespace catenary {
 void run_kinematic(const Model& m, const KinematicSettings& s, double interval, const FrameSink& sink,
                    RunSummary& summary) {
   summary.analysis = "kinematic";
-  Mechanism mech = m.mechanism;
-  mech.gravity = rigid::vec3(m.gravity[0], m.gravity[1], m.gravity[2]);
+  const Mechanism& mech = m.mechanism;
   std::vector<KinematicFrame> frames;
   try {
-    frames = run_kinematics(mech, s.end_time, s.step);
+    frames = run_kinematics(mech, m.gravity, s.end_time, s.step);
   } catch (const ModelError& e) {
     throw SimulationError(e.what());
   }

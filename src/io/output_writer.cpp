@@ -79,7 +79,7 @@ void finish_row(std::ofstream& f, const std::string& row, const std::string& pat
   if (!f) throw std::runtime_error("error writing " + path);
 }
 
-Vec<4> sub4(const Eigen::VectorXd& x, int at) { return rigid::vec4(x[at], x[at + 1], x[at + 2], x[at + 3]); }
+Vec<4> sub4(const Eigen::VectorXd& x, int at) { return vec4(x[at], x[at + 1], x[at + 2], x[at + 3]); }
 
 }  // namespace
 
@@ -146,11 +146,11 @@ void OutputWriter::write_mechanism_rows(const Frame& f) {
     const Joint& joint = mech.joints[j];
     const JointReaction r = joint_reaction(mech, static_cast<int>(j), x, lambda);
     // The joint frame: marker i's triad in the ground frame, A_i [f' g' h'].
-    const Vec<4> pi = joint.body_i == kGround ? rigid::vec4(1, 0, 0, 0) : sub4(x, 7 * joint.body_i + 3);
+    const Vec<4> pi = joint.body_i == kGround ? vec4(1, 0, 0, 0) : sub4(x, 7 * joint.body_i + 3);
     const Vec<3> axes[3] = {rigid::rotate(pi, joint.marker_i.f), rigid::rotate(pi, joint.marker_i.g),
                             rigid::rotate(pi, joint.marker_i.h)};
     for (const Vec<3>* w : {&r.force, &r.torque})
-      for (const Vec<3>& e : axes) row += ',' + number(rigid::vec_norm(e) > 0.0 ? dot(e, *w) / rigid::vec_norm(e) : 0.0);
+      for (const Vec<3>& e : axes) row += ',' + number(vec_norm(e) > 0.0 ? dot(e, *w) / vec_norm(e) : 0.0);
   }
   for (size_t d = 0; d < mech.drivers.size(); ++d) row += ',' + number(-lambda[mech.driver_row(static_cast<int>(d))]);
   for (size_t k = 0; k < mech.attachments.size(); ++k)

@@ -96,7 +96,7 @@ void add_rigid_bodies(const Model& m, const Eigen::VectorXd& q, const Eigen::Vec
         axis[k] = axis_length;
         arm = rigid::rotate(rigid::normalized(s.p), axis);
       }
-      const Vec<3> point = rigid::vec_add(s.r, arm), velocity = rigid::vec_add(s.rd, rigid::cross3(omega, arm));
+      const Vec<3> point = vec_add(s.r, arm), velocity = vec_add(s.rd, cross3(omega, arm));
       for (int i = 0; i < 3; ++i) out.points.push_back(point[i]), out.velocities.push_back(velocity[i]);
       out.strains.push_back(0.0);
     }

@@ -10,15 +10,8 @@ namespace catenary {
 
 namespace {
 
-double norm(const Vec3& a) { return std::sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]); }
-Vec3 sub(const Vec3& a, const Vec3& b) { return {a[0] - b[0], a[1] - b[1], a[2] - b[2]}; }
-Vec3 axpy(double s, const Vec3& x, const Vec3& y) {
-  return {s * x[0] + y[0], s * x[1] + y[1], s * x[2] + y[2]};
-}
-double dot3(const Vec3& a, const Vec3& b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
-Vec3 cross(const Vec3& a, const Vec3& b) {
-  return {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
-}
+// s x + y
+Vec3 axpy(double s, const Vec3& x, const Vec3& y) { return vec_add(vec_scale(s, x), y); }
 
 Vec3 planar(const Model& m, Vec3 a) {
   if (m.dimension == 2) a[2] = 0.0;
@@ -172,8 +165,8 @@ int add_straight_line(Model& m, const std::string& name, const Vec3& start_in, c
                       const Vec3& sag_direction) {
   check_properties(props);
   const Vec3 start = planar(m, start_in), end = planar(m, end_in);
-  const Vec3 chord = sub(end, start);
-  const double c = norm(chord);
+  const Vec3 chord = vec_sub(end, start);
+  const double c = vec_norm(chord);
   if (!(c > 1e-12)) throw ModelError("start and end points coincide: the line has zero length");
   if (length == 0.0) length = c;
   if (length < c * (1.0 - 1e-12))
@@ -188,8 +181,8 @@ int add_straight_line(Model& m, const std::string& name, const Vec3& start_in, c
   if (slack) {
     // Arc with arc length `length` and chord c: sin(phi)/phi = c/length, phi = half angle.
     Vec3 s = planar(m, sag_direction);
-    s = axpy(-dot3(s, d), d, s);
-    const double ns = norm(s);
+    s = axpy(-dot(s, d), d, s);
+    const double ns = vec_norm(s);
     if (!(ns > 1e-12)) throw ModelError("sag direction is parallel to the line");
     sag = {s[0] / ns, s[1] / ns, s[2] / ns};
     const double ratio = c / length;
@@ -228,7 +221,7 @@ int add_arc(Model& m, const std::string& name, const Vec3& centre, double radius
   if (!(radius > 0.0)) throw ModelError("arc radius must be positive");
   if (!(std::fabs(a1 - a0) > 1e-12)) throw ModelError("arc start and end angles coincide");
   const Vec3 u = planar(m, u_in), v = planar(m, v_in);
-  if (std::fabs(norm(u) - 1.0) > 1e-9 || std::fabs(norm(v) - 1.0) > 1e-9 || std::fabs(dot3(u, v)) > 1e-9)
+  if (std::fabs(vec_norm(u) - 1.0) > 1e-9 || std::fabs(vec_norm(v) - 1.0) > 1e-9 || std::fabs(dot(u, v)) > 1e-9)
     throw ModelError("arc plane vectors u and v must be orthonormal");
   begin_body(m, name, elements);
   const double sign = a1 > a0 ? 1.0 : -1.0;
@@ -254,13 +247,13 @@ int add_node_line(Model& m, const std::string& name, const std::vector<Vec3>& po
   begin_body(m, name, static_cast<int>(positions.size()) - 1);
   for (size_t i = 0; i < positions.size(); ++i) {
     const Vec3 r = planar(m, positions[i]), t = planar(m, slopes[i]);
-    if (!(norm(t) > 1e-12)) throw ModelError("slope of node " + std::to_string(i) + " is zero");
+    if (!(vec_norm(t) > 1e-12)) throw ModelError("slope of node " + std::to_string(i) + " is zero");
     append_node(m, r, t, r, t);
   }
   const Body& b = m.bodies.back();
   const int D = m.dimension;
   for (size_t i = 0; i + 1 < positions.size(); ++i) {
-    const double chord = norm(sub(planar(m, positions[i + 1]), planar(m, positions[i])));
+    const double chord = vec_norm(vec_sub(planar(m, positions[i + 1]), planar(m, positions[i])));
     if (!(chord > 1e-12)) throw ModelError("nodes " + std::to_string(i) + " and " + std::to_string(i + 1) + " coincide (zero-length element)");
     // The Hermite curve depends on L through the slopes; iterate L = arc length of the curve.
     double e[12];
@@ -384,7 +377,7 @@ void set_rigid_velocity(Model& m, int body, const Vec3& velocity, const Vec3& an
     Vec3 r = {0.0, 0.0, 0.0}, slope = {0.0, 0.0, 0.0};
     for (int i = 0; i < D; ++i) r[i] = m.initial_positions[node * n + i] - centre[i];
     for (int i = 0; i < D; ++i) slope[i] = m.initial_positions[node * n + D + i];
-    const Vec3 turn = cross(w, r), slope_rate = cross(w, slope);
+    const Vec3 turn = cross3(w, r), slope_rate = cross3(w, slope);
     for (int i = 0; i < D; ++i) m.initial_velocities[node * n + i] = velocity[i] + turn[i];
     for (int i = 0; i < D; ++i) m.initial_velocities[node * n + D + i] = slope_rate[i];
   }

@@ -16,7 +16,7 @@
 #include "catenary/integrators/constraint_check.hpp"
 #include "catenary/model/builders.hpp"
 #include "catenary/model/sweep.hpp"
-#include "catenary/rigid/vector_ops.hpp"
+#include "catenary/core/small_matrix.hpp"
 #include "case_reading.hpp"
 #include "mechanism_reader.hpp"
 
@@ -25,9 +25,6 @@ namespace catenary {
 namespace {
 
 using namespace case_reading;
-
-double norm(const Vec3& a) { return std::sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]); }
-double dot(const Vec3& a, const Vec3& b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 
 struct Material {
   double E = 0.0, density = 0.0, damping = 0.0;
@@ -98,7 +95,6 @@ class Loader {
       for (size_t i = 0; i < ls.v.size(); ++i) read_load(ls.at(i), m);
     }
     read_mechanism(n, m, mechanism_paths_);
-    m.mechanism.gravity = rigid::vec3(m.gravity[0], m.gravity[1], m.gravity[2]);
     finalize_model(m);
   }
 
@@ -205,7 +201,7 @@ class Loader {
         const Node end_node = n.required("end");
         const Vec3 end = get_vector(end_node, D);
         const Vec3 chord = {end[0] - start[0], end[1] - start[1], end[2] - start[2]};
-        const double c = norm(chord);
+        const double c = vec_norm(chord);
         if (!(c > 1e-12)) end_node.fail("coincides with 'start' (the line would have zero length)");
         const int elements = get_positive_int(n.required("elements"));
         double length = 0.0;
@@ -218,14 +214,14 @@ class Loader {
         Vec3 sag = {0.0, 0.0, 0.0};
         sag[D - 1] = -1.0;
         const Vec3 g = {m.gravity[0], m.gravity[1], m.gravity[2]};
-        if (norm(g) > 0.0) sag = g;
+        if (vec_norm(g) > 0.0) sag = g;
         if (n.has("sag_direction")) {
           const Node sn = n.child("sag_direction");
           sag = get_vector(sn, D);
-          if (!(norm(sag) > 0.0)) sn.fail("must not be the zero vector");
+          if (!(vec_norm(sag) > 0.0)) sn.fail("must not be the zero vector");
           if (length > c * (1.0 + 1e-12)) {
             const double along = dot(sag, chord) / c;
-            if (!(norm(sag) * norm(sag) - along * along > 1e-20 * norm(sag) * norm(sag)))
+            if (!(vec_norm(sag) * vec_norm(sag) - along * along > 1e-20 * vec_norm(sag) * vec_norm(sag)))
               sn.fail("must not be parallel to the line from start to end");
           }
         }
@@ -241,11 +237,11 @@ class Loader {
         Vec3 u = {1.0, 0.0, 0.0}, v = {0.0, 1.0, 0.0};
         if (n.has("u")) {
           u = get_vector(n.child("u"), D);
-          if (std::fabs(norm(u) - 1.0) > 1e-9) n.child("u").fail("must be a unit vector");
+          if (std::fabs(vec_norm(u) - 1.0) > 1e-9) n.child("u").fail("must be a unit vector");
         }
         if (n.has("v")) {
           v = get_vector(n.child("v"), D);
-          if (std::fabs(norm(v) - 1.0) > 1e-9) n.child("v").fail("must be a unit vector");
+          if (std::fabs(vec_norm(v) - 1.0) > 1e-9) n.child("v").fail("must be a unit vector");
         }
         if (std::fabs(dot(u, v)) > 1e-9)
           (n.has("v") ? n.child("v") : n.child("u")).fail("u and v must be perpendicular");
@@ -260,7 +256,7 @@ class Loader {
           if (i > 0) {
             const Vec3& a = positions[i - 1];
             const Vec3& b = positions[i];
-            if (!(norm(Vec3{b[0] - a[0], b[1] - a[1], b[2] - a[2]}) > 1e-12))
+            if (!(vec_norm(Vec3{b[0] - a[0], b[1] - a[1], b[2] - a[2]}) > 1e-12))
               pn.at(i).fail("coincides with the previous node (zero-length element)");
           }
         }
@@ -271,7 +267,7 @@ class Loader {
                   std::to_string(sn.v.size()) + " slopes)");
         for (size_t i = 0; i < sn.v.size(); ++i) {
           slopes.push_back(get_vector(sn.at(i), D));
-          if (!(norm(slopes.back()) > 1e-12)) sn.at(i).fail("must not be the zero vector");
+          if (!(vec_norm(slopes.back()) > 1e-12)) sn.at(i).fail("must not be the zero vector");
         }
         add_node_line(m, name, positions, slopes, props);
       }

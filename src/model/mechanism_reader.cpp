@@ -52,12 +52,10 @@ class MechanismReader {
     return name;
   }
 
-  static Vec<3> to_vec(const Vec3& a) { return rigid::vec3(a[0], a[1], a[2]); }
-
   // A 3-vector that must not be zero, e.g. an axis; returned as given (not normalized).
   Vec<3> get_direction(const Node& n) {
-    const Vec<3> a = to_vec(get_vector(n, 3));
-    if (!(rigid::vec_norm(a) > 1e-12)) n.fail("must not be the zero vector (it gives a direction)");
+    const Vec<3> a = get_vector(n, 3);
+    if (!(vec_norm(a) > 1e-12)) n.fail("must not be the zero vector (it gives a direction)");
     return a;
   }
 
@@ -104,7 +102,7 @@ class MechanismReader {
                 (en.v.is_array() ? " (got " + std::to_string(en.v.size()) + " numbers)" : en.got()));
       Vec<4> p;
       for (int k = 0; k < 4; ++k) p[k] = get_number(en.at(k));
-      const double norm_p = rigid::vec_norm(p);
+      const double norm_p = vec_norm(p);
       if (!(norm_p > 1e-12))
         en.fail("the Euler parameters have zero norm and describe no rotation (the identity is [1, 0, 0, 0])");
       return rigid::normalized(p);
@@ -173,10 +171,10 @@ class MechanismReader {
     rigid_paths_[b.name] = n.path;
     b.mass = get_positive(n.required("mass"));
     b.inertia = read_inertia(n.required("inertia"));
-    b.position = to_vec(get_vector(n.required("position"), 3));
-    b.orientation = n.has("orientation") ? read_orientation(n.child("orientation")) : rigid::vec4(1, 0, 0, 0);
-    b.velocity = n.has("velocity") ? to_vec(get_vector(n.child("velocity"), 3)) : Vec<3>::zero();
-    b.angular_velocity = n.has("angular_velocity") ? to_vec(get_vector(n.child("angular_velocity"), 3)) : Vec<3>::zero();
+    b.position = get_vector(n.required("position"), 3);
+    b.orientation = n.has("orientation") ? read_orientation(n.child("orientation")) : vec4(1, 0, 0, 0);
+    b.velocity = n.has("velocity") ? get_vector(n.child("velocity"), 3) : Vec<3>::zero();
+    b.angular_velocity = n.has("angular_velocity") ? get_vector(n.child("angular_velocity"), 3) : Vec<3>::zero();
     if (n.has("assembly_weight")) b.assembly_weight = get_positive(n.child("assembly_weight"));
     m.mechanism.bodies.push_back(b);
   }
@@ -213,18 +211,18 @@ class MechanismReader {
   // Triad (columns f, g, h) of a joint or rotational spring from "axis", or for universal and
   // perpendicular-axes joints from the cross axes "axis_i" (f) and "axis_j" (g), h = f x g.
   Mat<3, 3> read_joint_triad(const Node& n, bool cross_axes, bool axis_optional = false) {
-    if (axis_optional && !n.has("axis")) return triad(rigid::vec3(1, 0, 0), rigid::vec3(0, 1, 0), rigid::vec3(0, 0, 1));
+    if (axis_optional && !n.has("axis")) return triad(vec3(1, 0, 0), vec3(0, 1, 0), vec3(0, 0, 1));
     if (!cross_axes) return triad_from_axis(get_direction(n.required("axis")));
     const Vec<3> f = get_direction(n.required("axis_i"));
     const Node gn = n.required("axis_j");
     const Vec<3> g = get_direction(gn);
-    const Vec<3> fu = rigid::vec_scale(1.0 / rigid::vec_norm(f), f), gu = rigid::vec_scale(1.0 / rigid::vec_norm(g), g);
+    const Vec<3> fu = vec_scale(1.0 / vec_norm(f), f), gu = vec_scale(1.0 / vec_norm(g), g);
     const double c = fu[0] * gu[0] + fu[1] * gu[1] + fu[2] * gu[2];
     if (std::fabs(c) > 1e-9)
       gn.fail("must be perpendicular to axis_i (the angle between them is " +
               format_number(std::acos(std::max(-1.0, std::min(1.0, c))) * 180.0 / kPi) +
               " degrees; the two cross axes of the joint are perpendicular in its initial configuration)");
-    return triad(fu, gu, rigid::cross3(fu, gu));
+    return triad(fu, gu, cross3(fu, gu));
   }
 
   void read_joint(const Node& n, Model& m) {
@@ -251,10 +249,10 @@ class MechanismReader {
     if (n.has("point")) {
       for (const char* k : {"point_i", "point_j"})
         if (n.has(k)) n.child(k).fail("give either \"point\" (one point for both bodies) or \"point_i\" and \"point_j\", not both");
-      pi = pj = to_vec(get_vector(n.child("point"), 3));
+      pi = pj = get_vector(n.child("point"), 3);
     } else if (n.has("point_i") || n.has("point_j")) {
-      pi = to_vec(get_vector(n.required("point_i"), 3));
-      pj = to_vec(get_vector(n.required("point_j"), 3));
+      pi = get_vector(n.required("point_i"), 3);
+      pj = get_vector(n.required("point_j"), 3);
     } else {
       n.required("point");
     }
@@ -333,7 +331,7 @@ class MechanismReader {
   // Body-frame point of a ground-frame point at t = 0 (ground: the point itself).
   static Vec<3> body_point(const Model& m, int body, const Vec<3>& ground_point) {
     const rigid::BodyState s = initial_state(m, body);
-    return rigid::rotate_back(s.p, rigid::vec_sub(ground_point, s.r));
+    return rigid::rotate_back(s.p, vec_sub(ground_point, s.r));
   }
 
   // What translational and rotational spring-dampers share: name, bodies, stiffness, damping,
@@ -356,10 +354,10 @@ class MechanismReader {
     expect_object(n, {"name", "body_i", "body_j", "point_i", "point_j", "stiffness", "damping", "free_length", "actuator"});
     Tsda s;
     read_spring_damper(n, m, s, "spring");
-    const Vec<3> pi = to_vec(get_vector(n.required("point_i"), 3));
+    const Vec<3> pi = get_vector(n.required("point_i"), 3);
     const Node pjn = n.required("point_j");
-    const Vec<3> pj = to_vec(get_vector(pjn, 3));
-    const double length = rigid::vec_norm(rigid::vec_sub(pj, pi));
+    const Vec<3> pj = get_vector(pjn, 3);
+    const double length = vec_norm(vec_sub(pj, pi));
     if (!(length > 1e-12)) pjn.fail("coincides with point_i: a spring between coincident points has no line of action");
     s.point_i = body_point(m, s.body_i, pi);
     s.point_j = body_point(m, s.body_j, pj);
@@ -371,7 +369,7 @@ class MechanismReader {
     expect_object(n, {"name", "body_i", "body_j", "point", "axis", "stiffness", "damping", "free_angle", "actuator"});
     Rsda s;
     read_spring_damper(n, m, s, "rotational spring");
-    const Vec<3> point = to_vec(get_vector(n.required("point"), 3));
+    const Vec<3> point = get_vector(n.required("point"), 3);
     const Mat<3, 3> frame = read_joint_triad(n, false);
     s.marker_i = rigid::marker_from_ground(initial_state(m, s.body_i), point, frame);
     s.marker_j = rigid::marker_from_ground(initial_state(m, s.body_j), point, frame);
@@ -389,9 +387,9 @@ class MechanismReader {
     const std::string frame = get_choice(n.required("frame"), {"ground", "body"}, "load frame");
     l.body_frame = frame == "body";
     if (!n.has("force") && !n.has("torque")) n.fail("gives neither \"force\" nor \"torque\"");
-    if (n.has("force")) l.force = to_vec(get_vector(n.child("force"), 3));
-    if (n.has("torque")) l.torque = to_vec(get_vector(n.child("torque"), 3));
-    l.point = n.has("point") ? body_point(m, l.body, to_vec(get_vector(n.child("point"), 3))) : Vec<3>::zero();
+    if (n.has("force")) l.force = get_vector(n.child("force"), 3);
+    if (n.has("torque")) l.torque = get_vector(n.child("torque"), 3);
+    l.point = n.has("point") ? body_point(m, l.body, get_vector(n.child("point"), 3)) : Vec<3>::zero();
     l.scale = n.has("function") ? read_time_function(n.child("function")) : TimeFunction::constant(1.0);
     m.mechanism.forces.loads.push_back(l);
   }
@@ -412,16 +410,16 @@ class MechanismReader {
               "attachments connect cable nodes to rigid bodies");
     const int stride = m.coordinates_per_node();
     const double* node = &m.initial_positions[a.node * stride];
-    Vec<3> point = rigid::vec3(node[0], node[1], node[2]);
-    if (n.has("point")) point = to_vec(get_vector(n.child("point"), 3));
+    Vec<3> point = vec3(node[0], node[1], node[2]);
+    if (n.has("point")) point = get_vector(n.child("point"), 3);
     a.point = body_point(m, a.body, point);
     a.align_slope = n.has("align_slope") && get_bool(n.child("align_slope"));
     if (a.align_slope) {
-      const Vec<3> slope = rigid::vec3(node[3], node[4], node[5]);
+      const Vec<3> slope = vec3(node[3], node[4], node[5]);
       const rigid::BodyState s = initial_state(m, a.body);
-      a.axis = rigid::rotate_back(s.p, rigid::vec_scale(1.0 / rigid::vec_norm(slope), slope));
+      a.axis = rigid::rotate_back(s.p, vec_scale(1.0 / vec_norm(slope), slope));
     } else {
-      a.axis = rigid::vec3(1, 0, 0);
+      a.axis = vec3(1, 0, 0);
     }
     m.mechanism.attachments.push_back(a);
   }

@@ -86,8 +86,7 @@ Model merge_models(const std::vector<const Model*>& copies, std::vector<CopyRang
   if (copies.empty()) return out;
   const Model& first = *copies.front();
   out.dimension = first.dimension;
-  std::copy(first.gravity, first.gravity + 3, out.gravity);
-  out.mechanism.gravity = first.mechanism.gravity;
+  out.gravity = first.gravity;
   out.characteristic_length = 0.0;
   reserve_for(out.reference_coordinates, copies, [](const Model& m) { return m.reference_coordinates.size(); });
   reserve_for(out.initial_positions, copies, [](const Model& m) { return m.initial_positions.size(); });
@@ -110,7 +109,7 @@ Model merge_models(const std::vector<const Model*>& copies, std::vector<CopyRang
     if (m.dimension != out.dimension)
       throw ModelError(copy + " has dimension " + std::to_string(m.dimension) + ", " + copy_name(0) + " " +
                        std::to_string(out.dimension) + ": the copies of a sweep must share the dimension");
-    if (!std::equal(m.gravity, m.gravity + 3, out.gravity))
+    if (!std::equal(m.gravity.v, m.gravity.v + 3, out.gravity.v))
       throw ModelError(copy + " has a different gravity: the copies of a sweep share it");
     CopyRange r;
     r.first_node = out.node_count;

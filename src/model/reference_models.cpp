@@ -30,13 +30,13 @@ Model falling_cable_pendulum(int elements) {
 
 void hang_first_line_from_boom(Model& m, double mass, double length, double axial_inertia, const Vec<3>& pivot) {
   const double bar_inertia = mass * length * length / 12.0;  // a slender bar about its centre
-  const Vec<3> half = rigid::vec3(0.5 * length, 0, 0);
-  m.mechanism.bodies.push_back(rigid_body_at_rest("boom", mass, rigid::vec3(axial_inertia, bar_inertia, bar_inertia),
-                                                  rigid::vec3(pivot[0] + half[0], pivot[1], pivot[2]),
-                                                  rigid::vec4(1, 0, 0, 0)));
+  const Vec<3> half = vec3(0.5 * length, 0, 0);
+  m.mechanism.bodies.push_back(rigid_body_at_rest("boom", mass, vec3(axial_inertia, bar_inertia, bar_inertia),
+                                                  vec3(pivot[0] + half[0], pivot[1], pivot[2]),
+                                                  vec4(1, 0, 0, 0)));
   const int boom = static_cast<int>(m.mechanism.bodies.size()) - 1;
   add_joint(m.mechanism, "boom pivot", rigid::JointType::Revolute, kGround, boom, pivot,
-            triad_from_axis(rigid::vec3(0, 1, 0)));
+            triad_from_axis(vec3(0, 1, 0)));
   Attachment hook;
   hook.name = "hook";
   hook.body = boom;
@@ -48,7 +48,7 @@ void hang_first_line_from_boom(Model& m, double mass, double length, double axia
 
 Model crane_falling_cable(int elements) {
   Model m = pendulum_cable(elements);
-  hang_first_line_from_boom(m, 500.0, 5.0, 1.0, rigid::vec3(-5, 0, 0));
+  hang_first_line_from_boom(m, 500.0, 5.0, 1.0, vec3(-5, 0, 0));
   return m;
 }
 

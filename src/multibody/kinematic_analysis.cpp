@@ -137,7 +137,7 @@ void check_redundant_constraints(const Mechanism& m, const Eigen::VectorXd& q, d
   }
 }
 
-std::vector<KinematicFrame> run_kinematics(const Mechanism& m, double end_time, double step) {
+std::vector<KinematicFrame> run_kinematics(const Mechanism& m, const Vec<3>& gravity, double end_time, double step) {
   const int n = m.coordinate_count(), rows = m.row_count();
   check_redundant_constraints(m, m.initial_positions(), 0.0);
   if (rows != n) {
@@ -173,7 +173,7 @@ std::vector<KinematicFrame> run_kinematics(const Mechanism& m, double end_time, 
     Eigen::MatrixXd M;
     Eigen::VectorXd Q;
     mass_matrix(m, q, M);
-    generalized_forces(m, q, v, t, Q);
+    generalized_forces(m, gravity, q, v, t, Q);
     const Eigen::MatrixXd Ct = Eigen::MatrixXd(s.jacobian).transpose();
     KinematicFrame f;
     f.t = t;

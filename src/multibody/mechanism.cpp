@@ -72,8 +72,8 @@ void put_attachment_rows(const Mechanism& m, int k, int row, const Eigen::Vector
       for (int c = 0; c < 3; ++c) jac.emplace_back(first_row + r, node_first + c, rows.jac_j(r, c));
     }
   };
-  const rigid::Marker at_point = rigid::marker_from_axis(a.point, rigid::vec3(0.0, 0.0, 1.0));
-  const rigid::Marker at_node = rigid::marker_from_axis(Vec<3>::zero(), rigid::vec3(0.0, 0.0, 1.0));
+  const rigid::Marker at_point = rigid::marker_from_axis(a.point, vec3(0.0, 0.0, 1.0));
+  const rigid::Marker at_node = rigid::marker_from_axis(Vec<3>::zero(), vec3(0.0, 0.0, 1.0));
   put(rigid::spherical_joint(body, at_point, node_state(a, node, q, v), at_node), 3, row, node);
   if (!a.align_slope) return;
   const rigid::Marker axis = rigid::marker_from_axis(Vec<3>::zero(), a.axis);
@@ -235,11 +235,11 @@ void mass_matrix(const Mechanism& m, const Eigen::VectorXd& q, Eigen::MatrixXd& 
   }
 }
 
-void generalized_forces(const Mechanism& m, const Eigen::VectorXd& q, const Eigen::VectorXd& v, double t,
-                        Eigen::VectorXd& Q) {
+void generalized_forces(const Mechanism& m, const Vec<3>& gravity, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+                        double t, Eigen::VectorXd& Q) {
   Q.setZero(m.coordinate_count());
   for (size_t b = 0; b < m.bodies.size(); ++b)
-    for (int k = 0; k < 3; ++k) Q[7 * b + k] = m.bodies[b].mass * m.gravity[k];
+    for (int k = 0; k < 3; ++k) Q[7 * b + k] = m.bodies[b].mass * gravity[k];
   add_quadratic_velocity_forces(m, q.data(), v.data(), Q.data());
   add_force_element_forces(m.forces, q.data(), v.data(), t, Q.data());
 }
@@ -274,7 +274,7 @@ JointReaction joint_reaction(const Mechanism& m, int joint, const Eigen::VectorX
   }
   // About the marker point instead of the centre of mass: n_P = n - (P - r) x F.
   const Vec<3> arm = rigid::rotate(p, on_j ? j.marker_j.s : j.marker_i.s);
-  const Vec<3> shift = rigid::cross3(arm, force);
+  const Vec<3> shift = cross3(arm, force);
   JointReaction out;
   const double sign = on_j ? 1.0 : -1.0;
   for (int k = 0; k < 3; ++k) {

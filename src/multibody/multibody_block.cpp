@@ -130,7 +130,6 @@ std::vector<FixedRow> attached_node_rows(const Model& m, const MultibodyLayout& 
 }
 
 MultibodyBlock::MultibodyBlock(const Model& m) : mechanism_(m.mechanism), layout_(multibody_layout(m)) {
-  mechanism_.gravity = Vec<3>::zero();  // gravity is in the model's load patterns
   const int nb = static_cast<int>(mechanism_.bodies.size()), slots = nb + static_cast<int>(mechanism_.attachments.size());
   for (int s = 0; s < slots; ++s) {
     slot_first_.push_back(s < nb ? 7 * s : mechanism_.node_coordinate(s - nb));

@@ -1,15 +1,15 @@
 #pragma once
 // Functions that add bodies, constraints and loads to a Model. The JSON loader and the tests
 // build models only through these, so every model passes through the same checks.
-#include <array>
 #include <string>
 #include <vector>
 
+#include "catenary/core/small_matrix.hpp"
 #include "catenary/model/model.hpp"
 
 namespace catenary {
 
-using Vec3 = std::array<double, 3>;  // 2D models use the first two components
+using Vec3 = Vec<3>;  // 2D models use the first two components
 
 struct LineProperties {
   double EA = 0.0, EI = 0.0, rhoA = 0.0, eta = 0.0;

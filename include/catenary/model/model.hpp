@@ -87,7 +87,7 @@ struct Model {
   std::vector<double> initial_velocities;     // v0
   std::vector<Body> bodies;
   ElementBlock elements;
-  double gravity[3] = {0.0, 0.0, 0.0};
+  Vec<3> gravity = Vec<3>::zero();  // the one gravity of the model, rigid bodies' included
   std::vector<PointLoad> point_loads;
   std::vector<DistributedLoad> distributed_loads;
   std::vector<ConstraintRow> constraint_rows;

@@ -47,6 +47,7 @@ struct KinematicFrame {
 // Kinematic analysis of a zero-DOF mechanism (as many independent constraint rows, drivers
 // included, as coordinates) from its initial positions, every `step` up to `end_time`. Throws
 // ModelError if the system is not zero-DOF and SimulationError at a singular configuration.
-std::vector<KinematicFrame> run_kinematics(const Mechanism& m, double end_time, double step);
+// gravity: the model's, for the inverse dynamics.
+std::vector<KinematicFrame> run_kinematics(const Mechanism& m, const Vec<3>& gravity, double end_time, double step);
 
 }  // namespace catenary

@@ -77,7 +77,6 @@ struct Mechanism {
   std::vector<Driver> drivers;
   std::vector<Attachment> attachments;
   ForceElements forces;  // spring-damper-actuators and body loads
-  Vec<3> gravity = Vec<3>::zero();
 
   bool empty() const { return bodies.empty(); }
   int body_coordinate_count() const { return 7 * static_cast<int>(bodies.size()); }
@@ -109,10 +108,10 @@ Eigen::VectorXd constraint_jacobian_transpose_product(const Mechanism& m, const 
                                                       const Eigen::VectorXd& v, double t, const Eigen::VectorXd& mu);
 
 // M(q) and Q(q, q', t) = gravity + quadratic velocity forces + force elements (zero on the
-// attached nodes' coordinates).
+// attached nodes' coordinates); gravity is the model's (Model::gravity).
 void mass_matrix(const Mechanism& m, const Eigen::VectorXd& q, Eigen::MatrixXd& M);
-void generalized_forces(const Mechanism& m, const Eigen::VectorXd& q, const Eigen::VectorXd& v, double t,
-                        Eigen::VectorXd& Q);
+void generalized_forces(const Mechanism& m, const Vec<3>& gravity, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+                        double t, Eigen::VectorXd& Q);
 // A body's 7 x 7 block of M(q) (q: its 7 coordinates): its mass on the position, the Euler
 // parameters' 4 x 4 (rigid::euler_mass_matrix); bodies do not couple in M.
 Eigen::Matrix<double, 7, 7> body_mass_block(const RigidBody& body, const double* q);

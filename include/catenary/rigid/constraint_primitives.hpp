@@ -1,5 +1,5 @@
 #pragma once
-// Haug's basic constraints between two rigid bodies i and j (host and device): dot-1, dot-2,
+// Haug's basic constraints between two rigid bodies i and j: dot-1, dot-2,
 // spherical and distance (E. J. Haug, "Computer-Aided Kinematics and Dynamics of Mechanical
 // Systems", 1989, ch. 9).
 //
@@ -29,14 +29,14 @@ struct BodyState {
 };
 
 // From the 7 coordinates (r, p) and their 7 rates, as laid out per body in q and q'.
-CATENARY_HD BodyState body_state(const double* q, const double* qd) {
+inline BodyState body_state(const double* q, const double* qd) {
   BodyState b;
   for (int k = 0; k < 3; ++k) b.r[k] = q[k], b.rd[k] = qd[k];
   for (int k = 0; k < 4; ++k) b.p[k] = q[3 + k], b.pd[k] = qd[3 + k];
   return b;
 }
 
-CATENARY_HD BodyState ground_state() {
+inline BodyState ground_state() {
   BodyState b;
   b.r = Vec<3>::zero();
   b.rd = Vec<3>::zero();
@@ -52,7 +52,7 @@ struct ConstraintRows {
   Vec<N> phi;
   Mat<N, 7> jac_i, jac_j;
   Vec<N> nu, gamma;
-  CATENARY_HD static ConstraintRows zero() {
+  static ConstraintRows zero() {
     ConstraintRows c;
     c.phi = Vec<N>::zero();
     c.jac_i = Mat<N, 7>::zero();
@@ -65,7 +65,7 @@ struct ConstraintRows {
 
 // Copies the M rows of `in` into `out` starting at row `first`.
 template <int N, int M>
-CATENARY_HD void set_rows(ConstraintRows<N>& out, int first, const ConstraintRows<M>& in) {
+inline void set_rows(ConstraintRows<N>& out, int first, const ConstraintRows<M>& in) {
   for (int k = 0; k < M; ++k) {
     out.phi[first + k] = in.phi[k];
     out.nu[first + k] = in.nu[k];
@@ -99,7 +99,7 @@ namespace detail {
 
 // w = c r + A(p) a' of one body (c = 1 for a point, 0 for a direction):
 //   w_r = c I, w_p = B(p, a'), w' = c r' + B(p, a') p', w_qq = B(p', a') p'.
-CATENARY_HD KinematicVector body_vector(const BodyState& b, const Vec<3>& a, double c, Side side) {
+inline KinematicVector body_vector(const BodyState& b, const Vec<3>& a, double c, Side side) {
   KinematicVector w;
   const Mat<3, 4> bm = b_matrix(b.p, a);
   w.value = vec_add(vec_scale(c, b.r), rotate(b.p, a));
@@ -118,17 +118,17 @@ CATENARY_HD KinematicVector body_vector(const BodyState& b, const Vec<3>& a, dou
 }  // namespace detail
 
 // Body-fixed direction a = A a' of the body on the given side.
-CATENARY_HD KinematicVector body_direction(const BodyState& b, const Vec<3>& a_body, Side side) {
+inline KinematicVector body_direction(const BodyState& b, const Vec<3>& a_body, Side side) {
   return detail::body_vector(b, a_body, 0.0, side);
 }
 
 // Ground position r + A s' of the body point s' of the body on the given side.
-CATENARY_HD KinematicVector body_point(const BodyState& b, const Vec<3>& s_body, Side side) {
+inline KinematicVector body_point(const BodyState& b, const Vec<3>& s_body, Side side) {
   return detail::body_vector(b, s_body, 1.0, side);
 }
 
 // u - v (every field is linear).
-CATENARY_HD KinematicVector kv_sub(const KinematicVector& u, const KinematicVector& v) {
+inline KinematicVector kv_sub(const KinematicVector& u, const KinematicVector& v) {
   KinematicVector w;
   w.value = vec_sub(u.value, v.value);
   w.jac_i = mat_sub(u.jac_i, v.jac_i);
@@ -139,13 +139,13 @@ CATENARY_HD KinematicVector kv_sub(const KinematicVector& u, const KinematicVect
 }
 
 // d_ij = r_j + A_j s_j' - r_i - A_i s_i'
-CATENARY_HD KinematicVector point_difference(const BodyState& bi, const Vec<3>& si, const BodyState& bj,
+inline KinematicVector point_difference(const BodyState& bi, const Vec<3>& si, const BodyState& bj,
                                              const Vec<3>& sj) {
   return kv_sub(body_point(bj, sj, Side::J), body_point(bi, si, Side::I));
 }
 
 // u . v:  s_q = v^T u_q + u^T v_q,  s' = u'.v + u.v',  s_qq = u_qq.v + 2 u'.v' + u.v_qq.
-CATENARY_HD KinematicScalar kv_dot(const KinematicVector& u, const KinematicVector& v) {
+inline KinematicScalar kv_dot(const KinematicVector& u, const KinematicVector& v) {
   KinematicScalar s;
   s.value = dot(u.value, v.value);
   for (int c = 0; c < 7; ++c) {
@@ -163,7 +163,7 @@ CATENARY_HD KinematicScalar kv_dot(const KinematicVector& u, const KinematicVect
 }
 
 // Constraint rows Phi = w (3 rows) and Phi = s (1 row), scleronomic: nu = 0, gamma = -w_qq.
-CATENARY_HD ConstraintRows<3> vector_rows(const KinematicVector& w) {
+inline ConstraintRows<3> vector_rows(const KinematicVector& w) {
   ConstraintRows<3> c;
   c.phi = w.value;
   c.jac_i = w.jac_i;
@@ -173,7 +173,7 @@ CATENARY_HD ConstraintRows<3> vector_rows(const KinematicVector& w) {
   return c;
 }
 
-CATENARY_HD ConstraintRows<1> scalar_row(const KinematicScalar& s) {
+inline ConstraintRows<1> scalar_row(const KinematicScalar& s) {
   ConstraintRows<1> c;
   c.phi[0] = s.value;
   c.jac_i = s.jac_i;
@@ -189,14 +189,14 @@ CATENARY_HD ConstraintRows<1> scalar_row(const KinematicScalar& s) {
 // dot-1: a_i . a_j = 0 (a_i perpendicular to a_j).
 //   Phi_pi = a_j^T B(p_i, a_i'),  Phi_pj = a_i^T B(p_j, a_j'),  Phi_r = 0
 //   gamma  = -a_j^T B(p_i', a_i') p_i' - a_i^T B(p_j', a_j') p_j' - 2 (B(p_i, a_i') p_i').(B(p_j, a_j') p_j')
-CATENARY_HD ConstraintRows<1> dot1_constraint(const BodyState& bi, const Vec<3>& ai, const BodyState& bj,
+inline ConstraintRows<1> dot1_constraint(const BodyState& bi, const Vec<3>& ai, const BodyState& bj,
                                               const Vec<3>& aj) {
   return scalar_row(kv_dot(body_direction(bi, ai, Side::I), body_direction(bj, aj, Side::J)));
 }
 
 // dot-2: a_i . d_ij = 0 (the point s_j of body j stays in the plane through s_i normal to a_i).
 //   Phi_ri = -a_i^T, Phi_pi = d_ij^T B(p_i, a_i') - a_i^T B(p_i, s_i'), Phi_rj = a_i^T, Phi_pj = a_i^T B(p_j, s_j')
-CATENARY_HD ConstraintRows<1> dot2_constraint(const BodyState& bi, const Vec<3>& ai, const Vec<3>& si,
+inline ConstraintRows<1> dot2_constraint(const BodyState& bi, const Vec<3>& ai, const Vec<3>& si,
                                               const BodyState& bj, const Vec<3>& sj) {
   return scalar_row(kv_dot(body_direction(bi, ai, Side::I), point_difference(bi, si, bj, sj)));
 }
@@ -204,14 +204,14 @@ CATENARY_HD ConstraintRows<1> dot2_constraint(const BodyState& bi, const Vec<3>&
 // spherical: d_ij = r_j + A_j s_j' - r_i - A_i s_i' = 0 (3 rows).
 //   Phi_ri = -I, Phi_pi = -B(p_i, s_i'), Phi_rj = I, Phi_pj = B(p_j, s_j')
 //   gamma  = B(p_i', s_i') p_i' - B(p_j', s_j') p_j'
-CATENARY_HD ConstraintRows<3> spherical_constraint(const BodyState& bi, const Vec<3>& si, const BodyState& bj,
+inline ConstraintRows<3> spherical_constraint(const BodyState& bi, const Vec<3>& si, const BodyState& bj,
                                                    const Vec<3>& sj) {
   return vector_rows(point_difference(bi, si, bj, sj));
 }
 
 // distance: d_ij . d_ij - L^2 = 0. Its Jacobian 2 d^T vanishes at L = 0: use the spherical
 // constraint there.
-CATENARY_HD ConstraintRows<1> distance_constraint(const BodyState& bi, const Vec<3>& si, const BodyState& bj,
+inline ConstraintRows<1> distance_constraint(const BodyState& bi, const Vec<3>& si, const BodyState& bj,
                                                   const Vec<3>& sj, double length) {
   const KinematicVector d = point_difference(bi, si, bj, sj);
   ConstraintRows<1> c = scalar_row(kv_dot(d, d));

@@ -1,5 +1,5 @@
 #pragma once
-// Euler parameters of a rigid body (host and device).
+// Euler parameters of a rigid body.
 //
 // A body's coordinates are q = (r, p): r the centre of mass in the ground frame (3), and the Euler
 // parameters p = (e0, e), e = (e1, e2, e3) (4), with p.p = 1 imposed as a constraint. A point
@@ -27,13 +27,13 @@
 // lambda_p = 2 T (T the rotational kinetic energy), not 0.
 #include <math.h>
 
-#include "catenary/rigid/vector_ops.hpp"
+#include "catenary/core/small_matrix.hpp"
 
 namespace catenary {
 namespace rigid {
 
 // E(p) = [-e, e~ + e0 I] (3x4): global angular velocity omega = 2 E p'.
-CATENARY_HD Mat<3, 4> e_matrix(const Vec<4>& p) {
+inline Mat<3, 4> e_matrix(const Vec<4>& p) {
   Mat<3, 4> m;
   m(0, 0) = -p[1], m(0, 1) = p[0], m(0, 2) = -p[3], m(0, 3) = p[2];
   m(1, 0) = -p[2], m(1, 1) = p[3], m(1, 2) = p[0], m(1, 3) = -p[1];
@@ -43,7 +43,7 @@ CATENARY_HD Mat<3, 4> e_matrix(const Vec<4>& p) {
 
 // G(p) = [-e, -e~ + e0 I] (3x4): body-frame angular velocity omega' = 2 G p'.
 // G is linear in p, G(p) p = 0 for every p, hence G(p) p' = -G(p') p.
-CATENARY_HD Mat<3, 4> g_matrix(const Vec<4>& p) {
+inline Mat<3, 4> g_matrix(const Vec<4>& p) {
   Mat<3, 4> m;
   m(0, 0) = -p[1], m(0, 1) = p[0], m(0, 2) = p[3], m(0, 3) = -p[2];
   m(1, 0) = -p[2], m(1, 1) = -p[3], m(1, 2) = p[0], m(1, 3) = p[1];
@@ -52,7 +52,7 @@ CATENARY_HD Mat<3, 4> g_matrix(const Vec<4>& p) {
 }
 
 // A(p) = E G^T = (e0^2 - e.e) I + 2 e e^T + 2 e0 e~ (body frame to ground frame).
-CATENARY_HD Mat<3, 3> rotation_matrix(const Vec<4>& p) {
+inline Mat<3, 3> rotation_matrix(const Vec<4>& p) {
   const double e0 = p[0], e1 = p[1], e2 = p[2], e3 = p[3];
   const double d = e0 * e0 - e1 * e1 - e2 * e2 - e3 * e3;
   Mat<3, 3> a;
@@ -69,14 +69,14 @@ CATENARY_HD Mat<3, 3> rotation_matrix(const Vec<4>& p) {
 }
 
 // A(p) a'
-CATENARY_HD Vec<3> rotate(const Vec<4>& p, const Vec<3>& a) { return mat_vec(rotation_matrix(p), a); }
+inline Vec<3> rotate(const Vec<4>& p, const Vec<3>& a) { return mat_vec(rotation_matrix(p), a); }
 
 // A(p)^T a (ground frame to body frame when p.p = 1)
-CATENARY_HD Vec<3> rotate_back(const Vec<4>& p, const Vec<3>& a) { return mat_t_vec(rotation_matrix(p), a); }
+inline Vec<3> rotate_back(const Vec<4>& p, const Vec<3>& a) { return mat_t_vec(rotation_matrix(p), a); }
 
 // B(p, a') = d(A(p) a')/dp = 2 [ (e0 I + e~) a',  e a'^T - (e0 I + e~) a'~ ]  (3x4, Haug ch. 9)
 // Linear in p; B(p, a') p = 2 A(p) a'.
-CATENARY_HD Mat<3, 4> b_matrix(const Vec<4>& p, const Vec<3>& a) {
+inline Mat<3, 4> b_matrix(const Vec<4>& p, const Vec<3>& a) {
   const double e0 = p[0];
   const Vec<3> e = vec3(p[1], p[2], p[3]);
   const Vec<3> c0 = vec_add(vec_scale(e0, a), cross3(e, a));  // (e0 I + e~) a'
@@ -93,28 +93,28 @@ CATENARY_HD Mat<3, 4> b_matrix(const Vec<4>& p, const Vec<3>& a) {
 }
 
 // Angular velocities from p, p': omega = 2 E p' (ground frame), omega' = 2 G p' (body frame).
-CATENARY_HD Vec<3> angular_velocity(const Vec<4>& p, const Vec<4>& pd) {
+inline Vec<3> angular_velocity(const Vec<4>& p, const Vec<4>& pd) {
   return vec_scale(2.0, mat_vec(e_matrix(p), pd));
 }
-CATENARY_HD Vec<3> body_angular_velocity(const Vec<4>& p, const Vec<4>& pd) {
+inline Vec<3> body_angular_velocity(const Vec<4>& p, const Vec<4>& pd) {
   return vec_scale(2.0, mat_vec(g_matrix(p), pd));
 }
 
 // Inverses for a unit p (E E^T = G G^T = I, E p = G p = 0): p' = 1/2 E^T omega = 1/2 G^T omega',
 // the p' with p.p' = 0 (velocity initial conditions).
-CATENARY_HD Vec<4> p_rate_from_angular_velocity(const Vec<4>& p, const Vec<3>& omega) {
+inline Vec<4> p_rate_from_angular_velocity(const Vec<4>& p, const Vec<3>& omega) {
   return vec_scale(0.5, mat_t_vec(e_matrix(p), omega));
 }
-CATENARY_HD Vec<4> p_rate_from_body_angular_velocity(const Vec<4>& p, const Vec<3>& omega_body) {
+inline Vec<4> p_rate_from_body_angular_velocity(const Vec<4>& p, const Vec<3>& omega_body) {
   return vec_scale(0.5, mat_t_vec(g_matrix(p), omega_body));
 }
 
 // p / |p|
-CATENARY_HD Vec<4> normalized(const Vec<4>& p) { return vec_scale(1.0 / vec_norm(p), p); }
+inline Vec<4> normalized(const Vec<4>& p) { return vec_scale(1.0 / vec_norm(p), p); }
 
 // p = (cos(angle/2), sin(angle/2) u), u = axis / |axis|: rotation by angle about axis (right hand).
 // A zero axis gives the identity.
-CATENARY_HD Vec<4> from_axis_angle(const Vec<3>& axis, double angle) {
+inline Vec<4> from_axis_angle(const Vec<3>& axis, double angle) {
   const double n = vec_norm(axis);
   if (n == 0.0) return vec4(1.0, 0.0, 0.0, 0.0);
   const double s = sin(0.5 * angle) / n;
@@ -126,7 +126,7 @@ CATENARY_HD Vec<4> from_axis_angle(const Vec<3>& axis, double angle) {
 // is taken from the diagonal, the others from the off-diagonal sums/differences divided by it,
 // so no division by a small number happens (180-degree rotations included). Returned with
 // e0 >= 0 (p and -p give the same A) and normalized.
-CATENARY_HD Vec<4> from_rotation_matrix(const Mat<3, 3>& a) {
+inline Vec<4> from_rotation_matrix(const Mat<3, 3>& a) {
   const double tr = a(0, 0) + a(1, 1) + a(2, 2);
   const double c[4] = {1.0 + tr, 1.0 + 2.0 * a(0, 0) - tr, 1.0 + 2.0 * a(1, 1) - tr, 1.0 + 2.0 * a(2, 2) - tr};
   int k = 0;
@@ -161,7 +161,7 @@ struct NormalizationRow {
   double gamma;
 };
 
-CATENARY_HD NormalizationRow normalization_constraint(const Vec<4>& p, const Vec<4>& pd) {
+inline NormalizationRow normalization_constraint(const Vec<4>& p, const Vec<4>& pd) {
   NormalizationRow row;
   row.phi = dot(p, p) - 1.0;
   row.jac_p = vec_scale(2.0, p);
@@ -172,20 +172,20 @@ CATENARY_HD NormalizationRow normalization_constraint(const Vec<4>& p, const Vec
 // Mass matrix of the rotational coordinates: M_p = 4 G^T J' G (4x4, rank 3), J' the full
 // body-frame inertia tensor about the centre of mass. Kinetic energy T = 1/2 p'^T M_p p'
 // = 1/2 omega'^T J' omega' (omega' = 2 G p').
-CATENARY_HD Mat<4, 4> euler_mass_matrix(const Vec<4>& p, const Mat<3, 3>& inertia) {
+inline Mat<4, 4> euler_mass_matrix(const Vec<4>& p, const Mat<3, 3>& inertia) {
   const Mat<3, 4> g = g_matrix(p);
   return mat_scale(4.0, mat_t_mul(g, mat_mul(inertia, g)));
 }
 
 // Quadratic velocity force 8 G(p')^T J' G(p') p (right-hand side of the equations above).
-CATENARY_HD Vec<4> quadratic_velocity_force(const Vec<4>& p, const Vec<4>& pd, const Mat<3, 3>& inertia) {
+inline Vec<4> quadratic_velocity_force(const Vec<4>& p, const Vec<4>& pd, const Mat<3, 3>& inertia) {
   const Mat<3, 4> gd = g_matrix(pd);
   return vec_scale(8.0, mat_t_vec(gd, mat_vec(inertia, mat_vec(gd, p))));
 }
 
 // Generalized inertia force of the rotational coordinates, d/dt(dT/dp') - dT/dp
 //   = 4 G^T J' G p'' - 8 G(p')^T J' G(p') p.
-CATENARY_HD Vec<4> inertia_force(const Vec<4>& p, const Vec<4>& pd, const Vec<4>& pdd, const Mat<3, 3>& inertia) {
+inline Vec<4> inertia_force(const Vec<4>& p, const Vec<4>& pd, const Vec<4>& pdd, const Mat<3, 3>& inertia) {
   return vec_sub(mat_vec(euler_mass_matrix(p, inertia), pdd), quadratic_velocity_force(p, pd, inertia));
 }
 
@@ -193,11 +193,11 @@ CATENARY_HD Vec<4> inertia_force(const Vec<4>& p, const Vec<4>& pd, const Vec<4>
 //   force f (ground frame) at the body point s':  Q_r = f,  Q_p = B(p, s')^T f
 //   torque n (ground frame):                      Q_p = 2 E^T n
 //   torque n' (body frame):                       Q_p = 2 G^T n'
-CATENARY_HD Vec<4> point_force_on_p(const Vec<4>& p, const Vec<3>& s, const Vec<3>& f) {
+inline Vec<4> point_force_on_p(const Vec<4>& p, const Vec<3>& s, const Vec<3>& f) {
   return mat_t_vec(b_matrix(p, s), f);
 }
-CATENARY_HD Vec<4> torque_on_p(const Vec<4>& p, const Vec<3>& n) { return vec_scale(2.0, mat_t_vec(e_matrix(p), n)); }
-CATENARY_HD Vec<4> body_torque_on_p(const Vec<4>& p, const Vec<3>& n_body) {
+inline Vec<4> torque_on_p(const Vec<4>& p, const Vec<3>& n) { return vec_scale(2.0, mat_t_vec(e_matrix(p), n)); }
+inline Vec<4> body_torque_on_p(const Vec<4>& p, const Vec<3>& n_body) {
   return vec_scale(2.0, mat_t_vec(g_matrix(p), n_body));
 }
 

@@ -1,5 +1,5 @@
 #pragma once
-// The classical joint library as compositions of Haug's primitives (host and device), and
+// The classical joint library as compositions of Haug's primitives, and
 // drivers that prescribe a joint coordinate as a function of time (Haug 1989, ch. 9).
 //
 // A joint connects body i and body j through one marker on each: a body-frame point s' and a
@@ -38,7 +38,7 @@ struct Marker {
 };
 
 // Marker with the given body-frame point and triad (columns f', g', h' of `frame`).
-CATENARY_HD Marker marker_from_frame(const Vec<3>& s, const Mat<3, 3>& frame) {
+inline Marker marker_from_frame(const Vec<3>& s, const Mat<3, 3>& frame) {
   Marker m;
   m.s = s;
   m.f = column3(frame, 0);
@@ -48,7 +48,7 @@ CATENARY_HD Marker marker_from_frame(const Vec<3>& s, const Mat<3, 3>& frame) {
 }
 
 // Marker with axis h' = axis/|axis| and some f', g' completing a right-handed triad.
-CATENARY_HD Marker marker_from_axis(const Vec<3>& s, const Vec<3>& axis) {
+inline Marker marker_from_axis(const Vec<3>& s, const Vec<3>& axis) {
   Marker m;
   m.s = s;
   m.h = vec_scale(1.0 / vec_norm(axis), axis);
@@ -66,7 +66,7 @@ CATENARY_HD Marker marker_from_axis(const Vec<3>& s, const Vec<3>& axis) {
 // Marker of a body from a ground-frame point and triad (columns f, g, h) at the body's current
 // position (unit p): s' = A^T (P - r), axes A^T f etc. Give both bodies of a joint the same
 // ground point and triad to assemble the joint there.
-CATENARY_HD Marker marker_from_ground(const BodyState& b, const Vec<3>& point, const Mat<3, 3>& frame) {
+inline Marker marker_from_ground(const BodyState& b, const Vec<3>& point, const Mat<3, 3>& frame) {
   Marker m;
   m.s = rotate_back(b.p, vec_sub(point, b.r));
   m.f = rotate_back(b.p, column3(frame, 0));
@@ -90,7 +90,7 @@ enum class JointType : int {
 
 constexpr int kMaxJointRows = 6;
 
-CATENARY_HD constexpr int joint_equation_count(JointType t) {
+inline constexpr int joint_equation_count(JointType t) {
   switch (t) {
     case JointType::Spherical: return 3;
     case JointType::Revolute: return 5;
@@ -109,13 +109,13 @@ CATENARY_HD constexpr int joint_equation_count(JointType t) {
 // ---- building blocks ---------------------------------------------------------------------------
 namespace detail {
 
-CATENARY_HD KinematicVector point_diff(const BodyState& bi, const Marker& mi, const BodyState& bj,
+inline KinematicVector point_diff(const BodyState& bi, const Marker& mi, const BodyState& bj,
                                        const Marker& mj) {
   return point_difference(bi, mi.s, bj, mj.s);
 }
 
 // h_j parallel to h_i: f_i.h_j = 0, g_i.h_j = 0 (two dot-1).
-CATENARY_HD ConstraintRows<2> parallel_rows(const BodyState& bi, const Marker& mi, const BodyState& bj,
+inline ConstraintRows<2> parallel_rows(const BodyState& bi, const Marker& mi, const BodyState& bj,
                                             const Marker& mj) {
   ConstraintRows<2> c;
   set_rows(c, 0, dot1_constraint(bi, mi.f, bj, mj.h));
@@ -124,7 +124,7 @@ CATENARY_HD ConstraintRows<2> parallel_rows(const BodyState& bi, const Marker& m
 }
 
 // P_j on the line through P_i along h_i: f_i.d = 0, g_i.d = 0 (two dot-2).
-CATENARY_HD ConstraintRows<2> line_rows(const BodyState& bi, const Marker& mi, const BodyState& bj,
+inline ConstraintRows<2> line_rows(const BodyState& bi, const Marker& mi, const BodyState& bj,
                                         const Marker& mj) {
   ConstraintRows<2> c;
   set_rows(c, 0, dot2_constraint(bi, mi.f, mi.s, bj, mj.s));
@@ -133,7 +133,7 @@ CATENARY_HD ConstraintRows<2> line_rows(const BodyState& bi, const Marker& mi, c
 }
 
 // No relative rotation about h: f_i.g_j = 0 (dot-1).
-CATENARY_HD ConstraintRows<1> twist_row(const BodyState& bi, const Marker& mi, const BodyState& bj,
+inline ConstraintRows<1> twist_row(const BodyState& bi, const Marker& mi, const BodyState& bj,
                                         const Marker& mj) {
   return dot1_constraint(bi, mi.f, bj, mj.g);
 }
@@ -142,12 +142,12 @@ CATENARY_HD ConstraintRows<1> twist_row(const BodyState& bi, const Marker& mi, c
 
 // ---- joints ------------------------------------------------------------------------------------
 
-CATENARY_HD ConstraintRows<3> spherical_joint(const BodyState& bi, const Marker& mi, const BodyState& bj,
+inline ConstraintRows<3> spherical_joint(const BodyState& bi, const Marker& mi, const BodyState& bj,
                                               const Marker& mj) {
   return spherical_constraint(bi, mi.s, bj, mj.s);
 }
 
-CATENARY_HD ConstraintRows<5> revolute_joint(const BodyState& bi, const Marker& mi, const BodyState& bj,
+inline ConstraintRows<5> revolute_joint(const BodyState& bi, const Marker& mi, const BodyState& bj,
                                              const Marker& mj) {
   ConstraintRows<5> c;
   set_rows(c, 0, spherical_joint(bi, mi, bj, mj));
@@ -155,7 +155,7 @@ CATENARY_HD ConstraintRows<5> revolute_joint(const BodyState& bi, const Marker& 
   return c;
 }
 
-CATENARY_HD ConstraintRows<4> cylindrical_joint(const BodyState& bi, const Marker& mi, const BodyState& bj,
+inline ConstraintRows<4> cylindrical_joint(const BodyState& bi, const Marker& mi, const BodyState& bj,
                                                 const Marker& mj) {
   ConstraintRows<4> c;
   set_rows(c, 0, detail::parallel_rows(bi, mi, bj, mj));
@@ -163,7 +163,7 @@ CATENARY_HD ConstraintRows<4> cylindrical_joint(const BodyState& bi, const Marke
   return c;
 }
 
-CATENARY_HD ConstraintRows<5> translational_joint(const BodyState& bi, const Marker& mi, const BodyState& bj,
+inline ConstraintRows<5> translational_joint(const BodyState& bi, const Marker& mi, const BodyState& bj,
                                                   const Marker& mj) {
   ConstraintRows<5> c;
   set_rows(c, 0, cylindrical_joint(bi, mi, bj, mj));
@@ -171,7 +171,7 @@ CATENARY_HD ConstraintRows<5> translational_joint(const BodyState& bi, const Mar
   return c;
 }
 
-CATENARY_HD ConstraintRows<4> universal_joint(const BodyState& bi, const Marker& mi, const BodyState& bj,
+inline ConstraintRows<4> universal_joint(const BodyState& bi, const Marker& mi, const BodyState& bj,
                                               const Marker& mj) {
   ConstraintRows<4> c;
   set_rows(c, 0, spherical_joint(bi, mi, bj, mj));
@@ -179,7 +179,7 @@ CATENARY_HD ConstraintRows<4> universal_joint(const BodyState& bi, const Marker&
   return c;
 }
 
-CATENARY_HD ConstraintRows<6> fixed_joint(const BodyState& bi, const Marker& mi, const BodyState& bj,
+inline ConstraintRows<6> fixed_joint(const BodyState& bi, const Marker& mi, const BodyState& bj,
                                           const Marker& mj) {
   ConstraintRows<6> c;
   set_rows(c, 0, revolute_joint(bi, mi, bj, mj));
@@ -187,7 +187,7 @@ CATENARY_HD ConstraintRows<6> fixed_joint(const BodyState& bi, const Marker& mi,
   return c;
 }
 
-CATENARY_HD ConstraintRows<3> planar_joint(const BodyState& bi, const Marker& mi, const BodyState& bj,
+inline ConstraintRows<3> planar_joint(const BodyState& bi, const Marker& mi, const BodyState& bj,
                                            const Marker& mj) {
   ConstraintRows<3> c;
   set_rows(c, 0, detail::parallel_rows(bi, mi, bj, mj));
@@ -195,17 +195,17 @@ CATENARY_HD ConstraintRows<3> planar_joint(const BodyState& bi, const Marker& mi
   return c;
 }
 
-CATENARY_HD ConstraintRows<2> point_on_line_joint(const BodyState& bi, const Marker& mi, const BodyState& bj,
+inline ConstraintRows<2> point_on_line_joint(const BodyState& bi, const Marker& mi, const BodyState& bj,
                                                   const Marker& mj) {
   return detail::line_rows(bi, mi, bj, mj);
 }
 
-CATENARY_HD ConstraintRows<2> parallel_axes_joint(const BodyState& bi, const Marker& mi, const BodyState& bj,
+inline ConstraintRows<2> parallel_axes_joint(const BodyState& bi, const Marker& mi, const BodyState& bj,
                                                   const Marker& mj) {
   return detail::parallel_rows(bi, mi, bj, mj);
 }
 
-CATENARY_HD ConstraintRows<1> perpendicular_axes_joint(const BodyState& bi, const Marker& mi, const BodyState& bj,
+inline ConstraintRows<1> perpendicular_axes_joint(const BodyState& bi, const Marker& mi, const BodyState& bj,
                                                        const Marker& mj) {
   return detail::twist_row(bi, mi, bj, mj);
 }
@@ -214,7 +214,7 @@ using JointRows = ConstraintRows<kMaxJointRows>;
 
 // All rows of a joint of runtime type t into the first joint_equation_count(t) rows of `out`
 // (the others are zeroed); returns the row count.
-CATENARY_HD int evaluate_joint(JointType t, const BodyState& bi, const Marker& mi, const BodyState& bj,
+inline int evaluate_joint(JointType t, const BodyState& bi, const Marker& mi, const BodyState& bj,
                                const Marker& mj, JointRows& out) {
   out = JointRows::zero();
   switch (t) {
@@ -242,7 +242,7 @@ CATENARY_HD int evaluate_joint(JointType t, const BodyState& bi, const Marker& m
 //   theta_qq = (v u_qq - u v_qq) / rho^2 - 2 theta' (u u' + v v') / rho^2,  rho^2 = u^2 + v^2.
 // Value in (-pi, pi]. Needs h_j parallel to h_i (revolute, cylindrical): singular when f_j is
 // parallel to h_i (rho = 0).
-CATENARY_HD KinematicScalar rotation_coordinate(const BodyState& bi, const Marker& mi, const BodyState& bj,
+inline KinematicScalar rotation_coordinate(const BodyState& bi, const Marker& mi, const BodyState& bj,
                                                 const Marker& mj) {
   const KinematicVector fj = body_direction(bj, mj.f, Side::J);
   const KinematicScalar u = kv_dot(body_direction(bi, mi.g, Side::I), fj);
@@ -261,13 +261,13 @@ CATENARY_HD KinematicScalar rotation_coordinate(const BodyState& bi, const Marke
 }
 
 // Displacement of P_j from P_i along h_i: x = h_i . d_ij (a dot-2 quantity).
-CATENARY_HD KinematicScalar translation_coordinate(const BodyState& bi, const Marker& mi, const BodyState& bj,
+inline KinematicScalar translation_coordinate(const BodyState& bi, const Marker& mi, const BodyState& bj,
                                                    const Marker& mj) {
   return kv_dot(body_direction(bi, mi.h, Side::I), detail::point_diff(bi, mi, bj, mj));
 }
 
 // Phi = x(q) - f with the rates above.
-CATENARY_HD ConstraintRows<1> driver_row(const KinematicScalar& x, double f, double fd, double fdd) {
+inline ConstraintRows<1> driver_row(const KinematicScalar& x, double f, double fd, double fdd) {
   ConstraintRows<1> c = scalar_row(x);
   c.phi[0] -= f;
   c.nu[0] = fd;
@@ -277,7 +277,7 @@ CATENARY_HD ConstraintRows<1> driver_row(const KinematicScalar& x, double f, dou
 
 // Revolute/cylindrical angle driver: theta - f(t), the difference wrapped into (-pi, pi] so that
 // f may grow past pi (several turns); continuous as long as |theta - f| < pi.
-CATENARY_HD ConstraintRows<1> rotation_driver(const BodyState& bi, const Marker& mi, const BodyState& bj,
+inline ConstraintRows<1> rotation_driver(const BodyState& bi, const Marker& mi, const BodyState& bj,
                                               const Marker& mj, double f, double fd, double fdd) {
   ConstraintRows<1> c = driver_row(rotation_coordinate(bi, mi, bj, mj), f, fd, fdd);
   c.phi[0] = remainder(c.phi[0], 6.283185307179586);  // 2 pi
@@ -285,14 +285,14 @@ CATENARY_HD ConstraintRows<1> rotation_driver(const BodyState& bi, const Marker&
 }
 
 // Translational/cylindrical displacement driver: h_i . d_ij - f(t).
-CATENARY_HD ConstraintRows<1> translation_driver(const BodyState& bi, const Marker& mi, const BodyState& bj,
+inline ConstraintRows<1> translation_driver(const BodyState& bi, const Marker& mi, const BodyState& bj,
                                                  const Marker& mj, double f, double fd, double fdd) {
   return driver_row(translation_coordinate(bi, mi, bj, mj), f, fd, fdd);
 }
 
 // Distance driver between the marker points: d.d - f(t)^2 (f > 0), so
 //   nu = 2 f f',  gamma = -(d.d)_qq + 2 (f'^2 + f f'').
-CATENARY_HD ConstraintRows<1> distance_driver(const BodyState& bi, const Vec<3>& si, const BodyState& bj,
+inline ConstraintRows<1> distance_driver(const BodyState& bi, const Vec<3>& si, const BodyState& bj,
                                               const Vec<3>& sj, double f, double fd, double fdd) {
   ConstraintRows<1> c = distance_constraint(bi, si, bj, sj, f);
   c.nu[0] = 2.0 * f * fd;
