@@ -97,7 +97,8 @@ ConsistentState consistent_initial_state(System& sys, double t0) {
   // Positions (PositionProjection). Linear rows: one projection is exact up to round-off and a
   // second removes that (two updates from one factorization: modified Newton, whose second update
   // is round-off; no residual test but an exact zero). The nonlinear rows of joints take up to 30
-  // full Newton updates, until the residual is at the tolerance.
+  // full Newton updates, until the residual is at the tolerance. No divergence test: from
+  // positions far off, the joints' updates may grow before they close.
   sys.constraint_residual(st.q, t0, phi);
   const bool nonlinear = !sys.multibody().empty();
   const double tolerance = 1e-12 * sys.model().characteristic_length;

@@ -15,6 +15,9 @@ namespace catenary {
 
 namespace {
 
+// The update test with the rate estimate (full Newton's second update ends most steps), the
+// divergence test (the step control then retries a smaller step, or the run stops naming the
+// place), modified Newton where the settings ask for it.
 NewtonOptions dynamic_newton_options(const DynamicSettings& s) {
   NewtonOptions o;
   o.max_iterations = s.max_iterations;

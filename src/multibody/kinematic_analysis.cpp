@@ -31,7 +31,8 @@ Eigen::FullPivLU<Eigen::MatrixXd> factor_square_jacobian(const Mechanism& m, con
 
 // Newton on Phi(q, t) = 0 for a zero-DOF mechanism (square): q -= Phi_q^-1 Phi, accepted where
 // max |Phi| <= 1e-13 (1 + max |q|), the first iterate included (the predictor may already be on
-// the constraints); the residual is the only measure.
+// the constraints); the residual is the only measure (no update test, no divergence test: the
+// predictor starts each frame close, and 20 updates bound a lost one).
 NewtonOptions kinematic_newton_options() {
   NewtonOptions o;
   o.max_iterations = 20;

@@ -20,9 +20,9 @@
 //      the update. With shift, a singular matrix or an update that climbs the problem's energy is
 //      replaced by that of the matrix shifted by mu M, mu raised tenfold until it is regular and
 //      descends (Levenberg-Marquardt).
-//   3. with line_search, an update that does not meet the tolerance is scaled by the problem's
-//      line search; apply the update and measure its weighted norm (1 = tolerance). Not finite:
-//      fail.
+//   3. with line_search, the update's weighted norm (1 = tolerance) is measured before it is
+//      applied, and an update above the tolerance is scaled by the problem's line search; else
+//      applying the update measures it. Not finite: fail.
 //   4. converged when the weighted update norm, or with UpdateTest::Estimated the error left
 //      estimated from the rate of two Newton updates in a row, is <= 1. Diverging when the update
 //      grew diverging_updates times in a row.
@@ -34,6 +34,15 @@
 // the same matrix coefficients), and afterwards only when an update is more than half the previous
 // one. If the iteration fails from a kept factorization, it starts again from the problem's first
 // guess with a fresh one.
+//
+// The analyses' options (each analysis's file says why):
+//   time steps          update test with the rate estimate, divergence test, modified Newton
+//                       where the settings ask for it; residual limit: the round-off floor
+//   statics             plain update test, no divergence test, line search and shift; the floor
+//   initial positions   no update test: |Phi| <= 1e-12 L within 30 full Newton updates (joints),
+//                       or two updates from one factorization (linear rows only)
+//   kinematic analysis  no update test: |Phi| <= 1e-13 (1 + |q|) within 20 updates, the first
+//                       iterate tested too
 #include <functional>
 #include <string>
 #include <vector>
