@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "catenary/assembly/backend.hpp"
-#include "catenary/elements/element_assembly.hpp"
+#include "catenary/assembly/element_assembly.hpp"
 #include "catenary/model/model.hpp"
 
 namespace catenary::cuda {

@@ -19,11 +19,11 @@
 #include <Eigen/SparseCore>
 #include <vector>
 
+#include "catenary/assembly/element_assembly.hpp"
 #include "catenary/assembly/unknown_ordering.hpp"
 #include "catenary/core/errors.hpp"
-#include "catenary/elements/element_assembly.hpp"
 #include "catenary/model/model.hpp"
-#include "catenary/multibody/multibody_block.hpp"
+#include "catenary/model/multibody_layout.hpp"
 #include "memory_space.cuh"
 
 namespace catenary::cuda {

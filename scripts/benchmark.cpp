@@ -64,12 +64,12 @@
 #include <string>
 #include <vector>
 
-#include "catenary/run/backend_factory.hpp"
 #include "catenary/core/errors.hpp"
 #include "catenary/integrators/analyses.hpp"
 #include "catenary/model/builders.hpp"
 #include "catenary/model/model_merge.hpp"
 #include "catenary/model/reference_models.hpp"
+#include "catenary/run/backend_factory.hpp"
 #ifdef CATENARY_WITH_CUDA
 #include "catenary/kernels/cuda_backend.hpp"
 #endif

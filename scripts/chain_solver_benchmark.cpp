@@ -19,7 +19,7 @@
 
 #include "catenary/assembly/block_chain_ordering.hpp"
 #include "catenary/assembly/cpu_backend.hpp"
-#include "catenary/assembly/model_operators.hpp"
+#include "catenary/model/model_operators.hpp"
 #include "catenary/model/reference_models.hpp"
 
 using namespace catenary;

@@ -45,9 +45,9 @@
 #include "../kernels/chain_forces_pass.cuh"
 #include "../kernels/jacobian_block_pass.cuh"
 #include "../kernels/memory_space.cuh"
-#include "catenary/model/element_records.hpp"
-#include "catenary/assembly/model_operators.hpp"
 #include "catenary/kernels/cuda_backend.hpp"
+#include "catenary/model/element_records.hpp"
+#include "catenary/model/model_operators.hpp"
 #include "catenary/model/reference_models.hpp"
 
 using namespace catenary;

@@ -9,9 +9,9 @@
 #include <random>
 
 #include "catenary/assembly/cpu_backend.hpp"
-#include "catenary/assembly/model_operators.hpp"
 #include "catenary/kernels/cuda_backend.hpp"
-#include "catenary/multibody/multibody_block.hpp"
+#include "catenary/model/model_operators.hpp"
+#include "catenary/model/multibody_layout.hpp"
 #include "catenary/solve/linear_solver.hpp"
 #include "test_helpers.hpp"
 

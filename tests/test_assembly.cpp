@@ -6,9 +6,9 @@
 #include <random>
 
 #include "catenary/assembly/cpu_backend.hpp"
-#include "catenary/assembly/model_operators.hpp"
 #include "catenary/core/parallel_copy.hpp"
 #include "catenary/model/builders.hpp"
+#include "catenary/model/model_operators.hpp"
 #include "catenary/model/reference_models.hpp"
 #include "test_helpers.hpp"
 

@@ -9,9 +9,9 @@
 #include <unistd.h>
 
 #include "catenary/core/errors.hpp"
-#include "catenary/integrators/constraint_check.hpp"
 #include "catenary/model/builders.hpp"
 #include "catenary/model/case_loader.hpp"
+#include "catenary/model/constraint_check.hpp"
 #include "catenary/run/backend_factory.hpp"
 
 using namespace catenary;

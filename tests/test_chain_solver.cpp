@@ -4,10 +4,11 @@
 
 #include <catch2/catch.hpp>
 
-#include "catenary/run/backend_factory.hpp"
+#include "catenary/assembly/block_chain_ordering.hpp"
 #include "catenary/assembly/cpu_backend.hpp"
 #include "catenary/core/errors.hpp"
 #include "catenary/model/reference_models.hpp"
+#include "catenary/run/backend_factory.hpp"
 #include "catenary/solve/block_layout.hpp"
 #include "catenary/solve/held_rows.hpp"
 #include "catenary/solve/interleaved_chain_elimination.hpp"

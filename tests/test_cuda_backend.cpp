@@ -6,12 +6,12 @@
 #include <cstdlib>
 #include <tuple>
 
-#include "catenary/run/backend_factory.hpp"
 #include "catenary/core/errors.hpp"
 #include "catenary/model/builders.hpp"
 #include "catenary/model/case_loader.hpp"
 #include "catenary/model/model_merge.hpp"
 #include "catenary/model/reference_models.hpp"
+#include "catenary/run/backend_factory.hpp"
 #include "catenary/solve/csr_solver.hpp"
 
 #ifdef CATENARY_WITH_CUDA

@@ -12,11 +12,11 @@
 #include <vector>
 
 #include "catenary/assembly/cpu_backend.hpp"
+#include "catenary/assembly/multibody_block.hpp"
 #include "catenary/integrators/analyses.hpp"
 #include "catenary/model/builders.hpp"
 #include "catenary/model/model_merge.hpp"
 #include "catenary/model/reference_models.hpp"
-#include "catenary/multibody/multibody_block.hpp"
 
 namespace catenary::testing {
 

@@ -1,4 +1,4 @@
-// Forward dynamics of rigid bodies in the Model's DAE (multibody/multibody_block.hpp), each
+// Forward dynamics of rigid bodies in the Model's DAE (assembly/multibody_block.hpp), each
 // checked against a closed form or a conservation law.
 #include <catch2/catch.hpp>
 

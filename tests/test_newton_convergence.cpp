@@ -1,4 +1,4 @@
-// The Newton iteration (NewtonSolver, integrators/newton.hpp). Its stopping test in the time
+// The Newton iteration (NewtonSolver, solve/newton.hpp). Its stopping test in the time
 // steps (NewtonOptions::UpdateTest::Estimated): after two Newton updates in a row it ends the
 // step when the rate of the two bounds the error left within the tolerance, although the last
 // update alone is not. The runs must then equal runs to a tolerance five orders tighter (whose
@@ -13,8 +13,8 @@
 #include <tuple>
 
 #include "catenary/core/errors.hpp"
-#include "catenary/integrators/newton.hpp"
 #include "catenary/integrators/system.hpp"
+#include "catenary/solve/newton.hpp"
 #include "multibody_models.hpp"
 #include "test_helpers.hpp"
 

@@ -18,8 +18,8 @@
 #include <nlohmann/json.hpp>
 
 #include "catenary/io/output_writer.hpp"
-#include "catenary/assembly/model_operators.hpp"
 #include "catenary/io/vtu_writer.hpp"
+#include "catenary/model/model_operators.hpp"
 #include "multibody_models.hpp"
 #include "catenary/model/builders.hpp"
 

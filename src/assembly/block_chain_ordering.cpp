@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "catenary/multibody/multibody_block.hpp"
+#include "catenary/model/multibody_layout.hpp"
 
 namespace catenary {
 
@@ -255,15 +255,6 @@ std::optional<BlockChainOrdering> bordered_chain_ordering(const Model& m, std::s
   }
   o.original_of.insert(o.original_of.end(), border.begin(), border.end());
   return o;
-}
-
-std::string chain_order_details(int rigid_blocks, int border) {
-  const std::string rigid = rigid_blocks == 1  ? "1 rigid body in the chains"
-                            : rigid_blocks > 1 ? std::to_string(rigid_blocks) + " rigid bodies in the chains"
-                                               : "";
-  const std::string bordered = border > 0 ? "a border of " + std::to_string(border) + " unknowns" : "";
-  if (rigid.empty() && bordered.empty()) return "";
-  return " with " + rigid + (rigid.empty() || bordered.empty() ? "" : " and ") + bordered;
 }
 
 std::optional<BlockChainOrdering> block_chain_ordering(const Model& m, std::string* why) {

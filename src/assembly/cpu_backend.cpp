@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "catenary/assembly/block_chain_ordering.hpp"
 #include "catenary/assembly/vector_kernels.hpp"
 #include "catenary/core/errors.hpp"
 #include "catenary/core/stopwatch.hpp"

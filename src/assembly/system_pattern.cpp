@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <numeric>
 
-#include "catenary/multibody/multibody_block.hpp"
+#include "catenary/model/multibody_layout.hpp"
 
 namespace catenary {
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "catenary/multibody/multibody_block.hpp"
+#include "catenary/model/multibody_layout.hpp"
 
 namespace catenary {
 

@@ -7,13 +7,13 @@
 #include <vector>
 
 #include "catenary/assembly/backend.hpp"
-#include "catenary/run/backend_factory.hpp"
-#include "catenary/model/case_loader.hpp"
 #include "catenary/integrators/analyses.hpp"
 #include "catenary/io/output_writer.hpp"
 #include "catenary/io/result_comparison.hpp"
 #include "catenary/model/case.hpp"
+#include "catenary/model/case_loader.hpp"
 #include "catenary/model/model_merge.hpp"
+#include "catenary/run/backend_factory.hpp"
 
 namespace catenary::cli {
 

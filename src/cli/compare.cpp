@@ -7,10 +7,10 @@
 #include <string>
 #include <tuple>
 
-#include "catenary/run/backend_factory.hpp"
 #include "catenary/integrators/analyses.hpp"
 #include "catenary/io/sweep_writer.hpp"
 #include "catenary/model/case_loader.hpp"
+#include "catenary/run/backend_factory.hpp"
 #include "commands.hpp"
 
 namespace catenary::cli {

@@ -8,8 +8,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "catenary/run/backend_factory.hpp"
 #include "catenary/core/errors.hpp"
+#include "catenary/run/backend_factory.hpp"
 #include "commands.hpp"
 
 namespace {

@@ -8,7 +8,7 @@
 
 #include "catenary/core/errors.hpp"
 #include "catenary/integrators/analyses.hpp"
-#include "catenary/integrators/newton.hpp"
+#include "catenary/solve/newton.hpp"
 
 namespace catenary {
 

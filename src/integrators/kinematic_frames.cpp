@@ -2,9 +2,9 @@
 // output frames of the model's coordinates.
 #include "catenary/core/errors.hpp"
 #include "catenary/integrators/analyses.hpp"
+#include "catenary/model/multibody_layout.hpp"
 #include "catenary/multibody/force_elements.hpp"
 #include "catenary/multibody/kinematic_analysis.hpp"
-#include "catenary/multibody/multibody_block.hpp"
 
 namespace catenary {
 

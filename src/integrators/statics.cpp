@@ -8,8 +8,8 @@
 
 #include "catenary/core/errors.hpp"
 #include "catenary/integrators/analyses.hpp"
-#include "catenary/integrators/newton.hpp"
 #include "catenary/integrators/progress.hpp"
+#include "catenary/solve/newton.hpp"
 
 namespace catenary {
 

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "catenary/integrators/analyses.hpp"
-#include "catenary/integrators/newton.hpp"
+#include "catenary/solve/newton.hpp"
 
 namespace catenary {
 

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "catenary/io/vtu_writer.hpp"
-#include "catenary/multibody/multibody_block.hpp"
+#include "catenary/model/multibody_layout.hpp"
 #include "catenary/rigid/euler_parameters.hpp"
 #include "text_output.hpp"
 

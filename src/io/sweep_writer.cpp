@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "catenary/assembly/model_operators.hpp"
+#include "catenary/model/model_operators.hpp"
 #include "text_output.hpp"
 
 namespace catenary {

@@ -13,10 +13,10 @@
 #include <vector>
 
 #include "catenary/core/errors.hpp"
-#include "catenary/integrators/constraint_check.hpp"
-#include "catenary/model/builders.hpp"
-#include "catenary/model/sweep.hpp"
 #include "catenary/core/small_matrix.hpp"
+#include "catenary/model/builders.hpp"
+#include "catenary/model/constraint_check.hpp"
+#include "catenary/model/sweep.hpp"
 #include "case_reading.hpp"
 #include "mechanism_reader.hpp"
 

@@ -9,9 +9,9 @@
 
 #include "catenary/core/errors.hpp"
 #include "catenary/core/small_matrix.hpp"
+#include "catenary/core/time_function.hpp"
 #include "catenary/model/builders.hpp"
 #include "catenary/model/model.hpp"
-#include "catenary/model/time_function.hpp"
 
 namespace catenary::case_reading {
 

@@ -7,11 +7,11 @@
 #include <utility>
 #include <vector>
 
-#include "catenary/assembly/model_operators.hpp"
 #include "catenary/core/errors.hpp"
-#include "catenary/integrators/constraint_check.hpp"
+#include "catenary/model/constraint_check.hpp"
+#include "catenary/model/model_operators.hpp"
+#include "catenary/model/multibody_layout.hpp"
 #include "catenary/multibody/mechanism_builders.hpp"
-#include "catenary/multibody/multibody_block.hpp"
 #include "catenary/rigid/euler_parameters.hpp"
 
 namespace catenary {

@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "catenary/core/errors.hpp"
-#include "catenary/integrators/newton.hpp"
+#include "catenary/solve/newton.hpp"
 
 namespace catenary {
 

@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "catenary/assembly/unknown_ordering.hpp"
+#include "catenary/solve/block_chain.hpp"
 #include "catenary/solve/dense_block.hpp"
 
 namespace catenary {

@@ -15,7 +15,7 @@
 
 #include <Eigen/Core>
 
-#include "catenary/elements/element_assembly.hpp"
+#include "catenary/assembly/element_assembly.hpp"
 
 namespace catenary {
 

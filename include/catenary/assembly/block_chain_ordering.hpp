@@ -19,30 +19,9 @@
 #include <vector>
 
 #include "catenary/model/model.hpp"
+#include "catenary/solve/block_chain.hpp"
 
 namespace catenary {
-
-// The largest block (a node's coordinates and its constraint rows) the solver takes.
-constexpr int kMaxChainBlock = 16;
-// The largest border: the Schur complement costs one solve with T per border unknown at every
-// factorization (a crane's boom with its hinge and a cable attached: 16).
-constexpr int kMaxBorder = 64;
-
-struct BlockChainOrdering {
-  std::vector<int> original_of;  // unknown at each position (coordinates, then dof_count + row)
-  std::vector<int> block_ptr;    // block k holds positions block_ptr[k] .. block_ptr[k + 1] - 1
-  // Chains that do not couple (the cables of a model, a sweep's copies): chain c is blocks
-  // chain_ptr[c] .. chain_ptr[c + 1] - 1. Filled by the chain orderings only.
-  std::vector<int> chain_ptr;
-  int rigid_blocks = 0;  // rigid bodies among the blocks
-  // Positions block_ptr.back() .. original_of.size() - 1: the border (bordered_chain_ordering).
-  int border_size() const { return static_cast<int>(original_of.size()) - block_ptr.back(); }
-  // Whether the block solvers need the matrix's mass term: without it a rigid body's block alone
-  // (free to turn about its hinge) is singular, and so is a chain held only by the border (a cable
-  // hung from a body), so the backends factorize such matrices by their general solver
-  // (border_eliminates, solve/border_split.hpp).
-  bool needs_mass_term() const { return rigid_blocks > 0 || border_size() > 0; }
-};
 
 // The ordering, or none with the reason in why: an element between nodes that are not
 // consecutive, a constraint row over several nodes, a block over kMaxChainBlock unknowns, or
@@ -54,10 +33,6 @@ std::optional<BlockChainOrdering> block_chain_ordering(const Model& m, std::stri
 // why: an element between nodes that are not consecutive, a block over kMaxChainBlock unknowns, a larger border, or a
 // mechanism's term between the coordinates of nodes that are not neighbours in one chain.
 std::optional<BlockChainOrdering> bordered_chain_ordering(const Model& m, std::string* why = nullptr);
-
-// What a block solver's name adds for rigid bodies among the blocks and a border: "" or
-// " with 2 rigid bodies in the chains", " with a border of 8 unknowns", or both joined by "and".
-std::string chain_order_details(int rigid_blocks, int border);
 
 // The same node blocks for any model without rigid bodies, a row over several nodes joining
 // the block of its lowest node: the blocks of a block-Jacobi preconditioner (the matrix is then

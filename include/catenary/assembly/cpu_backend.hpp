@@ -10,11 +10,11 @@
 
 #include "catenary/assembly/backend.hpp"
 #include "catenary/assembly/backend_options.hpp"
-#include "catenary/assembly/model_operators.hpp"
 #include "catenary/assembly/system_pattern.hpp"
 #include "catenary/core/first_touch.hpp"
 #include "catenary/model/case.hpp"
 #include "catenary/model/model.hpp"
+#include "catenary/model/model_operators.hpp"
 #include "catenary/solve/chain_solver.hpp"
 #include "catenary/solve/linear_solver.hpp"
 

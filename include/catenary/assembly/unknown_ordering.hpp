@@ -7,17 +7,11 @@
 #include <vector>
 
 #include "catenary/model/model.hpp"
+#include "catenary/solve/block_chain.hpp"
 
 namespace catenary {
 
 // original_of[position] = unknown (coordinates 0..dof_count-1, then multipliers).
 std::vector<int> newton_unknown_order(const Model& m);
-
-// The inverse of an order: position_of[unknown] = the position p with original_of[p] = unknown.
-inline std::vector<int> positions_of(const std::vector<int>& original_of) {
-  std::vector<int> position_of(original_of.size());
-  for (size_t p = 0; p < original_of.size(); ++p) position_of[original_of[p]] = static_cast<int>(p);
-  return position_of;
-}
 
 }  // namespace catenary

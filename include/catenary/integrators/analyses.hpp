@@ -7,8 +7,8 @@
 #include <Eigen/Core>
 
 #include "catenary/assembly/backend_options.hpp"
-#include "catenary/integrators/system.hpp"
 #include "catenary/integrators/run_results.hpp"
+#include "catenary/integrators/system.hpp"
 #include "catenary/model/case.hpp"
 
 namespace catenary {

@@ -11,9 +11,9 @@
 #include <Eigen/Core>
 
 #include "catenary/assembly/backend.hpp"
-#include "catenary/assembly/model_operators.hpp"
+#include "catenary/assembly/multibody_block.hpp"
 #include "catenary/model/model.hpp"
-#include "catenary/multibody/multibody_block.hpp"
+#include "catenary/model/model_operators.hpp"
 
 namespace catenary {
 

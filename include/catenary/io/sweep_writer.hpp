@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "catenary/assembly/backend.hpp"
+#include "catenary/assembly/multibody_block.hpp"
 #include "catenary/io/output_writer.hpp"
 #include "catenary/model/case_loader.hpp"
 #include "catenary/model/model_merge.hpp"
-#include "catenary/multibody/multibody_block.hpp"
 
 namespace catenary {
 

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "catenary/core/host_device.hpp"
+#include "catenary/core/time_function.hpp"
 #include "catenary/elements/gradient_deficient_math.hpp"
-#include "catenary/model/time_function.hpp"
 #include "catenary/multibody/mechanism.hpp"
 
 namespace catenary {

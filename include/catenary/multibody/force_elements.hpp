@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "catenary/model/time_function.hpp"
+#include "catenary/core/time_function.hpp"
 #include "catenary/multibody/ground.hpp"
 #include "catenary/rigid/joints.hpp"
 

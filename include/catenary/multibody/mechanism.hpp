@@ -16,7 +16,7 @@
 #include <Eigen/Core>
 #include <Eigen/SparseCore>
 
-#include "catenary/model/time_function.hpp"
+#include "catenary/core/time_function.hpp"
 #include "catenary/multibody/force_elements.hpp"
 #include "catenary/multibody/ground.hpp"
 #include "catenary/rigid/joints.hpp"

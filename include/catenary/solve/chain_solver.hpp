@@ -22,8 +22,8 @@
 #include <string>
 #include <vector>
 
-#include "catenary/assembly/block_chain_ordering.hpp"
 #include "catenary/core/first_touch.hpp"
+#include "catenary/solve/block_chain.hpp"
 #include "catenary/solve/block_layout.hpp"
 #include "catenary/solve/block_solver_options.hpp"
 #include "catenary/solve/border_split.hpp"

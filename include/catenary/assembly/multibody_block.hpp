@@ -16,28 +16,12 @@
 
 #include <Eigen/Core>
 
-#include "catenary/elements/element_assembly.hpp"
+#include "catenary/assembly/element_assembly.hpp"
 #include "catenary/model/model.hpp"
+#include "catenary/model/multibody_layout.hpp"
 #include "catenary/multibody/kinematic_analysis.hpp"
 
 namespace catenary {
-
-struct MultibodyLayout {
-  std::vector<int> dofs;        // model coordinate of each mechanism coordinate
-  int first_row = 0, rows = 0;  // the mechanism's rows among the model's constraint rows
-  // Newton-matrix entries the block writes, in the matrix's numbering (coordinate d is d,
-  // constraint row r is dof_count + r), without repeats; local_entries holds the same entries
-  // in the block's numbering (mechanism coordinate i is i, its row k is coordinate_count + k).
-  std::vector<std::pair<int, int>> entries, local_entries;
-};
-
-// Throws ModelError for a mechanism that cannot join the model (2D model, a node attached
-// twice, a node index out of range).
-MultibodyLayout multibody_layout(const Model& m);
-
-// The cables' linear rows that lie wholly on attached nodes' coordinates, in the block's columns:
-// with the mechanism's rows they can repeat each other (check_redundant_constraints).
-std::vector<FixedRow> attached_node_rows(const Model& m, const MultibodyLayout& layout);
 
 class MultibodyBlock {
  public:

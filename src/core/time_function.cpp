@@ -1,4 +1,4 @@
-#include "catenary/model/time_function.hpp"
+#include "catenary/core/time_function.hpp"
 
 #include <cmath>
 

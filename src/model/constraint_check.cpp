@@ -1,4 +1,4 @@
-#include "catenary/integrators/constraint_check.hpp"
+#include "catenary/model/constraint_check.hpp"
 
 #include <Eigen/Dense>
 #include <Eigen/OrderingMethods>

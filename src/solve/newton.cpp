@@ -1,5 +1,5 @@
 // The Newton iteration of every analysis (see newton.hpp).
-#include "catenary/integrators/newton.hpp"
+#include "catenary/solve/newton.hpp"
 
 #include <cmath>
 #include <sstream>

@@ -1,4 +1,4 @@
-#include "catenary/assembly/model_operators.hpp"
+#include "catenary/model/model_operators.hpp"
 
 #include <algorithm>
 
