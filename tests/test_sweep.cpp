@@ -16,6 +16,7 @@
 #include "catenary/model/case_loader.hpp"
 #include "catenary/model/model_merge.hpp"
 #include "catenary/model/sweep.hpp"
+#include "catenary/run/run_sweep.hpp"
 #include "cli_helpers.hpp"
 
 using namespace catenary;
@@ -307,4 +308,34 @@ TEST_CASE("copy_list names copies as messages do, runs of four or more as ranges
   CHECK(copy_list({0, 1, 2}) == "copies 0, 1 and 2");
   CHECK(copy_list({0, 1, 2, 3}) == "copies 0 to 3");
   CHECK(copy_list({2, 10, 11, 12, 13, 40}) == "copies 2, 10 to 13 and 40");
+}
+
+TEST_CASE("run_sweep as a library call: the failed copies returned, the batches and notes told to its observer",
+          "[sweep]") {
+  // Copies 1 and 3 of four diverge at the first step: the library sets both apart at once, runs
+  // each alone and the other two again without them (four batches), and returns 1 and 3.
+  struct Recorder : SweepObserver {
+    std::vector<std::string> batches, notes;
+    std::vector<bool> failed_batches;
+    void batch_planned(const std::string& description) override { batches.push_back(description); }
+    void batch_finished(const AnalysisRun& run, const std::string&, const std::string&) override {
+      failed_batches.push_back(run.failed());
+    }
+    void note(const std::string& message) override { notes.push_back(message); }
+  } recorder;
+  const std::string sweep = std::string(CATENARY_SOURCE_DIR) + "/tests/failing_cases/diverging_pair_sweep.json";
+  const fs::path out = fs::temp_directory_path() / "catenary_library_run_sweep";
+  fs::remove_all(out);
+  const std::vector<size_t> failed =
+      run_sweep(load_cases(sweep), sweep, out.string(), "--out", BackendChoice::Cpu, recorder);
+  CHECK(failed == std::vector<size_t>{1, 3});
+  REQUIRE(recorder.batches.size() == 4);
+  CHECK(recorder.batches[0].find("sweep of 4 copies of 'diverging_pair_sweep'") == 0);
+  CHECK(recorder.failed_batches == std::vector<bool>{true, true, true, false});
+  REQUIRE(recorder.notes.size() == 2);
+  CHECK(recorder.notes[0] == "copies 1 and 3 failed the batch: running each alone, and the others again without them");
+  CHECK(recorder.notes[1] == "copies 1 and 3 of 4 failed; the others ran to their end (sweep.json)");
+  const auto index = nlohmann::json::parse(testing::slurp(out / "sweep.json"));
+  CHECK(index["copies"][0]["status"] == "ok");
+  CHECK(index["copies"][1]["status"] == "failed");
 }

@@ -1,19 +1,16 @@
 #pragma once
 // The subcommands of the `catenary` command. Each returns the process exit code; the errors they
 // let through (InputError, BackendUnavailable, anything else) are mapped to codes in main.cpp.
-#include <functional>
 #include <string>
-
 #include <vector>
 
 #include "catenary/assembly/backend.hpp"
-#include "catenary/integrators/analyses.hpp"
-#include "catenary/io/output_writer.hpp"
 #include "catenary/io/result_comparison.hpp"
 #include "catenary/model/case.hpp"
 #include "catenary/model/case_loader.hpp"
-#include "catenary/model/model_merge.hpp"
 #include "catenary/run/backend_factory.hpp"
+#include "catenary/run/run_case.hpp"
+#include "catenary/run/run_sweep.hpp"
 
 namespace catenary::cli {
 
@@ -31,40 +28,23 @@ struct OutputDirectory {
   std::string origin;
 };
 
-// How a run ended: its exit code, and where it failed the SimulationError's coordinate (-1: none)
-// and the coordinates it left unsettled (SimulationError::unsettled_dofs).
-struct RunOutcome {
-  int code = kExitOk;
-  int failed_dof = -1;
-  std::vector<int> unsettled_dofs;
-};
-using SummaryWriter = std::function<void(const RunSummary&)>;
-
-// Runs the analysis of `settings` over `model` (a case's own, or a sweep's batch) on `backend`,
-// handing frames and then the summary to the writers, and reports on stdout (the results in
-// `dir`, `files`). A SimulationError is reported, written in the summary and returned.
-RunOutcome execute(const Case& settings, const Model& model, Backend& backend, const FrameSink& write_frame,
-                   const SummaryWriter& write_summary, const std::string& dir, const std::string& files);
+// "backend: NAME (linear solver: ...)" on stdout, before an analysis' progress lines on stderr.
+void print_backend(const Backend& backend);
+// After an analysis: a failure's message on stderr, then the summary line and where the results
+// are (`dir`, `files`) on stdout, and the run's warnings.
+void report_run(const AnalysisRun& run, const std::string& dir, const std::string& files);
 
 // Runs the case's analysis on `backend` and writes the results into `dir`. Returns kExitOk, or
 // kExitSimulationFailed after saying why on stderr (the output written so far stays valid).
 // Throws InputError when the directory cannot be written.
 int run_and_report(const Case& c, Backend& backend, const OutputDirectory& dir);
 
-// A sweep's copies (all, or those run --copies / --part selected) merged into one batch model,
-// run on the chosen backend, written per copy under dir (copy_NNNN/, and the index and table of
-// SweepIndex). The copies a failed Newton iteration of the batch left unsettled are run again alone
-// each, and the others again as a batch without them, so that each copy's output is its own
-// single run's; kExitOk when
-// every copy ran to its end, else kExitSimulationFailed (the failed copies are named, and their
-// sweep numbers put in failed where given).
-int run_sweep(const std::vector<SweepCase>& cases, const std::string& case_path, const OutputDirectory& dir,
-              BackendChoice choice, std::vector<size_t>* failed = nullptr);
-
-// The copies at `positions` of cases merged into one batch model (each copy's place in it in
-// ranges); copies that cannot share one model are bad input at /sweep.
-Model merge_sweep_copies(const std::vector<SweepCase>& cases, const std::vector<size_t>& positions,
-                         const std::string& case_path, std::vector<CopyRange>& ranges);
+// A sweep's copies (all, or those run --copies / --part selected) run by the library's run_sweep
+// (run/run_sweep.hpp) into dir, with its batches and notes printed; kExitOk when every copy ran
+// to its end, else kExitSimulationFailed (the failed copies' sweep numbers put in failed where
+// given).
+int run_sweep_and_report(const std::vector<SweepCase>& cases, const std::string& case_path, const OutputDirectory& dir,
+                         BackendChoice choice, std::vector<size_t>* failed = nullptr);
 
 int check_command(const std::string& case_path);
 // Joins the index files of a sweep's parts in `directory` into sweep.json and sweep.csv

@@ -79,7 +79,7 @@ bool compare_outputs(const fs::path& cpu_dir, const fs::path& cuda_dir, const Co
 }
 
 // A sweep: both batches run, then each copy's results compared. A copy that fails on a backend
-// leaves the others to run there (run_sweep) and to be compared. A copy that fails on one backend
+// leaves the others to run there (run_sweep_and_report) and to be compared. A copy that fails on one backend
 // only is a difference between them (kExitResultsDiffer); one that fails on both is not compared
 // and makes the exit code kExitSimulationFailed unless a difference was found.
 int compare_sweep(const std::vector<SweepCase>& cases, const std::string& case_path, const fs::path& root,
@@ -89,7 +89,7 @@ int compare_sweep(const std::vector<SweepCase>& cases, const std::string& case_p
   std::vector<size_t> failed_on_cpu, failed_on_cuda;
   for (const auto& [backend, choice, failed] : {std::tuple{"cpu", BackendChoice::Cpu, &failed_on_cpu},
                                                 std::tuple{"cuda", cuda, &failed_on_cuda}})
-    if (const int code = run_sweep(cases, case_path, {(root / backend).string(), origin}, choice, failed);
+    if (const int code = run_sweep_and_report(cases, case_path, {(root / backend).string(), origin}, choice, failed);
         code != kExitOk && code != kExitSimulationFailed)
       return code;
   const auto holds = [](const std::vector<size_t>& numbers, size_t n) {

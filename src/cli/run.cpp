@@ -74,15 +74,14 @@ void print_case_summary(const Case& c) {
                 mech.forces.tsda.size(), mech.forces.rsda.size(), mech.forces.loads.size());
 }
 
-RunOutcome execute(const Case& settings, const Model& model, Backend& backend, const FrameSink& write_frame,
-                   const SummaryWriter& write_summary, const std::string& dir, const std::string& files) {
+void print_backend(const Backend& backend) {
   std::printf("backend: %s (linear solver: %s)\n", backend.name().c_str(), backend.linear_solver().c_str());
   std::fflush(stdout);  // before the analysis' progress lines on stderr
-  const AnalysisRun run = run_analysis(settings.analysis, settings.output.interval, model, backend, write_frame);
+}
+
+void report_run(const AnalysisRun& run, const std::string& dir, const std::string& files) {
   if (run.failed()) std::fprintf(stderr, "catenary: simulation failed: %s\n", run.summary.message.c_str());
-  write_summary(run.summary);
   print_run_summary(run.summary, dir, files.c_str());
-  return {run.failed() ? kExitSimulationFailed : kExitOk, run.failed_dof, run.unsettled_dofs};
 }
 
 int run_and_report(const Case& c, Backend& backend, const OutputDirectory& dir) {
@@ -90,10 +89,10 @@ int run_and_report(const Case& c, Backend& backend, const OutputDirectory& dir) 
   const char* files = c.model.mechanism.empty()
                           ? "results.csv, results.pvd, summary.json"
                           : "results.csv, rigid_bodies.csv, joint_reactions.csv, results.pvd, summary.json";
-  return execute(
-             c, c.model, backend, [&](const Frame& f) { writer->write_frame(f); },
-             [&](const RunSummary& s) { writer->write_summary(s); }, dir.path, files)
-      .code;
+  print_backend(backend);
+  const AnalysisRun run = run_case(c, backend, *writer);
+  report_run(run, dir.path, files);
+  return run.failed() ? kExitSimulationFailed : kExitOk;
 }
 
 int check_command(const std::string& case_path) {
@@ -132,7 +131,8 @@ int run_command(const std::string& case_path, const std::string& out, const std:
                 const CopySelection& selection) {
   const BackendChoice choice = parse_backend_choice(backend);
   const std::vector<SweepCase> cases = load_cases(case_path, selection);
-  if (cases.front().sweep_size > 1) return run_sweep(cases, case_path, run_directory(cases.front().c, out), choice);
+  if (cases.front().sweep_size > 1)
+    return run_sweep_and_report(cases, case_path, run_directory(cases.front().c, out), choice);
   const Case& c = cases.front().c;
   print_case_summary(c);
   const SelectedBackend selected =

@@ -1,172 +1,39 @@
-// `catenary run` of a sweep: its copies as batches, a failing copy set apart (run_sweep in
-// commands.hpp).
-#include <sys/resource.h>
-
-#include <omp.h>
-
+// `catenary run` of a sweep (the library's run_sweep, its batches and notes printed) and
+// `catenary gather`.
 #include <cstdio>
-#include <deque>
 #include <filesystem>
-#include <memory>
 #include <string>
 #include <vector>
 
-#include "catenary/core/errors.hpp"
 #include "catenary/io/sweep_parts.hpp"
-#include "catenary/io/sweep_writer.hpp"
-#include "catenary/model/model_merge.hpp"
+#include "catenary/model/sweep.hpp"
 #include "commands.hpp"
 
 namespace catenary::cli {
 
 namespace {
 
-// Each copy's writer keeps its files open for the whole run: raise the soft limit on open files to
-// what the batch's writers hold, with room for each thread's frame files and the rest of the
-// process, or say which limit stops it (a cluster's default soft limit, 1,024, is below a
-// 1,000-copy sweep of cranes' 3,000 files).
-void allow_open_files(const std::vector<SweepCase>& cases, const std::vector<size_t>& positions,
-                      const std::string& case_path) {
-  size_t needed = 64 + 2 * static_cast<size_t>(omp_get_max_threads());
-  for (size_t k : positions) needed += OutputWriter::files_held(cases[k].c);
-  rlimit limit{};
-  if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= needed) return;
-  if (limit.rlim_max < needed)
-    throw InputError(case_path, "/sweep",
-                     "the " + std::to_string(positions.size()) + " copies keep " + std::to_string(needed) +
-                         " files open at once, more than this process may open (" + std::to_string(limit.rlim_max) +
-                         ", ulimit -Hn): run the sweep in parts (run --part K/N or --copies A-B)");
-  limit.rlim_cur = needed;
-  setrlimit(RLIMIT_NOFILE, &limit);
-}
-
-// The copies (their positions in the batch, ascending) that hold the failed run's coordinates: the
-// one where it was furthest off and those it left unsettled.
-std::vector<size_t> copies_holding(const std::vector<CopyRange>& ranges, const RunOutcome& outcome, int dofs) {
-  std::vector<int> owner(static_cast<size_t>(dofs), -1);
-  for (size_t k = 0; k < ranges.size(); ++k)
-    for (int d : ranges[k].dofs) owner[d] = static_cast<int>(k);
-  std::vector<bool> held(ranges.size(), false);
-  std::vector<int> failed = outcome.unsettled_dofs;
-  failed.push_back(outcome.failed_dof);
-  for (int d : failed)
-    if (d >= 0 && d < dofs && owner[d] >= 0) held[owner[d]] = true;
-  std::vector<size_t> copies;
-  for (size_t k = 0; k < held.size(); ++k)
-    if (held[k]) copies.push_back(k);
-  return copies;
-}
-
-// What a batch came to: the run's outcome and, where it failed at coordinates of some of its
-// copies, their places in the batch (empty: no such place).
-struct BatchResult {
-  RunOutcome outcome;
-  std::vector<size_t> culprits;
-};
-
-// The copies at `positions` of cases merged into one batch, run on a backend of their own and
-// written through `index`.
-BatchResult run_batch(const std::vector<SweepCase>& cases, const std::vector<size_t>& positions,
-                      const std::string& case_path, const OutputDirectory& dir, BackendChoice choice,
-                      SweepIndex& index, const std::string& files) {
-  std::vector<size_t> numbers;
-  for (size_t k : positions) numbers.push_back(cases[k].index);
-  std::vector<CopyRange> ranges;
-  const Model batch = merge_sweep_copies(cases, positions, case_path, ranges);
-  const Case& first = cases.front().c;
-  if (positions.size() < cases.front().sweep_size)
-    std::printf("%s of the %zu of the sweep '%s': %d coordinates, %d constraint rows in the batch\n",
-                copy_list(numbers).c_str(), cases.front().sweep_size, first.name.c_str(), batch.dof_count(),
-                batch.constraint_count());
-  else
-    std::printf("sweep of %zu copies of '%s': %d coordinates, %d constraint rows in the batch\n", cases.size(),
-                first.name.c_str(), batch.dof_count(), batch.constraint_count());
-  const SelectedBackend selected = make_backend(choice, batch, first.analysis);
-  if (!selected.notice.empty()) std::fprintf(stderr, "catenary: note: %s\n", selected.notice.c_str());
-  allow_open_files(cases, positions, case_path);
-  std::unique_ptr<SweepWriter> writer;
-  try {
-    writer = std::make_unique<SweepWriter>(cases, positions, ranges, batch, *selected.backend, dir.path, index);
-  } catch (const std::exception& e) {
-    throw InputError(case_path, dir.origin, e.what());
+class PrintingObserver : public SweepObserver {
+ public:
+  void batch_planned(const std::string& description) override { std::printf("%s\n", description.c_str()); }
+  void backend_ready(const Backend& backend, const std::string& notice) override {
+    if (!notice.empty()) std::fprintf(stderr, "catenary: note: %s\n", notice.c_str());
+    print_backend(backend);
   }
-  BatchResult result;
-  result.outcome = execute(
-      first, batch, *selected.backend, [&](const Frame& f) { writer->write_frame(f); },
-      [&](const RunSummary& s) { writer->write_summary(s); }, dir.path, files);
-  if (result.outcome.failed_dof >= 0) result.culprits = copies_holding(ranges, result.outcome, batch.dof_count());
-  return result;
-}
+  void batch_finished(const AnalysisRun& run, const std::string& dir, const std::string& files) override {
+    report_run(run, dir, files);
+  }
+  void note(const std::string& message) override { std::fprintf(stderr, "catenary: %s\n", message.c_str()); }
+};
 
 }  // namespace
 
-Model merge_sweep_copies(const std::vector<SweepCase>& cases, const std::vector<size_t>& positions,
-                         const std::string& case_path, std::vector<CopyRange>& ranges) {
-  std::vector<const Model*> models;
-  std::vector<size_t> numbers;
-  for (size_t k : positions) models.push_back(&cases[k].c.model), numbers.push_back(cases[k].index);
-  try {
-    return merge_models(models, ranges, numbers);
-  } catch (const ModelError& e) {
-    throw InputError(case_path, "/sweep", e.what());
-  }
-}
-
-int run_sweep(const std::vector<SweepCase>& cases, const std::string& case_path, const OutputDirectory& dir,
-              BackendChoice choice, std::vector<size_t>* failed_numbers) {
-  SweepIndex index(cases, dir.path);
-  const std::string stem = SweepIndex::stem(cases);
-  const std::string files = "one directory per copy, " + stem + ".json, " + stem + ".csv";
-  // Batches still to run, each a list of positions in cases.
-  std::deque<std::vector<size_t>> batches(1);
-  for (size_t k = 0; k < cases.size(); ++k) batches.front().push_back(k);
-  int code = kExitOk;
-  bool ran = false;  // a batch has run: the index has something to say if a later one cannot start
-  try {
-    while (!batches.empty()) {
-      const std::vector<size_t> positions = std::move(batches.front());
-      batches.pop_front();
-      const BatchResult result = run_batch(cases, positions, case_path, dir, choice, index, files);
-      ran = true;
-      if (result.outcome.code == kExitOk) continue;
-      code = result.outcome.code;
-      // A batch of one is that copy's own single run: its failure stands. Otherwise each copy the
-      // failed iteration left unsettled runs alone and the others again without them, from the
-      // start (no copy then waits on another's step): copies that diverge at the same step cost
-      // one rerun of the rest, not one each. A failure with no place stops the sweep, as it would
-      // stop every batch again.
-      if (positions.size() == 1 || result.culprits.empty()) continue;
-      std::vector<size_t> others, culprit_numbers;
-      for (size_t i = 0, c = 0; i < positions.size(); ++i) {
-        if (c < result.culprits.size() && result.culprits[c] == i) {
-          ++c;
-          culprit_numbers.push_back(cases[positions[i]].index);
-          batches.push_back({positions[i]});
-        } else {
-          others.push_back(positions[i]);
-        }
-      }
-      const bool one = culprit_numbers.size() == 1;
-      const std::string rest = others.empty() ? std::string()
-                                              : std::string(", and ") + (others.size() == 1 ? "the other copy" : "the others") +
-                                                    " again without " + (one ? "it" : "them");
-      std::fprintf(stderr, "catenary: %s failed the batch: running %s alone%s\n", copy_list(culprit_numbers).c_str(),
-                   one ? "it" : "each", rest.c_str());
-      if (!others.empty()) batches.push_back(std::move(others));
-    }
-  } catch (...) {  // a rerun that cannot start (a backend, a file): the copies run so far are kept
-    if (ran) index.write();
-    throw;
-  }
-  index.write();
-  const std::vector<size_t> failed = index.failed_copies();
-  if (failed_numbers) *failed_numbers = failed;
-  if (failed.size() == cases.size())
-    std::fprintf(stderr, "catenary: every copy failed (%s)\n", (stem + ".json").c_str());
-  else if (!failed.empty())
-    std::fprintf(stderr, "catenary: %s of %zu failed; the others ran to their end (%s)\n", copy_list(failed).c_str(),
-                 cases.size(), (stem + ".json").c_str());
-  return failed.empty() ? kExitOk : code;
+int run_sweep_and_report(const std::vector<SweepCase>& cases, const std::string& case_path, const OutputDirectory& dir,
+                         BackendChoice choice, std::vector<size_t>* failed) {
+  PrintingObserver observer;
+  const std::vector<size_t> failed_copies = run_sweep(cases, case_path, dir.path, dir.origin, choice, observer);
+  if (failed) *failed = failed_copies;
+  return failed_copies.empty() ? kExitOk : kExitSimulationFailed;
 }
 
 int gather_command(const std::string& directory) {
