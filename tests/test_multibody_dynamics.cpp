@@ -11,6 +11,7 @@
 #include "catenary/core/errors.hpp"
 #include "catenary/multibody/kinematic_analysis.hpp"
 #include "catenary/rigid/euler_parameters.hpp"
+#include "body_frame_rates.hpp"
 #include "multibody_models.hpp"
 #include "test_helpers.hpp"
 
@@ -48,7 +49,7 @@ Eigen::Vector3d angular_momentum(const Model& m, const Eigen::VectorXd& q, const
   for (size_t b = 0; b < m.mechanism.bodies.size(); ++b) {
     const int o = m.rigid_offset() + 7 * static_cast<int>(b);
     const rigid::BodyState s = rigid::body_state(q.data() + o, v.data() + o);
-    const Vec<3> omega_body = rigid::body_angular_velocity(s.p, s.pd);
+    const Vec<3> omega_body = testing::body_angular_velocity(s.p, s.pd);
     const Vec<3> spin = rigid::rotate(s.p, mat_vec(m.mechanism.bodies[b].inertia, omega_body));
     const Vec<3> orbit = vec_scale(m.mechanism.bodies[b].mass, cross3(s.r, s.rd));
     for (int k = 0; k < 3; ++k) H[k] += spin[k] + orbit[k];
@@ -128,7 +129,7 @@ TEST_CASE("spinning symmetric top conserves energy, vertical angular momentum an
   double spin_drift = 0.0, spin0 = 0.0;
   for (const StoredFrame& f : r.frames) {
     const rigid::BodyState s = rigid::body_state(f.q.data(), f.v.data());
-    const double spin = rigid::body_angular_velocity(s.p, s.pd)[2];
+    const double spin = testing::body_angular_velocity(s.p, s.pd)[2];
     if (&f == &r.frames.front()) spin0 = spin;
     spin_drift = std::max(spin_drift, std::fabs(spin - spin0) / std::fabs(spin0));
   }
@@ -488,7 +489,7 @@ TEST_CASE("body loads on a free body: a ground-frame force and a body-frame torq
   const RunResult r = run_model(m, conservative_settings(1e-3, T));
   const StoredFrame& f = r.frames.back();
   const rigid::BodyState s = rigid::body_state(f.q.data(), f.v.data());
-  const Vec<3> omega_body = rigid::body_angular_velocity(s.p, s.pd);
+  const Vec<3> omega_body = testing::body_angular_velocity(s.p, s.pd);
   CHECK(s.r[0] == Approx(1.0 + force * T * T / (2 * mass)).epsilon(1e-10));
   CHECK(s.r[1] == Approx(2.0).epsilon(1e-12));
   CHECK(s.rd[0] == Approx(force * T / mass).epsilon(1e-8));

@@ -13,6 +13,7 @@
 #include <Eigen/Dense>
 
 #include "catenary/rigid/joints.hpp"
+#include "body_frame_rates.hpp"
 
 using namespace catenary;
 using namespace catenary::rigid;
@@ -107,8 +108,15 @@ Vec14 random_qd(Rng& rng) {
   return qd;
 }
 
+// A marker at a random body-frame point with the triad of a random rotation (its columns).
 Marker random_marker(Rng& rng) {
-  return marker_from_frame(random_vec3(rng), rotation_matrix(random_unit_p(rng)));
+  const Mat<3, 3> frame = rotation_matrix(random_unit_p(rng));
+  Marker m;
+  m.s = random_vec3(rng);
+  m.f = column3(frame, 0);
+  m.g = column3(frame, 1);
+  m.h = column3(frame, 2);
+  return m;
 }
 
 template <int N>
@@ -273,13 +281,13 @@ TEST_CASE("rigid: G and E give the angular velocity of A(p(t)) by finite differe
     const Eigen::Vector3d omega_body_fd = vee(a.transpose() * ad);  // A^T A' = skew(omega')
     CHECK((ad * a.transpose() + (ad * a.transpose()).transpose()).cwiseAbs().maxCoeff() < 1e-8);
     const Eigen::Vector3d omega = to_eigen(angular_velocity(p, pd));
-    const Eigen::Vector3d omega_body = to_eigen(body_angular_velocity(p, pd));
+    const Eigen::Vector3d omega_body = to_eigen(testing::body_angular_velocity(p, pd));
     CHECK((omega - omega_fd).norm() < 1e-8 * std::max(1.0, omega.norm()));
     CHECK((omega_body - omega_body_fd).norm() < 1e-8 * std::max(1.0, omega.norm()));
     CHECK((omega - a * omega_body).norm() < 1e-14);
     // inverses for a tangent p'
     CHECK((to_eigen(p_rate_from_angular_velocity(p, from_eigen3(omega))) - to_eigen(pd)).norm() < 1e-14);
-    CHECK((to_eigen(p_rate_from_body_angular_velocity(p, from_eigen3(omega_body))) - to_eigen(pd)).norm() < 1e-14);
+    CHECK((to_eigen(testing::p_rate_from_body_angular_velocity(p, from_eigen3(omega_body))) - to_eigen(pd)).norm() < 1e-14);
   }
 }
 
@@ -396,7 +404,7 @@ TEST_CASE("rigid: Euler-parameter equations of motion reproduce Euler's equation
     const Mat<3, 3> inertia = from_eigen33(jm);
     const Vec<4> p = random_unit_p(rng);
     const Vec<3> wb = random_vec3(rng, 2.0);
-    const Vec<4> pd = p_rate_from_body_angular_velocity(p, wb);
+    const Vec<4> pd = testing::p_rate_from_body_angular_velocity(p, wb);
     // torque-free, then with a body-frame torque n'
     for (int with_torque = 0; with_torque < 2; ++with_torque) {
       const Vec<3> n = with_torque ? random_vec3(rng) : vec3(0, 0, 0);
@@ -526,9 +534,6 @@ TEST_CASE("rigid: joints, Jacobian blocks and gamma by finite differences", "[ri
   check_rows<1>("rotation driver", with([](auto&... a) { return rotation_driver(a..., 0.3, 0.0, 0.0); }), rng);
   check_rows<1>("translation driver", with([](auto&... a) { return translation_driver(a..., 0.3, 0.0, 0.0); }),
                 rng);
-  check_rows<1>("distance driver", [&](const BodyState& bi, const BodyState& bj) {
-    return distance_driver(bi, mi.s, bj, mj.s, 0.3, 0.0, 0.0);
-  }, rng);
 
   // the runtime dispatcher gives the same rows
   const Vec14 q = random_q(rng, true), qd = random_qd(rng);
@@ -685,9 +690,6 @@ TEST_CASE("rigid: drivers, nu and gamma by finite differences in time", "[rigid]
        }},
       {"translation", [&](const BodyState& bi, const BodyState& bj, double f, double fd, double fdd) {
          return translation_driver(bi, mi, bj, mj, f, fd, fdd);
-       }},
-      {"distance", [&](const BodyState& bi, const BodyState& bj, double f, double fd, double fdd) {
-         return distance_driver(bi, mi.s, bj, mj.s, f, fd, fdd);
        }},
   };
   for (const auto& entry : drivers) {

@@ -176,14 +176,6 @@ CATENARY_HD Mat<C, R> transpose(const Mat<R, C>& m) {
 }
 
 template <int R, int C>
-CATENARY_HD Mat<R, C> mat_add(const Mat<R, C>& a, const Mat<R, C>& b) {
-  Mat<R, C> r;
-  for (int i = 0; i < R; ++i)
-    for (int j = 0; j < C; ++j) r(i, j) = a(i, j) + b(i, j);
-  return r;
-}
-
-template <int R, int C>
 CATENARY_HD Mat<R, C> mat_sub(const Mat<R, C>& a, const Mat<R, C>& b) {
   Mat<R, C> r;
   for (int i = 0; i < R; ++i)

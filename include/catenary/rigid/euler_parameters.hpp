@@ -92,21 +92,16 @@ inline Mat<3, 4> b_matrix(const Vec<4>& p, const Vec<3>& a) {
   return b;
 }
 
-// Angular velocities from p, p': omega = 2 E p' (ground frame), omega' = 2 G p' (body frame).
+// The angular velocity from p, p': omega = 2 E p' (ground frame; in the body frame
+// omega' = 2 G p').
 inline Vec<3> angular_velocity(const Vec<4>& p, const Vec<4>& pd) {
   return vec_scale(2.0, mat_vec(e_matrix(p), pd));
 }
-inline Vec<3> body_angular_velocity(const Vec<4>& p, const Vec<4>& pd) {
-  return vec_scale(2.0, mat_vec(g_matrix(p), pd));
-}
 
-// Inverses for a unit p (E E^T = G G^T = I, E p = G p = 0): p' = 1/2 E^T omega = 1/2 G^T omega',
-// the p' with p.p' = 0 (velocity initial conditions).
+// The inverse for a unit p (E E^T = I, E p = 0): p' = 1/2 E^T omega, the p' with p.p' = 0
+// (velocity initial conditions).
 inline Vec<4> p_rate_from_angular_velocity(const Vec<4>& p, const Vec<3>& omega) {
   return vec_scale(0.5, mat_t_vec(e_matrix(p), omega));
-}
-inline Vec<4> p_rate_from_body_angular_velocity(const Vec<4>& p, const Vec<3>& omega_body) {
-  return vec_scale(0.5, mat_t_vec(g_matrix(p), omega_body));
 }
 
 // p / |p|

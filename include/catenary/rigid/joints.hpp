@@ -37,16 +37,6 @@ struct Marker {
   Vec<3> f, g, h;
 };
 
-// Marker with the given body-frame point and triad (columns f', g', h' of `frame`).
-inline Marker marker_from_frame(const Vec<3>& s, const Mat<3, 3>& frame) {
-  Marker m;
-  m.s = s;
-  m.f = column3(frame, 0);
-  m.g = column3(frame, 1);
-  m.h = column3(frame, 2);
-  return m;
-}
-
 // Marker with axis h' = axis/|axis| and some f', g' completing a right-handed triad.
 inline Marker marker_from_axis(const Vec<3>& s, const Vec<3>& axis) {
   Marker m;
@@ -288,16 +278,6 @@ inline ConstraintRows<1> rotation_driver(const BodyState& bi, const Marker& mi, 
 inline ConstraintRows<1> translation_driver(const BodyState& bi, const Marker& mi, const BodyState& bj,
                                                  const Marker& mj, double f, double fd, double fdd) {
   return driver_row(translation_coordinate(bi, mi, bj, mj), f, fd, fdd);
-}
-
-// Distance driver between the marker points: d.d - f(t)^2 (f > 0), so
-//   nu = 2 f f',  gamma = -(d.d)_qq + 2 (f'^2 + f f'').
-inline ConstraintRows<1> distance_driver(const BodyState& bi, const Vec<3>& si, const BodyState& bj,
-                                              const Vec<3>& sj, double f, double fd, double fdd) {
-  ConstraintRows<1> c = distance_constraint(bi, si, bj, sj, f);
-  c.nu[0] = 2.0 * f * fd;
-  c.gamma[0] += 2.0 * (fd * fd + f * fdd);
-  return c;
 }
 
 }  // namespace rigid
