@@ -29,7 +29,7 @@ Combinations::Combinations(const Scaled* first, const Scaled* last, Vector& out)
   y[outputs++] = &out;
 }
 
-void Backend::combine(const std::vector<Scaled>& terms, Vector& y) {
+void BackendVectors::combine(const std::vector<Scaled>& terms, Vector& y) {
   const size_t count = terms.size(), first = std::min<size_t>(count, Combinations::kMaxInputs);
   combine(Combinations(terms.data(), terms.data() + first, y));
   for (size_t done = first; done < count;) {

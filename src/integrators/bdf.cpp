@@ -186,7 +186,7 @@ class BDFStepper : public TimeStepper {
     }
   }
 
-  Backend& be_;
+  BackendVectors& be_;  // the method uses the backend's vectors alone
   const DynamicSettings& s_;
   NewmarkNewton newton_;
   std::deque<HistoryPoint> history_;  // accepted points, newest first

@@ -80,7 +80,7 @@ class GeneralizedAlphaStepper : public TimeStepper {
   }
 
  private:
-  Backend& be_;
+  BackendVectors& be_;  // the method uses the backend's vectors alone
   const DynamicSettings& s_;
   NewmarkNewton newton_;
   double alpha_m_, alpha_f_, beta_, gamma_;

@@ -62,7 +62,7 @@ class HHTStepper : public TimeStepper {
 
  private:
   System& sys_;
-  Backend& be_;
+  BackendVectors& be_;  // the method uses the backend's vectors alone
   const DynamicSettings& s_;
   NewmarkNewton newton_;
   double alpha_, beta_, gamma_;

@@ -37,14 +37,14 @@ class NewmarkNewton::Iteration final : public NewtonProblem {
  public:
   Iteration(NewmarkNewton& n, const NewmarkParameters& p, double t1, double bh2, double gamma_h, const Vector& lambda0,
             const Vector* memory, bool kinematics_set, StepState& to, const std::function<void()>& first_guess)
-      : n_(n), be_(n.be_), p_(p), t1_(t1), bh2_(bh2), gamma_h_(gamma_h), lambda0_(lambda0), memory_(memory),
+      : n_(n), vectors_(n.vectors_), factorization_(n.factorization_), p_(p), t1_(t1), bh2_(bh2), gamma_h_(gamma_h), lambda0_(lambda0), memory_(memory),
         kinematics_set_(kinematics_set), to_(to), first_guess_(first_guess),
         index2_(n.s_.formulation == DynamicSettings::Formulation::StabilizedIndex2),
         rc_scale_(index2_ ? bh2 / gamma_h : 1.0) {}
 
   void start(bool again) override {
     if (again) first_guess_();
-    be_.combine({{p_.c.stiffness, &lambda0_}}, n_.mu_);
+    vectors_.combine({{p_.c.stiffness, &lambda0_}}, n_.mu_);
     // v1 from q1 here (unless given) where the residual reads it, then by the updates of q1
     // (apply): the kinematics are affine. a1 is not kept during the iteration (kinematics).
     if (!kinematics_set_ && n_.velocity_in_iteration_) n_.kinematics(to_.q, bh2_, gamma_h_, to_, false);
@@ -54,8 +54,8 @@ class NewmarkNewton::Iteration final : public NewtonProblem {
     // qhat, or qhat - k m for the memory in coordinates (formed once a step).
     const Vector* origin = &n_.qhat_;
     if (memory_ && p_.memory_in_coordinates) {
-      if (n_.mass_origin_.size() == 0) n_.mass_origin_ = be_.make_vector(n_.sys_.dofs());
-      be_.combine({{1.0, &n_.qhat_}, {-p_.memory_scale, memory_}}, n_.mass_origin_);
+      if (n_.mass_origin_.size() == 0) n_.mass_origin_ = vectors_.make_vector(n_.sys_.dofs());
+      vectors_.combine({{1.0, &n_.qhat_}, {-p_.memory_scale, memory_}}, n_.mass_origin_);
       origin = &n_.mass_origin_;
     }
     terms_ = ForceTerms{p_.c.stiffness, 1.0, origin, &n_.fixed_terms_};
@@ -64,9 +64,9 @@ class NewmarkNewton::Iteration final : public NewtonProblem {
 
   NewtonResidual evaluate(bool matrix) override {
     n_.sys_.newton_terms(to_.q, to_.v, t1_, terms_, n_.mu_, p_.c, n_.r_, n_.phi_, index2_, matrix);
-    be_.combine({{rc_scale_, &n_.b_}, {-rc_scale_, &n_.phi_}}, n_.rc_);
+    vectors_.combine({{rc_scale_, &n_.b_}, {-rc_scale_, &n_.phi_}}, n_.rc_);
     double maxima[2];  // |r|, |rc|
-    be_.max_abs_each({&n_.r_, &n_.rc_}, maxima);
+    vectors_.max_abs_each({&n_.r_, &n_.rc_}, maxima);
     return {std::max(maxima[0], maxima[1]), maxima[0] / p_.residual_unit};
   }
 
@@ -76,23 +76,23 @@ class NewmarkNewton::Iteration final : public NewtonProblem {
   }
 
   long factorize() override {
-    const long id = be_.factorize();
+    const long id = factorization_.factorize();
     n_.kept_coefficients_ = p_.c;
     return id;
   }
 
   bool holds(long factorization) override {
-    return factorization == be_.factorization() && same_coefficients(p_.c, n_.kept_coefficients_);
+    return factorization == factorization_.factorization() && same_coefficients(p_.c, n_.kept_coefficients_);
   }
 
-  void solve() override { be_.solve_newton_update(n_.r_, n_.rc_, n_.dq_, n_.dmu_); }
+  void solve() override { factorization_.solve_newton_update(n_.r_, n_.rc_, n_.dq_, n_.dmu_); }
 
   NewtonUpdate apply(double) override {
     const double tol = n_.s_.newton_tolerance;
     const UpdateNorms u = n_.velocity_in_iteration_
-                              ? be_.add_update(n_.dq_, to_.q, {{gamma_h_ / bh2_, &to_.v}}, tol)
-                              : be_.add_update(n_.dq_, to_.q, {}, tol);
-    be_.axpby(1.0, n_.dmu_, 1.0, n_.mu_);
+                              ? vectors_.add_update(n_.dq_, to_.q, {{gamma_h_ / bh2_, &to_.v}}, tol)
+                              : vectors_.add_update(n_.dq_, to_.q, {}, tol);
+    vectors_.axpby(1.0, n_.dmu_, 1.0, n_.mu_);
     largest_q_ = u.max_abs;
     return {u.weighted, u.worst};
   }
@@ -100,7 +100,7 @@ class NewmarkNewton::Iteration final : public NewtonProblem {
   // A failed iteration's only vector download.
   std::vector<int> non_finite_entries() override {
     Eigen::VectorXd r;
-    be_.download(n_.r_, r);
+    vectors_.download(n_.r_, r);
     std::vector<int> entries;
     for (int i = 0; i < r.size(); ++i)
       if (!std::isfinite(r[i])) entries.push_back(i);
@@ -111,7 +111,8 @@ class NewmarkNewton::Iteration final : public NewtonProblem {
 
  private:
   NewmarkNewton& n_;
-  Backend& be_;
+  BackendVectors& vectors_;
+  BackendFactorization& factorization_;
   const NewmarkParameters& p_;
   const double t1_, bh2_, gamma_h_;
   const Vector& lambda0_;
@@ -127,14 +128,15 @@ class NewmarkNewton::Iteration final : public NewtonProblem {
 
 NewmarkNewton::NewmarkNewton(System& sys, const DynamicSettings& s)
     : sys_(sys),
-      be_(sys.backend()),
+      vectors_(sys.backend()),
+      factorization_(sys.backend()),
       s_(s),
       velocity_in_iteration_(s.formulation == DynamicSettings::Formulation::StabilizedIndex2 ||
                              sys.velocity_in_residual()),
       solver_(dynamic_newton_options(s)) {
   const int n = sys.dofs(), m = sys.constraints();
-  for (Vector* x : {&qhat_, &vhat_, &fixed_terms_, &r_, &dq_}) *x = be_.make_vector(n);
-  for (Vector* x : {&mu_, &b_, &phi_, &rc_, &dmu_}) *x = be_.make_vector(m);
+  for (Vector* x : {&qhat_, &vhat_, &fixed_terms_, &r_, &dq_}) *x = vectors_.make_vector(n);
+  for (Vector* x : {&mu_, &b_, &phi_, &rc_, &dmu_}) *x = vectors_.make_vector(m);
 }
 
 StepOutcome NewmarkNewton::solve(const NewmarkParameters& p, const StepState& from, double h, const Vector& memory,
@@ -148,7 +150,7 @@ StepOutcome NewmarkNewton::solve(const NewmarkParameters& p, const StepState& fr
         .into(vhat_, {0.0, 1.0, h * (1.0 - p.gamma)})
         .into(to.q, {1.0, h, 0.5 * h * h});
     if (velocity_in_iteration_) c.into(to.v, {0.0, 1.0, h});
-    be_.combine(c);
+    vectors_.combine(c);
   };
   return solve_affine(p, from.t + h, bh2, p.gamma * h, from.lambda, &memory, to, predictor, true);
 }
@@ -156,7 +158,6 @@ StepOutcome NewmarkNewton::solve(const NewmarkParameters& p, const StepState& fr
 StepOutcome NewmarkNewton::solve_affine(const NewmarkParameters& p, double t1, double bh2, double gamma_h,
                                         const Vector& lambda0, const Vector* memory, StepState& to,
                                         const std::function<void()>& first_guess, bool kinematics_set) {
-  Backend& be = be_;
   first_guess();
   // The residual's terms that stay fixed through the step: s g(t1), less k m for a memory force, in
   // one pass over the load patterns (and m). With none, fixed_terms_ keeps the zeros it was made
@@ -166,13 +167,13 @@ StepOutcome NewmarkNewton::solve_affine(const NewmarkParameters& p, double t1, d
   for (size_t k = 0; k < load_scales.size(); ++k)
     fixed.push_back({p.c.stiffness * load_scales[k], &sys_.load_vectors()[k]});
   if (memory && !p.memory_in_coordinates) fixed.push_back({-p.memory_scale, memory});
-  if (!fixed.empty()) be.combine(fixed, fixed_terms_);
+  if (!fixed.empty()) vectors_.combine(fixed, fixed_terms_);
   // Index 3: rc = -(Phi(q1, t1)). Stabilized index 2: rc = -(Phi_q v1 - nu) bh2 / gamma_h, the
   // velocity constraints scaled by dq1/dv1 so that the matrix's constraint blocks stay Phi_q.
   const bool index2 = s_.formulation == DynamicSettings::Formulation::StabilizedIndex2;
   Eigen::VectorXd b;
   sys_.constraint_rhs(t1, b, index2 ? 1 : 0);
-  be.upload(b, b_);
+  vectors_.upload(b, b_);
 
   // Modified Newton starts from the factorization an earlier step left where the backend still
   // holds it and the coefficients are the same (NewtonSolver).
@@ -182,14 +183,14 @@ StepOutcome NewmarkNewton::solve_affine(const NewmarkParameters& p, double t1, d
   to.t = t1;
   kinematics(to.q, bh2, gamma_h, to, true);
   if (index2) project_positions(t1, to);
-  be.combine({{1.0 / p.c.stiffness, &mu_}}, to.lambda);
+  vectors_.combine({{1.0 / p.c.stiffness, &mu_}}, to.lambda);
   return out;
 }
 
 std::vector<int> NewmarkNewton::unsettled_coordinates(const Vector& q1) {
   Eigen::VectorXd dq, q;
-  be_.download(dq_, dq);
-  be_.download(q1, q);
+  vectors_.download(dq_, dq);
+  vectors_.download(q1, q);
   return sys_.unsettled_coordinates(dq, q, s_.newton_tolerance);
 }
 
@@ -204,21 +205,20 @@ bool NewmarkNewton::same_coefficients(const NewtonMatrixCoefficients& a, const N
 // Jacobian changed with the positions, the velocities are then put back on Phi_q v = nu the same
 // way (a correction of the size of the position drift).
 void NewmarkNewton::project_positions(double t1, StepState& to) {
-  Backend& be = be_;
   Eigen::VectorXd b;
-  be.axpby(0.0, r_, 0.0, r_);  // no force on the right-hand side
+  vectors_.axpby(0.0, r_, 0.0, r_);  // no force on the right-hand side
   auto project = [&](bool velocity_level, Vector& x) {
     sys_.constraint_rhs(t1, b, velocity_level ? 1 : 0);
-    be.upload(b, b_);
+    vectors_.upload(b, b_);
     sys_.constraint_residual(to.q, to.v, b_, t1, velocity_level, phi_);
-    be.combine({{-1.0, &phi_}}, rc_);
-    be.solve(r_, rc_, dq_, dmu_);
-    be.axpby(1.0, dq_, 1.0, x);
+    vectors_.combine({{-1.0, &phi_}}, rc_);
+    factorization_.solve(r_, rc_, dq_, dmu_);
+    vectors_.axpby(1.0, dq_, 1.0, x);
   };
   // Linear rows: one pass is exact; the joints' nonlinear rows take up to three.
   for (int pass = 0; pass < 3; ++pass) {
     project(false, to.q);
-    if (sys_.multibody().empty() || be.weighted_norm(dq_, to.q, s_.newton_tolerance, nullptr) <= 1e-3) break;
+    if (sys_.multibody().empty() || vectors_.weighted_norm(dq_, to.q, s_.newton_tolerance, nullptr) <= 1e-3) break;
   }
   if (!sys_.multibody().empty()) project(true, to.v);
 }
@@ -227,7 +227,7 @@ void NewmarkNewton::kinematics(const Vector& q1, double bh2, double gamma_h, Ste
   Combinations c({&q1, &qhat_, &vhat_});
   c.into(to.v, {gamma_h / bh2, -gamma_h / bh2, 1.0});
   if (acceleration) c.into(to.a, {1.0 / bh2, -1.0 / bh2, 0.0});
-  be_.combine(c);
+  vectors_.combine(c);
 }
 
 void run_time_steps(System& sys, const DynamicSettings& s, double output_interval, const FrameSink& sink,
@@ -240,7 +240,7 @@ void run_time_steps(System& sys, const DynamicSettings& s, double output_interva
   };
   const Clock::time_point run_start = Clock::now();
   const ConsistentState init = consistent_initial_state(sys, 0.0);
-  Backend& be = sys.backend();
+  BackendVectors& be = sys.backend();
   const int n = sys.dofs(), m = sys.constraints();
   StepState state(be, n, m), trial(be, n, m);
   state.t = 0.0;

@@ -26,7 +26,7 @@ struct StepState {
   double t = 0.0;
   Vector q, v, a, lambda, history;
 
-  StepState(Backend& b, int n, int m)
+  StepState(BackendVectors& b, int n, int m)
       : q(b.make_vector(n)), v(b.make_vector(n)), a(b.make_vector(n)), lambda(b.make_vector(m)),
         history(b.make_vector(n)) {}
   void swap(StepState& o) {
@@ -126,7 +126,8 @@ class NewmarkNewton {
   class Iteration;
 
   System& sys_;
-  Backend& be_;
+  BackendVectors& vectors_;             // the step's vectors: combinations, norms, updates
+  BackendFactorization& factorization_;  // the Newton matrix's factorization and solves
   const DynamicSettings& s_;
   // Whether the Newton iteration reads v1 (System::velocity_in_residual, or the stabilized index-2
   // constraints): else v1 is formed only at convergence.

@@ -16,7 +16,9 @@ if(CUDA_COMPILER)
   get_filename_component(cuda_root ${cuda_bin} DIRECTORY)
   set(cuda_hint -DCUDAToolkit_ROOT=${cuda_root})
 endif()
+# The build's own compiler and linker flags (a sanitizer build's libraries need its runtime).
 run_step("configure" ${CMAKE_COMMAND} -S ${SOURCE_DIR}/tests/consumer -B ${SCRATCH}/build
-         -DCMAKE_PREFIX_PATH=${SCRATCH}/prefix -DCMAKE_BUILD_TYPE=Release ${cuda_hint})
+         -DCMAKE_PREFIX_PATH=${SCRATCH}/prefix -DCMAKE_BUILD_TYPE=Release ${cuda_hint}
+         "-DCMAKE_CXX_FLAGS=${CXX_FLAGS}" "-DCMAKE_EXE_LINKER_FLAGS=${LINKER_FLAGS}")
 run_step("build" ${CMAKE_COMMAND} --build ${SCRATCH}/build)
 run_step("run" ${SCRATCH}/build/consumer ${SOURCE_DIR}/cases/falling_cable_pendulum.json)

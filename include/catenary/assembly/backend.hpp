@@ -5,9 +5,15 @@
 // in the backend's memory (device memory for CUDA), so the one HHT Newton loop runs over either
 // backend and only scalars and output frames cross to the host (the SUNDIALS N_Vector idea).
 //
+// The interface is three parts, each an abstract class an analysis can be written against alone:
+// BackendVectors (vectors, their combinations, norms and Newton updates), BackendOperators (the
+// model's operators: forces, mass products, the Newton matrix, the constraint products, the
+// multibody block's hooks) and BackendFactorization (the Newton matrix's factorization and
+// solves). Backend joins them with the backend's name, its timings and host conveniences.
+//
 // Vectors have dof_count() entries (coordinates, forces) or constraint_count() entries
 // (multipliers, constraint residuals). The analyses that run once per case (statics, initial
-// conditions) use the host conveniences at the end, which copy through scratch vectors.
+// conditions) use the host conveniences, which copy through scratch vectors.
 #include <initializer_list>
 #include <memory>
 #include <string>
@@ -127,18 +133,12 @@ struct StageTimings {
   std::vector<SetupPhase> setup;
 };
 
-class Backend {
+// Vectors in a backend's memory and what an analysis does with them: linear combinations,
+// norms and Newton updates, each one pass over the entries (the fused forms are single passes
+// so that a Newton iteration reads each vector as few times as it can).
+class BackendVectors {
  public:
-  Backend(int dof_count, int constraint_count) : dof_count_(dof_count), constraint_count_(constraint_count) {}
-  virtual ~Backend() = default;
-  virtual std::string name() const = 0;
-  // The linear solver it factorizes with, in words ("UMFPACK", "block chain elimination",
-  // "block cyclic reduction", "GMRES", "sparse QR").
-  virtual std::string linear_solver() const = 0;
-  int dof_count() const { return dof_count_; }
-  int constraint_count() const { return constraint_count_; }
-
-  // --- vectors
+  virtual ~BackendVectors() = default;
   virtual Vector make_vector(int size) = 0;  // zero-filled
   virtual void upload(const Eigen::VectorXd& host, Vector& x) = 0;  // sizes must match
   virtual void download(const Vector& x, Eigen::VectorXd& host) = 0;
@@ -173,8 +173,13 @@ class Backend {
   // coordinate-sized vectors an iteration; together 7 (on a device, one launch and one wait).
   static constexpr int kMaxIncrements = 2;
   virtual UpdateNorms add_update(const Vector& dx, Vector& x, std::initializer_list<Increment> also, double tol) = 0;
+};
 
-  // --- the model's operators on backend vectors
+// The model's operators on backend vectors: the elements' forces, energies and mass products,
+// the Newton matrix and its constraint blocks, and the host's multibody block added to them.
+class BackendOperators {
+ public:
+  virtual ~BackendOperators() = default;
   // f = f_int(q, v): elastic plus material damping forces; with terms, their combination with
   // a mass product (ForceTerms).
   virtual void internal_force(const Vector& q, const Vector& v, const ForceTerms& terms, Vector& f) = 0;
@@ -186,10 +191,10 @@ class Backend {
   // The same per element (the per-copy energies of a sweep sum them by range).
   virtual void element_energies(std::vector<double>& energies) = 0;
   // Evaluates the elements' strain energy at q (v: their velocities, where the evaluation reads
-  // them) and returns it; strain_energy and element_energies then give it. By default a forces
+  // them) and returns it; strain_energy and element_energies then give it. Backend's is a forces
   // pass; the CPU backend evaluates the energies alone, a third of that time. The device's
   // forces pass is no cost beside a frame's downloads.
-  virtual double strain_energy_at(const Vector& q, const Vector& v);
+  virtual double strain_energy_at(const Vector& q, const Vector& v) = 0;
   // y = scale M x + plus.a plus.x (M the constant consistent mass; plus.x null: scale M x alone), in
   // one pass; x and y distinct. The coordinates of no element (rigid bodies) get the plus term
   // alone: System adds their mass product.
@@ -211,6 +216,27 @@ class Backend {
   // at 6 M rows that pass read ~1.3 GB, 0.48 ms on an H100, for a number that needs no more than
   // its magnitude.
   virtual double newton_matrix_norm() const = 0;
+  // y = C x, C the constraint Jacobian.
+  virtual void constraint_product(const Vector& x, Vector& y) = 0;
+  // y += a C^T mu, on the coordinates the constraints hold alone: the Newton residual takes its
+  // C^T mu term this way, without a coordinate-sized vector written with zeros elsewhere and read
+  // back (constraint_transpose_rows).
+  virtual void add_constraint_transpose_product(double a, const Vector& mu, Vector& y) = 0;
+
+  // --- the multibody block (multibody/multibody_block.hpp), evaluated on the host
+  // Adds the values of multibody_layout(model).entries to the matrix last assembled (call
+  // between assemble_newton_matrix and factorize).
+  virtual void add_block_entries(const std::vector<double>& values) = 0;
+  // out[k] = x[index[k]], and x[index[k]] += values[k] (index without repeats).
+  virtual void gather(const Vector& x, const std::vector<int>& index, std::vector<double>& out) = 0;
+  virtual void scatter_add(const std::vector<int>& index, const std::vector<double>& values, Vector& x) = 0;
+};
+
+// The factorization of the Newton matrix last assembled (BackendOperators::assemble_newton_matrix)
+// and the solves with it.
+class BackendFactorization {
+ public:
+  virtual ~BackendFactorization() = default;
   // Factorizes the matrix last assembled and returns the new factorization's identity (1, 2, ...
   // in the order made), which factorization() returns until the next factorize(): a solver that
   // keeps a factorization for later iterations (modified Newton) compares the two. Throws
@@ -230,20 +256,35 @@ class Backend {
   virtual void solve_newton_update(const Vector& rhs_dofs, const Vector& rhs_constraints, Vector& x, Vector& y) {
     solve(rhs_dofs, rhs_constraints, x, y);
   }
-  // y = C x, C the constraint Jacobian.
-  virtual void constraint_product(const Vector& x, Vector& y) = 0;
-  // y += a C^T mu, on the coordinates the constraints hold alone: the Newton residual takes its
-  // C^T mu term this way, without a coordinate-sized vector written with zeros elsewhere and read
-  // back (constraint_transpose_rows).
-  virtual void add_constraint_transpose_product(double a, const Vector& mu, Vector& y) = 0;
 
-  // --- the multibody block (multibody/multibody_block.hpp), evaluated on the host
-  // Adds the values of multibody_layout(model).entries to the matrix last assembled (call
-  // between assemble_newton_matrix and factorize).
-  virtual void add_block_entries(const std::vector<double>& values) = 0;
-  // out[k] = x[index[k]], and x[index[k]] += values[k] (index without repeats).
-  virtual void gather(const Vector& x, const std::vector<int>& index, std::vector<double>& out) = 0;
-  virtual void scatter_add(const std::vector<int>& index, const std::vector<double>& values, Vector& x) = 0;
+ protected:
+  // The backend's factorization of the matrix last assembled (factorize()); throws
+  // SimulationError if it is found singular.
+  virtual void factorize_matrix() = 0;
+
+ private:
+  long factorization_ = 0, factorizations_made_ = 0;
+};
+
+// A backend: the three parts an analysis uses, built for one model, with its name, its timings and
+// host conveniences for the analyses that run once per case.
+class Backend : public BackendVectors, public BackendOperators, public BackendFactorization {
+ public:
+  Backend(int dof_count, int constraint_count) : dof_count_(dof_count), constraint_count_(constraint_count) {}
+  virtual ~Backend() = default;
+  virtual std::string name() const = 0;
+  // The linear solver it factorizes with, in words ("UMFPACK", "block chain elimination",
+  // "block cyclic reduction", "GMRES", "sparse QR").
+  virtual std::string linear_solver() const = 0;
+  int dof_count() const { return dof_count_; }
+  int constraint_count() const { return constraint_count_; }
+
+  // The parts' operations on backend vectors, beside the host conveniences of the same names.
+  using BackendFactorization::solve;
+  using BackendOperators::assemble_newton_matrix;
+  using BackendOperators::constraint_product;
+  using BackendOperators::internal_force;
+  using BackendOperators::mass_product;
 
   const StageTimings& timings() const { return timings_; }
   // On (the benchmark's choice): a device backend waits for the device at each stage's end, so that
@@ -252,6 +293,9 @@ class Backend {
   // 100,000-element full-Newton step on an H100 1.0 of its 5.9 ms (docs/performance.md, Element
   // passes). The CPU backend's stage timers wait for nothing and always run.
   void set_stage_timing(bool on) { stage_timing_ = on; }
+
+  // A forces pass at q, v (BackendOperators::strain_energy_at).
+  double strain_energy_at(const Vector& q, const Vector& v) override;
 
   // --- host conveniences (copies through scratch vectors), for analyses run once per case
   double internal_force(const Eigen::VectorXd& q, const Eigen::VectorXd& v, Eigen::VectorXd& f);
@@ -267,9 +311,6 @@ class Backend {
   double strain_energy_and_momentum(const Vector& q, const Vector& v, Eigen::VectorXd& momentum);
 
  protected:
-  // The backend's factorization of the matrix last assembled (factorize()); throws
-  // SimulationError if it is found singular.
-  virtual void factorize_matrix() = 0;
   // Ends a setup phase of the constructor: its name and the wall seconds of lap (StageTimings::setup).
   void end_setup_phase(const char* name, double lap) { timings_.setup.push_back({name, lap}); }
 
@@ -281,7 +322,6 @@ class Backend {
   Scratch& scratch();
   int dof_count_, constraint_count_;
   std::shared_ptr<Scratch> scratch_;
-  long factorization_ = 0, factorizations_made_ = 0;
 };
 
 }  // namespace catenary
