@@ -170,7 +170,7 @@ TEST_CASE("analysis and output settings", "[loader]") {
   CHECK(c.output.nodes[2].node == 7);
 }
 
-TEST_CASE("analysis.float_factors reaches the backend options; on by default", "[loader]") {
+TEST_CASE("analysis.float_factors reaches the backend options, and is on by default", "[loader]") {
   std::string text = kStraightCable;
   CHECK(load_case(TempCase(text).path).analysis.float_factors);
   CHECK(backend_options(load_case(TempCase(text).path).analysis).block_solver.float_factors);

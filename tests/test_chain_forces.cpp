@@ -14,7 +14,7 @@
 using namespace catenary;
 using namespace catenary::testing;
 
-TEST_CASE("Elements along chains of nodes: cables, batches and a crane's cable are; a branch or a reversed element is not",
+TEST_CASE("Elements along chains of nodes: cables, batches and a crane's cable are, and a branch or a reversed element is not",
           "[chain-forces]") {
   const auto along = [](const Model& m) {
     return cuda::elements_along_node_chains(m.elements.node_a, m.elements.node_b, m.node_count);

@@ -25,7 +25,7 @@ bool holds_own_values(const SharedElementRecords& s, const ElementBlock& el, int
 
 }  // namespace
 
-TEST_CASE("Shared element records: one a uniform cable, one a copy of a stiffness sweep, each element's own values; close records snapped",
+TEST_CASE("Shared element records: one a uniform cable, one a copy of a stiffness sweep, each element's own values, and close records snapped",
           "[element-records]") {
   const Model cable = falling_cable_pendulum(50), sweep = stiffness_sweep_batch(8, 5);
   const SharedElementRecords one = shared_element_records(cable.elements), eight = shared_element_records(sweep.elements);

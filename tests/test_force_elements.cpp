@@ -249,7 +249,7 @@ TEST_CASE("force elements: Q . v is the power of the physical forces (TSDA, RSDA
   }
 }
 
-TEST_CASE("force elements: RSDA torque is minus the gradient of its potential; the angle of a known turn",
+TEST_CASE("force elements: RSDA torque is minus the gradient of its potential, and the angle of a known turn",
           "[force-elements]") {
   Rng rng(23);
   SECTION("gradient at random (non-aligned) states, and damping with theta' along q + t v") {
@@ -336,7 +336,7 @@ TEST_CASE("force elements: a body-frame load turns with the body", "[force-eleme
   CHECK(Q.dot(s.v) == Approx(-3.0).epsilon(1e-14));
 }
 
-TEST_CASE("force elements: zero-length TSDA applies no force instead of NaN; empty()", "[force-elements]") {
+TEST_CASE("force elements: zero-length TSDA applies no force instead of NaN, and empty() says whether any is present", "[force-elements]") {
   Rng rng(3);
   State s = random_state(rng, 2);  // random velocities and body 1 orientation
   Tsda e;

@@ -234,7 +234,7 @@ TEST_CASE("CSV header names, one row per frame, exact round trip, reaction = -la
   CHECK(csv.at(0, "reaction.anchor.y") == 2.0 / 7.0);
 }
 
-TEST_CASE("CSV of a 2D model has no z columns; missing lambda and v are written as 0",
+TEST_CASE("CSV of a 2D model has no z columns, and missing lambda and v are written as 0",
           "[output]") {
   TempDir dir;
   Case c;
