@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 #include <thrust/copy.h>
 #include <thrust/for_each.h>
+#include <thrust/inner_product.h>
 #include <thrust/iterator/permutation_iterator.h>
 #include <thrust/transform_reduce.h>
 
@@ -193,6 +194,9 @@ class CudaBackend : public Backend {
     const LinearCombinations f = linear_combinations(c, [](auto& v) { return raw<double>(array(v)); });
     const thrust::counting_iterator<int> first(0);
     thrust::for_each(Space::policy(), first, first + c.y[0]->size(), f);
+  }
+  double dot(const Vector& x, const Vector& y) override {
+    return thrust::inner_product(Space::policy(), array(x).begin(), array(x).end(), array(y).begin(), 0.0);
   }
   double max_abs(const Vector& x) override {
     return thrust::transform_reduce(Space::policy(), array(x).begin(), array(x).end(), AbsOrInfinity(), 0.0, Maximum());

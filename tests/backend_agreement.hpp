@@ -48,15 +48,15 @@ inline void check_operators_agree(const Model& m, Backend& other, unsigned seed,
   const Eigen::VectorXd q = q0 + random_vector(n, 0.02), v = random_vector(n, 1.0);
 
   Eigen::VectorXd f_cpu, f_other;
-  const double U_cpu = cpu.internal_force(q, v, f_cpu), U_other = other.internal_force(q, v, f_other);
+  const double U_cpu = host_internal_force(cpu, q, v, f_cpu), U_other = host_internal_force(other, q, v, f_other);
   INFO("backend " << other.name());
   CHECK(relative_difference(f_cpu, f_other) < element_tolerance);
   CHECK(std::fabs(U_cpu - U_other) <= 1e-12 * std::fabs(U_cpu));
 
   const Eigen::VectorXd x = random_vector(n, 1.0);
   Eigen::VectorXd y_cpu, y_other;
-  cpu.mass_product(x, y_cpu);
-  other.mass_product(x, y_other);
+  host_mass_product(cpu, x, y_cpu);
+  host_mass_product(other, x, y_other);
   CHECK(relative_difference(y_cpu, y_other) < 1e-12);
   // The product scaled and added to another vector in the same pass (HHT's force history), on both
   // backends; the coordinates of no element get the added term alone.
@@ -81,11 +81,11 @@ inline void check_operators_agree(const Model& m, Backend& other, unsigned seed,
 
   if (rows > 0) {
     const Eigen::VectorXd mu = random_vector(rows, 1.0);
-    cpu.constraint_product(x, y_cpu);
-    other.constraint_product(x, y_other);
+    host_constraint_product(cpu, x, y_cpu);
+    host_constraint_product(other, x, y_other);
     CHECK(relative_difference(y_cpu, y_other) < 1e-14);
-    cpu.constraint_transpose_product(mu, y_cpu);
-    other.constraint_transpose_product(mu, y_other);
+    host_constraint_transpose_product(cpu, mu, y_cpu);
+    host_constraint_transpose_product(other, mu, y_other);
     CHECK(relative_difference(y_cpu, y_other) < 1e-14);
     // y += a C^T mu on a vector that holds values elsewhere, against Eigen's product with C.
     const Eigen::VectorXd expected = x - 0.5 * (constraint_matrix(m).transpose() * mu);
@@ -107,8 +107,8 @@ inline void check_operators_agree(const Model& m, Backend& other, unsigned seed,
   for (const NewtonMatrixCoefficients& c : parts) {
     INFO("coefficients mass " << c.mass << ", stiffness " << c.stiffness << ", damping " << c.damping);
     CHECK(relative_difference(combined, forces_with_mass_term(other, q, v, x, s, mass_scale, &c)) < element_tolerance);
-    cpu.assemble_newton_matrix(q, v, c, f_cpu);
-    other.assemble_newton_matrix(q, v, c, f_other);
+    host_assemble_newton_matrix(cpu, q, v, c, f_cpu);
+    host_assemble_newton_matrix(other, q, v, c, f_other);
     CHECK(relative_difference(cpu.matrix(), cuda::assembled_matrix(other)) < element_tolerance);
     CHECK(relative_difference(f_cpu, f_other) < element_tolerance);
     CHECK(std::fabs(cpu.newton_matrix_norm() - other.newton_matrix_norm()) <= 1e-12 * cpu.newton_matrix_norm());
@@ -268,7 +268,7 @@ inline void check_operators_agree(const Model& m, Backend& other, unsigned seed,
   Eigen::VectorXd s_umfpack, s_other;
   umfpack.solve(rhs, s_umfpack);
   other.factorize();
-  other.solve(rhs, s_other);
+  host_solve(other, rhs, s_other);
   CHECK(relative_difference(s_umfpack, s_other) < 1e-9);
   // (GMRES stops at its own residual tolerance: the comparison above is its check.)
   if (other.linear_solver() != "GMRES") CHECK(backward_error(A_other, s_other, rhs) < 1e-15);

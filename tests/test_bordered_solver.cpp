@@ -170,7 +170,7 @@ BorderedSystem bordered_system(const Model& m, unsigned seed) {
   const Eigen::VectorXd rhs = assemble_at_random_state(umfpack, m, seed);
   Eigen::VectorXd x;
   umfpack.factorize();
-  umfpack.solve(rhs, x);
+  host_solve(umfpack, rhs, x);
   BorderedSystem s{*bordered_chain_ordering(m), {}, {}, {}};
   const int size = static_cast<int>(rhs.size());
   Eigen::PermutationMatrix<Eigen::Dynamic> to_position(size);  // original unknown -> position

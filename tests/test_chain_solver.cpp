@@ -45,8 +45,8 @@ double solve_difference(const Model& m, unsigned seed, const BackendOptions& opt
   Eigen::VectorXd x_umfpack, x_chains;
   umfpack.factorize();
   chains.factorize();
-  umfpack.solve(rhs, x_umfpack);
-  chains.solve(rhs, x_chains);
+  host_solve(umfpack, rhs, x_umfpack);
+  host_solve(chains, rhs, x_chains);
   return relative_difference(x_umfpack, x_chains);
 }
 
@@ -59,7 +59,7 @@ double chain_solver_difference(const Model& m, const BlockChainOrdering& order, 
   const Eigen::VectorXd rhs = assemble_at_random_state(umfpack, m, seed);
   Eigen::VectorXd x_umfpack, x_chains;
   umfpack.factorize();
-  umfpack.solve(rhs, x_umfpack);
+  host_solve(umfpack, rhs, x_umfpack);
   ChainSolver chains(order, umfpack.matrix(), threads);
   CHECK(chains.description() == description);
   chains.factorize(umfpack.matrix());

@@ -92,7 +92,7 @@ TEST_CASE("CUDA backend code run on the host: passes over shared records equal t
       o.forces = forces_with_mass_term(*backend, q, v, x, 2.5e-7, 0.3);
       o.assembled_forces = forces_with_mass_term(*backend, q, v, x, 2.5e-7, 0.3, &c);
       o.matrix = cuda::assembled_matrix(*backend);
-      backend->mass_product(x, o.mass_product);
+      host_mass_product(*backend, x, o.mass_product);
       o.element_bytes = backend->timings().element_bytes;
       return o;
     };

@@ -13,6 +13,7 @@
 
 #include "catenary/assembly/cpu_backend.hpp"
 #include "catenary/assembly/multibody_block.hpp"
+#include "host_calls.hpp"
 #include "catenary/integrators/analyses.hpp"
 #include "catenary/model/builders.hpp"
 #include "catenary/model/model_merge.hpp"
@@ -133,7 +134,7 @@ inline Eigen::VectorXd assemble_at_random_state(CpuBackend& backend, const Model
   for (int i = 0; i < n + rows; ++i) rhs[i] = U(rng);
   const NewtonMatrixCoefficients c{1.0, 2e-6, 3e-4, 1.0};
   Eigen::VectorXd f;
-  backend.assemble_newton_matrix(q, v, c, f);
+  host_assemble_newton_matrix(backend, q, v, c, f);
   if (!m.mechanism.empty()) {
     const MultibodyBlock block(m);
     const MultibodyLayout& layout = block.layout();

@@ -88,6 +88,8 @@ void CpuBackend::combine(const Combinations& c) {
   for (int i = 0; i < n; ++i) f(i);
 }
 
+double CpuBackend::dot(const Vector& x, const Vector& y) { return host(x).dot(host(y)); }
+
 double CpuBackend::max_abs(const Vector& x) {
   const Eigen::VectorXd& v = host(x);
   return v.allFinite() ? v.lpNorm<Eigen::Infinity>() : INFINITY;

@@ -4,7 +4,13 @@ namespace catenary {
 
 void emit_frame(System& sys, double time, double step, int iterations, const Eigen::VectorXd& q,
                 const Eigen::VectorXd& v, const Eigen::VectorXd& lambda, const FrameSink& sink) {
-  emit_frame(time, step, iterations, q, v, lambda, sys.energies(q, v), sink);
+  BackendVectors& b = sys.backend();
+  Vector qb = b.make_vector(sys.dofs()), vb = b.make_vector(sys.dofs());
+  b.upload(q, qb);
+  b.upload(v, vb);
+  System::Energies E;
+  sys.energies(qb, vb, q, v, E);
+  emit_frame(time, step, iterations, q, v, lambda, E, sink);
 }
 
 void emit_frame(double time, double step, int iterations, const Eigen::VectorXd& q, const Eigen::VectorXd& v,

@@ -2,8 +2,6 @@
 // energy (a Newton iteration of NewtonSolver for the joints' nonlinear rows), velocities onto the
 // velocity constraints with the least kinetic energy, and the accelerations and multipliers of the
 // equations of motion.
-#include <algorithm>
-#include <cmath>
 #include <string>
 
 #include "catenary/core/errors.hpp"
@@ -14,15 +12,32 @@ namespace catenary {
 
 namespace {
 
-// Solves [A C^T; C 0] [x; mu] = [top; bottom] with the factorization already in the backend.
-void solve_kkt(System& sys, const Eigen::VectorXd& top, const Eigen::VectorXd& bottom,
-                    Eigen::VectorXd& x, Eigen::VectorXd& mu) {
-  const int n = sys.dofs(), m = sys.constraints();
-  Eigen::VectorXd rhs(n + m), sol;
-  rhs << top, bottom;
-  sys.backend().solve(rhs, sol);
-  x = sol.head(n);
-  mu = sol.tail(m);
+// The state and the scratch of the consistent initial state, in the backend's memory.
+struct InitialVectors {
+  InitialVectors(BackendVectors& b, int n, int m)
+      : q(b.make_vector(n)), v(b.make_vector(n)), zero_v(b.make_vector(n)), zero_mu(b.make_vector(m)),
+        b(b.make_vector(m)), phi(b.make_vector(m)), rhs(b.make_vector(m)), forces(b.make_vector(n)),
+        rows(b.make_vector(m)), loads(b.make_vector(n)), dx(b.make_vector(n)), mu(b.make_vector(m)) {}
+  Vector q, v;
+  Vector zero_v, zero_mu;
+  Vector b, phi, rhs;     // b(t0) (or b'(t0)), a constraint residual, the constraints' right-hand side
+  Vector forces, rows;    // newton_terms' vectors
+  Vector loads;           // g(t0)
+  Vector dx, mu;          // a solve's update and multipliers
+};
+
+// Assembles the Newton matrix with coefficients c at (x.q, v) (without multipliers); its forces
+// and rows go to scratch.
+void assemble(System& sys, InitialVectors& x, const Vector& v, double t0, const NewtonMatrixCoefficients& c,
+              bool assembly_weights = false) {
+  sys.newton_terms(x.q, v, t0, ForceTerms{1.0, 0.0, &x.q}, x.zero_mu, c, x.forces, x.rows,
+                   NewtonTermsForm{true, false, assembly_weights});
+}
+
+// Solves [A C^T; C 0] [x.dx; x.mu] = [0; -phi] with the factorization already in the backend.
+void solve_for_rows(System& sys, InitialVectors& x, const Vector& phi) {
+  sys.backend().axpby(-1.0, phi, 0.0, x.rhs);
+  sys.backend().solve(x.zero_v, x.rhs, x.dx, x.mu);
 }
 
 // The change dq that closes the constraint gaps Phi(q + dq) = 0 with the least strain energy,
@@ -33,17 +48,15 @@ void solve_kkt(System& sys, const Eigen::VectorXd& top, const Eigen::VectorXd& b
 // [K + eps M, C^T; C, 0] [dq; mu] = [0; -Phi(q)]; the residual Phi is the only measure.
 class PositionProjection final : public NewtonProblem {
  public:
-  // Accepted where max |Phi| <= limit.
-  PositionProjection(System& sys, double t0, double mass_norm, double tolerance, double limit, Eigen::VectorXd& q,
-                     const Eigen::VectorXd& phi)
-      : sys_(sys), t0_(t0), mass_norm_(mass_norm), tolerance_(tolerance), limit_(limit), q_(q), phi_(phi),
-        zero_(Eigen::VectorXd::Zero(sys.dofs())) {}
+  // Accepted where max |Phi| <= limit. x.phi holds Phi at the first iterate, x.b holds b(t0).
+  PositionProjection(System& sys, InitialVectors& x, double t0, double mass_norm, double tolerance, double limit)
+      : sys_(sys), x_(x), t0_(t0), mass_norm_(mass_norm), tolerance_(tolerance), limit_(limit) {}
 
   // Phi(q) (the caller's at the first iterate).
   NewtonResidual evaluate(bool) override {
-    if (evaluated_) sys_.constraint_residual(q_, t0_, phi_);
+    if (evaluated_) sys_.constraint_residual(x_.q, x_.zero_v, x_.b, t0_, false, x_.phi);
     evaluated_ = true;
-    const double norm = phi_.lpNorm<Eigen::Infinity>();
+    const double norm = sys_.backend().max_abs(x_.phi);
     return {norm, norm};
   }
   double residual_limit() override { return limit_; }
@@ -52,64 +65,66 @@ class PositionProjection final : public NewtonProblem {
   long factorize() override {
     NewtonMatrixCoefficients stiffness_only;
     stiffness_only.stiffness = 1.0;
-    sys_.assemble_newton_matrix(q_, zero_, t0_, stiffness_only, f_);
+    assemble(sys_, x_, x_.zero_v, t0_, stiffness_only);
     const double stiffness_norm = sys_.newton_matrix_norm();
     NewtonMatrixCoefficients metric;
     metric.stiffness = 1.0;
     metric.mass = stiffness_norm > 0.0 ? 1e-6 * stiffness_norm / mass_norm_ : 1.0;
-    sys_.assemble_newton_matrix(q_, zero_, t0_, metric, f_, nullptr, true);
+    assemble(sys_, x_, x_.zero_v, t0_, metric, true);
     return sys_.backend().factorize();
   }
 
-  void solve() override { solve_kkt(sys_, zero_, -phi_, dq_, mu_); }
+  void solve() override { solve_for_rows(sys_, x_, x_.phi); }
 
   // The update in units of the position tolerance (the refresh policy's measure; there is no
   // update test).
   NewtonUpdate apply(double) override {
-    q_ += dq_;
-    return {dq_.lpNorm<Eigen::Infinity>() / tolerance_, -1};
+    sys_.backend().axpby(1.0, x_.dx, 1.0, x_.q);
+    return {sys_.backend().max_abs(x_.dx) / tolerance_, -1};
   }
 
  private:
   System& sys_;
+  InitialVectors& x_;
   const double t0_, mass_norm_, tolerance_, limit_;
-  Eigen::VectorXd& q_;
-  Eigen::VectorXd phi_;
-  const Eigen::VectorXd zero_;
-  Eigen::VectorXd f_, dq_, mu_;
-  bool evaluated_ = false;  // phi_ holds the caller's Phi until the first evaluation
+  bool evaluated_ = false;  // x.phi holds the caller's Phi until the first evaluation
 };
 
 }  // namespace
 
 ConsistentState consistent_initial_state(System& sys, double t0) {
-  const int n = sys.dofs();
+  Backend& backend = sys.backend();
+  const int n = sys.dofs(), m = sys.constraints();
   ConsistentState st;
   st.q = initial_coordinates(sys.model());
   st.v = initial_rates(sys.model());
   const Eigen::VectorXd q0 = st.q;
+  InitialVectors x(backend, n, m);
+  backend.upload(st.q, x.q);
+  backend.upload(st.v, x.v);
+  Eigen::VectorXd b;
+  sys.constraint_rhs(t0, b);
+  backend.upload(b, x.b);
 
   NewtonMatrixCoefficients mass_only;
   mass_only.mass = 1.0;
-  Eigen::VectorXd f, phi, mu, zero = Eigen::VectorXd::Zero(n);
-  sys.assemble_newton_matrix(st.q, st.v, t0, mass_only, f);
+  assemble(sys, x, x.v, t0, mass_only);
 
   // Positions (PositionProjection). Linear rows: one projection is exact up to round-off and a
   // second removes that (two updates from one factorization: modified Newton, whose second update
   // is round-off; no residual test but an exact zero). The nonlinear rows of joints take up to 30
   // full Newton updates, until the residual is at the tolerance. No divergence test: from
   // positions far off, the joints' updates may grow before they close.
-  sys.constraint_residual(st.q, t0, phi);
+  sys.constraint_residual(x.q, x.v, x.b, t0, false, x.phi);
   const bool nonlinear = !sys.multibody().empty();
   const double tolerance = 1e-12 * sys.model().characteristic_length;
-  if (sys.constraints() > 0 && phi.lpNorm<Eigen::Infinity>() > 0.0) {
+  if (m > 0 && backend.max_abs(x.phi) > 0.0) {
     NewtonOptions o;
     o.max_iterations = nonlinear ? 30 : 2;
     o.modified = !nonlinear;
     o.update_test = NewtonOptions::UpdateTest::None;
     o.diverging_updates = 0;
-    PositionProjection projection(sys, t0, sys.newton_matrix_norm(), tolerance, nonlinear ? tolerance : 0.0, st.q,
-                                  phi);
+    PositionProjection projection(sys, x, t0, sys.newton_matrix_norm(), tolerance, nonlinear ? tolerance : 0.0);
     const NewtonOutcome out = NewtonSolver(o).solve(projection);
     if (out.failure == NewtonFailure::Singular) throw SimulationError(out.why);
     // Close enough after the last update: accepted at 1e3 times the tolerance.
@@ -119,33 +134,39 @@ ConsistentState consistent_initial_state(System& sys, double t0) {
       throw SimulationError("the initial positions cannot be assembled: constraint residual " +
                             std::to_string(out.last_residual) +
                             " after 30 Newton steps (joints that cannot close from the given positions?)");
+    backend.download(x.q, st.q);
   }
   // Velocities: the least change in the (assembly-weighted) kinetic energy that meets the
-  // velocity constraints; then the plain mass matrix for the accelerations. The first assembly
-  // serves unless the positions moved or the weights apply.
+  // velocity constraints, Phi_q v = nu; then the plain mass matrix for the accelerations. The
+  // first assembly serves unless the positions moved or the weights apply.
   const bool projected = st.q != q0;
-  if (projected || nonlinear) sys.assemble_newton_matrix(st.q, st.v, t0, mass_only, f, nullptr, nonlinear);
-  sys.backend().factorize();
-  if (sys.constraints() > 0) {
-    sys.constraint_residual(st.q, t0, phi);
-    st.constraint_violation = phi.lpNorm<Eigen::Infinity>();
-    Eigen::VectorXd cv, nu, dv;
-    sys.constraint_product(st.q, st.v, cv);
-    sys.constraint_velocity_rhs(st.q, t0, nu);
-    solve_kkt(sys, zero, nu - cv, dv, mu);
-    st.v += dv;
+  if (projected || nonlinear) assemble(sys, x, x.v, t0, mass_only, nonlinear);
+  backend.factorize();
+  if (m > 0) {
+    sys.constraint_residual(x.q, x.v, x.b, t0, false, x.phi);
+    st.constraint_violation = backend.max_abs(x.phi);
+    sys.constraint_rhs(t0, b, 1);
+    backend.upload(b, x.b);
+    sys.constraint_residual(x.q, x.v, x.b, t0, true, x.phi);
+    solve_for_rows(sys, x, x.phi);
+    backend.axpby(1.0, x.dx, 1.0, x.v);
+    backend.download(x.v, st.v);
   }
   if (nonlinear) {
-    sys.assemble_newton_matrix(st.q, st.v, t0, mass_only, f);
-    sys.backend().factorize();
+    assemble(sys, x, x.v, t0, mass_only);
+    backend.factorize();
   }
   st.position_change = (st.q - q0).lpNorm<Eigen::Infinity>();
 
-  Eigen::VectorXd g, gamma;
-  sys.internal_force(st.q, st.v, t0, f);
-  sys.external_force(t0, g);
-  sys.constraint_acceleration_rhs(st.q, st.v, t0, gamma);
-  solve_kkt(sys, g - f, gamma, st.a, st.lambda);
+  // M a + Phi_q^T lambda = g - f, Phi_q a = gamma.
+  Vector& g_minus_f = x.forces;
+  sys.external_force(t0, x.loads);
+  sys.newton_terms(x.q, x.v, t0, ForceTerms{1.0, 0.0, &x.q, &x.loads}, x.zero_mu, mass_only, g_minus_f, x.rows,
+                   NewtonTermsForm{false});
+  sys.constraint_acceleration_rhs(x.q, x.v, t0, x.rhs);
+  backend.solve(g_minus_f, x.rhs, x.dx, x.mu);
+  backend.download(x.dx, st.a);
+  backend.download(x.mu, st.lambda);
   if (!st.a.allFinite()) throw SimulationError("initial accelerations are not finite");
   return st;
 }

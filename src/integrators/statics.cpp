@@ -3,6 +3,7 @@
 // potential energy and a Levenberg-Marquardt shift where the Newton matrix is singular or its
 // update climbs the energy; a load step that does not converge is bisected (down to 1/1024 of the
 // load).
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -28,46 +29,67 @@ NewtonOptions static_newton_options(const StaticSettings& s) {
   return o;
 }
 
-// Newton at one load level on (q, lambda), on the host.
+// The iterate and the scratch of static equilibrium, in the backend's memory.
+struct StaticVectors {
+  StaticVectors(BackendVectors& b, int n, int m)
+      : q(b.make_vector(n)), lambda(b.make_vector(m)), zero_v(b.make_vector(n)), load(b.make_vector(n)),
+        b(b.make_vector(m)), y(b.make_vector(n)), phi(b.make_vector(m)), rc(b.make_vector(m)),
+        dq(b.make_vector(n)), dlambda(b.make_vector(m)), q_step(b.make_vector(n)), lambda_step(b.make_vector(m)) {}
+  Vector q, lambda;
+  Vector zero_v;              // no velocities
+  Vector load;                // the load level's s g
+  Vector b;                   // b of the linear rows Phi = C q - b
+  Vector y, phi, rc;          // -R = [y; rc] = [s g - f_int(q) - Phi_q^T lambda; -Phi(q)]; phi: newton_terms' rows
+  Vector dq, dlambda;         // the Newton update
+  Vector q_step, lambda_step; // a point of the line search
+};
+
+// -R at (q, lambda) into x.y and x.rc; with matrix, the Newton matrix with coefficients c too.
+void static_residual(System& sys, StaticVectors& x, const Vector& q, const Vector& lambda, bool matrix,
+                     const NewtonMatrixCoefficients& c) {
+  sys.newton_terms(q, x.zero_v, 0.0, ForceTerms{1.0, 0.0, &q, &x.load}, lambda, c, x.y, x.phi,
+                   NewtonTermsForm{matrix});
+  sys.backend().combine({{1.0, &x.b}, {-1.0, &x.phi}}, x.rc);
+}
+
+// Newton at one load level on (q, lambda).
 class StaticEquilibrium final : public NewtonProblem {
  public:
-  StaticEquilibrium(System& sys, const StaticSettings& s, const Eigen::VectorXd& g, double mass_norm, double load,
-                    Eigen::VectorXd& q, Eigen::VectorXd& lambda)
-      : sys_(sys), s_(s), g_(g), mass_norm_(mass_norm), load_(load), q_(q), lambda_(lambda),
-        zero_(Eigen::VectorXd::Zero(sys.dofs())) {
+  StaticEquilibrium(System& sys, const StaticSettings& s, double mass_norm, StaticVectors& x)
+      : sys_(sys), backend_(sys.backend()), s_(s), mass_norm_(mass_norm), x_(x) {
     c_.stiffness = 1.0;
   }
 
-  // R at the iterate (kept from the line search where it ended there), and the Newton matrix.
+  // R and the Newton matrix at the iterate.
   NewtonResidual evaluate(bool) override {
-    if (!residual_current_) residual(q_, lambda_, r_);
-    residual_current_ = false;
-    sys_.assemble_newton_matrix(q_, zero_, 0.0, c_, f_, &lambda_);
-    const double norm = r_.lpNorm<Eigen::Infinity>();
-    return {r_.allFinite() ? norm : INFINITY, norm};
+    static_residual(sys_, x_, x_.q, x_.lambda, true, c_);
+    double maxima[2];
+    backend_.max_abs_each({&x_.y, &x_.rc}, maxima);
+    const double norm = std::max(maxima[0], maxima[1]);
+    return {norm, norm};
   }
 
   double residual_limit() override {
-    return sys_.residual_floor(sys_.newton_matrix_norm(), q_.lpNorm<Eigen::Infinity>());
+    return sys_.residual_floor(sys_.newton_matrix_norm(), backend_.max_abs(x_.q));
   }
 
-  long factorize() override { return sys_.backend().factorize(); }
+  long factorize() override { return backend_.factorize(); }
 
-  void solve() override { sys_.backend().solve(-r_, delta_); }
+  void solve() override { backend_.solve(x_.y, x_.rc, x_.dq, x_.dlambda); }
 
   // Near unstable equilibria K is indefinite and the Newton update may climb the energy
   // (d^T R >= 0), which leads to saddle points such as an inverted catenary; a mechanism's free
   // motions (a pendulum at lambda = 0) make K singular. The shift mu M then regularizes it.
   NewtonShiftScale shift_scale() override { return {sys_.newton_matrix_norm(), mass_norm_}; }
-  bool descends() override { return !(delta_.head(sys_.dofs()).dot(r_.head(sys_.dofs())) >= 0.0); }
+  bool descends() override { return !(-backend_.dot(x_.dq, x_.y) >= 0.0); }
   void shift(double mu) override {
     NewtonMatrixCoefficients shifted = c_;
     shifted.mass = mu;
-    sys_.assemble_newton_matrix(q_, zero_, 0.0, shifted, f_, &lambda_);
+    static_residual(sys_, x_, x_.q, x_.lambda, true, shifted);
   }
 
   double update_norm() override {
-    update_ = sys_.weighted_norm(delta_.head(sys_.dofs()), q_, s_.tolerance, &worst_);
+    update_ = backend_.weighted_norm(x_.dq, x_.q, s_.tolerance, &worst_);
     return update_;
   }
 
@@ -75,22 +97,20 @@ class StaticEquilibrium final : public NewtonProblem {
   // d^T R(q + s d). Take s = 1 unless the energy rises again before s = 1 (slope > 0 there); then
   // find the minimum by regula falsi. Residual-decrease line searches stall on stiff strings,
   // where the full step rightly trades a large axial residual for the right bending shape.
-  // Leaves R at the returned step for the next evaluation.
   double line_search() override {
-    const int n = sys_.dofs(), m = sys_.constraints();
-    const Eigen::VectorXd& d = delta_;
-    auto slope = [&](double step, Eigen::VectorXd& r_step) {
-      residual(q_ + step * d.head(n), lambda_ + step * d.tail(m), r_step);
-      return d.head(n).dot(r_step.head(n));
+    auto slope = [&](double step) {
+      backend_.combine({{1.0, &x_.q}, {step, &x_.dq}}, x_.q_step);
+      backend_.combine({{1.0, &x_.lambda}, {step, &x_.dlambda}}, x_.lambda_step);
+      static_residual(sys_, x_, x_.q_step, x_.lambda_step, false, c_);
+      return -backend_.dot(x_.dq, x_.y);
     };
-    residual_current_ = true;
-    const double s0 = d.head(n).dot(r_.head(n));
-    double s1 = slope(1.0, r_);
+    const double s0 = -backend_.dot(x_.dq, x_.y);
+    const double s1 = slope(1.0);
     if (!(s0 < 0.0) || !std::isfinite(s1) || s1 <= 0.5 * std::fabs(s0)) return 1.0;
     double lo = 0.0, f_lo = s0, hi = 1.0, f_hi = s1, step = 1.0;
     for (int k = 0; k < 8; ++k) {
       step = std::max(0.05, lo - f_lo * (hi - lo) / (f_hi - f_lo));
-      const double f = slope(step, r_);
+      const double f = slope(step);
       if (std::fabs(f) <= 0.5 * std::fabs(s0)) break;
       if (f < 0.0) { lo = step; f_lo = f; } else { hi = step; f_hi = f; }
     }
@@ -99,45 +119,29 @@ class StaticEquilibrium final : public NewtonProblem {
 
   // The update's norm is the one measured before the step (update_norm).
   NewtonUpdate apply(double step) override {
-    const int n = sys_.dofs(), m = sys_.constraints();
-    q_ += step * delta_.head(n);
-    lambda_ += step * delta_.tail(m);
+    backend_.axpby(step, x_.dq, 1.0, x_.q);
+    backend_.axpby(step, x_.dlambda, 1.0, x_.lambda);
     return {update_, worst_};
   }
 
   std::vector<int> non_finite_entries() override {
+    Eigen::VectorXd y;
+    backend_.download(x_.y, y);
     std::vector<int> entries;
     for (int i = 0; i < sys_.dofs(); ++i)
-      if (!std::isfinite(r_[i])) entries.push_back(i);
+      if (!std::isfinite(y[i])) entries.push_back(i);
     return entries;
   }
 
   std::string describe(int entry) override { return sys_.describe_dof(entry); }
 
  private:
-  // R = [f_int(q) - load g + C^T lambda; C q - b].
-  void residual(const Eigen::VectorXd& q, const Eigen::VectorXd& lambda, Eigen::VectorXd& r) {
-    const int n = sys_.dofs(), m = sys_.constraints();
-    Eigen::VectorXd f, Cl, phi;
-    sys_.internal_force(q, zero_, 0.0, f);
-    sys_.constraint_transpose_product(q, lambda, Cl);
-    sys_.constraint_residual(q, 0.0, phi);
-    r.resize(n + m);
-    r.head(n) = f - load_ * g_ + Cl;
-    r.tail(m) = phi;
-  }
-
   System& sys_;
+  Backend& backend_;
   const StaticSettings& s_;
-  const Eigen::VectorXd& g_;  // full external load
-  const double mass_norm_;    // ||M||_inf, the scale of the shift
-  const double load_;
-  Eigen::VectorXd& q_;
-  Eigen::VectorXd& lambda_;
-  const Eigen::VectorXd zero_;
+  const double mass_norm_;  // ||M||_inf, the scale of the shift
+  StaticVectors& x_;
   NewtonMatrixCoefficients c_;
-  Eigen::VectorXd r_, f_, delta_;
-  bool residual_current_ = false;  // r_ is R at the iterate (the line search ended there)
   double update_ = 0.0;
   int worst_ = -1;
 };
@@ -147,37 +151,52 @@ class StaticEquilibrium final : public NewtonProblem {
 void run_static(System& sys, const StaticSettings& s, const FrameSink& sink, RunSummary& summary) {
   summary.analysis = "static";
   Progress progress("static");
-  const int n = sys.dofs();
-  ConsistentState init = consistent_initial_state(sys, 0.0);
-  Eigen::VectorXd q = init.q, lambda = Eigen::VectorXd::Zero(sys.constraints());
-  const Eigen::VectorXd zero_v = Eigen::VectorXd::Zero(n);
-
-  Eigen::VectorXd g;
+  Backend& backend = sys.backend();
+  const int n = sys.dofs(), m = sys.constraints();
+  const ConsistentState init = consistent_initial_state(sys, 0.0);
+  StaticVectors x(backend, n, m);
+  backend.upload(init.q, x.q);
+  Eigen::VectorXd b;
+  sys.constraint_rhs(0.0, b);
+  backend.upload(b, x.b);
+  Vector g = backend.make_vector(n), q_accepted = backend.make_vector(n), lambda_accepted = backend.make_vector(m);
   sys.external_force(0.0, g);
+
   double mass_norm = 1.0;  // ||M||_inf, to scale the regularization of indefinite steps
   {
     NewtonMatrixCoefficients mass_only;
     mass_only.mass = 1.0;
-    Eigen::VectorXd f;
-    sys.assemble_newton_matrix(q, zero_v, 0.0, mass_only, f);
+    static_residual(sys, x, x.q, x.lambda, true, mass_only);
     mass_norm = std::max(sys.newton_matrix_norm(), 1e-300);
   }
   NewtonSolver solver(static_newton_options(s));
 
   // The load factor plays the role of time in static output.
-  auto emit = [&](double load, int iterations) { emit_frame(sys, load, 0.0, iterations, q, zero_v, lambda, sink); };
+  Eigen::VectorXd q, lambda;
+  const Eigen::VectorXd zero_v = Eigen::VectorXd::Zero(n);
+  auto emit = [&](double load, int iterations) {
+    backend.download(x.q, q);
+    backend.download(x.lambda, lambda);
+    System::Energies E;
+    sys.energies(x.q, x.zero_v, q, zero_v, E);
+    emit_frame(load, 0.0, iterations, q, zero_v, lambda, E, sink);
+  };
   emit(0.0, 0);
 
   double load = 0.0, increment = 1.0 / std::max(1, s.load_steps);
   const double min_increment = increment / 1024.0;
   while (load < 1.0 - 1e-12) {
     const double target = std::min(1.0, load + increment);
-    Eigen::VectorXd q1 = q, l1 = lambda;
-    StaticEquilibrium equilibrium(sys, s, g, mass_norm, target, q1, l1);
+    backend.copy(x.q, q_accepted);
+    backend.copy(x.lambda, lambda_accepted);
+    backend.axpby(target, g, 0.0, x.load);
+    StaticEquilibrium equilibrium(sys, s, mass_norm, x);
     const NewtonOutcome out = solver.solve(equilibrium);
     summary.newton_iterations += out.iterations;
     summary.last_residual = out.last_residual;
     if (!out.converged) {
+      backend.copy(q_accepted, x.q);
+      backend.copy(lambda_accepted, x.lambda);
       summary.rejected_steps++;
       increment *= 0.5;
       if (increment < min_increment) {
@@ -189,8 +208,6 @@ void run_static(System& sys, const StaticSettings& s, const FrameSink& sink, Run
       }
       continue;
     }
-    q = q1;
-    lambda = l1;
     load = target;
     summary.steps++;
     summary.end_time = load;

@@ -24,12 +24,6 @@ System::System(const Model& m, Backend& backend)
   }
 }
 
-Eigen::VectorXd System::pick(const Eigen::VectorXd& x, const std::vector<int>& index) const { return x(index); }
-
-void System::add_at(const std::vector<int>& index, const Eigen::VectorXd& local, Eigen::VectorXd& x) const {
-  for (size_t k = 0; k < index.size(); ++k) x[index[k]] += local[k];
-}
-
 Eigen::VectorXd System::pick(const Vector& x, const std::vector<int>& index) {
   std::vector<double> local;
   backend_.gather(x, index, local);
@@ -40,10 +34,14 @@ void System::add_at(const std::vector<int>& index, const Eigen::VectorXd& local,
   backend_.scatter_add(index, std::vector<double>(local.data(), local.data() + local.size()), x);
 }
 
-void System::external_force(double t, Eigen::VectorXd& g) const {
+void System::external_force(double t, Vector& g) {
   const std::vector<double> s = loads_.scales_at(t);
-  g.setZero(dofs());
-  for (size_t k = 0; k < s.size(); ++k) g += s[k] * loads_.vectors[k];
+  std::vector<Scaled> terms;
+  for (size_t k = 0; k < s.size(); ++k) terms.push_back({s[k], &load_vectors_[k]});
+  if (terms.empty())
+    backend_.axpby(0.0, g, 0.0, g);
+  else
+    backend_.combine(terms, g);
 }
 
 void System::constraint_rhs(double t, Eigen::VectorXd& b, int derivative) const {
@@ -56,77 +54,18 @@ void System::constraint_rhs(double t, Eigen::VectorXd& b, int derivative) const 
   }
 }
 
-void System::constraint_residual(const Eigen::VectorXd& q, double t, Eigen::VectorXd& phi) {
+void System::constraint_acceleration_rhs(const Vector& q, const Vector& v, double t, Vector& gamma) {
   Eigen::VectorXd b;
-  constraint_rhs(t, b);
-  backend_.constraint_product(q, phi);
-  phi -= b;
-  if (block_.empty()) return;
-  const Eigen::VectorXd x = pick(q, block_.layout().dofs), zero = Eigen::VectorXd::Zero(x.size());
-  add_at(block_rows_, evaluate_constraints(block_.mechanism(), x, zero, t).phi, phi);
-}
-
-void System::constraint_velocity_rhs(const Eigen::VectorXd& q, double t, Eigen::VectorXd& nu) {
-  constraint_rhs(t, nu, 1);
-  if (block_.empty()) return;
-  const Eigen::VectorXd x = pick(q, block_.layout().dofs), zero = Eigen::VectorXd::Zero(x.size());
-  add_at(block_rows_, evaluate_constraints(block_.mechanism(), x, zero, t).nu, nu);
-}
-
-void System::constraint_acceleration_rhs(const Eigen::VectorXd& q, const Eigen::VectorXd& v, double t,
-                                         Eigen::VectorXd& gamma) {
-  constraint_rhs(t, gamma, 2);
+  constraint_rhs(t, b, 2);
+  backend_.upload(b, gamma);
   if (block_.empty()) return;
   const std::vector<int>& dofs = block_.layout().dofs;
   add_at(block_rows_, evaluate_constraints(block_.mechanism(), pick(q, dofs), pick(v, dofs), t).gamma, gamma);
 }
 
-void System::constraint_product(const Eigen::VectorXd& q, const Eigen::VectorXd& x, Eigen::VectorXd& y) {
-  backend_.constraint_product(x, y);
-  if (block_.empty()) return;
-  const std::vector<int>& dofs = block_.layout().dofs;
-  const Eigen::VectorXd xq = pick(q, dofs), zero = Eigen::VectorXd::Zero(xq.size());
-  add_at(block_rows_, evaluate_constraints(block_.mechanism(), xq, zero, 0.0).jacobian * pick(x, dofs), y);
-}
-
-void System::constraint_transpose_product(const Eigen::VectorXd& q, const Eigen::VectorXd& mu, Eigen::VectorXd& y) {
-  backend_.constraint_transpose_product(mu, y);
-  if (block_.empty()) return;
-  const std::vector<int>& dofs = block_.layout().dofs;
-  const Eigen::VectorXd xq = pick(q, dofs), zero = Eigen::VectorXd::Zero(xq.size());
-  add_at(dofs, evaluate_constraints(block_.mechanism(), xq, zero, 0.0).jacobian.transpose() * pick(mu, block_rows_), y);
-}
-
-double System::internal_force(const Eigen::VectorXd& q, const Eigen::VectorXd& v, double t, Eigen::VectorXd& f) {
-  double energy = backend_.internal_force(q, v, f);
-  if (block_.empty()) return energy;
-  const std::vector<int>& dofs = block_.layout().dofs;
-  Eigen::VectorXd fb;
-  energy += block_.internal_force(pick(q, dofs), pick(v, dofs), t, fb);
-  add_at(dofs, fb, f);
-  return energy;
-}
-
-void System::assemble_newton_matrix(const Eigen::VectorXd& q, const Eigen::VectorXd& v, double t,
-                                    const NewtonMatrixCoefficients& c, Eigen::VectorXd& f, const Eigen::VectorXd* mu,
-                                    bool assembly_weights) {
-  backend_.assemble_newton_matrix(q, v, c, f);
-  matrix_norm_ = backend_.newton_matrix_norm();
-  if (block_.empty()) return;
-  const std::vector<int>& dofs = block_.layout().dofs;
-  const Eigen::VectorXd x = pick(q, dofs), xv = pick(v, dofs), zero = Eigen::VectorXd::Zero(x.size());
-  std::vector<double> values;
-  const Eigen::VectorXd xmu = mu ? pick(*mu, block_rows_) : Eigen::VectorXd::Zero(block_rows_.size());
-  matrix_norm_ = std::max(matrix_norm_, block_.newton_matrix(x, xv, t, zero, xmu, c, values, assembly_weights));
-  backend_.add_block_entries(values);
-  Eigen::VectorXd fb;
-  block_.internal_force(x, xv, t, fb);
-  add_at(dofs, fb, f);
-}
-
 void System::newton_terms(const Vector& q, const Vector& v, double t, const ForceTerms& terms, const Vector& mu,
-                          const NewtonMatrixCoefficients& c, Vector& y, Vector& phi, bool velocity_level, bool matrix) {
-  if (matrix) {
+                          const NewtonMatrixCoefficients& c, Vector& y, Vector& phi, const NewtonTermsForm& form) {
+  if (form.matrix) {
     backend_.assemble_newton_matrix(q, v, c, terms, y);
     matrix_norm_ = backend_.newton_matrix_norm();
   } else {
@@ -134,7 +73,7 @@ void System::newton_terms(const Vector& q, const Vector& v, double t, const Forc
   }
   const double sign = terms.from ? -1.0 : 1.0;  // y = from - (...) (ForceTerms::from)
   backend_.add_constraint_transpose_product(sign, mu, y);
-  backend_.constraint_product(velocity_level ? v : q, phi);
+  backend_.constraint_product(form.velocity_level ? v : q, phi);
   if (block_.empty()) return;
   const std::vector<int>& dofs = block_.layout().dofs;
   // The block's mass term with its scale in w: the matrix's d(M(q) w)/dq needs the w of M(q) w.
@@ -142,9 +81,10 @@ void System::newton_terms(const Vector& q, const Vector& v, double t, const Forc
                         xw = terms.mass_scale * (x - pick(*terms.origin, dofs)),
                         xmu = pick(mu, block_rows_);
   ConstraintState cs;
-  if (matrix) {
+  if (form.matrix) {
     std::vector<double> values;
-    matrix_norm_ = std::max(matrix_norm_, block_.newton_matrix(x, xv, t, xw, xmu, c, values, false, &cs));
+    matrix_norm_ =
+        std::max(matrix_norm_, block_.newton_matrix(x, xv, t, xw, xmu, c, values, form.assembly_weights, &cs));
     backend_.add_block_entries(values);
   } else {
     cs = evaluate_constraints(block_.mechanism(), x, xv, t);
@@ -153,7 +93,7 @@ void System::newton_terms(const Vector& q, const Vector& v, double t, const Forc
   block_.internal_force(x, xv, t, fb);
   block_.mass_product(x, xw, Mwb);
   add_at(dofs, sign * (terms.force_scale * fb + Mwb + cs.jacobian.transpose() * xmu), y);
-  add_at(block_rows_, velocity_level ? Eigen::VectorXd(cs.jacobian * xv - cs.nu) : cs.phi, phi);
+  add_at(block_rows_, form.velocity_level ? Eigen::VectorXd(cs.jacobian * xv - cs.nu) : cs.phi, phi);
 }
 
 void System::constraint_residual(const Vector& q, const Vector& v, const Vector& b, double t, bool velocity_level,
@@ -218,32 +158,19 @@ std::string System::singularity_note(const Vector& q, double t) {
   return "at the last accepted step, " + describe_singularity(block_.mechanism(), pick(q, block_.layout().dofs), t);
 }
 
-System::Energies System::energies(const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
-  Energies E;
-  Eigen::VectorXd f;
-  backend_.mass_product(v, E.mass_times_v);
-  E.elastic = backend_.internal_force(q, Eigen::VectorXd::Zero(dofs()), f);
-  complete_energies(q, v, E);
-  return E;
-}
-
 void System::energies(const Vector& q, const Vector& v, const Eigen::VectorXd& q_host, const Eigen::VectorXd& v_host,
                       Energies& E) {
   E.elastic = backend_.strain_energy_and_momentum(q, v, E.mass_times_v);
-  complete_energies(q_host, v_host, E);
-}
-
-void System::complete_energies(const Eigen::VectorXd& q, const Eigen::VectorXd& v, Energies& E) {
   if (!block_.empty()) {
     const std::vector<int>& dofs = block_.layout().dofs;
-    const Eigen::VectorXd x = pick(q, dofs);
+    const Eigen::VectorXd x = q_host(dofs);
     Eigen::VectorXd yb, fb;
-    block_.mass_product(x, pick(v, dofs), yb);
-    add_at(dofs, yb, E.mass_times_v);
+    block_.mass_product(x, v_host(dofs), yb);
+    E.mass_times_v(dofs) += yb;
     E.elastic += block_.internal_force(x, Eigen::VectorXd::Zero(x.size()), 0.0, fb);
   }
-  E.kinetic = 0.5 * v.dot(E.mass_times_v);
-  E.gravitational = -q.dot(gravity_);
+  E.kinetic = 0.5 * v_host.dot(E.mass_times_v);
+  E.gravitational = -q_host.dot(gravity_);
 }
 
 }  // namespace catenary

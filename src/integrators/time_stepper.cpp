@@ -63,7 +63,7 @@ class NewmarkNewton::Iteration final : public NewtonProblem {
   }
 
   NewtonResidual evaluate(bool matrix) override {
-    n_.sys_.newton_terms(to_.q, to_.v, t1_, terms_, n_.mu_, p_.c, n_.r_, n_.phi_, index2_, matrix);
+    n_.sys_.newton_terms(to_.q, to_.v, t1_, terms_, n_.mu_, p_.c, n_.r_, n_.phi_, NewtonTermsForm{matrix, index2_});
     vectors_.combine({{rc_scale_, &n_.b_}, {-rc_scale_, &n_.phi_}}, n_.rc_);
     double maxima[2];  // |r|, |rc|
     vectors_.max_abs_each({&n_.r_, &n_.rc_}, maxima);

@@ -9,11 +9,11 @@
 // BackendVectors (vectors, their combinations, norms and Newton updates), BackendOperators (the
 // model's operators: forces, mass products, the Newton matrix, the constraint products, the
 // multibody block's hooks) and BackendFactorization (the Newton matrix's factorization and
-// solves). Backend joins them with the backend's name, its timings and host conveniences.
+// solves). Backend joins them with the backend's name and its timings.
 //
 // Vectors have dof_count() entries (coordinates, forces) or constraint_count() entries
-// (multipliers, constraint residuals). The analyses that run once per case (statics, initial
-// conditions) use the host conveniences, which copy through scratch vectors.
+// (multipliers, constraint residuals). Every analysis holds its state in them; only scalars,
+// output frames and the multibody block's few coordinates cross to the host.
 #include <initializer_list>
 #include <memory>
 #include <string>
@@ -153,6 +153,8 @@ class BackendVectors {
   // each kMaxInputs - 1 further terms, with y carrying the sum (y may be one of the first
   // kMaxInputs x_k only; std::invalid_argument if it is a later one).
   void combine(const std::vector<Scaled>& terms, Vector& y);
+  // x . y (the same sizes): the slope of a line search on the potential energy (statics).
+  virtual double dot(const Vector& x, const Vector& y) = 0;
   // max |x_i|; infinite if any entry is not finite.
   virtual double max_abs(const Vector& x) = 0;
   // maxima[k] = max_abs(*xs[k]) for up to kMaxMaxima vectors in one reduction: on a device, one
@@ -186,7 +188,7 @@ class BackendOperators {
   void internal_force(const Vector& q, const Vector& v, Vector& f) { internal_force(q, v, ForceTerms{}, f); }
   // Strain energy at the state of the last internal_force or assemble_newton_matrix call. Apart
   // from the forces because on a device the sum is a wait for the host, which the Newton
-  // iterations do not need; frames and the host conveniences ask for it.
+  // iterations do not need; frames ask for it.
   virtual double strain_energy() = 0;
   // The same per element (the per-copy energies of a sweep sum them by range).
   virtual void element_energies(std::vector<double>& energies) = 0;
@@ -266,8 +268,7 @@ class BackendFactorization {
   long factorization_ = 0, factorizations_made_ = 0;
 };
 
-// A backend: the three parts an analysis uses, built for one model, with its name, its timings and
-// host conveniences for the analyses that run once per case.
+// A backend: the three parts an analysis uses, built for one model, with its name and its timings.
 class Backend : public BackendVectors, public BackendOperators, public BackendFactorization {
  public:
   Backend(int dof_count, int constraint_count) : dof_count_(dof_count), constraint_count_(constraint_count) {}
@@ -278,13 +279,6 @@ class Backend : public BackendVectors, public BackendOperators, public BackendFa
   virtual std::string linear_solver() const = 0;
   int dof_count() const { return dof_count_; }
   int constraint_count() const { return constraint_count_; }
-
-  // The parts' operations on backend vectors, beside the host conveniences of the same names.
-  using BackendFactorization::solve;
-  using BackendOperators::assemble_newton_matrix;
-  using BackendOperators::constraint_product;
-  using BackendOperators::internal_force;
-  using BackendOperators::mass_product;
 
   const StageTimings& timings() const { return timings_; }
   // On (the benchmark's choice): a device backend waits for the device at each stage's end, so that
@@ -297,15 +291,6 @@ class Backend : public BackendVectors, public BackendOperators, public BackendFa
   // A forces pass at q, v (BackendOperators::strain_energy_at).
   double strain_energy_at(const Vector& q, const Vector& v) override;
 
-  // --- host conveniences (copies through scratch vectors), for analyses run once per case
-  double internal_force(const Eigen::VectorXd& q, const Eigen::VectorXd& v, Eigen::VectorXd& f);
-  void mass_product(const Eigen::VectorXd& x, Eigen::VectorXd& y);
-  void assemble_newton_matrix(const Eigen::VectorXd& q, const Eigen::VectorXd& v, const NewtonMatrixCoefficients& c,
-                              Eigen::VectorXd& f);
-  // rhs and x hold the coordinates, then the constraints.
-  void solve(const Eigen::VectorXd& rhs, Eigen::VectorXd& x);
-  void constraint_product(const Eigen::VectorXd& x, Eigen::VectorXd& y);
-  void constraint_transpose_product(const Eigen::VectorXd& mu, Eigen::VectorXd& y);
   // For an output frame of a state already in backend vectors: M v, downloaded, and the strain
   // energy at q as the return value (strain_energy_at q). Nothing is uploaded.
   double strain_energy_and_momentum(const Vector& q, const Vector& v, Eigen::VectorXd& momentum);
@@ -318,10 +303,12 @@ class Backend : public BackendVectors, public BackendOperators, public BackendFa
   bool stage_timing_ = false;
 
  private:
-  struct Scratch;
-  Scratch& scratch();
+  // A coordinate-sized vector for the forces of strain_energy_at and the momentum of a frame,
+  // made on first use.
+  Vector& scratch();
   int dof_count_, constraint_count_;
-  std::shared_ptr<Scratch> scratch_;
+  Vector scratch_;
+  bool scratch_made_ = false;
 };
 
 }  // namespace catenary

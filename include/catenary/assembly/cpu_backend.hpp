@@ -42,6 +42,7 @@ class CpuBackend : public Backend {
   void axpby(double a, const Vector& x, double b, Vector& y) override;
   using Backend::combine;
   void combine(const Combinations& c) override;
+  double dot(const Vector& x, const Vector& y) override;
   double max_abs(const Vector& x) override;
   void max_abs_each(std::initializer_list<const Vector*> xs, double* maxima) override;
   double weighted_norm(const Vector& dx, const Vector& x, double tol, int* worst) override;

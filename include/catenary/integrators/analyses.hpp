@@ -59,8 +59,8 @@ void run_kinematic(const Model& m, const KinematicSettings& s, double interval, 
 // Vectors of all unknowns (coordinates and constraint rows) an analysis holds on the backend at
 // most, as counted on the CUDA backend's host build (tests/test_cuda_backend.cpp holds the device
 // memory estimate to them): HHT and generalized-alpha 18; BDF 26 + 2 per order of its highest
-// (the history). The other analyses hold fewer (statics 3: its Newton vectors live on the host) and
-// are given 18 too: on small models the rest of the estimate is short by up to a few vectors' room.
+// (the history). The other analyses hold fewer (statics 8, the initial state 6, each while it runs)
+// and are given 18 too.
 int backend_vector_count(const AnalysisSettings& a);
 // Whether an analysis solves several times from a factorization (a dynamic run by modified
 // Newton): the CUDA backend's automatic block method weighs it.

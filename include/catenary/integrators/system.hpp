@@ -17,6 +17,15 @@
 
 namespace catenary {
 
+// What System::newton_terms forms besides its vectors.
+struct NewtonTermsForm {
+  bool matrix = true;           // the Newton matrix too (false: a modified Newton iteration's vectors)
+  bool velocity_level = false;  // phi at the velocity level
+  // The rigid bodies' mass terms scaled by their assembly weights (the metric of the consistent
+  // initial positions, MultibodyBlock::newton_matrix).
+  bool assembly_weights = false;
+};
+
 class System {
  public:
   System(const Model& m, Backend& backend);
@@ -26,7 +35,7 @@ class System {
   int constraints() const { return model_.constraint_count(); }
 
   // g(t): gravity, distributed and point loads, as a combination of the load patterns.
-  void external_force(double t, Eigen::VectorXd& g) const;
+  void external_force(double t, Vector& g);
   const LoadPatterns& load_patterns() const { return loads_; }
   // The same patterns' vectors in the backend's memory, uploaded once: the integrators combine
   // them with their own terms in one pass (NewmarkNewton's fixed terms).
@@ -36,28 +45,14 @@ class System {
   // block (its forces and joints may hold them). Without, a Newton iteration need not keep v1 up
   // to date. Found once (a scan of every element's properties).
   bool velocity_in_residual() const { return velocity_in_residual_; }
-  // Phi(q, t); b(t) of the linear rows, or its derivative of the given order (0 on the
-  // nonlinear rows, whose Phi and nu hold t themselves).
-  void constraint_residual(const Eigen::VectorXd& q, double t, Eigen::VectorXd& phi);
+  // b(t) of the linear rows Phi = C q - b(t), or its derivative of the given order (0 on the
+  // nonlinear rows, whose Phi, nu and gamma hold t themselves), on the host for the caller to
+  // upload.
   void constraint_rhs(double t, Eigen::VectorXd& b, int derivative = 0) const;
-  // Right-hand sides of Phi_q q' = nu(q, t) and Phi_q q'' = gamma(q, q', t).
-  void constraint_velocity_rhs(const Eigen::VectorXd& q, double t, Eigen::VectorXd& nu);
-  void constraint_acceleration_rhs(const Eigen::VectorXd& q, const Eigen::VectorXd& v, double t,
-                                   Eigen::VectorXd& gamma);
-  // y = Phi_q(q) x and y = Phi_q(q)^T mu.
-  void constraint_product(const Eigen::VectorXd& q, const Eigen::VectorXd& x, Eigen::VectorXd& y);
-  void constraint_transpose_product(const Eigen::VectorXd& q, const Eigen::VectorXd& mu, Eigen::VectorXd& y);
-  // f(q, v, t): the elements' internal force and the block's forces; returns the potential
-  // energy of both (strain, springs).
-  double internal_force(const Eigen::VectorXd& q, const Eigen::VectorXd& v, double t, Eigen::VectorXd& f);
-  // The Newton matrix (see newton_terms) at w = 0 and the given multipliers (none: 0), with f;
-  // its factorization is the backend's next factorize(). assembly_weights: the rigid bodies'
-  // mass terms scaled by their assembly weights (the metric of consistent_initial_state).
-  void assemble_newton_matrix(const Eigen::VectorXd& q, const Eigen::VectorXd& v, double t,
-                              const NewtonMatrixCoefficients& c, Eigen::VectorXd& f,
-                              const Eigen::VectorXd* mu = nullptr, bool assembly_weights = false);
+  // gamma(q, q', t), the right-hand side of Phi_q q'' = gamma: b''(t) on the linear rows.
+  void constraint_acceleration_rhs(const Vector& q, const Vector& v, double t, Vector& gamma);
 
-  // One Newton iteration's evaluation on backend vectors: the Newton matrix
+  // One Newton iteration's evaluation: the Newton matrix
   //   [c.mass M + c.stiffness K + c.damping D + d(M w + Phi_q^T mu)/dq,  c.constraint Phi_q^T]
   //   [c.constraint Phi_q,                                                0                  ]
   // (assembled in the backend, ready to factorize; w = q - *terms.origin, held fixed in the
@@ -69,8 +64,7 @@ class System {
   // the velocity constraints' residual). Without matrix, only the vectors (a modified Newton
   // iteration, which solves with the last factorization). terms.origin must be set.
   void newton_terms(const Vector& q, const Vector& v, double t, const ForceTerms& terms, const Vector& mu,
-                    const NewtonMatrixCoefficients& c, Vector& y, Vector& phi, bool velocity_level = false,
-                    bool matrix = true);
+                    const NewtonMatrixCoefficients& c, Vector& y, Vector& phi, const NewtonTermsForm& form = {});
   // phi = Phi(q, t) on backend vectors (b: b(t) of the linear rows, uploaded by the caller); with
   // velocity_level, phi = Phi_q(q) v - nu(q, t) (b: b'(t)).
   void constraint_residual(const Vector& q, const Vector& v, const Vector& b, double t, bool velocity_level,
@@ -105,8 +99,7 @@ class System {
     double kinetic = 0.0, gravitational = 0.0, elastic = 0.0;
     Eigen::VectorXd mass_times_v;  // M(q) v, of which the kinetic energy is 1/2 v . (M v)
   };
-  Energies energies(const Eigen::VectorXd& q, const Eigen::VectorXd& v);
-  // The same for a state in backend vectors (q, v) that the caller also holds on the host
+  // The energies of a state in backend vectors (q, v) that the caller also holds on the host
   // (q_host, v_host): the backend's part without uploading it again. Into E, whose M v keeps its
   // allocation from frame to frame (a fresh one's pages cost a fault each, 12,000 of them at
   // 1,000,000 elements).
@@ -115,13 +108,8 @@ class System {
 
  private:
   // The block's local vector of a model vector (coordinates or rows), and the way back.
-  Eigen::VectorXd pick(const Eigen::VectorXd& x, const std::vector<int>& index) const;
-  void add_at(const std::vector<int>& index, const Eigen::VectorXd& local, Eigen::VectorXd& x) const;
   Eigen::VectorXd pick(const Vector& x, const std::vector<int>& index);
   void add_at(const std::vector<int>& index, const Eigen::VectorXd& local, Vector& x);
-  // Adds the block's mass product and spring energy to E (which holds the elements' M v and strain
-  // energy at q), then sets the kinetic and gravitational energies.
-  void complete_energies(const Eigen::VectorXd& q, const Eigen::VectorXd& v, Energies& E);
 
   const Model& model_;
   Backend& backend_;

@@ -6,9 +6,10 @@
 // again, the line search and the Levenberg-Marquardt shift where they are asked for, and the one
 // outcome every analysis reports (NewtonOutcome). An analysis gives a NewtonProblem: the residual
 // and its norms, the Newton matrix's factorization and solve, and the update, in its own vectors
-// (backend vectors, on a device for the CUDA backend, in dynamics; Eigen vectors on the host in
-// the other analyses). The solver itself reads only the scalars the problem returns, so a
-// device problem moves no vector between host and device for it.
+// (backend vectors, on a device for the CUDA backend, in the time steps, statics and the initial
+// positions; Eigen vectors in the kinematic analysis of a rigid mechanism). The solver itself reads
+// only the scalars the problem returns, so a device problem moves no vector between host and
+// device for it.
 //
 // One iteration:
 //   1. evaluate the residual at the iterate (and, where the problem forms both in one pass, the
