@@ -745,6 +745,7 @@ size_t device_bytes_estimate(const Model& m, int vectors, const BackendOptions& 
 // The larger of the construction's two phases, array by array as the backend allocates them (the
 // host build's counted arrays check it: tests/test_cuda_backend.cpp).
 size_t estimated_device_bytes(const Model& m, int vectors, const BackendOptions& options) {
+  require_finalized(m);
   return device_bytes_estimate(m, vectors, options, shared_element_records(m.elements).count());
 }
 
@@ -752,6 +753,7 @@ std::unique_ptr<Backend> make_cuda_backend(const Model& m, LinearSolver solver, 
                                            bool reuses_factorizations, const BackendOptions& options) {
   size_t free_bytes = 0, total_bytes = 0;
   check_cuda(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
+  require_finalized(m);
   const SharedElementRecords shared = shared_element_records(m.elements);
   const size_t needed = device_bytes_estimate(m, vectors, options, shared.count());
   if (needed > free_bytes) {
@@ -783,6 +785,7 @@ std::unique_ptr<Backend> make_cuda_backend(const Model& m, LinearSolver solver) 
 
 std::unique_ptr<Backend> make_cuda_backend_on_host(const Model& m, LinearSolver solver, bool reuses_factorizations,
                                                    const BackendOptions& options) {
+  require_finalized(m);
   return std::make_unique<CudaBackend<HostSpace>>(m, solver, shared_element_records(m.elements),
                                                   reuses_factorizations, options);
 }

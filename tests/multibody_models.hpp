@@ -84,6 +84,7 @@ inline Model rope_model(const Vec3& start, const Vec3& end, int elements) {
   rope.EI = 2.0;
   rope.rhoA = 0.6;
   add_straight_line(m, "rope", start, end, elements, rope);
+  finalize_model(m);
   return m;
 }
 

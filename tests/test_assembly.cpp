@@ -25,6 +25,7 @@ Model two_cables() {
   m.dimension = 3;
   add_straight_line(m, "a", {0, 0, 0}, {1, 0, 0}, 4, {1e3, 2.0, 1.5, 0.01});
   add_arc(m, "b", {1, 1, 0}, 1.0, -M_PI / 2, 0.0, 3, {2e3, 1.0, 0.5, 0.0});
+  finalize_model(m);
   add_fix(m, 0, {0, 1, 2}, "pin", "/c/0");
   add_node_joint(m, body_node(m, 0, -1), body_node(m, 1, 0), true, "rigid", "weld", "/c/1");
   return m;
@@ -159,6 +160,7 @@ Model star_of_cables() {
   add_straight_line(m, "a", {0, 0, 0}, {1, 0, 0}, 2, props);
   const int b = add_straight_line(m, "b", {0, 0, 0}, {0, 1, 0}, 2, props);
   const int c = add_straight_line(m, "c", {0, 0, 0}, {0, 0, 1}, 3, props);
+  finalize_model(m);
   m.elements.node_a[m.bodies[b].first_element] = 0;
   m.elements.node_a[m.bodies[c].first_element] = 0;
   return m;
@@ -248,6 +250,7 @@ TEST_CASE("strain_energy_at: the energies alone equal the forces pass's, element
     Model m;
     m.dimension = dimension;
     add_arc(m, "arc", {0, 0, 0}, 2.0, 0.0, M_PI / 2, 500, {1e5, 50.0, 3.0, 0.2});
+    finalize_model(m);
     CpuBackend backend(m);
     const int n = m.dof_count();
     std::mt19937 rng(11);

@@ -76,6 +76,7 @@ TEST_CASE("BDF follows a stiff cable's swing with steps far longer than its axia
   m.gravity[2] = -9.81;
   const double d = 0.02, A = M_PI * d * d / 4, I = M_PI * std::pow(d, 4) / 64, E = 2e11;
   add_straight_line(m, "cable", {0, 0, 0}, {1, 0, 0}, 4, {E * A, E * I, 7800 * A, 0.0});
+  finalize_model(m);
   add_spherical_to_ground(m, 0, {0, 0, 0}, "pin", "/constraints/0");
   const double T = 0.5, axial_period = 2.0 / std::sqrt(E / 7800.0);
   const auto reference = run_model(m, dynamic_settings(1e-5, T, -0.1), T);

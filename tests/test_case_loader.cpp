@@ -302,6 +302,7 @@ TEST_CASE("constraint check: independent rows pass, dependent rows are reported"
   const LineProperties props{1e6, 1.0, 1.0, 0.0};
   const int a = add_straight_line(m, "a", {0, 0, 0}, {1, 0, 0}, 4, props);
   const int b = add_straight_line(m, "b", {1, 0, 0}, {2, 0, 0}, 4, props);
+  finalize_model(m);
   add_fix(m, body_node(m, a, 0), {0, 1, 2}, "pin", "/pin");
   add_node_joint(m, body_node(m, a, -1), body_node(m, b, 0), false, "hinge", "hinge", "/hinge");
   add_fix(m, body_node(m, b, -1), {0, 1, 2, 3, 4, 5}, "clamp", "/clamp");
@@ -329,6 +330,7 @@ TEST_CASE("constraint check: prescribed motion that disagrees is a contradiction
   m.dimension = 2;
   const LineProperties props{1e6, 1.0, 1.0, 0.0};
   const int a = add_straight_line(m, "a", {0, 0, 0}, {1, 0, 0}, 2, props);
+  finalize_model(m);
   TimeFunction ramp;
   ramp.kind = TimeFunction::Kind::LinearRamp;
   ramp.t0 = 0.0;
@@ -350,6 +352,7 @@ TEST_CASE("constraint check is cheap on a long cable", "[loader][constraints]") 
   m.dimension = 3;
   const LineProperties props{1e6, 1.0, 1.0, 0.0};
   const int a = add_straight_line(m, "long", {0, 0, 0}, {100, 0, 0}, 10000, props);
+  finalize_model(m);
   add_fix(m, body_node(m, a, 0), {0, 1, 2, 3, 4, 5}, "clamp", "/c0");
   add_spherical_to_ground(m, body_node(m, a, -1), {100, 0, 0}, "end", "/c1");
   CHECK_NOTHROW(check_constraints(m, "model"));
@@ -402,6 +405,7 @@ TEST_CASE("constraint check on a large joint set names exactly the constraints i
     const double a = 2.0 * kPi * i / 200;
     add_straight_line(m, "s" + std::to_string(i), {0, 0, 0}, {std::cos(a), std::sin(a), 0}, 2, props);
   }
+  finalize_model(m);
   add_spherical_to_ground(m, body_node(m, 0, 0), {0, 0, 0}, "pin", "/pin");
   for (int i = 1; i < 200; ++i)
     add_node_joint(m, body_node(m, 0, 0), body_node(m, i, 0), false, "hinge", "h" + std::to_string(i),

@@ -42,6 +42,7 @@ Model arc_model() {
   m.dimension = 3;
   m.gravity[2] = -9.81;
   add_arc(m, "arc", {0, 0, 0}, 2.0, 0.0, M_PI / 2, 8, {1e5, 50.0, 3.0, 0.0});
+  finalize_model(m);
   add_spherical_to_ground(m, 0, {2, 0, 0}, "pin", "/constraints/0");
   return m;
 }

@@ -25,6 +25,7 @@ TEST_CASE("uniform distributed load on a cantilever gives w L^4 / (8 E I)", "[st
   m.dimension = 2;
   const double L = 1.5, EI = 3.0, w = 2e-3;
   add_straight_line(m, "beam", {0, 0, 0}, {L, 0, 0}, 8, {1e6, EI, 1.0, 0.0});
+  finalize_model(m);
   add_fix(m, 0, {0, 1, 2, 3}, "clamp", "/constraints/0");
   add_distributed_load(m, 0, {0, -w, 0}, TimeFunction::constant(1.0));
   const auto r = run_model(m, static_settings(1));
@@ -41,6 +42,7 @@ TEST_CASE("curved quarter-circle cantilever matches Castigliano's deflection", "
   m.dimension = 2;
   const double R = 1.0, EI = 2.0, P = 1e-4;
   add_arc(m, "arc", {0, 0, 0}, R, 0.0, M_PI / 2, 16, {1e8, EI, 1.0, 0.0});
+  finalize_model(m);
   add_fix(m, 0, {0, 1, 2, 3}, "clamp", "/constraints/0");
   const int tip = body_node(m, 0, -1);
   add_point_force(m, tip, {0, P, 0}, TimeFunction::constant(1.0));
@@ -107,6 +109,7 @@ TEST_CASE("refining a fixed-length cable keeps Newton convergent and the answer 
     m.gravity[2] = -9.81;
     const double d = 0.02, A = M_PI * d * d / 4, I = M_PI * std::pow(d, 4) / 64, E = 2e9;
     add_straight_line(m, "cable", {0, 0, 0}, {10, 0, 0}, n, {E * A, E * I, 7800 * A, 0.0});
+    finalize_model(m);
     add_spherical_to_ground(m, 0, {0, 0, 0}, "pin", "/constraints/0");
     const auto r = run_model(m, dynamic_settings(1e-3, 0.03, -0.2), 0.03);
     const double per_step = double(r.summary.newton_iterations) / r.summary.steps;
@@ -129,6 +132,7 @@ TEST_CASE("initial positions and velocities are projected onto the constraints",
   m.dimension = 3;
   add_straight_line(m, "a", {0, 0, 0}, {1, 0, 0}, 3, {1e4, 1.0, 1.0, 0.0});
   add_straight_line(m, "b", {1.01, 0, 0}, {2, 0, 0}, 3, {1e4, 1.0, 1.0, 0.0});
+  finalize_model(m);
   add_node_joint(m, body_node(m, 0, -1), body_node(m, 1, 0), false, "hinge", "hinge", "/c/0");
   TimeFunction ramp;
   ramp.kind = TimeFunction::Kind::LinearRamp;

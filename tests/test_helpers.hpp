@@ -211,6 +211,7 @@ inline Model swinging_cantilever() {
   m.dimension = 2;
   m.gravity[1] = -9.81;
   add_straight_line(m, "beam", {0, 0, 0}, {1, 0, 0}, 2, {1e3, 1.0, 1.0, 0.0});
+  finalize_model(m);
   add_fix(m, 0, {0, 1, 2, 3}, "clamp", "/constraints/0");
   return m;
 }
@@ -272,6 +273,7 @@ inline Model pinned_soft_cable(double eta) {
   m.gravity[2] = -9.81;
   const double d = 0.02, A = M_PI * d * d / 4, I = M_PI * std::pow(d, 4) / 64, E = 2e7;
   add_straight_line(m, "cable", {0, 0, 0}, {1, 0, 0}, 8, {E * A, E * I, 7800 * A, eta});
+  finalize_model(m);
   add_spherical_to_ground(m, 0, {0, 0, 0}, "pin", "/constraints/0");
   return m;
 }

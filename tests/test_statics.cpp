@@ -62,6 +62,7 @@ TEST_CASE("small-deflection cantilever matches F L^3 / (3 E I)", "[statics]") {
     m.dimension = dim;
     LineProperties p{1e7, 2.0, 1.0, 0.0};
     add_straight_line(m, "beam", {0, 0, 0}, {2.0, 0, 0}, 8, p);
+    finalize_model(m);
     std::vector<int> all;
     for (int k = 0; k < 2 * dim; ++k) all.push_back(k);
     add_fix(m, 0, all, "clamp", "/constraints/0");
@@ -93,6 +94,7 @@ TEST_CASE("large-deflection cantilever matches the elastica (Mattiasson)", "[sta
     const double L = 1.0, EI = 1.0;
     LineProperties p{1e8, EI, 1.0, 0.0};  // EA / (F) >= 1e7: extension negligible
     add_straight_line(m, "cable", {0, 0, 0}, {L, 0, 0}, 32, p);
+    finalize_model(m);
     add_fix(m, 0, {0, 1, 2, 3, 4, 5}, "clamp", "/constraints/0");
     const int tip = body_node(m, 0, -1);
     add_point_force(m, tip, {0, 0, -k * EI / (L * L)}, TimeFunction::constant(1.0));
@@ -123,6 +125,7 @@ TEST_CASE("hanging cable matches the analytic catenary", "[statics]") {
   // circular arc: Newton must find the stable hanging shape, not an inverted one.
   LineProperties p{1e8, 1e-3, 1.0, 0.0};
   add_straight_line(m, "cable", {0, 0, 0}, {d, 0, 0}, 40, p, S, {0, 0, -1});
+  finalize_model(m);
   add_spherical_to_ground(m, 0, {0, 0, 0}, "left", "/constraints/0");
   add_spherical_to_ground(m, body_node(m, 0, -1), {d, 0, 0}, "right", "/constraints/1");
   AnalysisSettings settings = static_settings(1);

@@ -30,6 +30,7 @@ const Eigen::VectorXd& host(const Vector& v) { return v.storage<HostVector>().x;
 
 CpuBackend::CpuBackend(const Model& m, LinearSolverChoice solver, const BackendOptions& options)
     : Backend(m.dof_count(), m.constraint_count()), model_(m) {
+  require_finalized(m);
   Stopwatch w;
   pattern_ = build_system_pattern(m);
   end_setup_phase("pattern", w.lap());

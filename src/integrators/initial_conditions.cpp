@@ -2,6 +2,8 @@
 // energy (a Newton iteration of NewtonSolver for the joints' nonlinear rows), velocities onto the
 // velocity constraints with the least kinetic energy, and the accelerations and multipliers of the
 // equations of motion.
+#include <cmath>
+#include <sstream>
 #include <string>
 
 #include "catenary/core/errors.hpp"
@@ -92,7 +94,16 @@ class PositionProjection final : public NewtonProblem {
 
 }  // namespace
 
-ConsistentState consistent_initial_state(System& sys, double t0) {
+namespace {
+
+// The first entry of x that is not finite (x has one).
+int first_not_finite(const Eigen::VectorXd& x) {
+  int i = 0;
+  while (std::isfinite(x[i])) ++i;
+  return i;
+}
+
+ConsistentState initial_state(System& sys, double t0) {
   Backend& backend = sys.backend();
   const int n = sys.dofs(), m = sys.constraints();
   ConsistentState st;
@@ -167,8 +178,32 @@ ConsistentState consistent_initial_state(System& sys, double t0) {
   backend.solve(g_minus_f, x.rhs, x.dx, x.mu);
   backend.download(x.dx, st.a);
   backend.download(x.mu, st.lambda);
-  if (!st.a.allFinite()) throw SimulationError("initial accelerations are not finite");
+  if (!st.a.allFinite()) {
+    Eigen::VectorXd forces;
+    backend.download(g_minus_f, forces);
+    const int dof = first_not_finite(st.a);
+    throw SimulationError(
+        "the initial accelerations are not finite, first at " + sys.describe_dof(dof) + ": " +
+            (forces.allFinite() ? std::string("the mass matrix with the constraints is singular there (a "
+                                              "coordinate without mass that no constraint holds?)")
+                                : "the forces at the initial positions are not finite, first at " +
+                                      sys.describe_dof(first_not_finite(forces)) +
+                                      " (an element of zero length, or folded onto itself?)"),
+        dof);
+  }
   return st;
+}
+
+}  // namespace
+
+ConsistentState consistent_initial_state(System& sys, double t0) {
+  try {
+    return initial_state(sys, t0);
+  } catch (const SimulationError& e) {  // say where: a singular factorization does not know
+    std::ostringstream where;
+    where << "at the initial state (t = " << t0 << " s): " << e.what();
+    throw SimulationError(where.str(), e.dof(), e.unsettled_dofs());
+  }
 }
 
 }  // namespace catenary

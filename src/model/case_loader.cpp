@@ -1,22 +1,20 @@
 #include "catenary/model/case_loader.hpp"
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "catenary/core/errors.hpp"
+#include "catenary/core/host_memory.hpp"
 #include "catenary/core/small_matrix.hpp"
 #include "catenary/model/builders.hpp"
 #include "catenary/model/constraint_check.hpp"
 #include "catenary/model/sweep.hpp"
+#include "analysis_reader.hpp"
+#include "case_document.hpp"
 #include "case_reading.hpp"
 #include "mechanism_reader.hpp"
 
@@ -35,18 +33,22 @@ struct Section {
 
 class Loader {
  public:
-  explicit Loader(std::string file) : file_(std::move(file)) {}
+  Loader(std::string file, const CaseLimits& limits) : file_(std::move(file)), limits_(limits) {}
 
   Case load(const json& doc) {
     const Node root{doc, "", file_};
     expect_object(root, {"name", "description", "model", "analysis", "output", "sweep"});
     Case c;
     c.source_file = file_;
-    c.name = get_name(root.required("name"));
+    c.name = read_case_name(root.required("name"));
     if (root.has("description")) get_string(root.child("description"));
     read_model(root.required("model"), c.model);
     read_analysis(root.required("analysis"), c.analysis);
-    if (root.has("output")) read_output(root.child("output"), c.model, c.output);
+    if (root.has("output")) {
+      const Node output = root.child("output");
+      read_output(output, c.model, c.output);
+      if (output.has("interval")) check_output_interval(output.child("interval"), c.analysis, c.output.interval);
+    }
     check_constraints(c.model, file_);
     check_mechanism(c.model, mechanism_paths_, file_);
     check_analysis_fits(root.child("analysis"), c);
@@ -55,11 +57,38 @@ class Loader {
 
  private:
   std::string file_;
+  CaseLimits limits_;
   std::map<std::string, Material> materials_;
   std::map<std::string, Section> sections_;
   std::vector<std::string> body_paths_;
   std::map<std::string, std::string> constraint_names_;  // name -> json path
   MechanismPaths mechanism_paths_;
+
+  // Refuses, before anything is built, a model whose elements (as the bodies ask for them) would
+  // not fit in the machine's memory: building one takes 600 bytes an element (a 1,000,000-element
+  // cable's check peaked at 606 MB; docs/performance.md, Host memory).
+  void check_model_fits(const Node& bodies) const {
+    constexpr double kBuildBytesPerElement = 600.0;
+    double elements = 0.0;
+    for (const json& body : bodies.v) {
+      if (!body.is_object()) continue;  // read_body says what is wrong with it
+      if (body.contains("elements") && body["elements"].is_number()) elements += body["elements"].get<double>();
+      if (body.contains("positions") && body["positions"].is_array()) elements += double(body["positions"].size());
+    }
+    const double need = kBuildBytesPerElement * elements, have = limits_.memory_bytes;
+    if (have > 0.0 && need > have)
+      bodies.fail("the bodies ask for " + format_number(elements) + " elements, which need about " +
+                  gibibytes(need) + " of memory to build; this machine has " + gibibytes(have));
+  }
+
+  // The case's name names its default output directory, results/NAME: a name, not a path.
+  static std::string read_case_name(const Node& n) {
+    const std::string name = get_name(n);
+    if (name == "." || name == ".." || name.find_first_of("/\\") != std::string::npos)
+      n.fail("must be a name, not a path: no '/' or '\\', and not '.' or '..' (got '" + shown(name) +
+             "'; it names the default output directory results/NAME)");
+    return name;
+  }
 
   void read_model(const Node& n, Model& m) {
     expect_object(n, {"dimension", "gravity", "materials", "sections", "bodies", "constraints", "loads", "rigid_bodies",
@@ -81,6 +110,7 @@ class Loader {
       const Node bodies = n.required("bodies");
       if (!bodies.v.is_array()) bodies.fail("must be an array of bodies" + bodies.got());
       if (bodies.v.empty() && !rigid) bodies.fail("must list at least one body");
+      check_model_fits(bodies);
       for (size_t i = 0; i < bodies.v.size(); ++i) read_body(bodies.at(i), m);
     }
 
@@ -436,110 +466,6 @@ class Loader {
     }
   }
 
-  void read_analysis(const Node& n, AnalysisSettings& a) {
-    if (!n.v.is_object()) n.fail("must be an object" + n.got());
-    const std::string type =
-        get_choice(n.required("type"), {"static", "dynamic", "assembly", "kinematic"}, "analysis type");
-    if (type == "assembly") {
-      expect_object(n, {"type"});
-      a.type = AnalysisSettings::Type::Assembly;
-      return;
-    }
-    if (type == "kinematic") {
-      expect_object(n, {"type", "end_time", "step"});
-      a.type = AnalysisSettings::Type::Kinematic;
-      a.kinematics.end_time = get_positive(n.required("end_time"));
-      a.kinematics.step = get_positive(n.required("step"));
-      return;
-    }
-    if (n.has("linear_solver")) {
-      const std::string solver = get_choice(n.child("linear_solver"), kLinearSolverNames, "linear solver");
-      a.linear_solver = *linear_solver_from_name(solver);  // get_choice admitted only these names
-    }
-    if (type == "static") {
-      expect_object(n, {"type", "load_steps", "max_iterations", "tolerance", "linear_solver"});
-      a.type = AnalysisSettings::Type::Static;
-      StaticSettings& s = a.statics;
-      if (n.has("load_steps")) s.load_steps = get_positive_int(n.child("load_steps"));
-      if (n.has("max_iterations")) s.max_iterations = get_positive_int(n.child("max_iterations"));
-      if (n.has("tolerance")) s.tolerance = get_positive(n.child("tolerance"));
-      return;
-    }
-    expect_object(n, {"type", "end_time", "step", "integrator", "alpha", "rho_infinity", "max_order",
-                      "max_iterations", "tolerance", "adaptive", "formulation", "newton", "linear_solver",
-                      "float_factors"});
-    a.type = AnalysisSettings::Type::Dynamic;
-    DynamicSettings& d = a.dynamics;
-    d.end_time = get_positive(n.required("end_time"));
-    const Node step = n.required("step");
-    d.step = get_positive(step);
-    // Each integrator takes only its own parameter (numerical damping, or the BDF order).
-    struct Method {
-      const char* name;
-      DynamicSettings::Integrator integrator;
-      const char* parameter;
-    };
-    static const Method methods[] = {{"hht", DynamicSettings::Integrator::HHT, "alpha"},
-                                     {"generalized_alpha", DynamicSettings::Integrator::GeneralizedAlpha, "rho_infinity"},
-                                     {"bdf", DynamicSettings::Integrator::BDF, "max_order"}};
-    const std::string chosen =
-        n.has("integrator") ? get_choice(n.child("integrator"), {"hht", "generalized_alpha", "bdf"}, "integrator") : "hht";
-    const Method* method = &methods[0];
-    for (const Method& m : methods)
-      if (chosen == m.name) method = &m;
-    d.integrator = method->integrator;
-    for (const Method& other : methods)
-      if (&other != method && n.has(other.parameter))
-        n.child(other.parameter)
-            .fail(std::string("is a parameter of the ") + other.name + " integrator; this analysis uses " +
-                  method->name + (n.has("integrator") ? "" : " (the default)") + ", whose parameter is '" +
-                  method->parameter + "'");
-    if (n.has("alpha")) {
-      const Node an = n.child("alpha");
-      d.alpha = get_number(an);
-      if (!(d.alpha >= -1.0 / 3.0 - 1e-15 && d.alpha <= 0.0))
-        an.fail("must be between -1/3 and 0 (got " + format_number(d.alpha) + ")");
-    }
-    if (n.has("rho_infinity")) {
-      const Node rn = n.child("rho_infinity");
-      d.rho_infinity = get_number(rn);
-      if (!(d.rho_infinity >= 0.0 && d.rho_infinity <= 1.0))
-        rn.fail("must be between 0 and 1 (got " + format_number(d.rho_infinity) + ")");
-    }
-    if (n.has("max_order")) {
-      const Node on = n.child("max_order");
-      d.max_order = get_int(on);
-      if (d.max_order < 1 || d.max_order > 5) on.fail("must be an integer from 1 to 5 (got " + std::to_string(d.max_order) + ")");
-    }
-    if (n.has("float_factors")) a.float_factors = get_bool(n.child("float_factors"));
-    if (n.has("max_iterations")) d.max_iterations = get_positive_int(n.child("max_iterations"));
-    if (n.has("tolerance")) d.newton_tolerance = get_positive(n.child("tolerance"));
-    if (n.has("formulation"))
-      d.formulation = get_choice(n.child("formulation"), {"index3", "stabilized_index2"}, "constraint formulation") ==
-                              "index3"
-                          ? DynamicSettings::Formulation::Index3
-                          : DynamicSettings::Formulation::StabilizedIndex2;
-    if (n.has("newton"))
-      d.newton = get_choice(n.child("newton"), {"full", "modified"}, "Newton method") == "full"
-                     ? DynamicSettings::Newton::Full
-                     : DynamicSettings::Newton::Modified;
-    if (n.has("adaptive")) {
-      const Node ad = n.child("adaptive");
-      expect_object(ad, {"min_step", "max_step", "error_tolerance"});
-      d.adaptive = true;
-      if (ad.has("min_step")) d.min_step = get_positive(ad.child("min_step"));
-      if (ad.has("max_step")) d.max_step = get_positive(ad.child("max_step"));
-      if (ad.has("error_tolerance")) d.error_tolerance = get_positive(ad.child("error_tolerance"));
-      if (d.max_step < d.min_step)
-        (ad.has("max_step") ? ad.child("max_step") : ad.child("min_step"))
-            .fail("max_step (" + format_number(d.max_step) + ") must not be smaller than min_step (" +
-                  format_number(d.min_step) + ")");
-      if (d.step < d.min_step || d.step > d.max_step)
-        step.fail("the initial step of an adaptive analysis must lie between min_step (" +
-                  format_number(d.min_step) + ") and max_step (" + format_number(d.max_step) + ")");
-    }
-  }
-
   // A kinematic analysis runs a pure, fully driven rigid mechanism.
   void check_analysis_fits(const Node& analysis, const Case& c) {
     if (c.analysis.type != AnalysisSettings::Type::Kinematic) return;
@@ -579,56 +505,90 @@ class Loader {
 
 }  // namespace
 
-namespace {
-
-json read_case_document(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw InputError(path, "", "is a directory, not a case file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "", std::string("cannot open the case file: ") + std::strerror(errno));
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) throw InputError(path, "", "cannot read the case file");
-  return parse_strict(buffer.str(), path);
-}
-
-}  // namespace
-
-Case load_case(const std::string& path) {
+Case load_case(const std::string& path, const CaseLimits& limits) {
   const json doc = read_case_document(path);
   if (doc.is_object() && doc.contains("sweep"))
     throw InputError(path, "/sweep", "a sweep runs with `catenary run` (and `catenary check`); this command takes a single case");
-  return Loader(path).load(doc);
+  return Loader(path, limits).load(doc);
 }
 
-std::vector<SweepCase> load_cases(const std::string& path, const CopySelection& selection) {
-  const json doc = read_case_document(path);
-  std::vector<SweepCase> cases;
-  const std::vector<SweepCopyDocument> copies = expand_sweep(doc, path);
-  const bool has_sweep = doc.is_object() && doc.contains("sweep");
-  if (selection.kind != CopySelection::Kind::All && !has_sweep)
-    throw InputError(path, "/sweep", selection.option + " selects copies of a sweep, and this case has no sweep");
-  std::pair<size_t, size_t> span;
-  try {
-    span = selected_copies(selection, copies.size());
-  } catch (const std::invalid_argument& e) {
-    throw InputError(path, "/sweep", e.what());
-  }
-  if (copies.size() > 1 && doc.is_object() && doc.contains("analysis") && doc["analysis"].is_object() &&
-      doc["analysis"].contains("type") && doc["analysis"]["type"].is_string()) {
-    const std::string type = doc["analysis"]["type"].get<std::string>();
-    if (type == "assembly" || type == "kinematic")
-      throw InputError(path, "/analysis/type", "a sweep runs static or dynamic analyses only (got '" + type + "')");
-  }
-  for (size_t k = span.first; k <= span.second; ++k) {
+namespace {
+
+// The copies of a case file that a selection takes, each loaded and checked when asked for.
+class SelectedCopies {
+ public:
+  SelectedCopies(const std::string& path, const CopySelection& selection, const CaseLimits& limits)
+      : path_(path), limits_(limits), doc_(read_case_document(path)), copies_(doc_, path) {
+    const bool has_sweep = doc_.is_object() && doc_.contains("sweep");
+    if (selection.kind != CopySelection::Kind::All && !has_sweep)
+      throw InputError(path, "/sweep", selection.option + " selects copies of a sweep, and this case has no sweep");
     try {
-      cases.push_back({copies[k].label, copies[k].values, Loader(path).load(copies[k].document), k, copies.size()});
-    } catch (const InputError& e) {
-      if (copies.size() == 1) throw;
-      throw InputError(e.file(), e.json_path(), e.rule() + " (in sweep copy " + std::to_string(k) + ": " + copies[k].label + ")");
+      span_ = selected_copies(selection, copies_.size());
+    } catch (const std::invalid_argument& e) {
+      throw InputError(path, "/sweep", e.what());
+    }
+    if (copies_.size() > 1 && doc_.contains("analysis") && doc_["analysis"].is_object() &&
+        doc_["analysis"].contains("type") && doc_["analysis"]["type"].is_string()) {
+      const std::string type = doc_["analysis"]["type"].get<std::string>();
+      if (type == "assembly" || type == "kinematic")
+        throw InputError(path, "/analysis/type", "a sweep runs static or dynamic analyses only (got '" + type + "')");
     }
   }
+
+  size_t first() const { return span_.first; }
+  size_t last() const { return span_.second; }
+  size_t count() const { return span_.second - span_.first + 1; }
+
+  SweepCase load(size_t k) const {
+    const SweepCopyDocument copy = copies_[k];
+    try {
+      return {copy.label, copy.values, Loader(path_, limits_).load(copy.document), k, copies_.size()};
+    } catch (const InputError& e) {
+      if (copies_.size() == 1) throw;
+      throw InputError(e.file(), e.json_path(), e.rule() + " (in sweep copy " + std::to_string(k) + ": " + copy.label + ")");
+    }
+  }
+
+  // Refuses a selection whose copies, at `bytes_per_copy` each (measured on the first), would take
+  // more than half the machine's memory: the run needs as much again for the batch it merges them
+  // into, and more for the backend.
+  void check_memory(size_t bytes_per_copy) const {
+    const double need = static_cast<double>(bytes_per_copy) * static_cast<double>(count());
+    const double have = limits_.memory_bytes;
+    if (have > 0.0 && need > 0.5 * have)
+      throw InputError(path_, "/sweep",
+                       "the " + std::to_string(count()) + " copies selected would take " + gibibytes(need) +
+                           " of memory to hold (" + std::to_string(bytes_per_copy / 1024) +
+                           " KiB each, measured on copy " + std::to_string(first()) + "); this machine has " +
+                           gibibytes(have) + ", of which a run's copies may take half: split the sweep with " +
+                           "--part K/N or --copies FIRST-LAST");
+  }
+
+ private:
+  std::string path_;
+  CaseLimits limits_;
+  json doc_;
+  SweepCopies copies_;
+  std::pair<size_t, size_t> span_;
+};
+
+}  // namespace
+
+std::vector<SweepCase> load_cases(const std::string& path, const CopySelection& selection, const CaseLimits& limits) {
+  const SelectedCopies copies(path, selection, limits);
+  std::vector<SweepCase> cases;
+  const size_t heap_before = heap_bytes_in_use();
+  cases.push_back(copies.load(copies.first()));
+  if (copies.count() > 1) copies.check_memory(heap_growth_since(heap_before));
+  cases.reserve(copies.count());
+  for (size_t k = copies.first() + 1; k <= copies.last(); ++k) cases.push_back(copies.load(k));
   return cases;
+}
+
+size_t check_cases(const std::string& path, const CopySelection& selection, const CaseLimits& limits) {
+  const SelectedCopies copies(path, selection, limits);
+  for (size_t k = copies.first(); k <= copies.last(); ++k) copies.load(k);
+  return copies.count();
 }
 
 }  // namespace catenary

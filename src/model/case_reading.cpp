@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <limits>
-#include <set>
 #include <sstream>
 
 namespace catenary::case_reading {
@@ -43,6 +42,27 @@ std::string join(const std::vector<std::string>& items, const std::string& sep) 
   return s;
 }
 
+std::string join_some(const std::vector<std::string>& items, size_t most) {
+  if (items.size() <= most) return join(items);
+  const std::vector<std::string> first(items.begin(), items.begin() + static_cast<std::ptrdiff_t>(most));
+  return join(first) + ", ... (" + std::to_string(items.size()) + " in all)";
+}
+
+std::string shown(const std::string& text) {
+  constexpr size_t kLongest = 60;
+  std::string out;
+  for (size_t i = 0; i < text.size() && out.size() < kLongest; ++i) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c < 0x20 || c == 0x7f) {
+      static const char* hex = "0123456789abcdef";
+      out += std::string("\\x") + hex[c >> 4] + hex[c & 15];
+    } else {
+      out += text[i];
+    }
+  }
+  return out.size() >= kLongest && out.size() < text.size() ? out + "..." : out;
+}
+
 std::string format_number(double x) {
   std::ostringstream os;
   os.precision(10);
@@ -70,7 +90,7 @@ void expect_object(const Node& n, const std::vector<std::string>& allowed) {
   for (auto it = n.v.begin(); it != n.v.end(); ++it) {
     if (std::find(allowed.begin(), allowed.end(), it.key()) != allowed.end()) continue;
     throw InputError(n.file, n.path + "/" + escape_pointer(it.key()),
-                     "unknown key '" + it.key() + "' (" + suggestion(it.key(), allowed) +
+                     "unknown key '" + shown(it.key()) + "' (" + suggestion(it.key(), allowed) +
                          "allowed keys here: " + join(allowed) + ")");
   }
 }
@@ -120,8 +140,16 @@ std::string get_string(const Node& n) {
 }
 
 std::string get_name(const Node& n) {
+  constexpr size_t kLongestName = 200;
   const std::string s = get_string(n);
   if (s.empty()) n.fail("must not be empty");
+  if (s.size() > kLongestName)
+    n.fail("must have at most " + std::to_string(kLongestName) + " characters (got " + std::to_string(s.size()) +
+           ": '" + shown(s) + "')");
+  for (size_t i = 0; i < s.size(); ++i)
+    if (static_cast<unsigned char>(s[i]) < 0x20 || s[i] == 0x7f)
+      n.fail("must not contain control characters (got '" + shown(s) + "', one at character " + std::to_string(i) +
+             ")");
   return s;
 }
 
@@ -129,7 +157,7 @@ std::string get_choice(const Node& n, const std::vector<std::string>& options, c
   if (!n.v.is_string()) n.fail("must be a string naming the " + what + " (one of: " + join(options) + ")" + n.got());
   const std::string s = n.v.get<std::string>();
   if (std::find(options.begin(), options.end(), s) == options.end())
-    n.fail("unknown " + what + " '" + s + "' (" + suggestion(s, options) + "expected one of: " + join(options) + ")");
+    n.fail("unknown " + what + " '" + shown(s) + "' (" + suggestion(s, options) + "expected one of: " + join(options) + ")");
   return s;
 }
 
@@ -197,7 +225,7 @@ int read_body_reference(const Node& n, const Model& m) {
   if (body < 0) {
     std::vector<std::string> known;
     for (const Body& b : m.bodies) known.push_back(b.name);
-    n.fail("unknown body '" + name + "' (" + suggestion(name, known) + "bodies: " + join(known) + ")");
+    n.fail("unknown body '" + name + "' (" + suggestion(name, known) + "bodies: " + join_some(known) + ")");
   }
   return body;
 }
@@ -217,7 +245,7 @@ NodeRef read_node_ref(const Node& n, const Model& m) {
     else if (label == "end")
       index = -1;
     else
-      in.fail(rule + " (got \"" + label + "\")");
+      in.fail(rule + " (got \"" + shown(label) + "\")");
   } else {
     index = get_int(in, rule);
     label = std::to_string(index);
@@ -228,60 +256,6 @@ NodeRef read_node_ref(const Node& n, const Model& m) {
             std::to_string(count) + " nodes (valid: 0.." + std::to_string(count - 1) + ", or -" +
             std::to_string(count) + "..-1 from the end)");
   return NodeRef{body_node(m, body, index), name + "." + label};
-}
-
-// Parses JSON, rejecting duplicate keys (nlohmann keeps the last one silently).
-json parse_strict(const std::string& text, const std::string& file) {
-  struct Frame {
-    bool array;
-    long index;
-    std::set<std::string> keys;
-    std::string key;
-  };
-  std::vector<Frame> stack;
-  auto path = [&]() {
-    std::string p;
-    for (const Frame& f : stack) p += "/" + (f.array ? std::to_string(f.index) : escape_pointer(f.key));
-    return p;
-  };
-  auto element_start = [&]() {
-    if (!stack.empty() && stack.back().array) stack.back().index++;
-  };
-  json::parser_callback_t callback = [&](int, json::parse_event_t event, json& parsed) -> bool {
-    switch (event) {
-      case json::parse_event_t::object_start:
-        element_start();
-        stack.push_back(Frame{false, -1, {}, ""});
-        break;
-      case json::parse_event_t::array_start:
-        element_start();
-        stack.push_back(Frame{true, -1, {}, ""});
-        break;
-      case json::parse_event_t::object_end:
-      case json::parse_event_t::array_end:
-        if (!stack.empty()) stack.pop_back();
-        break;
-      case json::parse_event_t::key: {
-        const std::string key = parsed.get<std::string>();
-        Frame& f = stack.back();
-        f.key = key;
-        if (!f.keys.insert(key).second) throw InputError(file, path(), "duplicate key '" + key + "'");
-        break;
-      }
-      case json::parse_event_t::value:
-        element_start();
-        break;
-    }
-    return true;
-  };
-  try {
-    return json::parse(text, callback);
-  } catch (const json::parse_error& e) {
-    std::string what = e.what();
-    const auto bracket = what.find("] ");
-    if (what.rfind("[json.exception", 0) == 0 && bracket != std::string::npos) what = what.substr(bracket + 2);
-    throw InputError(file, "", "not valid JSON: " + what);
-  }
 }
 
 }  // namespace catenary::case_reading

@@ -40,6 +40,12 @@ struct Node {
 };
 
 std::string join(const std::vector<std::string>& items, const std::string& sep = ", ");
+// The first `most` items joined, and how many there are in all where there are more (a list of
+// the model's bodies in a message).
+std::string join_some(const std::vector<std::string>& items, size_t most = 12);
+// A string from the case as a message echoes it: at most 60 characters (then "..."), control
+// characters written as \xNN.
+std::string shown(const std::string& text);
 std::string format_number(double x);
 // "did you mean 'x'? " for the option closest to word, where it is close; else "".
 std::string suggestion(const std::string& word, const std::vector<std::string>& options);
@@ -53,7 +59,8 @@ int get_int(const Node& n, const std::string& rule = "must be an integer");
 int get_positive_int(const Node& n);
 bool get_bool(const Node& n);
 std::string get_string(const Node& n);
-std::string get_name(const Node& n);  // a non-empty string
+// A non-empty string of at most 200 characters without control characters (a NUL would cut it).
+std::string get_name(const Node& n);
 std::string get_choice(const Node& n, const std::vector<std::string>& options, const std::string& what);
 // The 3 x 3 matrix given by n, an array of 3 rows (checked by the caller) of 3 numbers each; a
 // row of another shape fails with `rule`.
@@ -85,8 +92,5 @@ struct NodeRef {
 int read_body_reference(const Node& n, const Model& m);
 // {"body": name, "index": i or "start" or "end"}.
 NodeRef read_node_ref(const Node& n, const Model& m);
-
-// Parses JSON, rejecting duplicate keys (nlohmann keeps the last one silently).
-json parse_strict(const std::string& text, const std::string& file);
 
 }  // namespace catenary::case_reading

@@ -188,6 +188,9 @@ Model merge_models(const std::vector<const Model*>& copies, std::vector<CopyRang
     attachment_row += attachment_rows;
     normalization_row += bodies;
   }
+  // Every copy's element constants and length scale came with it: the batch is as finalized as
+  // its copies.
+  out.finalized = std::all_of(copies.begin(), copies.end(), [](const Model* m) { return m->finalized; });
   return out;
 }
 

@@ -17,6 +17,7 @@ Model pendulum_cable(int elements) {
   m.gravity[2] = -9.81;
   const double d = 0.02, A = M_PI * d * d / 4, I = M_PI * std::pow(d, 4) / 64, E = 2e9;
   add_straight_line(m, "cable", {0, 0, 0}, {0.1 * elements, 0, 0}, elements, {E * A, E * I, 7800 * A, 0.0});
+  finalize_model(m);
   return m;
 }
 
@@ -60,6 +61,7 @@ Model rancf_pendulum(double E) {
   for (int b = 0; b < 5; ++b)
     add_straight_line(m, "beam" + std::to_string(b + 1), {5.0 * b, 0, 0}, {5.0 * (b + 1), 0, 0}, 5,
                       {E * A, E * I, 7800 * A, 0.0});
+  finalize_model(m);
   add_spherical_to_ground(m, 0, {0, 0, 0}, "pin", "/constraints/0");
   for (int b = 0; b + 1 < 5; ++b)
     add_node_joint(m, body_node(m, b, -1), body_node(m, b + 1, 0), false, "revolute",

@@ -4,6 +4,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "case_reading.hpp"
 #include "catenary/core/errors.hpp"
 
 namespace catenary {
@@ -11,12 +12,14 @@ namespace catenary {
 namespace {
 
 using json = nlohmann::json;
+using case_reading::shown;
 
-struct Parameter {
-  json::json_pointer pointer;
-  std::string path;
-  std::vector<json> values;
-};
+
+// Whether one pointer is the other or inside it (varying both, the later would win in silence).
+bool overlaps(const json::json_pointer& a, const json::json_pointer& b) {
+  const std::string x = a.to_string() + "/", y = b.to_string() + "/";
+  return x.rfind(y, 0) == 0 || y.rfind(x, 0) == 0;
+}
 
 std::string short_name(const std::string& path) { return path.substr(path.rfind('/') + 1); }
 
@@ -49,46 +52,35 @@ std::vector<double> range_end(const json& v, const std::string& file, const std:
 
 // {"from", "to", "count", "spacing"}: count values from `from` to `to` (both included), equally
 // spaced ("linear", the default) or in equal ratios ("log", ends of one sign and not zero).
-std::vector<json> range_values(const json& range, const std::string& file, const std::string& at) {
+SweepRange read_range(const json& range, const std::string& file, const std::string& at) {
   for (const auto& item : range.items())
     if (item.key() != "from" && item.key() != "to" && item.key() != "count" && item.key() != "spacing")
-      throw InputError(file, at + "/" + item.key(), "unknown key (expected \"from\", \"to\", \"count\" or \"spacing\")");
+      throw InputError(file, at + "/" + shown(item.key()),
+                       "unknown key (expected \"from\", \"to\", \"count\" or \"spacing\")");
   for (const char* key : {"from", "to", "count"})
     if (!range.contains(key)) throw InputError(file, at + "/" + key, "required field is missing");
-  const std::vector<double> from = range_end(range["from"], file, at + "/from"), to = range_end(range["to"], file, at + "/to");
-  if (to.size() != from.size())
-    throw InputError(file, at + "/to", "must have as many numbers as \"from\" (" + std::to_string(from.size()) + ")");
+  SweepRange r;
+  r.from = range_end(range["from"], file, at + "/from");
+  r.to = range_end(range["to"], file, at + "/to");
+  r.scalar = range["from"].is_number();
+  if (r.to.size() != r.from.size())
+    throw InputError(file, at + "/to", "must have as many numbers as \"from\" (" + std::to_string(r.from.size()) + ")");
   const json& count_value = range["count"];
   if (!count_value.is_number_integer() || count_value.get<long long>() < 1 || count_value.get<double>() > kMostCopies)
     throw InputError(file, at + "/count", "must be an integer from 1 to 10000000");
-  const size_t count = count_value.get<size_t>();
-  bool log = false;
+  r.count = count_value.get<size_t>();
   if (range.contains("spacing")) {
     const json& spacing = range["spacing"];
     if (!spacing.is_string() || (spacing != "linear" && spacing != "log"))
       throw InputError(file, at + "/spacing", "must be \"linear\" or \"log\" (got " + spacing.dump() + ")");
-    log = spacing == "log";
+    r.log = spacing == "log";
   }
-  if (log)
-    for (size_t i = 0; i < from.size(); ++i)
-      if (!(from[i] * to[i] > 0.0))
-        throw InputError(file, at, "a log range needs ends of one sign, neither zero (from " + value_text(from[i]) +
-                                       " to " + value_text(to[i]) + ")");
-  std::vector<json> values;
-  for (size_t k = 0; k < count; ++k) {
-    const double t = count == 1 ? 0.0 : static_cast<double>(k) / static_cast<double>(count - 1);
-    json value = json::array();
-    for (size_t i = 0; i < from.size(); ++i) {
-      // The ends exactly, whatever the rounding between them.
-      const double x = k == 0 ? from[i]
-                       : k + 1 == count
-                           ? to[i]
-                           : (log ? from[i] * std::pow(to[i] / from[i], t) : from[i] + t * (to[i] - from[i]));
-      value.push_back(x);
-    }
-    values.push_back(range["from"].is_number() ? value[0] : value);
-  }
-  return values;
+  if (r.log)
+    for (size_t i = 0; i < r.from.size(); ++i)
+      if (!(r.from[i] * r.to[i] > 0.0))
+        throw InputError(file, at, "a log range needs ends of one sign, neither zero (from " + value_text(r.from[i]) +
+                                       " to " + value_text(r.to[i]) + ")");
+  return r;
 }
 
 // "together" (the default): parameters vary side by side, copy k taking each one's value k;
@@ -101,7 +93,7 @@ bool read_grid(const json& sweep, const std::string& file) {
   return combine == "grid";
 }
 
-std::vector<Parameter> read_parameters(const json& doc, const std::string& file, bool& grid) {
+std::vector<SweepParameter> read_parameters(const json& doc, const std::string& file, bool& grid) {
   const json& sweep = doc.at("sweep");
   if (!sweep.is_object()) throw InputError(file, "/sweep", "must be an object with \"parameters\"");
   for (const auto& item : sweep.items())
@@ -112,7 +104,7 @@ std::vector<Parameter> read_parameters(const json& doc, const std::string& file,
   const json& list = sweep.at("parameters");
   if (!list.is_array() || list.empty())
     throw InputError(file, "/sweep/parameters", "must be a non-empty array of {\"path\", \"values\"}");
-  std::vector<Parameter> parameters;
+  std::vector<SweepParameter> parameters;
   double copies = 1.0;
   for (size_t k = 0; k < list.size(); ++k) {
     const std::string at = "/sweep/parameters/" + std::to_string(k);
@@ -127,23 +119,34 @@ std::vector<Parameter> read_parameters(const json& doc, const std::string& file,
     const std::string path = p.at("path").get<std::string>();
     // The analysis and the output are shared by the batch; only the model varies per copy.
     if (path.rfind("/model/", 0) != 0)
-      throw InputError(file, at + "/path", "must point into /model (got '" + path + "'): the analysis is shared by all copies");
-    Parameter parameter{json::json_pointer(), path, {}};
+      throw InputError(file, at + "/path",
+                       "must point into /model (got '" + shown(path) + "'): the analysis is shared by all copies");
+    SweepParameter parameter;
+    parameter.path = path;
     try {
       parameter.pointer = json::json_pointer(path);
     } catch (const json::exception&) {
-      throw InputError(file, at + "/path", "is not a valid JSON pointer: '" + path + "'");
+      throw InputError(file, at + "/path", "is not a valid JSON pointer: '" + shown(path) + "'");
     }
-    if (!doc.contains(parameter.pointer))
-      throw InputError(file, at + "/path", "no value at '" + path + "' in this case to vary");
+    bool found = false;
+    try {
+      found = doc.contains(parameter.pointer);
+    } catch (const json::exception&) {  // an array index beyond any size
+    }
+    if (!found) throw InputError(file, at + "/path", "no value at '" + shown(path) + "' in this case to vary");
+    for (size_t j = 0; j < parameters.size(); ++j)
+      if (overlaps(parameters[j].pointer, parameter.pointer))
+        throw InputError(file, at + "/path",
+                         "varies '" + shown(path) + "', which overlaps /sweep/parameters/" + std::to_string(j) +
+                             " ('" + shown(parameters[j].path) + "'): a value can have one list of values");
     const json& values = p.at("values");
     if (values.is_object())
-      parameter.values = range_values(values, file, at + "/values");
+      parameter.range = read_range(values, file, at + "/values");
     else if (values.is_array() && !values.empty())
-      parameter.values.assign(values.begin(), values.end());
+      parameter.list = values;
     else
       throw InputError(file, at + "/values", "must be a non-empty array or a range {\"from\", \"to\", \"count\"}");
-    const size_t n = parameter.values.size(), first = parameters.empty() ? n : parameters.front().values.size();
+    const size_t n = parameter.size(), first = parameters.empty() ? n : parameters.front().size();
     if (!grid && n != first)
       throw InputError(file, at + "/values",
                        "has " + std::to_string(n) + " values, the first parameter " + std::to_string(first) +
@@ -221,38 +224,51 @@ std::pair<size_t, size_t> selected_copies(const CopySelection& s, size_t copies)
   return {0, copies - 1};
 }
 
-std::vector<SweepCopyDocument> expand_sweep(const json& doc, const std::string& file) {
-  if (!doc.is_object() || !doc.contains("sweep")) return {SweepCopyDocument{"", json::object(), doc}};
-  bool grid = false;
-  const std::vector<Parameter> parameters = read_parameters(doc, file, grid);
-  json base = doc;
-  base.erase("sweep");
-  size_t count = grid ? 1 : parameters.front().values.size();
-  if (grid)
-    for (const Parameter& p : parameters) count *= p.values.size();
-  std::vector<SweepCopyDocument> copies(count);
-  for (size_t c = 0; c < copies.size(); ++c) {
-    SweepCopyDocument& copy = copies[c];
-    copy.document = base;
-    copy.values = json::object();
-    // Copy c's value of each parameter: its own index c, or in a grid c's digit in the mixed radix
-    // of the parameters' counts, the last the fastest.
-    size_t rest = c;
-    std::vector<size_t> pick(parameters.size(), c);
-    if (grid)
-      for (size_t i = parameters.size(); i-- > 0;) {
-        pick[i] = rest % parameters[i].values.size();
-        rest /= parameters[i].values.size();
-      }
-    for (size_t i = 0; i < parameters.size(); ++i) {
-      const Parameter& p = parameters[i];
-      const json& value = p.values[pick[i]];
-      copy.document[p.pointer] = value;
-      copy.values[p.path] = value;
-      copy.label += (copy.label.empty() ? "" : ", ") + short_name(p.path) + " = " + value_text(value);
-    }
+size_t SweepParameter::size() const { return list.is_array() ? list.size() : range.count; }
+
+nlohmann::json SweepParameter::value(size_t k) const {
+  if (list.is_array()) return list[k];
+  const double t = range.count == 1 ? 0.0 : static_cast<double>(k) / static_cast<double>(range.count - 1);
+  json value = json::array();
+  for (size_t i = 0; i < range.from.size(); ++i) {
+    const double from = range.from[i], to = range.to[i];
+    // The ends exactly, whatever the rounding between them.
+    value.push_back(k == 0                 ? from
+                    : k + 1 == range.count ? to
+                    : range.log            ? from * std::pow(to / from, t)
+                                           : from + t * (to - from));
   }
-  return copies;
+  return range.scalar ? value[0] : value;
+}
+
+SweepCopies::SweepCopies(const json& doc, const std::string& file) : base_(doc) {
+  if (!doc.is_object() || !doc.contains("sweep")) return;
+  parameters_ = read_parameters(doc, file, grid_);
+  base_.erase("sweep");
+  count_ = grid_ ? 1 : parameters_.front().size();
+  if (grid_)
+    for (const SweepParameter& p : parameters_) count_ *= p.size();
+}
+
+SweepCopyDocument SweepCopies::operator[](size_t c) const {
+  SweepCopyDocument copy{"", json::object(), base_};
+  // Copy c's value of each parameter: its own index c, or in a grid c's digit in the mixed radix
+  // of the parameters' counts, the last the fastest.
+  size_t rest = c;
+  std::vector<size_t> pick(parameters_.size(), c);
+  if (grid_)
+    for (size_t i = parameters_.size(); i-- > 0;) {
+      pick[i] = rest % parameters_[i].size();
+      rest /= parameters_[i].size();
+    }
+  for (size_t i = 0; i < parameters_.size(); ++i) {
+    const SweepParameter& p = parameters_[i];
+    const json value = p.value(pick[i]);
+    copy.document[p.pointer] = value;
+    copy.values[p.path] = value;
+    copy.label += (copy.label.empty() ? "" : ", ") + short_name(p.path) + " = " + value_text(value);
+  }
+  return copy;
 }
 
 }  // namespace catenary

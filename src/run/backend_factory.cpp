@@ -4,6 +4,7 @@
 
 #include "catenary/assembly/cpu_backend.hpp"
 #include "catenary/core/errors.hpp"
+#include "catenary/core/host_memory.hpp"
 #ifdef CATENARY_WITH_CUDA
 #include "catenary/kernels/cuda_backend.hpp"
 #endif
@@ -26,6 +27,20 @@ BackendOptions backend_options(const AnalysisSettings& analysis) {
 
 namespace {
 
+// Host memory a CPU run takes per element, at least: a 100,000- and a 1,000,000-element cable
+// peaked at 7.1 and 6.9 kB an element (docs/performance.md, Host memory). A model that would need
+// more than the machine has is refused before its backend is built.
+constexpr double kCpuRunBytesPerElement = 6.9e3;
+
+std::unique_ptr<Backend> make_cpu(const Model& m, LinearSolverChoice solver, const BackendOptions& options) {
+  const double need = kCpuRunBytesPerElement * m.elements.size(), have = static_cast<double>(available_memory_bytes());
+  if (have > 0.0 && need > have)
+    throw BackendUnavailable("the CPU backend cannot hold this model: its " + std::to_string(m.elements.size()) +
+                             " elements need about " + gibibytes(need) + " and this machine has " + gibibytes(have) +
+                             " (a sweep: run it in parts with --part K/N)");
+  return std::make_unique<CpuBackend>(m, solver, options);
+}
+
 std::unique_ptr<Backend> make_cuda(const Model& m, LinearSolverChoice solver, int vectors, bool reuses_factorizations,
                                    const BackendOptions& options, bool on_host) {
 #ifdef CATENARY_WITH_CUDA
@@ -43,7 +58,7 @@ SelectedBackend select_backend(BackendChoice choice, const Model& m, LinearSolve
                                bool reuses_factorizations, const BackendOptions& options) {
   SelectedBackend s;
   if (choice == BackendChoice::Cpu) {
-    s.backend = std::make_unique<CpuBackend>(m, solver, options);
+    s.backend = make_cpu(m, solver, options);
   } else if (choice == BackendChoice::Cuda || choice == BackendChoice::CudaOnHost) {
     s.backend = make_cuda(m, solver, vectors, reuses_factorizations, options, choice == BackendChoice::CudaOnHost);
   } else {
@@ -51,7 +66,7 @@ SelectedBackend select_backend(BackendChoice choice, const Model& m, LinearSolve
       s.backend = make_cuda(m, solver, vectors, reuses_factorizations, options, false);
     } catch (const BackendUnavailable& e) {
       s.notice = std::string(e.what()) + "; running on the CPU";
-      s.backend = std::make_unique<CpuBackend>(m, solver, options);
+      s.backend = make_cpu(m, solver, options);
     }
   }
   if (s.backend->name() == "cpu" && solver != LinearSolverChoice::Auto && solver != LinearSolverChoice::ChainElimination)

@@ -9,8 +9,13 @@
 
 namespace catenary {
 
+// The most steps a case file may ask for (analysis.max_steps): load steps, fixed time steps,
+// kinematic steps, output frames; an adaptive run stops with an error there.
+constexpr long long kDefaultMaxSteps = 1000000;
+
 struct StaticSettings {
   int load_steps = 1;
+  long long max_steps = kDefaultMaxSteps;
   int max_iterations = 50;   // Newton iterations per load step
   double tolerance = 1e-10;  // relative tolerance on the coordinate update
 };
@@ -28,6 +33,7 @@ struct DynamicSettings {
   bool adaptive = false;
   double min_step = 1e-8, max_step = 1e-2;
   double error_tolerance = 1e-4;  // local error target, relative to characteristic length
+  long long max_steps = kDefaultMaxSteps;  // accepted steps; an adaptive run that needs more fails
   // Index3: the position constraints in the Newton step (Negrut et al. scaling). StabilizedIndex2:
   // the velocity constraints in the Newton step, then the positions projected back onto
   // Phi = 0 along H^-1 Phi_q^T (time_stepper.hpp).
@@ -47,6 +53,7 @@ struct DynamicSettings {
 struct KinematicSettings {
   double end_time = 1.0;
   double step = 1e-2;
+  long long max_steps = kDefaultMaxSteps;
 };
 
 // Static: equilibrium. Dynamic: time integration. Assembly: the consistent initial state alone

@@ -12,13 +12,20 @@
 
 #include <nlohmann/json.hpp>
 
+#include "catenary/core/host_memory.hpp"
 #include "catenary/model/case.hpp"
 #include "catenary/model/sweep.hpp"
 
 namespace catenary {
 
+// The memory a case may take: a model whose elements would need more to build, or a sweep whose
+// copies would need more than half of it to hold, is refused before it is built.
+struct CaseLimits {
+  double memory_bytes = static_cast<double>(available_memory_bytes());
+};
+
 // A case file without "sweep".
-Case load_case(const std::string& path);
+Case load_case(const std::string& path, const CaseLimits& limits = {});
 
 // A case file with or without "sweep" (docs/case-format.md): one SweepCase per copy that
 // `selection` takes (all by default), each loaded and checked like a case of its own (one, with
@@ -31,6 +38,13 @@ struct SweepCase {
   size_t index = 0;       // the copy's number in its sweep (copy_NNNN)
   size_t sweep_size = 1;  // the number of copies of the whole sweep
 };
-std::vector<SweepCase> load_cases(const std::string& path, const CopySelection& selection = {});
+// Before it loads the rest, the memory one copy took (measured) times the copies selected must
+// fit in half the machine's memory, or the selection is refused (an InputError at /sweep naming
+// both figures).
+std::vector<SweepCase> load_cases(const std::string& path, const CopySelection& selection = {},
+                                  const CaseLimits& limits = {});
+// Every check of load_cases on each copy but the memory's, one copy at a time (what `catenary
+// check` runs: it holds one copy, however many the sweep has); returns the number checked.
+size_t check_cases(const std::string& path, const CopySelection& selection = {}, const CaseLimits& limits = {});
 
 }  // namespace catenary

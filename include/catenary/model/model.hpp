@@ -7,7 +7,9 @@
 // bodies (3D models only) follow the nodes, 7 coordinates each (r, Euler parameters), from
 // rigid_offset(). Constraint rows: the linear rows of constraint_rows, then the mechanism's
 // nonlinear rows (joints, drivers, attachments, normalizations) from linear_constraint_count().
+#include <stdexcept>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "catenary/core/host_device.hpp"
@@ -86,6 +88,7 @@ struct Model {
   std::vector<double> initial_positions;      // q0
   std::vector<double> initial_velocities;     // v0
   std::vector<Body> bodies;
+  std::unordered_map<std::string, int> body_index;  // body name -> index in bodies (find_body)
   ElementBlock elements;
   Vec<3> gravity = Vec<3>::zero();  // the one gravity of the model, rigid bodies' included
   std::vector<PointLoad> point_loads;
@@ -93,6 +96,7 @@ struct Model {
   std::vector<ConstraintRow> constraint_rows;
   std::vector<ConstraintGroup> constraint_groups;
   double characteristic_length = 1.0;  // model size, for tolerances on positions
+  bool finalized = false;              // finalize_model has run since the last body was added
   // Per-node length scale for the norms where copies of different size share one model (a
   // sweep's batch); empty: characteristic_length everywhere.
   std::vector<double> node_length_scale;
@@ -121,8 +125,18 @@ inline int element_global_dof(const Model& m, int e, int i) {
   return local_to_global_dof(m.elements.node_a[e], m.elements.node_b[e], m.coordinates_per_node(), i);
 }
 
-// Computes per-element constants (mass, shape integrals) and the characteristic length once the
-// nodes, elements and bodies are in place. Called by every model builder.
+// Shares equal element records and sets the characteristic length once the nodes, elements and
+// bodies are in place: called once, after the last body (by the case loader, the reference
+// models, the tests), so that building a model of many bodies stays linear. A backend refuses a
+// model that is not finalized (require_finalized).
 void finalize_model(Model& model);
+// The constants of elements first.. (quadrature at the reference, scalar mass, shape integrals),
+// which the builders compute for each body they add.
+void compute_element_constants(Model& model, int first);
+// Throws std::logic_error where a model with elements has not been finalized since its last body.
+inline void require_finalized(const Model& m) {
+  if (!m.finalized && m.elements.size() > 0)
+    throw std::logic_error("the model is not finalized: call finalize_model after adding its last body");
+}
 
 }  // namespace catenary

@@ -37,8 +37,39 @@ std::pair<size_t, size_t> selected_copies(const CopySelection& selection, size_t
 // "copies 2, 10 to 19 and 40" (a run of four or more as a range).
 std::string copy_list(const std::vector<size_t>& copies);
 
-// The copies of a document with a "sweep" object (one copy, the document itself, without it).
-// Throws InputError(file, json_path, rule) for a malformed sweep.
-std::vector<SweepCopyDocument> expand_sweep(const nlohmann::json& doc, const std::string& file);
+// A range of sweep values (docs/case-format.md, "sweep"): count values from `from` to `to`.
+struct SweepRange {
+  std::vector<double> from, to;  // one number each, or a vector's components
+  size_t count = 0;
+  bool log = false;     // equal ratios instead of equal steps
+  bool scalar = false;  // numbers, not arrays
+};
+
+// One varied value: where it is and its values, a list from the file or a range computed when a
+// copy asks for its value.
+struct SweepParameter {
+  nlohmann::json::json_pointer pointer;
+  std::string path;
+  nlohmann::json list;  // the values as listed, or null for a range
+  SweepRange range;
+  size_t size() const;
+  nlohmann::json value(size_t k) const;
+};
+
+// The copies of a document with a "sweep" object (one copy, the document itself, without it),
+// each made when asked for: a sweep of ten million copies holds its parameters, not ten million
+// documents. Throws InputError(file, json_path, rule) for a malformed sweep.
+class SweepCopies {
+ public:
+  SweepCopies(const nlohmann::json& doc, const std::string& file);
+  size_t size() const { return count_; }
+  SweepCopyDocument operator[](size_t c) const;
+
+ private:
+  nlohmann::json base_;  // the document without "sweep"
+  std::vector<SweepParameter> parameters_;
+  bool grid_ = false;
+  size_t count_ = 1;
+};
 
 }  // namespace catenary

@@ -1,0 +1,177 @@
+// The analysis part of a case file (docs/case-format.md, "analysis"), with the limits that keep a
+// run finite: at most max_steps steps (load steps, fixed time steps, kinematic steps; adaptive
+// runs stop there), time steps that advance the time, and output intervals that do too.
+#include "analysis_reader.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace catenary::case_reading {
+
+namespace {
+
+constexpr double kShortestStepFraction = 1e-12;  // of the end time: a step that still advances it
+constexpr long long kMostMaxSteps = 1000000000000LL;
+
+long long read_max_steps(const Node& analysis) {
+  if (!analysis.has("max_steps")) return kDefaultMaxSteps;
+  const Node n = analysis.child("max_steps");
+  if (n.v.is_number_float())
+    n.fail("must be a positive integer (got " + format_number(n.v.get<double>()) +
+           " written as a floating-point number; write integers without a decimal point or exponent)");
+  if (!n.v.is_number_integer()) n.fail("must be a positive integer" + n.got());
+  if (n.v.is_number_unsigned() ? n.v.get<unsigned long long>() > static_cast<unsigned long long>(kMostMaxSteps)
+                               : n.v.get<long long>() < 1 || n.v.get<long long>() > kMostMaxSteps)
+    n.fail("must be an integer from 1 to " + std::to_string(kMostMaxSteps));
+  return n.v.get<long long>();
+}
+
+// A fixed step over [0, end_time] must take at most max_steps steps.
+void check_step_count(const Node& step, double end_time, double h, long long max_steps) {
+  const double steps = std::ceil(end_time / h);
+  if (steps > static_cast<double>(max_steps))
+    step.fail("implies " + format_number(steps) + " steps (end_time " + format_number(end_time) + " / step " +
+              format_number(h) + "); the limit is max_steps = " + std::to_string(max_steps) +
+              " (raise /analysis/max_steps to allow more)");
+}
+
+}  // namespace
+
+void read_analysis(const Node& n, AnalysisSettings& a) {
+  if (!n.v.is_object()) n.fail("must be an object" + n.got());
+  const std::string type =
+      get_choice(n.required("type"), {"static", "dynamic", "assembly", "kinematic"}, "analysis type");
+  if (type == "assembly") {
+    expect_object(n, {"type"});
+    a.type = AnalysisSettings::Type::Assembly;
+    return;
+  }
+  if (type == "kinematic") {
+    expect_object(n, {"type", "end_time", "step", "max_steps"});
+    a.type = AnalysisSettings::Type::Kinematic;
+    a.kinematics.end_time = get_positive(n.required("end_time"));
+    a.kinematics.step = get_positive(n.required("step"));
+    a.kinematics.max_steps = read_max_steps(n);
+    check_step_count(n.child("step"), a.kinematics.end_time, a.kinematics.step, a.kinematics.max_steps);
+    return;
+  }
+  if (n.has("linear_solver")) {
+    const std::string solver = get_choice(n.child("linear_solver"), kLinearSolverNames, "linear solver");
+    a.linear_solver = *linear_solver_from_name(solver);  // get_choice admitted only these names
+  }
+  if (type == "static") {
+    expect_object(n, {"type", "load_steps", "max_iterations", "tolerance", "linear_solver", "max_steps"});
+    a.type = AnalysisSettings::Type::Static;
+    StaticSettings& s = a.statics;
+    s.max_steps = read_max_steps(n);
+    if (n.has("load_steps")) {
+      const Node ln = n.child("load_steps");
+      s.load_steps = get_positive_int(ln);
+      if (s.load_steps > s.max_steps)
+        ln.fail("asks for " + std::to_string(s.load_steps) + " load steps; the limit is max_steps = " +
+                std::to_string(s.max_steps) + " (raise /analysis/max_steps to allow more)");
+    }
+    if (n.has("max_iterations")) s.max_iterations = get_positive_int(n.child("max_iterations"));
+    if (n.has("tolerance")) s.tolerance = get_positive(n.child("tolerance"));
+    return;
+  }
+  expect_object(n, {"type", "end_time", "step", "integrator", "alpha", "rho_infinity", "max_order",
+                    "max_iterations", "tolerance", "adaptive", "formulation", "newton", "linear_solver",
+                    "float_factors", "max_steps"});
+  a.type = AnalysisSettings::Type::Dynamic;
+  DynamicSettings& d = a.dynamics;
+  d.end_time = get_positive(n.required("end_time"));
+  const Node step = n.required("step");
+  d.step = get_positive(step);
+  d.max_steps = read_max_steps(n);
+  // Each integrator takes only its own parameter (numerical damping, or the BDF order).
+  struct Method {
+    const char* name;
+    DynamicSettings::Integrator integrator;
+    const char* parameter;
+  };
+  static const Method methods[] = {{"hht", DynamicSettings::Integrator::HHT, "alpha"},
+                                   {"generalized_alpha", DynamicSettings::Integrator::GeneralizedAlpha, "rho_infinity"},
+                                   {"bdf", DynamicSettings::Integrator::BDF, "max_order"}};
+  const std::string chosen =
+      n.has("integrator") ? get_choice(n.child("integrator"), {"hht", "generalized_alpha", "bdf"}, "integrator") : "hht";
+  const Method* method = &methods[0];
+  for (const Method& m : methods)
+    if (chosen == m.name) method = &m;
+  d.integrator = method->integrator;
+  for (const Method& other : methods)
+    if (&other != method && n.has(other.parameter))
+      n.child(other.parameter)
+          .fail(std::string("is a parameter of the ") + other.name + " integrator; this analysis uses " +
+                method->name + (n.has("integrator") ? "" : " (the default)") + ", whose parameter is '" +
+                method->parameter + "'");
+  if (n.has("alpha")) {
+    const Node an = n.child("alpha");
+    d.alpha = get_number(an);
+    if (!(d.alpha >= -1.0 / 3.0 - 1e-15 && d.alpha <= 0.0))
+      an.fail("must be between -1/3 and 0 (got " + format_number(d.alpha) + ")");
+  }
+  if (n.has("rho_infinity")) {
+    const Node rn = n.child("rho_infinity");
+    d.rho_infinity = get_number(rn);
+    if (!(d.rho_infinity >= 0.0 && d.rho_infinity <= 1.0))
+      rn.fail("must be between 0 and 1 (got " + format_number(d.rho_infinity) + ")");
+  }
+  if (n.has("max_order")) {
+    const Node on = n.child("max_order");
+    d.max_order = get_int(on);
+    if (d.max_order < 1 || d.max_order > 5) on.fail("must be an integer from 1 to 5 (got " + std::to_string(d.max_order) + ")");
+  }
+  if (n.has("float_factors")) a.float_factors = get_bool(n.child("float_factors"));
+  if (n.has("max_iterations")) d.max_iterations = get_positive_int(n.child("max_iterations"));
+  if (n.has("tolerance")) d.newton_tolerance = get_positive(n.child("tolerance"));
+  if (n.has("formulation"))
+    d.formulation = get_choice(n.child("formulation"), {"index3", "stabilized_index2"}, "constraint formulation") ==
+                            "index3"
+                        ? DynamicSettings::Formulation::Index3
+                        : DynamicSettings::Formulation::StabilizedIndex2;
+  if (n.has("newton"))
+    d.newton = get_choice(n.child("newton"), {"full", "modified"}, "Newton method") == "full"
+                   ? DynamicSettings::Newton::Full
+                   : DynamicSettings::Newton::Modified;
+  if (n.has("adaptive")) {
+    const Node ad = n.child("adaptive");
+    expect_object(ad, {"min_step", "max_step", "error_tolerance"});
+    d.adaptive = true;
+    if (ad.has("min_step")) d.min_step = get_positive(ad.child("min_step"));
+    if (ad.has("max_step")) d.max_step = get_positive(ad.child("max_step"));
+    if (ad.has("error_tolerance")) d.error_tolerance = get_positive(ad.child("error_tolerance"));
+    if (d.max_step < d.min_step)
+      (ad.has("max_step") ? ad.child("max_step") : ad.child("min_step"))
+          .fail("max_step (" + format_number(d.max_step) + ") must not be smaller than min_step (" +
+                format_number(d.min_step) + ")");
+    // Below 1e-12 of the end time a step is close to the rounding of the time itself.
+    const double shortest = kShortestStepFraction * d.end_time;
+    if (!ad.has("min_step")) d.min_step = std::max(d.min_step, shortest);
+    if (d.min_step < shortest)
+      ad.child("min_step").fail("cannot advance the time: a step below 1e-12 end_time (" + format_number(shortest) +
+                                ") is lost to rounding (got " + format_number(d.min_step) + ")");
+    if (d.step < d.min_step || d.step > d.max_step)
+      step.fail("the initial step of an adaptive analysis must lie between min_step (" +
+                format_number(d.min_step) + ") and max_step (" + format_number(d.max_step) + ")");
+  } else {
+    check_step_count(step, d.end_time, d.step, d.max_steps);
+  }
+}
+
+void check_output_interval(const Node& interval, const AnalysisSettings& a, double value) {
+  double end_time = 0.0;
+  long long max_steps = 0;
+  if (a.type == AnalysisSettings::Type::Dynamic) end_time = a.dynamics.end_time, max_steps = a.dynamics.max_steps;
+  if (a.type == AnalysisSettings::Type::Kinematic)
+    end_time = a.kinematics.end_time, max_steps = a.kinematics.max_steps;
+  if (value <= 0.0 || end_time <= 0.0) return;
+  const double frames = std::ceil(end_time / value);
+  if (frames > static_cast<double>(max_steps))
+    interval.fail("implies " + format_number(frames) + " output frames over end_time " + format_number(end_time) +
+                  "; at most max_steps = " + std::to_string(max_steps) +
+                  " (0 writes every step; raise /analysis/max_steps to allow more)");
+}
+
+}  // namespace catenary::case_reading
