@@ -351,3 +351,14 @@ TEST_CASE("compare without a usable CUDA device exits 2 before running anything"
   CHECK(message.find("CUDA") != std::string::npos);
   CHECK_FALSE(fs::exists(out / "cpu"));  // the CPU run is not spent when the comparison cannot happen
 }
+
+TEST_CASE("an unknown command is named, and an empty --out is refused (exit 2)", "[cli]") {
+  const fs::path log = fs::temp_directory_path() / "catenary_cli_unknown.log";
+  CHECK(run("frobnicate " + shipped_case("hanging_cable.json"), log) == 2);
+  CHECK(slurp(log).find("catenary: error: unknown command 'frobnicate'") != std::string::npos);
+  for (const char* command : {"run", "compare"}) {
+    CHECK(run(std::string(command) + " " + shipped_case("hanging_cable.json") + " --out ''", log) == 2);
+    INFO(slurp(log));
+    CHECK(slurp(log).find("--out: must not be empty") != std::string::npos);
+  }
+}

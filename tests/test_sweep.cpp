@@ -42,7 +42,7 @@ std::string last_line(const fs::path& file) {
 // The sweep's table (sweep.csv): a row a copy, its number, each parameter's value (a column a
 // vector component, named PATH/i) as the copy's document has it, its status (every copy here ran
 // to its end), then its results.csv's last row as written there.
-void check_copy_table(const fs::path& table, const fs::path& dir, const std::vector<SweepCopyDocument>& copies) {
+void check_copy_table(const fs::path& table, const fs::path& dir, const SweepCopies& copies) {
   std::ifstream in(table);
   std::string header_line;
   REQUIRE(std::getline(in, header_line));
@@ -56,11 +56,12 @@ void check_copy_table(const fs::path& table, const fs::path& dir, const std::vec
     const std::vector<std::string> fields = split_fields(row);
     INFO("copy " << k << ": " << row);
     CHECK(fields.front() == std::to_string(k));
+    const SweepCopyDocument copy = copies[k];
     for (size_t c = 1; c < parameter_columns; ++c) {
       const std::string& name = header[c];
-      const bool component = !copies[k].values.contains(name);
+      const bool component = !copy.values.contains(name);
       const std::string path = component ? name.substr(0, name.rfind('/')) : name;
-      const nlohmann::json& value = copies[k].values.at(path);
+      const nlohmann::json& value = copy.values.at(path);
       const double expected = component ? value.at(std::stoul(name.substr(name.rfind('/') + 1))).get<double>()
                                         : value.get<double>();
       CHECK(std::stod(fields[c]) == expected);
@@ -94,7 +95,7 @@ void check_sweep_copies_equal_single_runs(const std::string& name, const std::ve
   REQUIRE(index["copies"].size() == 3);
 
   std::ifstream in(sweep_file);
-  const std::vector<SweepCopyDocument> copies = expand_sweep(nlohmann::json::parse(in), sweep_file);
+  const SweepCopies copies(nlohmann::json::parse(in), sweep_file);
   REQUIRE(copies.size() == 3);
   for (size_t k = 0; k < copies.size(); ++k) {
     const fs::path single_case = out / ("copy" + std::to_string(k) + ".json");
@@ -138,7 +139,7 @@ TEST_CASE("sweep values from ranges, and every combination with \"combine\": \"g
                   {"parameters",
                    {{{"path", E}, {"values", {{"from", 1e7}, {"to", 1e9}, {"count", 3}, {"spacing", "log"}}}},
                     {{"path", end}, {"values", {{0.8, 0, 0}, {1.2, 0, 0}}}}}}};
-  const std::vector<SweepCopyDocument> grid = expand_sweep(doc, "grid.json");
+  const SweepCopies grid(doc, "grid.json");
   REQUIRE(grid.size() == 6);
   const double moduli[3] = {1e7, 1e8, 1e9};
   for (size_t c = 0; c < 6; ++c) {
@@ -156,10 +157,11 @@ TEST_CASE("sweep values from ranges, and every combination with \"combine\": \"g
   doc["sweep"] = {{"parameters",
                    {{{"path", end}, {"values", {{"from", {1, 0, 0}}, {"to", {2, 0, 1}}, {"count", 5}}}},
                     {{"path", E}, {"values", {1e7, 2e7, 3e7, 4e7, 5e7}}}}}};
-  const std::vector<SweepCopyDocument> together = expand_sweep(doc, "together.json");
+  const SweepCopies together(doc, "together.json");
   REQUIRE(together.size() == 5);
   for (size_t c = 0; c < 5; ++c) {
-    const nlohmann::json& e = together[c].document[nlohmann::json::json_pointer(end)];
+    const SweepCopyDocument copy = together[c];
+    const nlohmann::json& e = copy.document[nlohmann::json::json_pointer(end)];
     CHECK(e[0].get<double>() == Approx(1.0 + 0.25 * c).epsilon(1e-15));
     CHECK(e[1].get<double>() == 0.0);
     CHECK(e[2].get<double>() == Approx(0.25 * c).epsilon(1e-15));
@@ -167,9 +169,9 @@ TEST_CASE("sweep values from ranges, and every combination with \"combine\": \"g
   }
   // Lists of different lengths vary together only in a grid.
   doc["sweep"]["parameters"][1]["values"] = {1e7, 2e7};
-  CHECK_THROWS_WITH(expand_sweep(doc, "x.json"), Catch::Contains("\"combine\": \"grid\" runs every combination"));
+  CHECK_THROWS_WITH(SweepCopies(doc, "x.json"), Catch::Contains("\"combine\": \"grid\" runs every combination"));
   doc["sweep"]["combine"] = "grid";
-  CHECK(expand_sweep(doc, "x.json").size() == 10);
+  CHECK(SweepCopies(doc, "x.json").size() == 10);
 }
 
 TEST_CASE("a sweep's parts (run --part / --copies) cover its copies once each, in nearly equal runs", "[sweep]") {
@@ -326,9 +328,9 @@ TEST_CASE("run_sweep as a library call: the failed copies returned, the batches 
   const std::string sweep = std::string(CATENARY_SOURCE_DIR) + "/tests/failing_cases/diverging_pair_sweep.json";
   const fs::path out = fs::temp_directory_path() / "catenary_library_run_sweep";
   fs::remove_all(out);
-  const std::vector<size_t> failed =
-      run_sweep(load_cases(sweep), sweep, out.string(), "--out", BackendChoice::Cpu, recorder);
-  CHECK(failed == std::vector<size_t>{1, 3});
+  const SweepRun run = run_sweep(load_cases(sweep), sweep, out.string(), "--out", BackendChoice::Cpu, recorder);
+  CHECK(run.failed == std::vector<size_t>{1, 3});
+  CHECK_FALSE(run.interrupted);
   REQUIRE(recorder.batches.size() == 4);
   CHECK(recorder.batches[0].find("sweep of 4 copies of 'diverging_pair_sweep'") == 0);
   CHECK(recorder.failed_batches == std::vector<bool>{true, true, true, false});

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "catenary/assembly/backend.hpp"
+#include "catenary/core/interruption.hpp"
 #include "catenary/io/result_comparison.hpp"
 #include "catenary/model/case.hpp"
 #include "catenary/model/case_loader.hpp"
@@ -18,6 +19,11 @@ constexpr int kExitOk = 0;
 constexpr int kExitResultsDiffer = 1;  // compare: a quantity outside tolerance, or mismatched files
 constexpr int kExitBadInput = 2;       // also: a backend that was asked for and cannot run
 constexpr int kExitSimulationFailed = 3;
+constexpr int kExitOutputFailed = 4;  // a result file could not be written (OutputError)
+
+// A run stopped by a signal (SIGINT, SIGTERM) exits as the shell reports a process that signal
+// ended: 128 + its number (130, 143).
+inline int exit_interrupted(const Interruption& interruption) { return 128 + interruption.signal(); }
 
 void print_case_summary(const Case& c);
 
@@ -34,26 +40,29 @@ void print_backend(const Backend& backend);
 // are (`dir`, `files`) on stdout, and the run's warnings.
 void report_run(const AnalysisRun& run, const std::string& dir, const std::string& files);
 
-// Runs the case's analysis on `backend` and writes the results into `dir`. Returns kExitOk, or
-// kExitSimulationFailed after saying why on stderr (the output written so far stays valid).
-// Throws InputError when the directory cannot be written.
-int run_and_report(const Case& c, Backend& backend, const OutputDirectory& dir);
+// Runs the case's analysis on `backend` and writes the results into `dir`, locked for the run.
+// Returns kExitOk, kExitSimulationFailed after saying why on stderr, or exit_interrupted where
+// `interruption` stopped it (the output written so far stays valid either way). Throws InputError
+// when the directory cannot be written or another run holds it.
+int run_and_report(const Case& c, Backend& backend, const OutputDirectory& dir, const Interruption& interruption);
 
 // A sweep's copies (all, or those run --copies / --part selected) run by the library's run_sweep
 // (run/run_sweep.hpp) into dir, with its batches and notes printed; kExitOk when every copy ran
-// to its end, else kExitSimulationFailed (the failed copies' sweep numbers put in failed where
-// given).
+// to its end, exit_interrupted where `interruption` stopped it, else kExitSimulationFailed (the
+// failed copies' sweep numbers put in failed where given).
 int run_sweep_and_report(const std::vector<SweepCase>& cases, const std::string& case_path, const OutputDirectory& dir,
-                         BackendChoice choice, std::vector<size_t>* failed = nullptr);
+                         BackendChoice choice, const Interruption& interruption,
+                         std::vector<size_t>* failed = nullptr);
 
 int check_command(const std::string& case_path);
 // Joins the index files of a sweep's parts in `directory` into sweep.json and sweep.csv
 // (gather_sweep_parts); kExitSimulationFailed, naming them, where copies failed.
 int gather_command(const std::string& directory);
+// run and compare stop between two steps where `interruption` asks (the signal handlers of main.cpp).
 int run_command(const std::string& case_path, const std::string& out, const std::string& backend,
-                const CopySelection& selection);
+                const CopySelection& selection, const Interruption& interruption);
 // cuda: the CUDA side's backend (Cuda, or CudaOnHost for the tests).
 int compare_command(const std::string& case_path, const std::string& out, const ComparisonTolerance& tolerance,
-                    const CopySelection& selection, BackendChoice cuda);
+                    const CopySelection& selection, BackendChoice cuda, const Interruption& interruption);
 
 }  // namespace catenary::cli

@@ -83,13 +83,15 @@ bool compare_outputs(const fs::path& cpu_dir, const fs::path& cuda_dir, const Co
 // only is a difference between them (kExitResultsDiffer); one that fails on both is not compared
 // and makes the exit code kExitSimulationFailed unless a difference was found.
 int compare_sweep(const std::vector<SweepCase>& cases, const std::string& case_path, const fs::path& root,
-                  const std::string& origin, const ComparisonTolerance& tolerance, BackendChoice cuda) {
+                  const std::string& origin, const ComparisonTolerance& tolerance, BackendChoice cuda,
+                  const Interruption& interruption) {
   // Without a usable GPU, stop before the CPU run.
   make_backend(cuda, cases.front().c.model, cases.front().c.analysis);
   std::vector<size_t> failed_on_cpu, failed_on_cuda;
   for (const auto& [backend, choice, failed] : {std::tuple{"cpu", BackendChoice::Cpu, &failed_on_cpu},
                                                 std::tuple{"cuda", cuda, &failed_on_cuda}})
-    if (const int code = run_sweep_and_report(cases, case_path, {(root / backend).string(), origin}, choice, failed);
+    if (const int code =
+            run_sweep_and_report(cases, case_path, {(root / backend).string(), origin}, choice, interruption, failed);
         code != kExitOk && code != kExitSimulationFailed)
       return code;
   const auto holds = [](const std::vector<size_t>& numbers, size_t n) {
@@ -115,19 +117,22 @@ int compare_sweep(const std::vector<SweepCase>& cases, const std::string& case_p
 }  // namespace
 
 int compare_command(const std::string& case_path, const std::string& out, const ComparisonTolerance& tolerance,
-                    const CopySelection& selection, BackendChoice cuda_choice) {
+                    const CopySelection& selection, BackendChoice cuda_choice, const Interruption& interruption) {
   const std::vector<SweepCase> cases = load_cases(case_path, selection);
   const Case& c = cases.front().c;
   print_case_summary(c);
   const fs::path root = out.empty() ? fs::path("results") / (c.name + "-compare") : fs::path(out);
   const std::string origin = out.empty() ? "(default compare directory)" : "--out";
-  if (cases.front().sweep_size > 1) return compare_sweep(cases, case_path, root, origin, tolerance, cuda_choice);
+  if (cases.front().sweep_size > 1)
+    return compare_sweep(cases, case_path, root, origin, tolerance, cuda_choice, interruption);
   // Both backends before either run: without a usable GPU, stop before spending the CPU run.
   const SelectedBackend cpu = make_backend(BackendChoice::Cpu, c.model, c.analysis);
   const SelectedBackend cuda = make_backend(cuda_choice, c.model, c.analysis);
   const fs::path cpu_dir = root / "cpu", cuda_dir = root / "cuda";
-  if (const int code = run_and_report(c, *cpu.backend, {cpu_dir.string(), origin}); code != kExitOk) return code;
-  if (const int code = run_and_report(c, *cuda.backend, {cuda_dir.string(), origin}); code != kExitOk) return code;
+  if (const int code = run_and_report(c, *cpu.backend, {cpu_dir.string(), origin}, interruption); code != kExitOk)
+    return code;
+  if (const int code = run_and_report(c, *cuda.backend, {cuda_dir.string(), origin}, interruption); code != kExitOk)
+    return code;
   return compare_outputs(cpu_dir, cuda_dir, tolerance) ? kExitOk : kExitResultsDiffer;
 }
 

@@ -1,8 +1,10 @@
 // The catenary command: run, check, compare, gather (the subcommands are in run.cpp, compare.cpp
 // and sweep_run.cpp).
-// Exit codes: 0 success, 1 compare found differences, 2 bad input or an unavailable backend,
-// 3 simulation failed.
+// Exit codes: 0 success, 1 compare found differences, 2 bad input, an unavailable backend or an
+// output directory another run holds, 3 simulation failed, 4 a result file could not be written
+// (a full disk), 130 / 143 run or compare stopped by SIGINT / SIGTERM (128 + the signal).
 #include <CLI/CLI.hpp>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
@@ -15,6 +17,30 @@
 namespace {
 
 using namespace catenary::cli;
+
+// What SIGINT and SIGTERM ask for: the run stops between two steps and writes its outputs
+// (core/interruption.hpp).
+catenary::Interruption interruption;
+
+void request_stop(int signal) { interruption.request(signal); }
+
+// Only the first signal is caught (SA_RESETHAND): a second one ends the process at once.
+void stop_on_signals() {
+  struct sigaction action {};
+  action.sa_handler = request_stop;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESETHAND | SA_RESTART;
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+}
+
+// Whether `name` is one of app's subcommands.
+bool is_command(CLI::App& app, const std::string& name) {
+  return !app.get_subcommands([&](CLI::App* sub) { return sub->get_name() == name; }).empty();
+}
+
+// CLI11 validator of --out: an empty name is refused as the case file's output.directory is.
+std::string check_directory_name(const std::string& name) { return name.empty() ? "must not be empty" : ""; }
 
 // CLI11 validator: the factory's own parser decides which names exist, so the two never disagree.
 std::string check_backend_name(const std::string& name) {
@@ -74,7 +100,8 @@ void add_copy_selection(CLI::App* command, Options& o) {
 CLI::App* add_run(CLI::App& app, Options& o) {
   auto* run = app.add_subcommand("run", "run the analysis of a case and write its results");
   add_case_argument(run, o);
-  run->add_option("--out", o.out_dir, "output directory (default: the case's output.directory, else results/NAME)");
+  run->add_option("--out", o.out_dir, "output directory (default: the case's output.directory, else results/NAME)")
+      ->check(check_directory_name, "DIR");
   run->add_option("--backend", o.backend,
                   "cpu (default, the validated path), cuda, or auto: the GPU when one is usable, else the CPU "
                   "(cuda-host, for tests: the CUDA backend's code on the host)")
@@ -87,7 +114,8 @@ CLI::App* add_compare(CLI::App& app, Options& o) {
   auto* compare = app.add_subcommand(
       "compare", "run a case on the CPU and the CUDA backend and compare their results.csv column by column");
   add_case_argument(compare, o);
-  compare->add_option("--out", o.out_dir, "output directory: DIR/cpu and DIR/cuda (default: results/NAME-compare)");
+  compare->add_option("--out", o.out_dir, "output directory: DIR/cpu and DIR/cuda (default: results/NAME-compare)")
+      ->check(check_directory_name, "DIR");
   compare->add_option("--rtol", o.tolerance.rtol, "relative tolerance: max|cuda - cpu| / max|cpu|")
       ->capture_default_str()
       ->check(check_tolerance, "NONNEGATIVE");
@@ -102,10 +130,16 @@ CLI::App* add_compare(CLI::App& app, Options& o) {
 
 int dispatch(const CLI::App& app, const CLI::App* run, const CLI::App* compare, const CLI::App* gather,
              const Options& o) {
-  if (app.got_subcommand(run)) return run_command(o.case_path, o.out_dir, o.backend, o.selection());
-  if (app.got_subcommand(compare))
+  if (app.got_subcommand(run)) {
+    stop_on_signals();
+    return run_command(o.case_path, o.out_dir, o.backend, o.selection(), interruption);
+  }
+  if (app.got_subcommand(compare)) {
+    stop_on_signals();
     return compare_command(o.case_path, o.out_dir, o.tolerance, o.selection(),
-                           o.cuda_on_host ? catenary::BackendChoice::CudaOnHost : catenary::BackendChoice::Cuda);
+                           o.cuda_on_host ? catenary::BackendChoice::CudaOnHost : catenary::BackendChoice::Cuda,
+                           interruption);
+  }
   if (app.got_subcommand(gather)) return gather_command(o.directory);
   return check_command(o.case_path);
 }
@@ -123,6 +157,12 @@ int main(int argc, char** argv) {
   auto* gather = app.add_subcommand(
       "gather", "join the indexes of a sweep's parts (run --part K/N into one directory) into sweep.json and sweep.csv");
   gather->add_option("directory", options.directory, "the parts' output directory")->required();
+  // CLI11 says only that a subcommand is required: name the word that is none.
+  if (argc > 1 && argv[1][0] != '-' && !is_command(app, argv[1])) {
+    std::fprintf(stderr, "catenary: error: unknown command '%s' (commands: run, compare, check, gather; see --help)\n",
+                 argv[1]);
+    return kExitBadInput;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -137,6 +177,9 @@ int main(int argc, char** argv) {
   } catch (const catenary::BackendUnavailable& e) {  // asked for, cannot be had: like bad input
     std::fprintf(stderr, "catenary: error: %s\n", e.what());
     return kExitBadInput;
+  } catch (const catenary::OutputError& e) {
+    std::fprintf(stderr, "catenary: error: %s\n", e.what());
+    return kExitOutputFailed;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "catenary: error: %s\n", e.what());
     return kExitSimulationFailed;

@@ -7,6 +7,7 @@
 
 #include "catenary/core/errors.hpp"
 #include "catenary/integrators/analyses.hpp"
+#include "catenary/io/directory_lock.hpp"
 #include "catenary/io/output_writer.hpp"
 #include "catenary/io/sweep_writer.hpp"
 #include "catenary/model/case_loader.hpp"
@@ -29,10 +30,21 @@ OutputDirectory run_directory(const Case& c, const std::string& out) {
   return {(std::filesystem::path("results") / c.name).string(), "/output/directory"};
 }
 
-std::unique_ptr<OutputWriter> open_writer(const Case& c, const OutputDirectory& dir) {
+// The run's output directory, locked for it, and its writer.
+struct OpenOutput {
+  std::unique_ptr<DirectoryLock> lock;
+  std::unique_ptr<OutputWriter> writer;
+};
+
+OpenOutput open_output(const Case& c, const OutputDirectory& dir) {
   try {
-    return std::make_unique<OutputWriter>(c, dir.path);
-  } catch (const std::exception& e) {  // an output directory that cannot be written is bad input
+    OpenOutput out;
+    out.lock = std::make_unique<DirectoryLock>(dir.path);
+    out.writer = std::make_unique<OutputWriter>(c, dir.path);
+    return out;
+  } catch (const OutputError&) {
+    throw;
+  } catch (const std::exception& e) {  // a directory that cannot be written or is in use is bad input
     throw InputError(c.source_file, dir.origin, e.what());
   }
 }
@@ -81,17 +93,19 @@ void print_backend(const Backend& backend) {
 
 void report_run(const AnalysisRun& run, const std::string& dir, const std::string& files) {
   if (run.failed()) std::fprintf(stderr, "catenary: simulation failed: %s\n", run.summary.message.c_str());
+  if (run.interrupted()) std::fprintf(stderr, "catenary: %s\n", run.summary.message.c_str());
   print_run_summary(run.summary, dir, files.c_str());
 }
 
-int run_and_report(const Case& c, Backend& backend, const OutputDirectory& dir) {
-  const std::unique_ptr<OutputWriter> writer = open_writer(c, dir);
+int run_and_report(const Case& c, Backend& backend, const OutputDirectory& dir, const Interruption& interruption) {
+  const OpenOutput out = open_output(c, dir);
   const char* files = c.model.mechanism.empty()
                           ? "results.csv, results.pvd, summary.json"
                           : "results.csv, rigid_bodies.csv, joint_reactions.csv, results.pvd, summary.json";
   print_backend(backend);
-  const AnalysisRun run = run_case(c, backend, *writer);
+  const AnalysisRun run = run_case(c, backend, *out.writer, &interruption);
   report_run(run, dir.path, files);
+  if (run.interrupted()) return exit_interrupted(interruption);
   return run.failed() ? kExitSimulationFailed : kExitOk;
 }
 
@@ -128,17 +142,17 @@ int check_command(const std::string& case_path) {
 }
 
 int run_command(const std::string& case_path, const std::string& out, const std::string& backend,
-                const CopySelection& selection) {
+                const CopySelection& selection, const Interruption& interruption) {
   const BackendChoice choice = parse_backend_choice(backend);
   const std::vector<SweepCase> cases = load_cases(case_path, selection);
   if (cases.front().sweep_size > 1)
-    return run_sweep_and_report(cases, case_path, run_directory(cases.front().c, out), choice);
+    return run_sweep_and_report(cases, case_path, run_directory(cases.front().c, out), choice, interruption);
   const Case& c = cases.front().c;
   print_case_summary(c);
   const SelectedBackend selected =
       make_backend(choice, c.model, c.analysis);
   if (!selected.notice.empty()) std::fprintf(stderr, "catenary: note: %s\n", selected.notice.c_str());
-  return run_and_report(c, *selected.backend, run_directory(c, out));
+  return run_and_report(c, *selected.backend, run_directory(c, out), interruption);
 }
 
 }  // namespace catenary::cli

@@ -29,11 +29,12 @@ class PrintingObserver : public SweepObserver {
 }  // namespace
 
 int run_sweep_and_report(const std::vector<SweepCase>& cases, const std::string& case_path, const OutputDirectory& dir,
-                         BackendChoice choice, std::vector<size_t>* failed) {
+                         BackendChoice choice, const Interruption& interruption, std::vector<size_t>* failed) {
   PrintingObserver observer;
-  const std::vector<size_t> failed_copies = run_sweep(cases, case_path, dir.path, dir.origin, choice, observer);
-  if (failed) *failed = failed_copies;
-  return failed_copies.empty() ? kExitOk : kExitSimulationFailed;
+  const SweepRun run = run_sweep(cases, case_path, dir.path, dir.origin, choice, observer, &interruption);
+  if (failed) *failed = run.failed;
+  if (run.interrupted) return exit_interrupted(interruption);
+  return run.failed.empty() ? kExitOk : kExitSimulationFailed;
 }
 
 int gather_command(const std::string& directory) {

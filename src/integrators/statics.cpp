@@ -148,7 +148,8 @@ class StaticEquilibrium final : public NewtonProblem {
 
 }  // namespace
 
-void run_static(System& sys, const StaticSettings& s, const FrameSink& sink, RunSummary& summary) {
+void run_static(System& sys, const StaticSettings& s, const FrameSink& sink, RunSummary& summary,
+                const Interruption* interruption) {
   summary.analysis = "static";
   Progress progress("static");
   Backend& backend = sys.backend();
@@ -213,6 +214,11 @@ void run_static(System& sys, const StaticSettings& s, const FrameSink& sink, Run
     summary.end_time = load;
     emit(load, out.iterations);
     progress.update(load, load, summary.steps);
+    if (stop_requested(interruption) && load < 1.0 - 1e-12) {
+      std::ostringstream msg;
+      msg << "static analysis interrupted at load factor " << load << " after " << summary.steps << " load steps";
+      throw Interrupted(msg.str());
+    }
   }
 }
 

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <sstream>
+#include <stdexcept>
 #include <vector>
 
 #include "catenary/core/errors.hpp"
@@ -231,7 +232,7 @@ void NewmarkNewton::kinematics(const Vector& q1, double bh2, double gamma_h, Ste
 }
 
 void run_time_steps(System& sys, const DynamicSettings& s, double output_interval, const FrameSink& sink,
-                    RunSummary& summary, TimeStepper& stepper) {
+                    RunSummary& summary, TimeStepper& stepper, const Interruption* interruption) {
   summary.analysis = "dynamic";
   Progress progress("dynamic");
   using Clock = std::chrono::steady_clock;
@@ -272,6 +273,13 @@ void run_time_steps(System& sys, const DynamicSettings& s, double output_interva
 
   const double T = s.end_time;
   double h = s.adaptive ? std::min(std::max(s.step, s.min_step), s.max_step) : s.step;
+  // An interval whose frames outnumber the steps allowed could not advance the output time.
+  if (output_interval > 0.0 && !(T / output_interval <= static_cast<double>(s.max_steps))) {
+    std::ostringstream msg;
+    msg << "the output interval " << output_interval << " s gives more frames than max_steps (" << s.max_steps
+        << ") over the end time " << T << " s";
+    throw std::invalid_argument(msg.str());
+  }
   double next_output = output_interval > 0.0 ? output_interval : 0.0;
   Clock::time_point first_step_end;
   while (state.t < T * (1.0 - 1e-12)) {
@@ -334,6 +342,17 @@ void run_time_steps(System& sys, const DynamicSettings& s, double output_interva
         while (next_output <= state.t + 1e-9 * h_try) next_output += output_interval;
     }
     progress.update(state.t / T, state.t, summary.steps);
+    if (!last && stop_requested(interruption)) {
+      std::ostringstream msg;
+      msg << "dynamic analysis interrupted at t = " << state.t << " s after " << summary.steps << " steps";
+      throw Interrupted(msg.str());
+    }
+    if (summary.steps >= s.max_steps && state.t < T * (1.0 - 1e-12)) {
+      std::ostringstream msg;
+      msg << "dynamic analysis stopped at t = " << state.t << " s after " << summary.steps
+          << " steps, the limit max_steps (raise analysis.max_steps, or take a larger min_step)";
+      throw SimulationError(msg.str());
+    }
   }
   // A fixed step that leaves the local error far above the tolerance does not resolve the motion;
   // say so rather than hand back a possibly wrong answer in silence.
@@ -350,14 +369,14 @@ void run_time_steps(System& sys, const DynamicSettings& s, double output_interva
 
 
 void run_dynamic(System& sys, const DynamicSettings& s, double output_interval, const FrameSink& sink,
-                 RunSummary& summary) {
+                 RunSummary& summary, const Interruption* interruption) {
   std::unique_ptr<TimeStepper> stepper;
   switch (s.integrator) {
     case DynamicSettings::Integrator::HHT: stepper = make_hht_stepper(sys, s); break;
     case DynamicSettings::Integrator::GeneralizedAlpha: stepper = make_generalized_alpha_stepper(sys, s); break;
     case DynamicSettings::Integrator::BDF: stepper = make_bdf_stepper(sys, s); break;
   }
-  run_time_steps(sys, s, output_interval, sink, summary, *stepper);
+  run_time_steps(sys, s, output_interval, sink, summary, *stepper, interruption);
 }
 
 }  // namespace catenary

@@ -148,8 +148,9 @@ class NewmarkNewton {
 
 // The step-control loop: consistent initial state, then fixed steps (the last one shortened to
 // land on the end time) or adaptive steps (error estimate against the tolerance, rejection and
-// a quarter step after a Newton failure); frames every output_interval (0: every step).
+// a quarter step after a Newton failure); frames every output_interval (0: every step); Interrupted
+// after a step where `interruption` asks to stop.
 void run_time_steps(System& sys, const DynamicSettings& s, double output_interval, const FrameSink& sink,
-                    RunSummary& summary, TimeStepper& stepper);
+                    RunSummary& summary, TimeStepper& stepper, const Interruption* interruption);
 
 }  // namespace catenary

@@ -4,13 +4,14 @@
 #include <filesystem>
 #include <sstream>
 #include <stdexcept>
-#include <system_error>
 
 #include <nlohmann/json.hpp>
 
 #include "catenary/io/vtu_writer.hpp"
 #include "catenary/model/multibody_layout.hpp"
 #include "catenary/rigid/euler_parameters.hpp"
+#include "earlier_outputs.hpp"
+#include "output_file.hpp"
 #include "text_output.hpp"
 
 namespace catenary {
@@ -23,18 +24,21 @@ std::string join(const std::string& directory, const std::string& name) {
   return (fs::path(directory) / name).string();
 }
 
-void create_directory(const std::string& path) {
-  std::error_code ec;
-  fs::create_directories(path, ec);
-  if (ec || !fs::is_directory(path))
-    throw std::runtime_error("cannot create output directory " + path +
-                             (ec ? ": " + ec.message() : std::string(": not a directory")));
-}
-
 std::string frame_name(size_t index) {
   char buffer[48];
   std::snprintf(buffer, sizeof buffer, "frames/frame_%05zu.vtu", index);
   return buffer;
+}
+
+// The name an analysis gives itself in its summary (RunSummary::analysis).
+std::string analysis_name(AnalysisSettings::Type type) {
+  switch (type) {
+    case AnalysisSettings::Type::Static: return "static";
+    case AnalysisSettings::Type::Dynamic: return "dynamic";
+    case AnalysisSettings::Type::Assembly: return "assembly";
+    case AnalysisSettings::Type::Kinematic: return "kinematic";
+  }
+  return {};
 }
 
 void check_size(const Eigen::VectorXd* x, long expected, const char* what) {
@@ -58,25 +62,20 @@ OutputWriter::OutputWriter(const Case& c, const std::string& directory)
   if (case_.output.vtu && case_.output.vtu_samples_per_element < 1)
     throw std::invalid_argument("VTU samples per element must be at least 1");
   create_directory(directory_);
+  clear_earlier_run(directory_);
   if (case_.output.vtu) create_directory(join(directory_, "frames"));
-  const std::string csv_path = join(directory_, "results.csv");
-  csv_.open(csv_path, std::ios::trunc);
-  if (!csv_) throw std::runtime_error("cannot open CSV file for writing: " + csv_path);
+  write_summary(starting_summary("running"));
+  csv_ = std::make_unique<OutputFile>(join(directory_, "results.csv"));
   write_csv_header();
   if (!m.mechanism.empty()) write_mechanism_headers();
 }
 
 namespace {
 
-void open_csv(std::ofstream& f, const std::string& path) {
-  f.open(path, std::ios::trunc);
-  if (!f) throw std::runtime_error("cannot open CSV file for writing: " + path);
-}
-
-void finish_row(std::ofstream& f, const std::string& row, const std::string& path) {
-  f << row << '\n';
+// Writes rows (each ending in a line end) to f in one write, so that a frame's rows are whole.
+void write_rows(OutputFile& f, const std::string& rows) {
+  f.add(rows);
   f.flush();
-  if (!f) throw std::runtime_error("error writing " + path);
 }
 
 Vec<4> sub4(const Eigen::VectorXd& x, int at) { return vec4(x[at], x[at + 1], x[at + 2], x[at + 3]); }
@@ -90,12 +89,12 @@ void OutputWriter::write_mechanism_headers() {
   mechanism_dofs_ = layout.dofs;
   mechanism_first_row_ = layout.first_row;
   const bool accelerations = case_.analysis.type == AnalysisSettings::Type::Kinematic;
-  open_csv(bodies_csv_, join(directory_, "rigid_bodies.csv"));
+  bodies_csv_ = std::make_unique<OutputFile>(join(directory_, "rigid_bodies.csv"));
   std::string h = "time,body,x,y,z,e0,e1,e2,e3,vx,vy,vz,wx,wy,wz";
   if (accelerations) h += ",ax,ay,az,alpha_x,alpha_y,alpha_z";
-  finish_row(bodies_csv_, h, join(directory_, "rigid_bodies.csv"));
+  write_rows(*bodies_csv_, h + '\n');
 
-  open_csv(reactions_csv_, join(directory_, "joint_reactions.csv"));
+  reactions_csv_ = std::make_unique<OutputFile>(join(directory_, "joint_reactions.csv"));
   h = "time";
   for (const Joint& j : mech.joints)
     for (const char* c : {"force_f", "force_g", "force_h", "torque_f", "torque_g", "torque_h"})
@@ -107,7 +106,7 @@ void OutputWriter::write_mechanism_headers() {
     for (const char* c : {"length", "rate", "force"}) h += ',' + csv_field(e.name + '.' + c);
   for (const Rsda& e : mech.forces.rsda)
     for (const char* c : {"angle", "rate", "torque"}) h += ',' + csv_field(e.name + '.' + c);
-  finish_row(reactions_csv_, h, join(directory_, "joint_reactions.csv"));
+  write_rows(*reactions_csv_, h + '\n');
 }
 
 void OutputWriter::write_mechanism_rows(const Frame& f) {
@@ -121,6 +120,7 @@ void OutputWriter::write_mechanism_rows(const Frame& f) {
   }
   const bool accelerations = case_.analysis.type == AnalysisSettings::Type::Kinematic;
   const std::string time = number(f.time);
+  std::string body_rows;
   for (size_t b = 0; b < mech.bodies.size(); ++b) {
     const int at = 7 * static_cast<int>(b);
     const Vec<4> p = sub4(x, at + 3), pd = sub4(v, at + 3);
@@ -135,8 +135,9 @@ void OutputWriter::write_mechanism_rows(const Frame& f) {
       for (int k = 0; k < 3; ++k) row += ',' + number(a[at + k]);
       for (int k = 0; k < 3; ++k) row += ',' + number(alpha[k]);
     }
-    finish_row(bodies_csv_, row, join(directory_, "rigid_bodies.csv"));
+    body_rows += row + '\n';
   }
+  write_rows(*bodies_csv_, body_rows);
 
   const int rows = mech.row_count();
   Eigen::VectorXd lambda = Eigen::VectorXd::Zero(rows);
@@ -163,15 +164,11 @@ void OutputWriter::write_mechanism_rows(const Frame& f) {
     const RsdaState s = rsda_state(e, x.data(), v.data(), f.time);
     row += ',' + number(s.angle) + ',' + number(s.rate) + ',' + number(s.torque);
   }
-  finish_row(reactions_csv_, row, join(directory_, "joint_reactions.csv"));
+  write_rows(*reactions_csv_, row + '\n');
 }
 
-OutputWriter::~OutputWriter() {
-  // Rows were flushed as written; closing cannot lose anything and must not throw.
-  csv_.close();
-  bodies_csv_.close();
-  reactions_csv_.close();
-}
+// Rows were written whole as they came: closing loses nothing.
+OutputWriter::~OutputWriter() = default;
 
 void OutputWriter::write_csv_header() {
   const Model& m = case_.model;
@@ -188,9 +185,7 @@ void OutputWriter::write_csv_header() {
       h << ',' << csv_field("reaction." + g.name + '.' +
                             (i < static_cast<int>(g.row_labels.size()) ? g.row_labels[i] : std::to_string(i)));
   results_header_ = h.str();
-  csv_ << results_header_ << '\n';
-  csv_.flush();
-  if (!csv_) throw std::runtime_error("error writing " + join(directory_, "results.csv"));
+  write_rows(*csv_, results_header_ + '\n');
 }
 
 void OutputWriter::write_frame(const Frame& f) {
@@ -215,10 +210,8 @@ void OutputWriter::write_frame(const Frame& f) {
   for (const ConstraintGroup& g : m.constraint_groups)
     for (int i = 0; i < g.row_count; ++i)
       row += ',' + number(f.lambda ? -(*f.lambda)[g.first_row + i] : 0.0);
-  csv_ << row << '\n';
-  csv_.flush();
+  write_rows(*csv_, row + '\n');
   last_results_row_ = std::move(row);
-  if (!csv_) throw std::runtime_error("error writing " + join(directory_, "results.csv"));
   if (!m.mechanism.empty()) write_mechanism_rows(f);
 
   if (case_.output.vtu) {
@@ -233,7 +226,8 @@ namespace {
 
 // The collection's closing lines: each frame's entry is written over them and they follow it, so
 // the file is whole after every frame, and a frame writes one entry, not the list again (which made
-// a run of 10,000 frames spend 98 % of its time rewriting results.pvd).
+// a run of 10,000 frames spend 98 % of its time rewriting results.pvd). The entry is added once
+// its frame file is whole under its own name.
 constexpr char kPvdEnd[] = "  </Collection>\n</VTKFile>\n";
 
 }  // namespace
@@ -249,11 +243,15 @@ void OutputWriter::add_pvd_entry(double time, const std::string& file) {
     return;
   }
   // Opened for each frame, not held: a sweep's thousands of copies would each hold one more file.
-  std::fstream pvd(path, std::ios::in | std::ios::out | std::ios::binary);
-  pvd.seekp(-static_cast<std::streamoff>(sizeof kPvdEnd - 1), std::ios::end);
-  pvd << entry;
-  pvd.flush();
-  if (!pvd) throw std::runtime_error("error writing " + path);
+  replace_tail(path, kPvdEnd, entry);
+}
+
+RunSummary OutputWriter::starting_summary(const std::string& status, const std::string& message) const {
+  RunSummary s;
+  s.analysis = analysis_name(case_.analysis.type);
+  s.status = status;
+  s.message = message;
+  return s;
 }
 
 void OutputWriter::write_summary(const RunSummary& s) {

@@ -10,6 +10,7 @@
 
 #include "catenary/core/errors.hpp"
 #include "catenary/model/sweep.hpp"
+#include "output_file.hpp"
 #include "text_output.hpp"
 
 namespace catenary {

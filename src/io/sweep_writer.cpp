@@ -5,12 +5,15 @@
 #include <cstdio>
 #include <exception>
 #include <filesystem>
+#include <set>
 #include <stdexcept>
 #include <system_error>
 
 #include <nlohmann/json.hpp>
 
 #include "catenary/model/model_operators.hpp"
+#include "earlier_outputs.hpp"
+#include "output_file.hpp"
 #include "text_output.hpp"
 
 namespace catenary {
@@ -76,7 +79,14 @@ std::string SweepIndex::stem(const std::vector<SweepCase>& cases) {
   return name;
 }
 
-void SweepIndex::write() const {
+void SweepIndex::start() const {
+  std::set<std::string> taken;
+  for (const SweepCase& c : cases_) taken.insert(SweepWriter::copy_directory_name(c.index));
+  clear_earlier_copies(directory_, stem(cases_), taken);
+  write("running");
+}
+
+void SweepIndex::write(const std::string& status) const {
   nlohmann::json index;
   index["copies"] = nlohmann::json::array();
   for (size_t k = 0; k < cases_.size(); ++k) {
@@ -88,7 +98,7 @@ void SweepIndex::write() const {
     if (!outcomes_[k].message.empty()) copy["message"] = outcomes_[k].message;
     index["copies"].push_back(copy);
   }
-  index["status"] = failed_copies().empty() ? "ok" : "failed";
+  index["status"] = status;
   index["sweep_copies"] = cases_.front().sweep_size;
   const std::filesystem::path at = std::filesystem::path(directory_) / stem(cases_);
   write_atomically(at.string() + ".json", index.dump(2) + "\n");
@@ -102,7 +112,7 @@ std::string SweepIndex::table() const {
   for (const auto& item : cases_.front().values.items())
     parameters.emplace_back(item.key(), parameter_width(cases_, item.key()));
   const std::string& results_header = outcomes_.front().results_header;
-  bool same_columns = true;
+  bool same_columns = !results_header.empty();
   for (const Outcome& o : outcomes_) same_columns = same_columns && o.results_header == results_header;
   std::string table = "copy";
   for (const auto& [path, width] : parameters) {
@@ -150,14 +160,6 @@ SweepWriter::SweepWriter(const std::vector<SweepCase>& cases, std::vector<size_t
         copy.c, (std::filesystem::path(directory) / copy_directory_name(copy.index)).string());
     if (!copy.c.model.mechanism.empty()) mechanisms_[k] = std::make_unique<MultibodyBlock>(copy.c.model);
   });
-}
-
-SweepWriter::~SweepWriter() {
-  // The C library keeps every open FILE (a std::ofstream holds one) in a list, newest first, and a
-  // close walks it from the head: closing the copies' files in the order they were opened walks
-  // all that are still open each time, 0.5 s of a run of 10,000 copies on a 2-core VM
-  // (quadratic in the copies). Last opened, first closed: each is near the head.
-  while (!writers_.empty()) writers_.pop_back();
 }
 
 void SweepWriter::write_frame(const Frame& f) {

@@ -1,13 +1,12 @@
 #include "catenary/io/vtu_writer.hpp"
 
-#include <cstdio>
-#include <fstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "catenary/elements/hermite_shape.hpp"
 #include "catenary/rigid/euler_parameters.hpp"
+#include "output_file.hpp"
 #include "text_output.hpp"
 
 namespace catenary {
@@ -104,16 +103,23 @@ void add_rigid_bodies(const Model& m, const Eigen::VectorXd& q, const Eigen::Vec
   }
 }
 
-void write_array(std::ofstream& f, const char* type, const char* name, int components,
+void write_array(OutputFile& f, const char* type, const char* name, int components,
                  const std::vector<double>& values) {
-  f << "        <DataArray type=\"" << type << "\" Name=\"" << name
-    << "\" NumberOfComponents=\"" << components << "\" format=\"ascii\">\n";
+  f.add(std::string("        <DataArray type=\"") + type + "\" Name=\"" + name + "\" NumberOfComponents=\"" +
+        std::to_string(components) + "\" format=\"ascii\">\n");
+  std::string line;
   for (size_t i = 0; i < values.size(); i += components) {
-    f << "         ";
-    for (int k = 0; k < components; ++k) f << ' ' << number(values[i + k]);
-    f << '\n';
+    line = "         ";
+    for (int k = 0; k < components; ++k) line += ' ' + number(values[i + k]);
+    line += '\n';
+    f.add(line);
   }
-  f << "        </DataArray>\n";
+  f.add("        </DataArray>\n");
+}
+
+// The opening line of an integer array, whose values follow a line a cell.
+std::string int_array(const char* type, const char* name) {
+  return std::string("        <DataArray type=\"") + type + "\" Name=\"" + name + "\" format=\"ascii\">\n";
 }
 
 }  // namespace
@@ -132,47 +138,44 @@ void write_vtu(const std::string& path, const Model& m, const Eigen::VectorXd& q
   const int points = s.point_count(), cells = static_cast<int>(s.types.size());
   const int cable_cells = static_cast<int>(m.bodies.size());
 
-  std::ofstream f(path);
-  if (!f) throw std::runtime_error("cannot open VTU file for writing: " + path);
-  f << "<?xml version=\"1.0\"?>\n"
-    << "<VTKFile type=\"UnstructuredGrid\" version=\"0.1\" byte_order=\"LittleEndian\">\n"
-    << "  <UnstructuredGrid>\n"
-    << "    <Piece NumberOfPoints=\"" << points << "\" NumberOfCells=\"" << cells << "\">\n"
-    << "      <PointData Vectors=\"velocity\" Scalars=\"axial_strain\">\n";
-  write_array(f, "Float64", "velocity", 3, s.velocities);
-  write_array(f, "Float64", "axial_strain", 1, s.strains);
-  // body_id: cables 0, 1, ... in model order, then the rigid bodies (three axis cells each).
-  f << "      </PointData>\n"
-    << "      <CellData Scalars=\"body_id\">\n"
-    << "        <DataArray type=\"Int32\" Name=\"body_id\" format=\"ascii\">\n";
-  for (int c = 0; c < cells; ++c) f << "          " << (c < cable_cells ? c : cable_cells + (c - cable_cells) / 3) << '\n';
-  f << "        </DataArray>\n"
-    << "      </CellData>\n"
-    << "      <Points>\n";
-  write_array(f, "Float64", "points", 3, s.points);
-  f << "      </Points>\n"
-    << "      <Cells>\n"
-    << "        <DataArray type=\"Int32\" Name=\"connectivity\" format=\"ascii\">\n";
-  int begin = 0;
-  for (int end : s.offsets) {
-    f << "         ";
-    for (int k = begin; k < end; ++k) f << ' ' << s.connectivity[k];
-    f << '\n';
-    begin = end;
-  }
-  f << "        </DataArray>\n"
-    << "        <DataArray type=\"Int32\" Name=\"offsets\" format=\"ascii\">\n";
-  for (int end : s.offsets) f << "          " << end << '\n';
-  f << "        </DataArray>\n"
-    << "        <DataArray type=\"UInt8\" Name=\"types\" format=\"ascii\">\n";
-  for (int type : s.types) f << "          " << type << '\n';
-  f << "        </DataArray>\n"
-    << "      </Cells>\n"
-    << "    </Piece>\n"
-    << "  </UnstructuredGrid>\n"
-    << "</VTKFile>\n";
-  f.flush();
-  if (!f) throw std::runtime_error("error writing VTU file: " + path);
+  // Written under a temporary name and renamed: a frame file that results.pvd lists is whole.
+  write_atomically(path, [&](OutputFile& f) {
+    f.add("<?xml version=\"1.0\"?>\n"
+          "<VTKFile type=\"UnstructuredGrid\" version=\"0.1\" byte_order=\"LittleEndian\">\n"
+          "  <UnstructuredGrid>\n"
+          "    <Piece NumberOfPoints=\"" + std::to_string(points) + "\" NumberOfCells=\"" + std::to_string(cells) +
+          "\">\n"
+          "      <PointData Vectors=\"velocity\" Scalars=\"axial_strain\">\n");
+    write_array(f, "Float64", "velocity", 3, s.velocities);
+    write_array(f, "Float64", "axial_strain", 1, s.strains);
+    // body_id: cables 0, 1, ... in model order, then the rigid bodies (three axis cells each).
+    f.add("      </PointData>\n"
+          "      <CellData Scalars=\"body_id\">\n" + int_array("Int32", "body_id"));
+    for (int c = 0; c < cells; ++c)
+      f.add("          " + std::to_string(c < cable_cells ? c : cable_cells + (c - cable_cells) / 3) + '\n');
+    f.add("        </DataArray>\n"
+          "      </CellData>\n"
+          "      <Points>\n");
+    write_array(f, "Float64", "points", 3, s.points);
+    f.add("      </Points>\n"
+          "      <Cells>\n" + int_array("Int32", "connectivity"));
+    int begin = 0;
+    for (int end : s.offsets) {
+      std::string line = "         ";
+      for (int k = begin; k < end; ++k) line += ' ' + std::to_string(s.connectivity[k]);
+      f.add(line + '\n');
+      begin = end;
+    }
+    f.add("        </DataArray>\n" + int_array("Int32", "offsets"));
+    for (int end : s.offsets) f.add("          " + std::to_string(end) + '\n');
+    f.add("        </DataArray>\n" + int_array("UInt8", "types"));
+    for (int type : s.types) f.add("          " + std::to_string(type) + '\n');
+    f.add("        </DataArray>\n"
+          "      </Cells>\n"
+          "    </Piece>\n"
+          "  </UnstructuredGrid>\n"
+          "</VTKFile>\n");
+  });
 }
 
 }  // namespace catenary

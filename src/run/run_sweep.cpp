@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "catenary/core/errors.hpp"
+#include "catenary/io/directory_lock.hpp"
 #include "catenary/io/output_writer.hpp"
 #include "catenary/io/sweep_writer.hpp"
 #include "catenary/model/sweep.hpp"
@@ -65,7 +66,8 @@ struct BatchResult {
 // written through `index`.
 BatchResult run_batch(const std::vector<SweepCase>& cases, const std::vector<size_t>& positions,
                       const std::string& case_path, const std::string& dir, const std::string& dir_origin,
-                      BackendChoice choice, SweepIndex& index, const std::string& files, SweepObserver& observer) {
+                      BackendChoice choice, SweepIndex& index, const std::string& files, SweepObserver& observer,
+                      const Interruption* interruption) {
   std::vector<size_t> numbers;
   for (size_t k : positions) numbers.push_back(cases[k].index);
   std::vector<CopyRange> ranges;
@@ -82,13 +84,15 @@ BatchResult run_batch(const std::vector<SweepCase>& cases, const std::vector<siz
   std::unique_ptr<SweepWriter> writer;
   try {
     writer = std::make_unique<SweepWriter>(cases, positions, ranges, batch, *selected.backend, dir, index);
+  } catch (const OutputError&) {
+    throw;
   } catch (const std::exception& e) {
     throw InputError(case_path, dir_origin, e.what());
   }
   observer.backend_ready(*selected.backend, selected.notice);
   BatchResult result;
   result.run = run_analysis(first.analysis, first.output.interval, batch, *selected.backend,
-                            [&](const Frame& f) { writer->write_frame(f); });
+                            [&](const Frame& f) { writer->write_frame(f); }, interruption);
   writer->write_summary(result.run.summary);
   observer.batch_finished(result.run, dir, files);
   if (result.run.failed_dof >= 0) result.culprits = copies_holding(ranges, result.run, batch.dof_count());
@@ -109,23 +113,42 @@ Model merge_sweep_copies(const std::vector<SweepCase>& cases, const std::vector<
   }
 }
 
-std::vector<size_t> run_sweep(const std::vector<SweepCase>& cases, const std::string& case_path,
-                              const std::string& dir, const std::string& dir_origin, BackendChoice choice,
-                              SweepObserver& observer) {
-  SweepIndex index(cases, dir);
+SweepRun run_sweep(const std::vector<SweepCase>& cases, const std::string& case_path, const std::string& dir,
+                   const std::string& dir_origin, BackendChoice choice, SweepObserver& observer,
+                   const Interruption* interruption) {
   const std::string stem = SweepIndex::stem(cases);
+  // A whole sweep needs the directory alone; the parts of one share it, each its own copies.
+  std::unique_ptr<DirectoryLock> lock, part_lock;
+  try {
+    const bool part = stem != "sweep";
+    lock = std::make_unique<DirectoryLock>(dir, part ? DirectoryLock::Kind::Shared : DirectoryLock::Kind::Exclusive);
+    if (part) part_lock = std::make_unique<DirectoryLock>(dir, DirectoryLock::Kind::Exclusive, ".catenary-" + stem + ".lock");
+  } catch (const std::exception& e) {
+    throw InputError(case_path, dir_origin, e.what());
+  }
+  SweepIndex index(cases, dir);
+  index.start();
   const std::string files = "one directory per copy, " + stem + ".json, " + stem + ".csv";
   // Batches still to run, each a list of positions in cases.
   std::deque<std::vector<size_t>> batches(1);
   for (size_t k = 0; k < cases.size(); ++k) batches.front().push_back(k);
-  bool ran = false;  // a batch has run: the index has something to say if a later one cannot start
+  SweepRun outcome;
   try {
+    // A stop asked for during a batch or between two leaves that batch's copies and those not run
+    // yet unfinished.
     while (!batches.empty()) {
+      if (stop_requested(interruption)) {
+        outcome.interrupted = true;
+        break;
+      }
       const std::vector<size_t> positions = std::move(batches.front());
       batches.pop_front();
       const BatchResult result =
-          run_batch(cases, positions, case_path, dir, dir_origin, choice, index, files, observer);
-      ran = true;
+          run_batch(cases, positions, case_path, dir, dir_origin, choice, index, files, observer, interruption);
+      if (result.run.interrupted()) {
+        outcome.interrupted = true;
+        break;
+      }
       if (!result.run.failed()) continue;
       // A batch of one is that copy's own single run: its failure stands. Otherwise each copy the
       // failed iteration left unsettled runs alone and the others again without them, from the
@@ -151,17 +174,21 @@ std::vector<size_t> run_sweep(const std::vector<SweepCase>& cases, const std::st
       if (!others.empty()) batches.push_back(std::move(others));
     }
   } catch (...) {  // a rerun that cannot start (a backend, a file): the copies run so far are kept
-    if (ran) index.write();
+    index.write("failed");
     throw;
   }
-  index.write();
-  const std::vector<size_t> failed = index.failed_copies();
-  if (failed.size() == cases.size())
+  outcome.failed = index.failed_copies();
+  const std::vector<size_t>& failed = outcome.failed;
+  index.write(outcome.interrupted ? "interrupted" : failed.empty() ? "ok" : "failed");
+  if (outcome.interrupted)
+    observer.note("interrupted: " + copy_list(failed) + " of " + std::to_string(cases.size()) +
+                  " did not run to their end (" + stem + ".json)");
+  else if (failed.size() == cases.size())
     observer.note("every copy failed (" + stem + ".json)");
   else if (!failed.empty())
     observer.note(copy_list(failed) + " of " + std::to_string(cases.size()) + " failed; the others ran to their end (" +
                   stem + ".json)");
-  return failed;
+  return outcome;
 }
 
 }  // namespace catenary

@@ -46,6 +46,13 @@ class SimulationError : public std::runtime_error {
   std::vector<int> unsettled_dofs_;
 };
 
+// A result file that could not be written (a full disk, a file that cannot be opened): the message
+// names the file and the system's reason. Exit code 4.
+class OutputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // A backend that was asked for and cannot be used (no CUDA driver or device, not enough device
 // memory, a build without CUDA). Exit code 2, like bad input: the request cannot be met.
 class BackendUnavailable : public std::runtime_error {

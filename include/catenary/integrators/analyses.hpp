@@ -7,6 +7,7 @@
 #include <Eigen/Core>
 
 #include "catenary/assembly/backend_options.hpp"
+#include "catenary/core/interruption.hpp"
 #include "catenary/integrators/run_results.hpp"
 #include "catenary/integrators/system.hpp"
 #include "catenary/model/case.hpp"
@@ -35,15 +36,18 @@ ConsistentState consistent_initial_state(System& sys, double t0);
 
 // Static equilibrium f_int(q) + Phi_q^T lambda = g with Phi = 0, Newton-Raphson with load
 // stepping (automatic bisection of a load step that does not converge) and a backtracking line
-// search. Writes one frame per load step. Throws SimulationError when it cannot converge;
-// `summary` holds the statistics so far either way.
-void run_static(System& sys, const StaticSettings& s, const FrameSink& sink, RunSummary& summary);
+// search. Writes one frame per load step. Throws SimulationError when it cannot converge, and
+// Interrupted after a load step where `interruption` asks to stop; `summary` holds the statistics
+// so far either way.
+void run_static(System& sys, const StaticSettings& s, const FrameSink& sink, RunSummary& summary,
+                const Interruption* interruption = nullptr);
 
 // Dynamics of the index-3 DAE with Newton on the positions (Negrut, Rampalli, Ottarsson, Sajdak
 // 2007 scaling), fixed or adaptive step, by s.integrator: HHT-alpha (s.alpha) or generalized-alpha
-// (Arnold and Bruls 2007, s.rho_infinity). Frames every output_interval (0: every step).
+// (Arnold and Bruls 2007, s.rho_infinity). Frames every output_interval (0: every step). Throws
+// Interrupted after a step where `interruption` asks to stop.
 void run_dynamic(System& sys, const DynamicSettings& s, double output_interval, const FrameSink& sink,
-                 RunSummary& summary);
+                 RunSummary& summary, const Interruption* interruption = nullptr);
 
 // The assembly analysis: the consistent initial state as the one frame, with what it moved and
 // the constraint violation left in `summary` (src/integrators/assembly_analysis.cpp).

@@ -36,10 +36,13 @@ struct MovedPart {
 // What the run did, for the summary JSON and the command line.
 struct RunSummary {
   std::string analysis;  // "static" or "dynamic"
-  std::string status;    // "ok" or "failed"
-  std::string message;   // diagnosis when failed
+  // "ok", "failed" or "interrupted" (stopped between two steps at a caller's request); summary.json
+  // says "running" from the run's start until its end replaces it.
+  std::string status;
+  std::string message;   // diagnosis when failed, where it stopped when interrupted
   long steps = 0, rejected_steps = 0, newton_iterations = 0;
-  double end_time = 0.0, wall_seconds = 0.0;
+  double end_time = 0.0;  // the last time reached (statics: the load factor)
+  double wall_seconds = 0.0;
   double last_residual = 0.0;  // largest force residual of the last Newton iterate (N)
   // Largest local error estimate of an accepted step (1 = the error tolerance) and its time.
   double largest_error_estimate = 0.0, largest_error_time = 0.0;

@@ -1,7 +1,9 @@
 #pragma once
 // Writes a run's results as it goes: a CSV time series, VTU + PVD frames for ParaView and a
-// summary JSON. Every frame is flushed when written, so a run that fails keeps valid output.
-#include <fstream>
+// summary JSON. The summary says "running" from the start until the run's own replaces it. Each
+// frame's rows reach their files in one write, and a frame file is listed in results.pvd once it
+// is whole, so a run that fails, stops or is killed keeps valid output up to its last frame. A
+// write that fails (a full disk) throws OutputError naming the file and the system's reason.
 #include <memory>
 #include <string>
 #include <vector>
@@ -13,11 +15,14 @@
 
 namespace catenary {
 
+class OutputFile;
+
 class OutputWriter {
  public:
-  // Creates the directory; the files are results.csv, frames/frame_NNNNN.vtu, results.pvd,
-  // summary.json, and for a model with rigid bodies rigid_bodies.csv and joint_reactions.csv
-  // (columns in docs/case-format.md).
+  // Creates the directory, clears what an earlier run wrote there (its summary.json's files and
+  // frames, src/io/earlier_outputs.hpp) and writes summary.json with status "running"; the files
+  // are results.csv, frames/frame_NNNNN.vtu, results.pvd, summary.json, and for a model with rigid
+  // bodies rigid_bodies.csv and joint_reactions.csv (columns in docs/case-format.md).
   OutputWriter(const Case& c, const std::string& directory);
   // Files a writer of c keeps open from construction to destruction (results.csv, and
   // rigid_bodies.csv and joint_reactions.csv for a model with rigid bodies); a frame opens and
@@ -26,6 +31,9 @@ class OutputWriter {
   ~OutputWriter();
   void write_frame(const Frame& f);
   void write_summary(const RunSummary& s);
+  // The summary of a run that has done nothing yet, with this status and message: "running" at the
+  // start, "failed" where a result file cannot be written.
+  RunSummary starting_summary(const std::string& status, const std::string& message = "") const;
   const std::string& directory() const { return directory_; }
   // results.csv's header and its last row written (empty before the first frame), without the
   // line ends: a sweep's table of every copy's last frame (SweepWriter).
@@ -40,8 +48,8 @@ class OutputWriter {
   void add_pvd_entry(double time, const std::string& file);
   const Case& case_;
   std::string directory_;
-  std::ofstream csv_;
-  std::ofstream bodies_csv_, reactions_csv_;  // open for models with rigid bodies
+  std::unique_ptr<OutputFile> csv_;
+  std::unique_ptr<OutputFile> bodies_csv_, reactions_csv_;  // for models with rigid bodies
   std::vector<int> mechanism_dofs_;           // model coordinate of each mechanism coordinate
   int mechanism_first_row_ = 0;
   size_t vtu_frames_ = 0;  // written so far

@@ -23,11 +23,15 @@ class SweepIndex {
  public:
   // cases (the copies this run takes) must outlive the index.
   SweepIndex(const std::vector<SweepCase>& cases, std::string directory);
+  // Before the run: clears the copies that an earlier run's index of this name lists and this run
+  // does not take (src/io/earlier_outputs.hpp), and writes the index with status "running".
+  void start() const;
   // Copy `position` (in cases) ended as s says, with w's results.csv.
   void record(size_t position, const RunSummary& s, const OutputWriter& w);
-  // sweep.json and sweep.csv (or the part's), written whole.
-  void write() const;
-  // How many copies failed, and their numbers in the sweep.
+  // sweep.json (its "status": the sweep's, "running", "ok", "failed" or "interrupted") and
+  // sweep.csv (or the part's), written whole.
+  void write(const std::string& status) const;
+  // The numbers in the sweep of the copies that did not end "ok" (failed, interrupted, not run).
   std::vector<size_t> failed_copies() const;
   // "sweep", or for a run of some copies "sweep_copies_FFFF-LLLL": the index's and the table's
   // name without .json / .csv.
@@ -49,8 +53,6 @@ class SweepWriter {
   // and index must outlive the writer; backend is the batch's.
   SweepWriter(const std::vector<SweepCase>& cases, std::vector<size_t> positions, const std::vector<CopyRange>& ranges,
               const Model& batch, Backend& backend, const std::string& directory, SweepIndex& index);
-  // Closes the copies' files, the last opened first (see the definition).
-  ~SweepWriter();
   void write_frame(const Frame& batch_frame);
   // Every copy's summary.json, and what each came to in the index.
   void write_summary(const RunSummary& s);

@@ -9,6 +9,7 @@
 
 namespace catenary {
 
+// Writes path whole: under path + ".tmp", then renamed (OutputError where a write fails).
 void write_vtu(const std::string& path, const Model& m, const Eigen::VectorXd& q,
                const Eigen::VectorXd& v, int samples_per_element);
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "catenary/assembly/backend.hpp"
+#include "catenary/core/interruption.hpp"
 #include "catenary/model/case_loader.hpp"
 #include "catenary/model/model_merge.hpp"
 #include "catenary/run/backend_factory.hpp"
@@ -37,13 +38,22 @@ class SweepObserver {
 Model merge_sweep_copies(const std::vector<SweepCase>& cases, const std::vector<size_t>& positions,
                          const std::string& case_path, std::vector<CopyRange>& ranges);
 
+// How a sweep's run ended.
+struct SweepRun {
+  std::vector<size_t> failed;  // the sweep numbers of the copies that did not run to their end
+  bool interrupted = false;    // stopped at the Interruption's request
+};
+
 // Runs the sweep's copies (all of load_cases' selection) on backends of `choice` into dir
-// (copy_NNNN/ and the index files of SweepIndex). Returns the sweep numbers of the copies that
-// failed (empty: every copy ran to its end). Throws InputError for a directory that cannot be
-// written (named by dir_origin) or more open files than the process may have; the index keeps the
-// copies run before any such error.
-std::vector<size_t> run_sweep(const std::vector<SweepCase>& cases, const std::string& case_path,
-                              const std::string& dir, const std::string& dir_origin, BackendChoice choice,
-                              SweepObserver& observer);
+// (copy_NNNN/ and the index files of SweepIndex, written with status "running" first), with dir
+// locked (io/directory_lock.hpp: the whole sweep alone, a part of it beside the other parts). A
+// stop that `interruption` (null: none) asks for ends the batch that runs between two steps and
+// runs no more; the index marks its copies "interrupted" and those not run "not run". Throws
+// InputError for a directory that cannot be written or that another run holds (named by
+// dir_origin) or more open files than the process may have, and OutputError for a result file
+// that cannot be written; the index keeps the copies run before any such error.
+SweepRun run_sweep(const std::vector<SweepCase>& cases, const std::string& case_path, const std::string& dir,
+                   const std::string& dir_origin, BackendChoice choice, SweepObserver& observer,
+                   const Interruption* interruption = nullptr);
 
 }  // namespace catenary

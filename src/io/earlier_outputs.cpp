@@ -1,0 +1,75 @@
+#include "earlier_outputs.hpp"
+
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <system_error>
+
+#include <nlohmann/json.hpp>
+
+namespace catenary {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The JSON document at path, or null where there is none or it does not parse.
+nlohmann::json read_json(const fs::path& path) {
+  std::ifstream in(path);
+  if (!in) return nullptr;
+  nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+  return j.is_discarded() ? nlohmann::json() : j;
+}
+
+// value as a file name inside a directory: a string without a directory part, else "".
+std::string bare_name(const nlohmann::json& value) {
+  if (!value.is_string()) return {};
+  const std::string name = value.get<std::string>();
+  const fs::path p(name);
+  return !name.empty() && p.filename() == p && name != "." && name != ".." ? name : std::string();
+}
+
+// frame_ digits .vtu, or its temporary name (.vtu.tmp): OutputWriter's frame files.
+bool frame_file(const std::string& name) {
+  const std::string prefix = "frame_";
+  if (name.compare(0, prefix.size(), prefix) != 0) return false;
+  size_t end = prefix.size();
+  while (end < name.size() && std::isdigit(static_cast<unsigned char>(name[end]))) ++end;
+  const std::string rest = name.substr(end);
+  return end > prefix.size() && (rest == ".vtu" || rest == ".vtu.tmp");
+}
+
+}  // namespace
+
+void clear_earlier_run(const std::string& directory) {
+  const fs::path dir(directory);
+  const nlohmann::json summary = read_json(dir / "summary.json");
+  if (!summary.is_object() || !summary.contains("output_files") || !summary["output_files"].is_object()) return;
+  const nlohmann::json& files = summary["output_files"];
+  std::error_code ignored;
+  for (const char* key : {"csv", "pvd", "rigid_bodies", "joint_reactions", "summary"}) {
+    const std::string name = files.contains(key) ? bare_name(files[key]) : std::string();
+    if (name.empty()) continue;
+    fs::remove(dir / name, ignored);
+    fs::remove(dir / (name + ".tmp"), ignored);
+  }
+  if (!files.contains("pvd") || !fs::is_directory(dir / "frames", ignored)) return;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir / "frames", ignored))
+    if (frame_file(e.path().filename().string())) fs::remove(e.path(), ignored);
+  fs::remove(dir / "frames", ignored);  // only where that emptied it
+}
+
+void clear_earlier_copies(const std::string& directory, const std::string& stem, const std::set<std::string>& keep) {
+  const nlohmann::json index = read_json(fs::path(directory) / (stem + ".json"));
+  if (!index.is_object() || !index.contains("copies") || !index["copies"].is_array()) return;
+  for (const nlohmann::json& copy : index["copies"]) {
+    const std::string name = copy.is_object() && copy.contains("directory") ? bare_name(copy["directory"]) : "";
+    if (name.empty() || keep.count(name)) continue;
+    const fs::path at = fs::path(directory) / name;
+    clear_earlier_run(at.string());
+    std::error_code ignored;
+    fs::remove(at, ignored);  // only where that emptied it
+  }
+}
+
+}  // namespace catenary
