@@ -159,6 +159,20 @@ TEST_CASE("a fixed step that leaves the local error far above tolerance is repor
   CHECK(good.summary.warnings.empty());
 }
 
+TEST_CASE("an adaptive run reports its accepted steps' largest error estimate, and its rejected steps' apart",
+          "[dynamics][adaptive]") {
+  // Started with a step of 1e-2 s against a tolerance of 1e-6, the first steps are rejected: their
+  // estimates exceed 1, while every accepted step's is at most 1 (the error control's rule).
+  AnalysisSettings a = dynamic_settings(1e-2, 0.2, -0.1);
+  a.dynamics.adaptive = true;
+  a.dynamics.error_tolerance = 1e-6;
+  const auto r = run_model(falling_cable_pendulum(10), a);
+  REQUIRE(r.summary.rejected_steps > 0);
+  CHECK(r.summary.largest_rejected_error_estimate > 1.0);
+  CHECK(r.summary.largest_error_estimate <= 1.0);
+  CHECK(r.summary.largest_error_estimate > 0.0);
+}
+
 TEST_CASE("the stepping wall time spans the steps after the first", "[dynamics]") {
   // A frame every step: the sink's clock readings bracket the run's own, in program order. The
   // first step's end comes after the initial frame and before frame 1; the last step's end after

@@ -368,7 +368,7 @@ TEST_CASE("PVD lists every frame and summary.json has the run's fields", "[outpu
       CHECK(read_pvd(out + "/results.pvd").size() == static_cast<size_t>(i + 1));
     }
     w.write_summary(
-        RunSummary{"dynamic", "ok", "", 3, 1, 9, 0.3 + 1.0 / 3.0, 0.25, 3e-11, 2.5, 0.2, 0.125, 0.0625, 0.05, 0.03});
+        RunSummary{"dynamic", "ok", "", 3, 1, 9, 0.3 + 1.0 / 3.0, 0.25, 3e-11, 2.5, 0.2, 4.0, 0.125, 0.0625, 0.05, 0.03});
   }
   const auto entries = read_pvd(out + "/results.pvd");
   REQUIRE(entries.size() == static_cast<size_t>(frames));
@@ -394,6 +394,7 @@ TEST_CASE("PVD lists every frame and summary.json has the run's fields", "[outpu
   CHECK(j.at("last_residual").get<double>() == 3e-11);
   CHECK(j.at("largest_error_estimate").get<double>() == 2.5);
   CHECK(j.at("largest_error_time").get<double>() == 0.2);
+  CHECK(j.at("largest_rejected_error_estimate").get<double>() == 4.0);
   CHECK(j.at("stepping_wall_seconds").get<double>() == 0.125);
   CHECK(j.at("initial_state_wall_seconds").get<double>() == 0.0625);
   CHECK(j.at("output_wall_seconds").get<double>() == 0.05);

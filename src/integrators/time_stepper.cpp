@@ -313,19 +313,20 @@ void run_time_steps(System& sys, const DynamicSettings& s, double output_interva
     // wrong solution of the step equations (a cable element folded through itself solves them
     // too), which only the jump in the estimate reveals.
     const double err = stepper.error_estimate(state, trial, h_try);
-    if (err > summary.largest_error_estimate) {
-      summary.largest_error_estimate = err;
-      summary.largest_error_time = trial.t;
-    }
     if (s.adaptive) {
       const double factor =
           std::min(2.0, std::max(0.2, 0.9 * std::pow(std::max(err, 1e-10), -stepper.error_exponent())));
       if (err > 1.0 && h_try > s.min_step * (1.0 + 1e-12)) {
         summary.rejected_steps++;
+        summary.largest_rejected_error_estimate = std::max(summary.largest_rejected_error_estimate, err);
         h = std::max(s.min_step, h_try * factor);
         continue;
       }
       h = std::min(s.max_step, std::max(s.min_step, h_try * factor));
+    }
+    if (err > summary.largest_error_estimate) {
+      summary.largest_error_estimate = err;
+      summary.largest_error_time = trial.t;
     }
     state.swap(trial);
     stepper.accepted(state);

@@ -281,6 +281,7 @@ void OutputWriter::write_summary(const RunSummary& s) {
   if (s.analysis == "dynamic") {
     j["largest_error_estimate"] = s.largest_error_estimate;
     j["largest_error_time"] = s.largest_error_time;
+    j["largest_rejected_error_estimate"] = s.largest_rejected_error_estimate;
     j["stepping_wall_seconds"] = s.stepping_seconds;
     j["initial_state_wall_seconds"] = s.initial_state_seconds;
     j["output_wall_seconds"] = s.output_seconds;

@@ -44,8 +44,10 @@ struct RunSummary {
   double end_time = 0.0;  // the last time reached (statics: the load factor)
   double wall_seconds = 0.0;
   double last_residual = 0.0;  // largest force residual of the last Newton iterate (N)
-  // Largest local error estimate of an accepted step (1 = the error tolerance) and its time.
+  // Largest local error estimate of an accepted step (1 = the error tolerance) and its time; and
+  // of a step the adaptive control rejected (0: none).
   double largest_error_estimate = 0.0, largest_error_time = 0.0;
+  double largest_rejected_error_estimate = 0.0;
   // Dynamic: the wall seconds from the first accepted step's end to the last one's, frames written
   // between included: the cost of stepping without the run's set-up, initial state and first step
   // (0 for fewer than two steps).
