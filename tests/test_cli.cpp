@@ -253,6 +253,23 @@ TEST_CASE("catenary gather joins a sweep's parts into the whole sweep's index an
     CHECK(index["status"] == "failed");
     CHECK(index["copies"][1]["status"] == "failed");
   }
+  SECTION("a part a stopped run left unfinished: its copies named as not finished, not as failed (exit 2)") {
+    REQUIRE(run_part("--part 0/2", "stopped") == 0);
+    REQUIRE(run_part("--part 1/2", "stopped") == 0);
+    // The second part's index as a run stopped by a signal leaves it (test_interrupted_runs.cpp
+    // runs such a stop): one copy interrupted, the next not run.
+    const fs::path part = out / "stopped" / "sweep_copies_0001-0002.json";
+    auto part_index = nlohmann::json::parse(slurp(part));
+    part_index["status"] = "interrupted";
+    part_index["copies"][0]["status"] = "interrupted";
+    part_index["copies"][1]["status"] = "not run";
+    std::ofstream(part) << part_index.dump(2);
+    CHECK(gather("stopped") == 2);
+    const std::string log = slurp(out.string() + "_gather.log");
+    CHECK(log.find("copies 1 and 2 of 3 did not finish (a run was stopped): run their part again") != std::string::npos);
+    CHECK(log.find("failed") == std::string::npos);
+    CHECK(nlohmann::json::parse(slurp(out / "stopped" / "sweep.json"))["status"] == "interrupted");
+  }
 }
 
 TEST_CASE("catenary check summarises a sweep's parameters", "[cli][sweep]") {

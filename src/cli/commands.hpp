@@ -56,7 +56,9 @@ int run_sweep_and_report(const std::vector<SweepCase>& cases, const std::string&
 
 int check_command(const std::string& case_path);
 // Joins the index files of a sweep's parts in `directory` into sweep.json and sweep.csv
-// (gather_sweep_parts); kExitSimulationFailed, naming them, where copies failed.
+// (gather_sweep_parts); kExitSimulationFailed, naming them, where copies failed, else
+// kExitBadInput, naming them, where a stopped run left copies unfinished (their part must run
+// again).
 int gather_command(const std::string& directory);
 // run and compare stop between two steps where `interruption` asks (the signal handlers of main.cpp).
 int run_command(const std::string& case_path, const std::string& out, const std::string& backend,

@@ -41,9 +41,12 @@ int gather_command(const std::string& directory) {
   const GatheredSweep g = gather_sweep_parts(directory);
   std::printf("gathered the %zu copies of %zu part%s into %s (sweep.json, sweep.csv)\n", g.copies, g.parts.size(),
               g.parts.size() == 1 ? "" : "s", std::filesystem::absolute(directory).string().c_str());
-  if (g.failed.empty()) return kExitOk;
-  std::fprintf(stderr, "catenary: %s of %zu failed (sweep.json)\n", copy_list(g.failed).c_str(), g.copies);
-  return kExitSimulationFailed;
+  if (!g.unfinished.empty())
+    std::fprintf(stderr, "catenary: %s of %zu did not finish (a run was stopped): run their part again\n",
+                 copy_list(g.unfinished).c_str(), g.copies);
+  if (!g.failed.empty())
+    std::fprintf(stderr, "catenary: %s of %zu failed (sweep.json)\n", copy_list(g.failed).c_str(), g.copies);
+  return !g.failed.empty() ? kExitSimulationFailed : !g.unfinished.empty() ? kExitBadInput : kExitOk;
 }
 
 }  // namespace catenary::cli

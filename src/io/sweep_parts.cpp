@@ -112,12 +112,16 @@ GatheredSweep gather_sweep_parts(const std::string& directory) {
   nlohmann::json index;
   index["copies"] = nlohmann::json::array();
   for (auto& [n, copy] : entries) {
-    if (copy.value("status", "") != "ok") gathered.failed.push_back(n);
+    const std::string status = copy.value("status", "");
+    if (status == "interrupted" || status == "not run")
+      gathered.unfinished.push_back(n);
+    else if (status != "ok")
+      gathered.failed.push_back(n);
     index["copies"].push_back(std::move(copy));
   }
   for (size_t n = 0; n < copies; ++n)
     if (n == 0 || holder[n] != holder[n - 1]) gathered.parts.push_back(holder[n]->index_file.filename().string());
-  index["status"] = gathered.failed.empty() ? "ok" : "failed";
+  index["status"] = !gathered.failed.empty() ? "failed" : !gathered.unfinished.empty() ? "interrupted" : "ok";
   index["sweep_copies"] = copies;
   index["gathered_from"] = gathered.parts;
 

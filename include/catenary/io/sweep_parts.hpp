@@ -11,7 +11,8 @@ namespace catenary {
 struct GatheredSweep {
   size_t copies = 0;               // the sweep's, all present
   std::vector<std::string> parts;  // the index files joined, in copy order
-  std::vector<size_t> failed;      // the copies whose status is not "ok"
+  std::vector<size_t> failed;      // the copies whose status is "failed"
+  std::vector<size_t> unfinished;  // the copies a stopped run left "interrupted" or "not run"
 };
 
 // Throws InputError (naming the directory or the part's file) when there is no part, a part cannot
