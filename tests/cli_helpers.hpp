@@ -1,12 +1,19 @@
 #pragma once
-// Running the built `catenary` command from the tests.
+// Running the built `catenary` command from the tests, in the foreground or in the background (to
+// signal it while it runs).
+#include <fcntl.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
+#include <thread>
+#include <vector>
 
 namespace catenary::testing {
 
@@ -23,6 +30,48 @@ inline std::string slurp(const std::filesystem::path& p) {
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
+}
+
+// `catenary ARGS` started in the background, its stdout and stderr into log; its process id.
+inline pid_t start_catenary(const std::vector<std::string>& args, const std::filesystem::path& log) {
+  std::vector<std::string> words = {CATENARY_BINARY};
+  words.insert(words.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& w : words) argv.push_back(w.data());
+  argv.push_back(nullptr);
+  const std::string log_path = log.string();
+  const pid_t pid = ::fork();
+  if (pid == 0) {  // only async-signal-safe calls until exec
+    const int fd = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(fd, 1);
+    ::dup2(fd, 2);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  return pid;
+}
+
+// Whether `ready` came true, checked every 20 ms for at most 60 s.
+inline bool wait_until(const std::function<bool()>& ready) {
+  for (int k = 0; k < 3000; ++k) {
+    if (ready()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
+
+// How the process ended: its exit code, or 1000 + the signal that killed it.
+inline int wait_exit(pid_t pid) {
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 1000 + WTERMSIG(status);
+}
+
+inline int count_lines(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  int n = 0;
+  for (std::string line; std::getline(in, line);) ++n;
+  return n;
 }
 
 }  // namespace catenary::testing

@@ -23,15 +23,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
+using catenary::testing::count_lines;
 using catenary::testing::slurp;
 int run(const std::string& args, const fs::path& log) { return catenary::testing::run_catenary(args, log); }
-
-int count_lines(const fs::path& p) {
-  std::ifstream in(p);
-  int n = 0;
-  for (std::string line; std::getline(in, line);) ++n;
-  return n;
-}
 
 // True if the CUDA backend can run here; otherwise why says why not.
 bool cuda_usable(std::string& why) {

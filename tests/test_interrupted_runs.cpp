@@ -39,7 +39,11 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace catenary;
+using catenary::testing::count_lines;
 using catenary::testing::slurp;
+using catenary::testing::start_catenary;
+using catenary::testing::wait_exit;
+using catenary::testing::wait_until;
 
 // An empty place for a test's files: the temp directory's catenary_interrupted_NAME (its log and
 // case file go beside it).
@@ -59,48 +63,6 @@ std::string endless_case(const std::string& name, const fs::path& at) {
   c["output"]["interval"] = 0.05;
   std::ofstream(at) << c.dump(2);
   return at.string();
-}
-
-// `catenary ARGS` started in the background, its stdout and stderr into log; its process id.
-pid_t start_catenary(const std::vector<std::string>& args, const fs::path& log) {
-  std::vector<std::string> words = {CATENARY_BINARY};
-  words.insert(words.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (std::string& w : words) argv.push_back(w.data());
-  argv.push_back(nullptr);
-  const std::string log_path = log.string();
-  const pid_t pid = ::fork();
-  if (pid == 0) {  // only async-signal-safe calls until exec
-    const int fd = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    ::dup2(fd, 1);
-    ::dup2(fd, 2);
-    ::execv(argv[0], argv.data());
-    ::_exit(127);
-  }
-  return pid;
-}
-
-// Whether `ready` came true, checked every 20 ms for at most 60 s.
-bool wait_until(const std::function<bool()>& ready) {
-  for (int k = 0; k < 3000; ++k) {
-    if (ready()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return false;
-}
-
-// How the process ended: its exit code, or 1000 + the signal that killed it.
-int wait_exit(pid_t pid) {
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 1000 + WTERMSIG(status);
-}
-
-int count_lines(const fs::path& p) {
-  std::ifstream in(p);
-  int n = 0;
-  for (std::string line; std::getline(in, line);) ++n;
-  return n;
 }
 
 // A run's results.csv holds the header and at least n frames.

@@ -40,11 +40,13 @@ void print_backend(const Backend& backend);
 // are (`dir`, `files`) on stdout, and the run's warnings.
 void report_run(const AnalysisRun& run, const std::string& dir, const std::string& files);
 
-// Runs the case's analysis on `backend` and writes the results into `dir`, locked for the run.
-// Returns kExitOk, kExitSimulationFailed after saying why on stderr, or exit_interrupted where
-// `interruption` stopped it (the output written so far stays valid either way). Throws InputError
-// when the directory cannot be written or another run holds it.
-int run_and_report(const Case& c, Backend& backend, const OutputDirectory& dir, const Interruption& interruption);
+// Runs the case's analysis on `backend` and writes the results into `dir`, locked for the run;
+// with `resume`, from the checkpoint in `dir`, writing on its outputs. Returns kExitOk,
+// kExitSimulationFailed after saying why on stderr, or exit_interrupted where `interruption` stopped
+// it (the output written so far stays valid either way). Throws InputError when the directory
+// cannot be written, another run holds it, or it holds no checkpoint of this case.
+int run_and_report(const Case& c, Backend& backend, const OutputDirectory& dir, const Interruption& interruption,
+                   bool resume = false);
 
 // A sweep's copies (all, or those run --copies / --part selected) run by the library's run_sweep
 // (run/run_sweep.hpp) into dir, with its batches and notes printed; kExitOk when every copy ran
@@ -61,8 +63,9 @@ int check_command(const std::string& case_path);
 // again).
 int gather_command(const std::string& directory);
 // run and compare stop between two steps where `interruption` asks (the signal handlers of main.cpp).
-int run_command(const std::string& case_path, const std::string& out, const std::string& backend,
-                const CopySelection& selection, const Interruption& interruption);
+// resume: the output directory of a run to continue from its checkpoint (empty: none).
+int run_command(const std::string& case_path, const std::string& out, const std::string& resume,
+                const std::string& backend, const CopySelection& selection, const Interruption& interruption);
 // cuda: the CUDA side's backend (Cuda, or CudaOnHost for the tests).
 int compare_command(const std::string& case_path, const std::string& out, const ComparisonTolerance& tolerance,
                     const CopySelection& selection, BackendChoice cuda, const Interruption& interruption);

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "catenary/core/errors.hpp"
+#include "catenary/core/state_record.hpp"
 #include "catenary/run/backend_factory.hpp"
 #include "commands.hpp"
 
@@ -72,7 +73,7 @@ std::string check_selection(const std::string& text) {
 }
 
 struct Options {
-  std::string case_path, out_dir, backend = "cpu", copies, part, directory;
+  std::string case_path, out_dir, resume_dir, backend = "cpu", copies, part, directory;
   bool cuda_on_host = false;  // compare: the CUDA side by the CUDA backend's code on the host
   catenary::ComparisonTolerance tolerance;
   catenary::CopySelection selection() const {
@@ -100,13 +101,20 @@ void add_copy_selection(CLI::App* command, Options& o) {
 CLI::App* add_run(CLI::App& app, Options& o) {
   auto* run = app.add_subcommand("run", "run the analysis of a case and write its results");
   add_case_argument(run, o);
-  run->add_option("--out", o.out_dir, "output directory (default: the case's output.directory, else results/NAME)")
-      ->check(check_directory_name, "DIR");
+  auto* out = run->add_option("--out", o.out_dir,
+                              "output directory (default: the case's output.directory, else results/NAME)")
+                  ->check(check_directory_name, "DIR");
+  auto* resume = run->add_option("--resume", o.resume_dir,
+                                 "continue the run whose outputs are in DIR from its last checkpoint, writing on them "
+                                 "(the case must be the one it ran, checkpoint settings aside)")
+                     ->check(check_directory_name, "DIR")
+                     ->excludes(out);
   run->add_option("--backend", o.backend,
                   "cpu (default, the validated path), cuda, or auto: the GPU when one is usable, else the CPU "
                   "(cuda-host, for tests: the CUDA backend's code on the host)")
       ->check(check_backend_name, "cpu|cuda|auto");
   add_copy_selection(run, o);
+  resume->excludes(run->get_option("--copies"))->excludes(run->get_option("--part"));
   return run;
 }
 
@@ -132,7 +140,7 @@ int dispatch(const CLI::App& app, const CLI::App* run, const CLI::App* compare, 
              const Options& o) {
   if (app.got_subcommand(run)) {
     stop_on_signals();
-    return run_command(o.case_path, o.out_dir, o.backend, o.selection(), interruption);
+    return run_command(o.case_path, o.out_dir, o.resume_dir, o.backend, o.selection(), interruption);
   }
   if (app.got_subcommand(compare)) {
     stop_on_signals();
@@ -172,6 +180,9 @@ int main(int argc, char** argv) {
   try {
     return dispatch(app, run, compare, gather, options);
   } catch (const catenary::InputError& e) {
+    std::fprintf(stderr, "catenary: error: %s\n", e.what());
+    return kExitBadInput;
+  } catch (const catenary::CheckpointError& e) {  // a checkpoint that does not hold what the run needs
     std::fprintf(stderr, "catenary: error: %s\n", e.what());
     return kExitBadInput;
   } catch (const catenary::BackendUnavailable& e) {  // asked for, cannot be had: like bad input

@@ -30,21 +30,24 @@ OutputDirectory run_directory(const Case& c, const std::string& out) {
   return {(std::filesystem::path("results") / c.name).string(), "/output/directory"};
 }
 
-// The run's output directory, locked for it, and its writer.
+// The run's output directory, locked for it, its writer, and for a resumed run the checkpoint.
 struct OpenOutput {
   std::unique_ptr<DirectoryLock> lock;
+  std::unique_ptr<StateRecord> checkpoint;
   std::unique_ptr<OutputWriter> writer;
 };
 
-OpenOutput open_output(const Case& c, const OutputDirectory& dir) {
+OpenOutput open_output(const Case& c, const OutputDirectory& dir, bool resume) {
   try {
     OpenOutput out;
     out.lock = std::make_unique<DirectoryLock>(dir.path);
-    out.writer = std::make_unique<OutputWriter>(c, dir.path);
+    if (resume) out.checkpoint = std::make_unique<StateRecord>(read_case_checkpoint(c, dir.path));
+    out.writer = std::make_unique<OutputWriter>(c, dir.path, out.checkpoint.get());
     return out;
   } catch (const OutputError&) {
     throw;
-  } catch (const std::exception& e) {  // a directory that cannot be written or is in use is bad input
+  } catch (const std::exception& e) {  // a directory that cannot be written, is in use or holds no checkpoint of
+                                       // this case is bad input
     throw InputError(c.source_file, dir.origin, e.what());
   }
 }
@@ -62,7 +65,7 @@ void print_run_summary(const RunSummary& s, const std::string& dir, const char* 
   std::printf("%s analysis %s: %ld steps, %ld rejected, %ld Newton iterations, %.3f s wall", s.analysis.c_str(),
               s.status.c_str(), s.steps, s.rejected_steps, s.newton_iterations, s.wall_seconds);
   if (s.stepping_seconds > 0.0)
-    std::printf(" (%.3f ms a step after the first)", 1e3 * s.stepping_seconds / (s.steps - 1));
+    std::printf(" (%.3f ms a step after the first)", 1e3 * s.stepping_seconds / (s.steps - s.steps_before_resume - 1));
   if (s.analysis == "dynamic")
     std::printf("; initial state %.1f ms, output %.1f ms (writing %.1f)", 1e3 * s.initial_state_seconds,
                 1e3 * s.output_seconds, 1e3 * s.output_writing_seconds);
@@ -97,13 +100,17 @@ void report_run(const AnalysisRun& run, const std::string& dir, const std::strin
   print_run_summary(run.summary, dir, files.c_str());
 }
 
-int run_and_report(const Case& c, Backend& backend, const OutputDirectory& dir, const Interruption& interruption) {
-  const OpenOutput out = open_output(c, dir);
+int run_and_report(const Case& c, Backend& backend, const OutputDirectory& dir, const Interruption& interruption,
+                   bool resume) {
+  const OpenOutput out = open_output(c, dir, resume);
   const char* files = c.model.mechanism.empty()
                           ? "results.csv, results.pvd, summary.json"
                           : "results.csv, rigid_bodies.csv, joint_reactions.csv, results.pvd, summary.json";
   print_backend(backend);
-  const AnalysisRun run = run_case(c, backend, *out.writer, &interruption);
+  if (resume)
+    std::printf("resuming from the checkpoint at t = %.9g s in %s\n", out.checkpoint->number("state.t"),
+                dir.path.c_str());
+  const AnalysisRun run = run_case(c, backend, *out.writer, &interruption, out.checkpoint.get());
   report_run(run, dir.path, files);
   if (run.interrupted()) return exit_interrupted(interruption);
   return run.failed() ? kExitSimulationFailed : kExitOk;
@@ -141,18 +148,24 @@ int check_command(const std::string& case_path) {
   return kExitOk;
 }
 
-int run_command(const std::string& case_path, const std::string& out, const std::string& backend,
-                const CopySelection& selection, const Interruption& interruption) {
+int run_command(const std::string& case_path, const std::string& out, const std::string& resume,
+                const std::string& backend, const CopySelection& selection, const Interruption& interruption) {
   const BackendChoice choice = parse_backend_choice(backend);
   const std::vector<SweepCase> cases = load_cases(case_path, selection);
-  if (cases.front().sweep_size > 1)
+  if (cases.front().sweep_size > 1) {
+    if (!resume.empty())
+      throw InputError(case_path, "/sweep",
+                       "--resume continues the run of a single case; a sweep's copies are run again where they did "
+                       "not finish (run --copies FIRST-LAST)");
     return run_sweep_and_report(cases, case_path, run_directory(cases.front().c, out), choice, interruption);
+  }
   const Case& c = cases.front().c;
   print_case_summary(c);
   const SelectedBackend selected =
       make_backend(choice, c.model, c.analysis);
   if (!selected.notice.empty()) std::fprintf(stderr, "catenary: note: %s\n", selected.notice.c_str());
-  return run_and_report(c, *selected.backend, run_directory(c, out), interruption);
+  if (!resume.empty()) return run_and_report(c, *selected.backend, {resume, "--resume"}, interruption, true);
+  return run_and_report(c, *selected.backend, run_directory(c, out), interruption, false);
 }
 
 }  // namespace catenary::cli

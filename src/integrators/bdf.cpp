@@ -18,6 +18,8 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "catenary/integrators/bdf_coefficients.hpp"
@@ -108,6 +110,55 @@ class BDFStepper : public TimeStepper {
 
   std::vector<int> unsettled_coordinates(const StepState& trial) override {
     return newton_.unsettled_coordinates(trial.q);
+  }
+
+  // The accepted points (newest first) and the order selection's counters.
+  void save(StateRecord& record) override {
+    Eigen::VectorXd x;
+    record.set("bdf.points", static_cast<double>(history_.size()));
+    for (size_t j = 0; j < history_.size(); ++j) {
+      const std::string at = "bdf.point." + std::to_string(j);
+      record.set(at + ".t", history_[j].t);
+      be_.download(history_[j].q, x);
+      record.set(at + ".q", x);
+      be_.download(history_[j].v, x);
+      record.set(at + ".v", x);
+    }
+    const std::pair<const char*, int> counters[] = {{"bdf.order", order_},
+                                                    {"bdf.used_order", used_order_},
+                                                    {"bdf.steps_at_order", steps_at_order_},
+                                                    {"bdf.order_cap", order_cap_},
+                                                    {"bdf.clean_steps", clean_steps_}};
+    for (const auto& [key, value] : counters) record.set(key, static_cast<double>(value));
+    record.set("bdf.last_start", last_start_);
+  }
+
+  void restore(const StateRecord& record) override {
+    const long points = record.count("bdf.points");
+    if (points < 1 || points > capacity_)
+      throw CheckpointError("the checkpoint's BDF history holds " + std::to_string(points) + " points; this run keeps 1 to " +
+                            std::to_string(capacity_));
+    history_.clear();
+    for (long j = 0; j < points; ++j) {
+      const std::string at = "bdf.point." + std::to_string(j);
+      HistoryPoint point;
+      point.t = record.number(at + ".t");
+      point.q = be_.make_vector(pred_q_.size());
+      point.v = be_.make_vector(pred_q_.size());
+      be_.upload(record.vector(at + ".q", pred_q_.size()), point.q);
+      be_.upload(record.vector(at + ".v", pred_q_.size()), point.v);
+      history_.push_back(std::move(point));
+    }
+    const std::pair<const char*, int*> counters[] = {{"bdf.order", &order_},
+                                                     {"bdf.used_order", &used_order_},
+                                                     {"bdf.steps_at_order", &steps_at_order_},
+                                                     {"bdf.order_cap", &order_cap_},
+                                                     {"bdf.clean_steps", &clean_steps_}};
+    for (const auto& [key, value] : counters) *value = static_cast<int>(record.count(key));
+    if (order_ < 1 || order_ > s_.max_order || order_cap_ > s_.max_order)
+      throw CheckpointError("the checkpoint's BDF order " + std::to_string(order_) + " is outside this run's 1 to " +
+                            std::to_string(s_.max_order));
+    last_start_ = record.number("bdf.last_start");
   }
 
  private:

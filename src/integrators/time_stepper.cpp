@@ -231,8 +231,62 @@ void NewmarkNewton::kinematics(const Vector& q1, double bh2, double gamma_h, Ste
   vectors_.combine(c);
 }
 
+namespace {
+
+// The step control's and the summary's values in a checkpoint (the method's are its own).
+void save_control(const StepState& state, double h, double next_output, double next_checkpoint,
+                  const RunSummary& summary, BackendVectors& be, StateRecord& record) {
+  Eigen::VectorXd x;
+  const std::pair<const char*, const Vector*> vectors[] = {{"state.q", &state.q},
+                                                           {"state.v", &state.v},
+                                                           {"state.a", &state.a},
+                                                           {"state.lambda", &state.lambda},
+                                                           {"state.history", &state.history}};
+  for (const auto& [key, vector] : vectors) {
+    be.download(*vector, x);
+    record.set(key, x);
+  }
+  record.set("state.t", state.t);
+  record.set("control.step", h);
+  record.set("control.next_output", next_output);
+  record.set("control.next_checkpoint", next_checkpoint);
+  record.set("summary.steps", static_cast<double>(summary.steps));
+  record.set("summary.rejected_steps", static_cast<double>(summary.rejected_steps));
+  record.set("summary.newton_iterations", static_cast<double>(summary.newton_iterations));
+  record.set("summary.last_residual", summary.last_residual);
+  record.set("summary.largest_error_estimate", summary.largest_error_estimate);
+  record.set("summary.largest_error_time", summary.largest_error_time);
+  record.set("summary.largest_rejected_error_estimate", summary.largest_rejected_error_estimate);
+}
+
+void restore_control(const StateRecord& record, StepState& state, double& h, double& next_output,
+                     double& next_checkpoint, RunSummary& summary, BackendVectors& be) {
+  const std::pair<const char*, Vector*> vectors[] = {{"state.q", &state.q},
+                                                     {"state.v", &state.v},
+                                                     {"state.a", &state.a},
+                                                     {"state.lambda", &state.lambda},
+                                                     {"state.history", &state.history}};
+  for (const auto& [key, vector] : vectors) be.upload(record.vector(key, vector->size()), *vector);
+  state.t = record.number("state.t");
+  h = record.number("control.step");
+  next_output = record.number("control.next_output");
+  next_checkpoint = record.number("control.next_checkpoint");
+  summary.steps = record.count("summary.steps");
+  summary.rejected_steps = record.count("summary.rejected_steps");
+  summary.newton_iterations = record.count("summary.newton_iterations");
+  summary.last_residual = record.number("summary.last_residual");
+  summary.largest_error_estimate = record.number("summary.largest_error_estimate");
+  summary.largest_error_time = record.number("summary.largest_error_time");
+  summary.largest_rejected_error_estimate = record.number("summary.largest_rejected_error_estimate");
+  summary.resumed_at = state.t;
+  summary.steps_before_resume = summary.steps;
+}
+
+}  // namespace
+
 void run_time_steps(System& sys, const DynamicSettings& s, double output_interval, const FrameSink& sink,
-                    RunSummary& summary, TimeStepper& stepper, const Interruption* interruption) {
+                    RunSummary& summary, TimeStepper& stepper, const Interruption* interruption,
+                    const Checkpoints& checkpoints) {
   summary.analysis = "dynamic";
   Progress progress("dynamic");
   using Clock = std::chrono::steady_clock;
@@ -240,20 +294,9 @@ void run_time_steps(System& sys, const DynamicSettings& s, double output_interva
     return std::chrono::duration<double>(Clock::now() - t).count();
   };
   const Clock::time_point run_start = Clock::now();
-  const ConsistentState init = consistent_initial_state(sys, 0.0);
   BackendVectors& be = sys.backend();
   const int n = sys.dofs(), m = sys.constraints();
   StepState state(be, n, m), trial(be, n, m);
-  state.t = 0.0;
-  be.upload(init.q, state.q);
-  be.upload(init.v, state.v);
-  be.upload(init.a, state.a);
-  be.upload(init.lambda, state.lambda);
-  stepper.start(state);
-  stepper.accepted(state);
-  // (On a device the method's start may still be running here: the first frame's download waits
-  // for it, so its few passes count as output.)
-  summary.initial_state_seconds = seconds_since(run_start);
 
   // Frames are the only full vectors that come back to the host: q, v, lambda and M v.
   Eigen::VectorXd q, v, lambda;
@@ -269,10 +312,38 @@ void run_time_steps(System& sys, const DynamicSettings& s, double output_interva
     summary.output_writing_seconds += seconds_since(write_start);
     summary.output_seconds += seconds_since(emit_start);
   };
-  emit(state, 0.0, 0);
 
   const double T = s.end_time;
   double h = s.adaptive ? std::min(std::max(s.step, s.min_step), s.max_step) : s.step;
+  double next_output = output_interval > 0.0 ? output_interval : 0.0;
+  double next_checkpoint = checkpoints.interval;
+  if (checkpoints.resume) {
+    restore_control(*checkpoints.resume, state, h, next_output, next_checkpoint, summary, be);
+    stepper.restore(*checkpoints.resume);
+    summary.initial_state_seconds = seconds_since(run_start);
+  } else {
+    const ConsistentState init = consistent_initial_state(sys, 0.0);
+    state.t = 0.0;
+    be.upload(init.q, state.q);
+    be.upload(init.v, state.v);
+    be.upload(init.a, state.a);
+    be.upload(init.lambda, state.lambda);
+    stepper.start(state);
+    stepper.accepted(state);
+    // (On a device the method's start may still be running here: the first frame's download waits
+    // for it, so its few passes count as output.)
+    summary.initial_state_seconds = seconds_since(run_start);
+    emit(state, 0.0, 0);
+  }
+  Clock::time_point last_checkpoint = Clock::now();
+  const auto write_checkpoint = [&] {
+    StateRecord record;
+    save_control(state, h, next_output, next_checkpoint, summary, be, record);
+    stepper.save(record);
+    checkpoints.write(record);
+    last_checkpoint = Clock::now();
+  };
+
   // An interval whose frames outnumber the steps allowed could not advance the output time.
   if (output_interval > 0.0 && !(T / output_interval <= static_cast<double>(s.max_steps))) {
     std::ostringstream msg;
@@ -280,8 +351,8 @@ void run_time_steps(System& sys, const DynamicSettings& s, double output_interva
         << ") over the end time " << T << " s";
     throw std::invalid_argument(msg.str());
   }
-  double next_output = output_interval > 0.0 ? output_interval : 0.0;
   Clock::time_point first_step_end;
+  const long first_step = summary.steps_before_resume + 1;
   while (state.t < T * (1.0 - 1e-12)) {
     // Land exactly on the end time; with a fixed step the last step may be shorter.
     double h_try = std::min(h, T - state.t);
@@ -331,7 +402,7 @@ void run_time_steps(System& sys, const DynamicSettings& s, double output_interva
     state.swap(trial);
     stepper.accepted(state);
     summary.steps++;
-    if (summary.steps == 1)
+    if (summary.steps == first_step)
       first_step_end = Clock::now();
     else
       summary.stepping_seconds = seconds_since(first_step_end);
@@ -343,7 +414,15 @@ void run_time_steps(System& sys, const DynamicSettings& s, double output_interva
         while (next_output <= state.t + 1e-9 * h_try) next_output += output_interval;
     }
     progress.update(state.t / T, state.t, summary.steps);
-    if (!last && stop_requested(interruption)) {
+    const bool stop = !last && stop_requested(interruption);
+    if (!last && checkpoints.enabled()) {
+      const bool by_time = checkpoints.interval > 0.0 && state.t >= next_checkpoint - 1e-9 * h_try;
+      if (by_time)
+        while (next_checkpoint <= state.t + 1e-9 * h_try) next_checkpoint += checkpoints.interval;
+      const bool by_wall = checkpoints.wall_interval > 0.0 && seconds_since(last_checkpoint) >= checkpoints.wall_interval;
+      if (by_time || by_wall || stop) write_checkpoint();
+    }
+    if (stop) {
       std::ostringstream msg;
       msg << "dynamic analysis interrupted at t = " << state.t << " s after " << summary.steps << " steps";
       throw Interrupted(msg.str());
@@ -370,14 +449,14 @@ void run_time_steps(System& sys, const DynamicSettings& s, double output_interva
 
 
 void run_dynamic(System& sys, const DynamicSettings& s, double output_interval, const FrameSink& sink,
-                 RunSummary& summary, const Interruption* interruption) {
+                 RunSummary& summary, const Interruption* interruption, const Checkpoints& checkpoints) {
   std::unique_ptr<TimeStepper> stepper;
   switch (s.integrator) {
     case DynamicSettings::Integrator::HHT: stepper = make_hht_stepper(sys, s); break;
     case DynamicSettings::Integrator::GeneralizedAlpha: stepper = make_generalized_alpha_stepper(sys, s); break;
     case DynamicSettings::Integrator::BDF: stepper = make_bdf_stepper(sys, s); break;
   }
-  run_time_steps(sys, s, output_interval, sink, summary, *stepper, interruption);
+  run_time_steps(sys, s, output_interval, sink, summary, *stepper, interruption, checkpoints);
 }
 
 }  // namespace catenary

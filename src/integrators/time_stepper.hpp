@@ -59,6 +59,10 @@ class TimeStepper {
   // After a step that did not converge into `trial`: the coordinates its last Newton update left
   // above the tolerance (SimulationError::unsettled_dofs).
   virtual std::vector<int> unsettled_coordinates(const StepState& trial) = 0;
+  // What the method carries between steps beyond the StepState (a multistep method's history), into
+  // a checkpoint's record and back: restore takes the place of start and accepted for a resumed run.
+  virtual void save(StateRecord& record) { (void)record; }
+  virtual void restore(const StateRecord& record) { (void)record; }
 };
 
 // Defined in hht.cpp, generalized_alpha.cpp and bdf.cpp.
@@ -149,8 +153,10 @@ class NewmarkNewton {
 // The step-control loop: consistent initial state, then fixed steps (the last one shortened to
 // land on the end time) or adaptive steps (error estimate against the tolerance, rejection and
 // a quarter step after a Newton failure); frames every output_interval (0: every step); Interrupted
-// after a step where `interruption` asks to stop.
+// after a step where `interruption` asks to stop; checkpoints and resume as `checkpoints` asks
+// (analyses.hpp).
 void run_time_steps(System& sys, const DynamicSettings& s, double output_interval, const FrameSink& sink,
-                    RunSummary& summary, TimeStepper& stepper, const Interruption* interruption);
+                    RunSummary& summary, TimeStepper& stepper, const Interruption* interruption,
+                    const Checkpoints& checkpoints);
 
 }  // namespace catenary

@@ -47,7 +47,7 @@ void clear_earlier_run(const std::string& directory) {
   if (!summary.is_object() || !summary.contains("output_files") || !summary["output_files"].is_object()) return;
   const nlohmann::json& files = summary["output_files"];
   std::error_code ignored;
-  for (const char* key : {"csv", "pvd", "rigid_bodies", "joint_reactions", "summary"}) {
+  for (const char* key : {"csv", "pvd", "rigid_bodies", "joint_reactions", "summary", "checkpoint"}) {
     const std::string name = files.contains(key) ? bare_name(files[key]) : std::string();
     if (name.empty()) continue;
     fs::remove(dir / name, ignored);

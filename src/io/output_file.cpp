@@ -12,6 +12,7 @@
 #include <system_error>
 
 #include "catenary/core/errors.hpp"
+#include "catenary/core/state_record.hpp"
 
 namespace catenary {
 
@@ -43,6 +44,25 @@ OutputFile::OutputFile(std::string path) : path_(std::move(path)) {
   if (fd_ < 0) fail("cannot open for writing", path_, errno);
 }
 
+OutputFile::OutputFile(std::string path, off_t keep) : path_(std::move(path)) {
+  fd_ = ::open(path_.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd_ < 0)
+    throw CheckpointError(path_ + ": cannot be opened to resume its run (" + std::strerror(errno) +
+                          "): the outputs are not those the checkpoint was written with");
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0 || st.st_size < keep) {
+    ::close(fd_);
+    throw CheckpointError(path_ + ": holds fewer bytes than when the checkpoint was written: the outputs are not "
+                          "those the checkpoint was written with");
+  }
+  if (::ftruncate(fd_, keep) != 0) {
+    const int error = errno;
+    ::close(fd_);
+    fail("cannot cut back", path_, error);
+  }
+  size_ = keep;
+}
+
 OutputFile::~OutputFile() { ::close(fd_); }
 
 void OutputFile::add(std::string_view text) {
@@ -61,6 +81,11 @@ void OutputFile::flush() {
   }
   size_ += static_cast<off_t>(pending_.size());
   pending_.clear();
+}
+
+void OutputFile::sync() {
+  flush();
+  if (::fsync(fd_) != 0) fail("error syncing", path_, errno);
 }
 
 void write_atomically(const std::string& path, const std::function<void(OutputFile&)>& fill) {

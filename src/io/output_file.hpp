@@ -15,6 +15,10 @@ class OutputFile {
  public:
   // Opens path for writing, emptied (created where missing).
   explicit OutputFile(std::string path);
+  // Opens the existing file at path to write on after its first `keep` bytes, cutting off the rest
+  // (a resumed run's outputs, back to its checkpoint); CheckpointError where the file is missing or
+  // holds fewer bytes.
+  OutputFile(std::string path, off_t keep);
   OutputFile(const OutputFile&) = delete;
   OutputFile& operator=(const OutputFile&) = delete;
   ~OutputFile();
@@ -23,7 +27,11 @@ class OutputFile {
   // Writes what was added, in one write(2) unless the system takes part of it at a time. Where it
   // fails, the file is cut back to what it held before and OutputError is thrown.
   void flush();
+  // Flushes, then waits until the system has the file on its disk (fsync).
+  void sync();
   const std::string& path() const { return path_; }
+  // Bytes written (flushed) so far.
+  off_t size() const { return size_; }
 
  private:
   int fd_ = -1;

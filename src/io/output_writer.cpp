@@ -1,7 +1,9 @@
 #include "catenary/io/output_writer.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <stdexcept>
 
@@ -50,7 +52,7 @@ void check_size(const Eigen::VectorXd* x, long expected, const char* what) {
 
 }  // namespace
 
-OutputWriter::OutputWriter(const Case& c, const std::string& directory)
+OutputWriter::OutputWriter(const Case& c, const std::string& directory, const StateRecord* resume)
     : case_(c), directory_(directory) {
   if (directory_.empty()) throw std::invalid_argument("output directory name is empty");
   const Model& m = case_.model;
@@ -62,12 +64,78 @@ OutputWriter::OutputWriter(const Case& c, const std::string& directory)
   if (case_.output.vtu && case_.output.vtu_samples_per_element < 1)
     throw std::invalid_argument("VTU samples per element must be at least 1");
   create_directory(directory_);
+  if (resume) {
+    resume_files(*resume);
+    write_summary(starting_summary("running"));
+    return;
+  }
   clear_earlier_run(directory_);
   if (case_.output.vtu) create_directory(join(directory_, "frames"));
   write_summary(starting_summary("running"));
   csv_ = std::make_unique<OutputFile>(join(directory_, "results.csv"));
   write_csv_header();
   if (!m.mechanism.empty()) write_mechanism_headers();
+}
+
+namespace {
+
+// The collection's closing lines: each frame's entry is written over them and they follow it, so
+// the file is whole after every frame, and a frame writes one entry, not the list again (which made
+// a run of 10,000 frames spend 98 % of its time rewriting results.pvd). The entry is added once
+// its frame file is whole under its own name.
+constexpr char kPvdEnd[] = "  </Collection>\n</VTKFile>\n";
+
+}  // namespace
+
+void OutputWriter::save(StateRecord& record) const {
+  record.set("output.results_bytes", static_cast<double>(csv_->size()));
+  if (bodies_csv_) {
+    record.set("output.rigid_bodies_bytes", static_cast<double>(bodies_csv_->size()));
+    record.set("output.joint_reactions_bytes", static_cast<double>(reactions_csv_->size()));
+  }
+  record.set("output.vtu_frames", static_cast<double>(vtu_frames_));
+  if (vtu_frames_ > 0)
+    record.set("output.pvd_bytes", static_cast<double>(fs::file_size(join(directory_, "results.pvd"))));
+  record.set("output.last_results_row", last_results_row_);
+}
+
+void OutputWriter::resume_files(const StateRecord& record) {
+  const Model& m = case_.model;
+  csv_ = std::make_unique<OutputFile>(join(directory_, "results.csv"), record.count("output.results_bytes"));
+  results_header_ = csv_header();
+  last_results_row_ = record.text("output.last_results_row");
+  if (!m.mechanism.empty()) {
+    const MultibodyLayout layout = multibody_layout(m);
+    mechanism_dofs_ = layout.dofs;
+    mechanism_first_row_ = layout.first_row;
+    bodies_csv_ =
+        std::make_unique<OutputFile>(join(directory_, "rigid_bodies.csv"), record.count("output.rigid_bodies_bytes"));
+    reactions_csv_ = std::make_unique<OutputFile>(join(directory_, "joint_reactions.csv"),
+                                                  record.count("output.joint_reactions_bytes"));
+  }
+  vtu_frames_ = static_cast<size_t>(record.count("output.vtu_frames"));
+  if (!case_.output.vtu) return;
+  create_directory(join(directory_, "frames"));
+  // Frames written after the checkpoint go; results.pvd is put back as it was then, its entries
+  // after the checkpoint's cut off and its closing lines restored.
+  std::error_code ignored;
+  for (size_t k = vtu_frames_;; ++k) {
+    const std::string frame = join(directory_, frame_name(k));
+    fs::remove(frame + ".tmp", ignored);
+    if (!fs::remove(frame, ignored)) break;
+  }
+  const std::string pvd = join(directory_, "results.pvd");
+  if (vtu_frames_ == 0) {
+    fs::remove(pvd, ignored);
+    return;
+  }
+  const long keep = record.count("output.pvd_bytes") - static_cast<long>(sizeof kPvdEnd - 1);
+  std::ifstream in(pvd, std::ios::binary);
+  std::string entries(static_cast<size_t>(std::max(keep, 0L)), '\0');
+  if (keep <= 0 || !in.read(entries.data(), keep))
+    throw CheckpointError(pvd + ": holds fewer bytes than when the checkpoint was written: the outputs are not "
+                          "those the checkpoint was written with");
+  write_atomically(pvd, entries + kPvdEnd);
 }
 
 namespace {
@@ -171,6 +239,11 @@ void OutputWriter::write_mechanism_rows(const Frame& f) {
 OutputWriter::~OutputWriter() = default;
 
 void OutputWriter::write_csv_header() {
+  results_header_ = csv_header();
+  write_rows(*csv_, results_header_ + '\n');
+}
+
+std::string OutputWriter::csv_header() const {
   const Model& m = case_.model;
   static const char* axes[] = {"x", "y", "z"};
   std::ostringstream h;
@@ -184,8 +257,7 @@ void OutputWriter::write_csv_header() {
     for (int i = 0; i < g.row_count; ++i)
       h << ',' << csv_field("reaction." + g.name + '.' +
                             (i < static_cast<int>(g.row_labels.size()) ? g.row_labels[i] : std::to_string(i)));
-  results_header_ = h.str();
-  write_rows(*csv_, results_header_ + '\n');
+  return h.str();
 }
 
 void OutputWriter::write_frame(const Frame& f) {
@@ -222,16 +294,6 @@ void OutputWriter::write_frame(const Frame& f) {
   }
 }
 
-namespace {
-
-// The collection's closing lines: each frame's entry is written over them and they follow it, so
-// the file is whole after every frame, and a frame writes one entry, not the list again (which made
-// a run of 10,000 frames spend 98 % of its time rewriting results.pvd). The entry is added once
-// its frame file is whole under its own name.
-constexpr char kPvdEnd[] = "  </Collection>\n</VTKFile>\n";
-
-}  // namespace
-
 void OutputWriter::add_pvd_entry(double time, const std::string& file) {
   const std::string path = join(directory_, "results.pvd");
   const std::string entry =
@@ -264,6 +326,8 @@ void OutputWriter::write_summary(const RunSummary& s) {
     files["vtu_frames"] = vtu_frames_;
   }
   files["summary"] = "summary.json";
+  if (case_.output.checkpoint_interval > 0.0 || case_.output.checkpoint_wall_interval > 0.0)
+    files["checkpoint"] = "checkpoint.bin";
   if (!m.mechanism.empty()) {
     files["rigid_bodies"] = "rigid_bodies.csv";
     files["joint_reactions"] = "joint_reactions.csv";
@@ -287,6 +351,7 @@ void OutputWriter::write_summary(const RunSummary& s) {
     j["output_wall_seconds"] = s.output_seconds;
     j["output_writing_wall_seconds"] = s.output_writing_seconds;
   }
+  if (s.resumed_at >= 0.0) j["resumed_at"] = s.resumed_at;
   j["warnings"] = s.warnings;
   if (s.analysis == "assembly") {
     nlohmann::json moved = nlohmann::json::array();

@@ -15,6 +15,7 @@
 #include "catenary/model/sweep.hpp"
 #include "analysis_reader.hpp"
 #include "case_document.hpp"
+#include "case_fingerprint.hpp"
 #include "case_reading.hpp"
 #include "mechanism_reader.hpp"
 
@@ -40,6 +41,7 @@ class Loader {
     expect_object(root, {"name", "description", "model", "analysis", "output", "sweep"});
     Case c;
     c.source_file = file_;
+    c.fingerprint = case_fingerprint(doc);
     c.name = read_case_name(root.required("name"));
     if (root.has("description")) get_string(root.child("description"));
     read_model(root.required("model"), c.model);
@@ -48,6 +50,9 @@ class Loader {
       const Node output = root.child("output");
       read_output(output, c.model, c.output);
       if (output.has("interval")) check_output_interval(output.child("interval"), c.analysis, c.output.interval);
+      for (const char* key : {"checkpoint_interval", "checkpoint_wall_interval"})
+        if (output.has(key) && c.analysis.type != AnalysisSettings::Type::Dynamic)
+          output.child(key).fail("checkpoints are written by dynamic analyses only (this analysis is of another type)");
     }
     check_constraints(c.model, file_);
     check_mechanism(c.model, mechanism_paths_, file_);
@@ -486,7 +491,8 @@ class Loader {
   }
 
   void read_output(const Node& n, const Model& m, OutputSettings& o) {
-    expect_object(n, {"directory", "interval", "nodes", "vtu", "vtu_samples_per_element"});
+    expect_object(n, {"directory", "interval", "nodes", "vtu", "vtu_samples_per_element", "checkpoint_interval",
+                      "checkpoint_wall_interval"});
     if (n.has("directory")) o.directory = get_name(n.child("directory"));
     if (n.has("interval")) o.interval = get_non_negative(n.child("interval"));
     if (n.has("nodes")) {
@@ -500,6 +506,9 @@ class Loader {
     if (n.has("vtu")) o.vtu = get_bool(n.child("vtu"));
     if (n.has("vtu_samples_per_element"))
       o.vtu_samples_per_element = get_positive_int(n.child("vtu_samples_per_element"));
+    if (n.has("checkpoint_interval")) o.checkpoint_interval = get_positive(n.child("checkpoint_interval"));
+    if (n.has("checkpoint_wall_interval"))
+      o.checkpoint_wall_interval = get_positive(n.child("checkpoint_wall_interval"));
   }
 };
 

@@ -10,7 +10,8 @@
 namespace catenary {
 
 AnalysisRun run_analysis(const AnalysisSettings& analysis, double output_interval, const Model& model,
-                         Backend& backend, const FrameSink& sink, const Interruption* interruption) {
+                         Backend& backend, const FrameSink& sink, const Interruption* interruption,
+                         const Checkpoints& checkpoints) {
   System sys(model, backend);
   AnalysisRun run;
   RunSummary& summary = run.summary;
@@ -19,7 +20,7 @@ AnalysisRun run_analysis(const AnalysisSettings& analysis, double output_interva
     switch (analysis.type) {
       case AnalysisSettings::Type::Static: run_static(sys, analysis.statics, sink, summary, interruption); break;
       case AnalysisSettings::Type::Dynamic:
-        run_dynamic(sys, analysis.dynamics, output_interval, sink, summary, interruption);
+        run_dynamic(sys, analysis.dynamics, output_interval, sink, summary, interruption, checkpoints);
         break;
       case AnalysisSettings::Type::Assembly: run_assembly(sys, sink, summary); break;
       case AnalysisSettings::Type::Kinematic:
@@ -40,11 +41,35 @@ AnalysisRun run_analysis(const AnalysisSettings& analysis, double output_interva
   return run;
 }
 
-AnalysisRun run_case(const Case& c, Backend& backend, OutputWriter& writer, const Interruption* interruption) {
+CheckpointIdentity checkpoint_identity(const Case& c) {
+  return {c.fingerprint, c.model.dof_count(), c.model.constraint_count()};
+}
+
+StateRecord read_case_checkpoint(const Case& c, const std::string& dir) {
+  return read_checkpoint(checkpoint_path(dir), checkpoint_identity(c));
+}
+
+Checkpoints case_checkpoints(const Case& c, const Backend& backend, const OutputWriter& writer,
+                             const StateRecord* resume) {
+  Checkpoints checkpoints;
+  checkpoints.interval = c.output.checkpoint_interval;
+  checkpoints.wall_interval = c.output.checkpoint_wall_interval;
+  checkpoints.resume = resume;
+  checkpoints.write = [&c, &backend, &writer, path = checkpoint_path(writer.directory())](StateRecord& record) {
+    writer.save(record);
+    record.set("run.backend", backend.name());
+    write_checkpoint(path, checkpoint_identity(c), record);
+  };
+  return checkpoints;
+}
+
+AnalysisRun run_case(const Case& c, Backend& backend, OutputWriter& writer, const Interruption* interruption,
+                     const StateRecord* resume) {
   AnalysisRun run;
+  const Checkpoints checkpoints = case_checkpoints(c, backend, writer, resume);
   try {
     run = run_analysis(c.analysis, c.output.interval, c.model, backend,
-                       [&](const Frame& f) { writer.write_frame(f); }, interruption);
+                       [&](const Frame& f) { writer.write_frame(f); }, interruption, checkpoints);
   } catch (const OutputError& e) {
     // A result file that cannot be written ends the run: its summary, where the disk still takes
     // it, says so rather than "running".
@@ -62,6 +87,13 @@ AnalysisRun run_case(const Case& c, Backend& backend, const std::string& dir, co
   const DirectoryLock lock(dir);
   OutputWriter writer(c, dir);
   return run_case(c, backend, writer, interruption);
+}
+
+AnalysisRun resume_case(const Case& c, Backend& backend, const std::string& dir, const Interruption* interruption) {
+  const DirectoryLock lock(dir);
+  const StateRecord record = read_case_checkpoint(c, dir);
+  OutputWriter writer(c, dir, &record);
+  return run_case(c, backend, writer, interruption, &record);
 }
 
 }  // namespace catenary

@@ -8,6 +8,7 @@
 
 #include "catenary/assembly/backend_options.hpp"
 #include "catenary/core/interruption.hpp"
+#include "catenary/core/state_record.hpp"
 #include "catenary/integrators/run_results.hpp"
 #include "catenary/integrators/system.hpp"
 #include "catenary/model/case.hpp"
@@ -42,12 +43,27 @@ ConsistentState consistent_initial_state(System& sys, double t0);
 void run_static(System& sys, const StaticSettings& s, const FrameSink& sink, RunSummary& summary,
                 const Interruption* interruption = nullptr);
 
+// The checkpoints of a dynamic run (output.checkpoint_interval in docs/case-format.md): after an
+// accepted step, every `interval` of simulated time and every `wall_interval` wall seconds (0: not
+// by that measure), and at a stop the Interruption asks for, the run puts its whole state (the
+// step's vectors, the method's history, the step control, the summary's counters) in a record and
+// hands it to `write`, which adds what else it keeps (the outputs') and stores it. A run given
+// `resume` continues from that record instead of its initial state, without writing its first
+// frame again; resumed, it computes what the uninterrupted run would have, bit for bit on one
+// backend, except after modified Newton, whose first step factorizes afresh.
+struct Checkpoints {
+  double interval = 0.0, wall_interval = 0.0;
+  std::function<void(StateRecord&)> write;
+  const StateRecord* resume = nullptr;
+  bool enabled() const { return write && (interval > 0.0 || wall_interval > 0.0); }
+};
+
 // Dynamics of the index-3 DAE with Newton on the positions (Negrut, Rampalli, Ottarsson, Sajdak
 // 2007 scaling), fixed or adaptive step, by s.integrator: HHT-alpha (s.alpha) or generalized-alpha
 // (Arnold and Bruls 2007, s.rho_infinity). Frames every output_interval (0: every step). Throws
-// Interrupted after a step where `interruption` asks to stop.
+// Interrupted after a step where `interruption` asks to stop. Checkpoints as `checkpoints` asks.
 void run_dynamic(System& sys, const DynamicSettings& s, double output_interval, const FrameSink& sink,
-                 RunSummary& summary, const Interruption* interruption = nullptr);
+                 RunSummary& summary, const Interruption* interruption = nullptr, const Checkpoints& checkpoints = {});
 
 // The assembly analysis: the consistent initial state as the one frame, with what it moved and
 // the constraint violation left in `summary` (src/integrators/assembly_analysis.cpp).

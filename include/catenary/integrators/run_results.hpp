@@ -56,6 +56,10 @@ struct RunSummary {
   // first frame), and of all frames (the state's download, energies and writing), of which the
   // writing (the frame sink) is output_writing_seconds.
   double initial_state_seconds = 0.0, output_seconds = 0.0, output_writing_seconds = 0.0;
+  // A resumed run: the time of the checkpoint it continued from (-1: a run from its start). Its
+  // counters include the steps before the checkpoint; its wall times are its own.
+  double resumed_at = -1.0;
+  long steps_before_resume = 0;
   std::vector<std::string> warnings;
   // Assembly analysis: what moved, and the constraint violation left.
   std::vector<MovedPart> moved;

@@ -99,11 +99,17 @@ struct OutputSettings {
   std::vector<OutputNode> nodes;  // nodes whose position and velocity go to the CSV
   bool vtu = true;
   int vtu_samples_per_element = 4;
+  // Checkpoints of a dynamic run: every so much simulated time and every so many wall seconds
+  // (0: not by that measure; both 0: none).
+  double checkpoint_interval = 0.0, checkpoint_wall_interval = 0.0;
 };
 
 struct Case {
   std::string name;
   std::string source_file;
+  // A hash of the case document with its checkpoint settings left out: a checkpoint resumes only
+  // the case it was written for (model/case_fingerprint.hpp).
+  std::string fingerprint;
   Model model;
   AnalysisSettings analysis;
   OutputSettings output;

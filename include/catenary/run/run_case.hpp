@@ -7,7 +7,9 @@
 
 #include "catenary/assembly/backend.hpp"
 #include "catenary/core/interruption.hpp"
+#include "catenary/integrators/analyses.hpp"
 #include "catenary/integrators/run_results.hpp"
+#include "catenary/io/checkpoint_file.hpp"
 #include "catenary/model/case.hpp"
 #include "catenary/model/model.hpp"
 
@@ -30,17 +32,34 @@ struct AnalysisRun {
 // every `output_interval` (dynamic and kinematic; 0: every step). A SimulationError ends the run
 // and is recorded in the result, and so does a stop that `interruption` (null: none) asks for
 // between two time or load steps; other errors pass through. wall_seconds is the analysis's.
+// A dynamic analysis checkpoints and resumes as `checkpoints` says (integrators/analyses.hpp).
 AnalysisRun run_analysis(const AnalysisSettings& analysis, double output_interval, const Model& model,
-                         Backend& backend, const FrameSink& sink, const Interruption* interruption = nullptr);
+                         Backend& backend, const FrameSink& sink, const Interruption* interruption = nullptr,
+                         const Checkpoints& checkpoints = {});
 
 // Runs case c on `backend` into `writer` (its frames, then its summary): what a run writes is
 // valid however it ends. A result file that cannot be written ends the run with OutputError, its
-// summary saying so where the disk still takes it.
+// summary saying so where the disk still takes it. Where the case asks for checkpoints, they go to
+// checkpoint.bin in the writer's directory (io/checkpoint_file.hpp) with the writer's state; with
+// `resume` (that file's record, and a writer made with it) the run continues from it.
 AnalysisRun run_case(const Case& c, Backend& backend, OutputWriter& writer,
-                     const Interruption* interruption = nullptr);
+                     const Interruption* interruption = nullptr, const StateRecord* resume = nullptr);
 // The same into the directory `dir`, locked for the run (io/directory_lock.hpp; created;
 // std::runtime_error when it cannot be written or another run holds it).
 AnalysisRun run_case(const Case& c, Backend& backend, const std::string& dir,
                      const Interruption* interruption = nullptr);
+// Resumes case c from the checkpoint in `dir`, writing on the outputs there (locked as above);
+// CheckpointError where that checkpoint is missing or not one of this case.
+AnalysisRun resume_case(const Case& c, Backend& backend, const std::string& dir,
+                        const Interruption* interruption = nullptr);
+
+// The checkpoints run_case takes of case c on `backend` into `writer` (and resumes from `resume`):
+// the case's intervals, each written with the writer's state to checkpoint.bin in its directory.
+Checkpoints case_checkpoints(const Case& c, const Backend& backend, const OutputWriter& writer,
+                             const StateRecord* resume = nullptr);
+
+// What case c's checkpoint must match, and the record of the one in `dir` (CheckpointError).
+CheckpointIdentity checkpoint_identity(const Case& c);
+StateRecord read_case_checkpoint(const Case& c, const std::string& dir);
 
 }  // namespace catenary
