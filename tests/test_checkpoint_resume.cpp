@@ -2,7 +2,8 @@
 // writes, file for file and byte for byte, what the uninterrupted run writes: HHT, generalized-alpha
 // (with the stabilized index-2 constraints), adaptive BDF (its history, order and step control), a
 // mechanism with rigid bodies, and the CUDA backend's code on the host. `catenary run --resume`
-// does the same after SIGKILL and after SIGINT. A checkpoint of another case, version or model, a
+// does the same after SIGKILL and after SIGINT, and for a sweep (every copy, its index and table)
+// and a part of one after SIGKILL. A checkpoint of another case, version or model, a
 // damaged one and outputs that lost what it recorded are refused with a clear message (exit 2);
 // changing only the checkpoint settings is allowed.
 #include <catch2/catch.hpp>
@@ -77,7 +78,7 @@ std::vector<std::string> result_files(const fs::path& dir) {
 // Every result file of `resumed` is byte for byte the uninterrupted run's.
 void check_same_outputs(const fs::path& uninterrupted, const fs::path& resumed) {
   const std::vector<std::string> files = result_files(uninterrupted);
-  REQUIRE(files.size() >= 2);
+  REQUIRE(!files.empty());
   CHECK(result_files(resumed) == files);
   for (const std::string& f : files) {
     INFO(f);
@@ -274,12 +275,43 @@ TEST_CASE("catenary run --resume after SIGKILL and after SIGINT writes the unint
     check_same_outputs(base / "whole", out);
   }
 
-  SECTION("--resume is refused with --out, for a directory without a checkpoint, and for a sweep") {
+  SECTION("--resume is refused with --out, and for a directory without a checkpoint of the case or sweep") {
     CHECK(testing::run_catenary("run " + c + " --resume " + (base / "whole").string() + " --out x", base / "bad.log") == 2);
     CHECK(testing::run_catenary("run " + c + " --resume " + (base / "nothing").string(), base / "bad.log") == 2);
     CHECK(slurp(base / "bad.log").find("no checkpoint here") != std::string::npos);
     const std::string sweep = std::string(CATENARY_SOURCE_DIR) + "/cases/cable_sweep.json";
     CHECK(testing::run_catenary("run " + sweep + " --resume " + (base / "whole").string(), base / "bad.log") == 2);
-    CHECK(slurp(base / "bad.log").find("--resume continues the run of a single case") != std::string::npos);
+    CHECK(slurp(base / "bad.log").find("no checkpoint here") != std::string::npos);
+  }
+}
+
+TEST_CASE("a sweep (whole, and a part) killed with SIGKILL and resumed writes the uninterrupted copies and index",
+          "[cli][checkpoint][sweep]") {
+  const fs::path base = fresh("sweep");
+  nlohmann::json document = shipped("cable_sweep.json");
+  document["analysis"]["end_time"] = 4.0;
+  document["output"]["checkpoint_interval"] = 0.4;
+  const std::string c = (base / "case.json").string();
+  std::ofstream(c) << document.dump(2);
+  for (const std::vector<std::string> selection : {std::vector<std::string>{}, {"--part", "1/2"}}) {
+    const std::string stem = selection.empty() ? "sweep" : "sweep_copies_0001-0002";
+    const std::string part = selection.empty() ? "" : " --part 1/2", name = selection.empty() ? "" : "_part";
+    const fs::path whole = base / ("whole" + name), killed = base / ("killed" + name);
+    REQUIRE(testing::run_catenary("run " + c + part + " --out " + whole.string(), base / "whole.log") == 0);
+    std::vector<std::string> args = {"run", c, "--out", killed.string()};
+    args.insert(args.end(), selection.begin(), selection.end());
+    const pid_t pid = testing::start_catenary(args, base / "killed.log");
+    REQUIRE(testing::wait_until([&] { return fs::exists(killed / (stem + ".checkpoint.bin")); }));
+    ::kill(pid, SIGKILL);
+    testing::wait_exit(pid);
+    const int resumed = testing::run_catenary("run " + c + part + " --resume " + killed.string(), base / "resume.log");
+    INFO(slurp(base / "resume.log"));
+    CHECK(resumed == 0);
+    for (const fs::directory_entry& copy : fs::directory_iterator(whole))
+      if (copy.is_directory()) check_same_outputs(copy.path(), killed / copy.path().filename());
+    CHECK(slurp(killed / (stem + ".csv")) == slurp(whole / (stem + ".csv")));
+    const nlohmann::json index = nlohmann::json::parse(slurp(killed / (stem + ".json")));
+    CHECK(index["status"] == "ok");
+    CHECK(index["copies"] == nlohmann::json::parse(slurp(whole / (stem + ".json")))["copies"]);
   }
 }

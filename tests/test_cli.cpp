@@ -260,7 +260,7 @@ TEST_CASE("catenary gather joins a sweep's parts into the whole sweep's index an
     std::ofstream(part) << part_index.dump(2);
     CHECK(gather("stopped") == 2);
     const std::string log = slurp(out.string() + "_gather.log");
-    CHECK(log.find("copies 1 and 2 of 3 did not finish (a run was stopped): run their part again") != std::string::npos);
+    CHECK(log.find("copies 1 and 2 of 3 did not finish (a run was stopped): resume their part") != std::string::npos);
     CHECK(log.find("failed") == std::string::npos);
     CHECK(nlohmann::json::parse(slurp(out / "stopped" / "sweep.json"))["status"] == "interrupted");
   }

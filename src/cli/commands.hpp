@@ -51,10 +51,11 @@ int run_and_report(const Case& c, Backend& backend, const OutputDirectory& dir, 
 // A sweep's copies (all, or those run --copies / --part selected) run by the library's run_sweep
 // (run/run_sweep.hpp) into dir, with its batches and notes printed; kExitOk when every copy ran
 // to its end, exit_interrupted where `interruption` stopped it, else kExitSimulationFailed (the
-// failed copies' sweep numbers put in failed where given).
+// failed copies' sweep numbers put in failed where given). With `resume`, from the sweep's
+// checkpoint in dir.
 int run_sweep_and_report(const std::vector<SweepCase>& cases, const std::string& case_path, const OutputDirectory& dir,
                          BackendChoice choice, const Interruption& interruption,
-                         std::vector<size_t>* failed = nullptr);
+                         std::vector<size_t>* failed = nullptr, bool resume = false);
 
 int check_command(const std::string& case_path);
 // Joins the index files of a sweep's parts in `directory` into sweep.json and sweep.csv

@@ -106,7 +106,8 @@ CLI::App* add_run(CLI::App& app, Options& o) {
                   ->check(check_directory_name, "DIR");
   auto* resume = run->add_option("--resume", o.resume_dir,
                                  "continue the run whose outputs are in DIR from its last checkpoint, writing on them "
-                                 "(the case must be the one it ran, checkpoint settings aside)")
+                                 "(the case, and a sweep's --copies or --part, must be those it ran; the checkpoint "
+                                 "settings may change)")
                      ->check(check_directory_name, "DIR")
                      ->excludes(out);
   run->add_option("--backend", o.backend,
@@ -114,7 +115,6 @@ CLI::App* add_run(CLI::App& app, Options& o) {
                   "(cuda-host, for tests: the CUDA backend's code on the host)")
       ->check(check_backend_name, "cpu|cuda|auto");
   add_copy_selection(run, o);
-  resume->excludes(run->get_option("--copies"))->excludes(run->get_option("--part"));
   return run;
 }
 

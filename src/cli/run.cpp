@@ -154,9 +154,7 @@ int run_command(const std::string& case_path, const std::string& out, const std:
   const std::vector<SweepCase> cases = load_cases(case_path, selection);
   if (cases.front().sweep_size > 1) {
     if (!resume.empty())
-      throw InputError(case_path, "/sweep",
-                       "--resume continues the run of a single case; a sweep's copies are run again where they did "
-                       "not finish (run --copies FIRST-LAST)");
+      return run_sweep_and_report(cases, case_path, {resume, "--resume"}, choice, interruption, nullptr, true);
     return run_sweep_and_report(cases, case_path, run_directory(cases.front().c, out), choice, interruption);
   }
   const Case& c = cases.front().c;

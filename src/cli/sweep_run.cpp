@@ -29,9 +29,10 @@ class PrintingObserver : public SweepObserver {
 }  // namespace
 
 int run_sweep_and_report(const std::vector<SweepCase>& cases, const std::string& case_path, const OutputDirectory& dir,
-                         BackendChoice choice, const Interruption& interruption, std::vector<size_t>* failed) {
+                         BackendChoice choice, const Interruption& interruption, std::vector<size_t>* failed,
+                         bool resume) {
   PrintingObserver observer;
-  const SweepRun run = run_sweep(cases, case_path, dir.path, dir.origin, choice, observer, &interruption);
+  const SweepRun run = run_sweep(cases, case_path, dir.path, dir.origin, choice, observer, &interruption, resume);
   if (failed) *failed = run.failed;
   if (run.interrupted) return exit_interrupted(interruption);
   return run.failed.empty() ? kExitOk : kExitSimulationFailed;
@@ -42,7 +43,8 @@ int gather_command(const std::string& directory) {
   std::printf("gathered the %zu copies of %zu part%s into %s (sweep.json, sweep.csv)\n", g.copies, g.parts.size(),
               g.parts.size() == 1 ? "" : "s", std::filesystem::absolute(directory).string().c_str());
   if (!g.unfinished.empty())
-    std::fprintf(stderr, "catenary: %s of %zu did not finish (a run was stopped): run their part again\n",
+    std::fprintf(stderr, "catenary: %s of %zu did not finish (a run was stopped): resume their part (run --part K/N "
+                 "--resume DIR, where the case checkpoints) or run it again\n",
                  copy_list(g.unfinished).c_str(), g.copies);
   if (!g.failed.empty())
     std::fprintf(stderr, "catenary: %s of %zu failed (sweep.json)\n", copy_list(g.failed).c_str(), g.copies);

@@ -44,10 +44,13 @@ bool frame_file(const std::string& name) {
 void clear_earlier_run(const std::string& directory) {
   const fs::path dir(directory);
   const nlohmann::json summary = read_json(dir / "summary.json");
+  std::error_code ignored;
   if (!summary.is_object() || !summary.contains("output_files") || !summary["output_files"].is_object()) return;
   const nlohmann::json& files = summary["output_files"];
-  std::error_code ignored;
-  for (const char* key : {"csv", "pvd", "rigid_bodies", "joint_reactions", "summary", "checkpoint"}) {
+  // A checkpoint of the earlier run goes whether or not its summary lists it (a run killed before
+  // its end lists none): the new run's outputs are not those it recorded.
+  for (const char* name : {"checkpoint.bin", "checkpoint.bin.tmp"}) fs::remove(dir / name, ignored);
+  for (const char* key : {"csv", "pvd", "rigid_bodies", "joint_reactions", "summary"}) {
     const std::string name = files.contains(key) ? bare_name(files[key]) : std::string();
     if (name.empty()) continue;
     fs::remove(dir / name, ignored);

@@ -52,7 +52,8 @@ void check_size(const Eigen::VectorXd* x, long expected, const char* what) {
 
 }  // namespace
 
-OutputWriter::OutputWriter(const Case& c, const std::string& directory, const StateRecord* resume)
+OutputWriter::OutputWriter(const Case& c, const std::string& directory, const StateRecord* resume,
+                           const std::string& prefix)
     : case_(c), directory_(directory) {
   if (directory_.empty()) throw std::invalid_argument("output directory name is empty");
   const Model& m = case_.model;
@@ -65,7 +66,7 @@ OutputWriter::OutputWriter(const Case& c, const std::string& directory, const St
     throw std::invalid_argument("VTU samples per element must be at least 1");
   create_directory(directory_);
   if (resume) {
-    resume_files(*resume);
+    resume_files(*resume, prefix);
     write_summary(starting_summary("running"));
     return;
   }
@@ -87,33 +88,33 @@ constexpr char kPvdEnd[] = "  </Collection>\n</VTKFile>\n";
 
 }  // namespace
 
-void OutputWriter::save(StateRecord& record) const {
-  record.set("output.results_bytes", static_cast<double>(csv_->size()));
+void OutputWriter::save(StateRecord& record, const std::string& prefix) const {
+  record.set(prefix + "results_bytes", static_cast<double>(csv_->size()));
   if (bodies_csv_) {
-    record.set("output.rigid_bodies_bytes", static_cast<double>(bodies_csv_->size()));
-    record.set("output.joint_reactions_bytes", static_cast<double>(reactions_csv_->size()));
+    record.set(prefix + "rigid_bodies_bytes", static_cast<double>(bodies_csv_->size()));
+    record.set(prefix + "joint_reactions_bytes", static_cast<double>(reactions_csv_->size()));
   }
-  record.set("output.vtu_frames", static_cast<double>(vtu_frames_));
+  record.set(prefix + "vtu_frames", static_cast<double>(vtu_frames_));
   if (vtu_frames_ > 0)
-    record.set("output.pvd_bytes", static_cast<double>(fs::file_size(join(directory_, "results.pvd"))));
-  record.set("output.last_results_row", last_results_row_);
+    record.set(prefix + "pvd_bytes", static_cast<double>(fs::file_size(join(directory_, "results.pvd"))));
+  record.set(prefix + "last_results_row", last_results_row_);
 }
 
-void OutputWriter::resume_files(const StateRecord& record) {
+void OutputWriter::resume_files(const StateRecord& record, const std::string& prefix) {
   const Model& m = case_.model;
-  csv_ = std::make_unique<OutputFile>(join(directory_, "results.csv"), record.count("output.results_bytes"));
+  csv_ = std::make_unique<OutputFile>(join(directory_, "results.csv"), record.count(prefix + "results_bytes"));
   results_header_ = csv_header();
-  last_results_row_ = record.text("output.last_results_row");
+  last_results_row_ = record.text(prefix + "last_results_row");
   if (!m.mechanism.empty()) {
     const MultibodyLayout layout = multibody_layout(m);
     mechanism_dofs_ = layout.dofs;
     mechanism_first_row_ = layout.first_row;
     bodies_csv_ =
-        std::make_unique<OutputFile>(join(directory_, "rigid_bodies.csv"), record.count("output.rigid_bodies_bytes"));
+        std::make_unique<OutputFile>(join(directory_, "rigid_bodies.csv"), record.count(prefix + "rigid_bodies_bytes"));
     reactions_csv_ = std::make_unique<OutputFile>(join(directory_, "joint_reactions.csv"),
-                                                  record.count("output.joint_reactions_bytes"));
+                                                  record.count(prefix + "joint_reactions_bytes"));
   }
-  vtu_frames_ = static_cast<size_t>(record.count("output.vtu_frames"));
+  vtu_frames_ = static_cast<size_t>(record.count(prefix + "vtu_frames"));
   if (!case_.output.vtu) return;
   create_directory(join(directory_, "frames"));
   // Frames written after the checkpoint go; results.pvd is put back as it was then, its entries
@@ -129,7 +130,7 @@ void OutputWriter::resume_files(const StateRecord& record) {
     fs::remove(pvd, ignored);
     return;
   }
-  const long keep = record.count("output.pvd_bytes") - static_cast<long>(sizeof kPvdEnd - 1);
+  const long keep = record.count(prefix + "pvd_bytes") - static_cast<long>(sizeof kPvdEnd - 1);
   std::ifstream in(pvd, std::ios::binary);
   std::string entries(static_cast<size_t>(std::max(keep, 0L)), '\0');
   if (keep <= 0 || !in.read(entries.data(), keep))
@@ -326,8 +327,7 @@ void OutputWriter::write_summary(const RunSummary& s) {
     files["vtu_frames"] = vtu_frames_;
   }
   files["summary"] = "summary.json";
-  if (case_.output.checkpoint_interval > 0.0 || case_.output.checkpoint_wall_interval > 0.0)
-    files["checkpoint"] = "checkpoint.bin";
+  if (fs::exists(join(directory_, "checkpoint.bin"))) files["checkpoint"] = "checkpoint.bin";
   if (!m.mechanism.empty()) {
     files["rigid_bodies"] = "rigid_bodies.csv";
     files["joint_reactions"] = "joint_reactions.csv";

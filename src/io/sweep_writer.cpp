@@ -72,6 +72,34 @@ std::vector<size_t> SweepIndex::failed_copies() const {
   return failed;
 }
 
+void SweepIndex::save(StateRecord& record) const {
+  for (size_t k = 0; k < outcomes_.size(); ++k) {
+    const Outcome& o = outcomes_[k];
+    if (o.status == "not run") continue;
+    const std::string at = "sweep.copy." + std::to_string(cases_[k].index) + ".";
+    record.set(at + "status", o.status);
+    record.set(at + "message", o.message);
+    record.set(at + "results_header", o.results_header);
+    record.set(at + "last_results_row", o.last_results_row);
+  }
+}
+
+void SweepIndex::restore(const StateRecord& record) {
+  for (size_t k = 0; k < outcomes_.size(); ++k) {
+    const std::string at = "sweep.copy." + std::to_string(cases_[k].index) + ".";
+    if (!record.texts().count(at + "status")) continue;  // not run at the checkpoint
+    Outcome& o = outcomes_[k];
+    o.status = record.text(at + "status");
+    o.message = record.text(at + "message");
+    o.results_header = record.text(at + "results_header");
+    o.last_results_row = record.text(at + "last_results_row");
+  }
+}
+
+std::string SweepIndex::checkpoint_file(const std::vector<SweepCase>& cases, const std::string& directory) {
+  return (std::filesystem::path(directory) / (stem(cases) + ".checkpoint.bin")).string();
+}
+
 std::string SweepIndex::stem(const std::vector<SweepCase>& cases) {
   if (cases.size() == cases.front().sweep_size) return "sweep";
   char name[64];
@@ -83,6 +111,9 @@ void SweepIndex::start() const {
   std::set<std::string> taken;
   for (const SweepCase& c : cases_) taken.insert(SweepWriter::copy_directory_name(c.index));
   clear_earlier_copies(directory_, stem(cases_), taken);
+  std::error_code ignored;
+  const std::string checkpoint = checkpoint_file(cases_, directory_);
+  for (const std::string& name : {checkpoint, checkpoint + ".tmp"}) std::filesystem::remove(name, ignored);
   write("running");
 }
 
@@ -145,7 +176,7 @@ std::string SweepWriter::copy_directory_name(size_t k) {
 
 SweepWriter::SweepWriter(const std::vector<SweepCase>& cases, std::vector<size_t> positions,
                          const std::vector<CopyRange>& ranges, const Model& batch, Backend& backend,
-                         const std::string& directory, SweepIndex& index)
+                         const std::string& directory, SweepIndex& index, const StateRecord* resume)
     : cases_(cases), positions_(std::move(positions)), ranges_(ranges), backend_(backend),
       index_(index), gravity_(gravity_vector(batch)) {
   // The copies' common parent first, so that their threads do not race to make it (a failure
@@ -157,9 +188,16 @@ SweepWriter::SweepWriter(const std::vector<SweepCase>& cases, std::vector<size_t
   for_each_copy(positions_.size(), [&](size_t k) {
     const SweepCase& copy = cases[positions_[k]];
     writers_[k] = std::make_unique<OutputWriter>(
-        copy.c, (std::filesystem::path(directory) / copy_directory_name(copy.index)).string());
+        copy.c, (std::filesystem::path(directory) / copy_directory_name(copy.index)).string(), resume,
+        record_prefix(copy.index));
     if (!copy.c.model.mechanism.empty()) mechanisms_[k] = std::make_unique<MultibodyBlock>(copy.c.model);
   });
+}
+
+std::string SweepWriter::record_prefix(size_t k) { return "copy." + std::to_string(k) + ".output."; }
+
+void SweepWriter::save(StateRecord& record) const {
+  for (size_t k = 0; k < writers_.size(); ++k) writers_[k]->save(record, record_prefix(cases_[positions_[k]].index));
 }
 
 void SweepWriter::write_frame(const Frame& f) {

@@ -1,5 +1,7 @@
 #include "case_fingerprint.hpp"
 
+#include "catenary/model/case_loader.hpp"
+
 #include <cstdint>
 #include <cstdio>
 
@@ -49,6 +51,12 @@ std::string case_fingerprint(const nlohmann::json& document) {
     }
     hash.add(";");
   }
+  return hash.hex();
+}
+
+std::string copies_fingerprint(const std::vector<SweepCase>& cases) {
+  Fnv1a hash;
+  for (const SweepCase& copy : cases) hash.add(std::to_string(copy.index) + ":" + copy.c.fingerprint + ";");
   return hash.hex();
 }
 

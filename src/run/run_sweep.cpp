@@ -5,11 +5,13 @@
 #include <omp.h>
 
 #include <deque>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "catenary/core/errors.hpp"
+#include "catenary/io/checkpoint_file.hpp"
 #include "catenary/io/directory_lock.hpp"
 #include "catenary/io/output_writer.hpp"
 #include "catenary/io/sweep_writer.hpp"
@@ -62,12 +64,57 @@ struct BatchResult {
   std::vector<size_t> culprits;
 };
 
+// A sweep's checkpoints: where they go, what they must match, and the sweep's own values (the
+// batches, the index) that each adds to the batch's run and writers.
+struct SweepCheckpoints {
+  std::string path;
+  CheckpointIdentity identity;
+  std::function<void(StateRecord&)> add_sweep_state;
+};
+
+// A list of positions in cases, as a checkpoint keeps it.
+Eigen::VectorXd positions_vector(const std::vector<size_t>& positions) {
+  Eigen::VectorXd x(static_cast<Eigen::Index>(positions.size()));
+  for (size_t k = 0; k < positions.size(); ++k) x[static_cast<Eigen::Index>(k)] = static_cast<double>(positions[k]);
+  return x;
+}
+
+std::vector<size_t> positions_of(const Eigen::VectorXd& x, size_t copies, const std::string& key) {
+  std::vector<size_t> positions;
+  for (const double p : x) {
+    if (!(p >= 0.0 && p < static_cast<double>(copies) && p == static_cast<double>(static_cast<size_t>(p))))
+      throw CheckpointError("the checkpoint's '" + key + "' is not a list of this run's copies");
+    positions.push_back(static_cast<size_t>(p));
+  }
+  return positions;
+}
+
+void save_batches(const std::vector<size_t>& running, const std::deque<std::vector<size_t>>& pending,
+                  StateRecord& record) {
+  record.set("sweep.batch", positions_vector(running));
+  record.set("sweep.pending", static_cast<double>(pending.size()));
+  for (size_t k = 0; k < pending.size(); ++k) record.set("sweep.pending." + std::to_string(k), positions_vector(pending[k]));
+}
+
+// The batches a resumed sweep runs: the checkpoint's running batch first, then those pending.
+std::deque<std::vector<size_t>> restore_batches(const StateRecord& record, size_t copies) {
+  std::deque<std::vector<size_t>> batches;
+  batches.push_back(positions_of(record.vector("sweep.batch"), copies, "sweep.batch"));
+  const long pending = record.count("sweep.pending");
+  for (long k = 0; k < pending; ++k) {
+    const std::string key = "sweep.pending." + std::to_string(k);
+    batches.push_back(positions_of(record.vector(key), copies, key));
+  }
+  return batches;
+}
+
 // The copies at `positions` of cases merged into one batch, run on a backend of their own and
-// written through `index`.
+// written through `index`; from the checkpoint `resume` where given.
 BatchResult run_batch(const std::vector<SweepCase>& cases, const std::vector<size_t>& positions,
                       const std::string& case_path, const std::string& dir, const std::string& dir_origin,
                       BackendChoice choice, SweepIndex& index, const std::string& files, SweepObserver& observer,
-                      const Interruption* interruption) {
+                      const Interruption* interruption, const SweepCheckpoints& sweep_checkpoints,
+                      const StateRecord* resume) {
   std::vector<size_t> numbers;
   for (size_t k : positions) numbers.push_back(cases[k].index);
   std::vector<CopyRange> ranges;
@@ -83,16 +130,26 @@ BatchResult run_batch(const std::vector<SweepCase>& cases, const std::vector<siz
   allow_open_files(cases, positions, case_path);
   std::unique_ptr<SweepWriter> writer;
   try {
-    writer = std::make_unique<SweepWriter>(cases, positions, ranges, batch, *selected.backend, dir, index);
+    writer = std::make_unique<SweepWriter>(cases, positions, ranges, batch, *selected.backend, dir, index, resume);
   } catch (const OutputError&) {
     throw;
   } catch (const std::exception& e) {
     throw InputError(case_path, dir_origin, e.what());
   }
   observer.backend_ready(*selected.backend, selected.notice);
+  Checkpoints checkpoints;
+  checkpoints.interval = first.output.checkpoint_interval;
+  checkpoints.wall_interval = first.output.checkpoint_wall_interval;
+  checkpoints.resume = resume;
+  checkpoints.write = [&](StateRecord& record) {
+    sweep_checkpoints.add_sweep_state(record);
+    writer->save(record);
+    record.set("run.backend", selected.backend->name());
+    write_checkpoint(sweep_checkpoints.path, sweep_checkpoints.identity, record);
+  };
   BatchResult result;
   result.run = run_analysis(first.analysis, first.output.interval, batch, *selected.backend,
-                            [&](const Frame& f) { writer->write_frame(f); }, interruption);
+                            [&](const Frame& f) { writer->write_frame(f); }, interruption, checkpoints);
   writer->write_summary(result.run.summary);
   observer.batch_finished(result.run, dir, files);
   if (result.run.failed_dof >= 0) result.culprits = copies_holding(ranges, result.run, batch.dof_count());
@@ -115,7 +172,7 @@ Model merge_sweep_copies(const std::vector<SweepCase>& cases, const std::vector<
 
 SweepRun run_sweep(const std::vector<SweepCase>& cases, const std::string& case_path, const std::string& dir,
                    const std::string& dir_origin, BackendChoice choice, SweepObserver& observer,
-                   const Interruption* interruption) {
+                   const Interruption* interruption, bool resume) {
   const std::string stem = SweepIndex::stem(cases);
   // A whole sweep needs the directory alone; the parts of one share it, each its own copies.
   std::unique_ptr<DirectoryLock> lock, part_lock;
@@ -127,11 +184,36 @@ SweepRun run_sweep(const std::vector<SweepCase>& cases, const std::string& case_
     throw InputError(case_path, dir_origin, e.what());
   }
   SweepIndex index(cases, dir);
-  index.start();
+  // Batches still to run, each a list of positions in cases, and the one running.
+  std::deque<std::vector<size_t>> batches;
+  std::vector<size_t> positions;
+  SweepCheckpoints sweep_checkpoints;
+  sweep_checkpoints.path = SweepIndex::checkpoint_file(cases, dir);
+  sweep_checkpoints.identity.case_fingerprint = copies_fingerprint(cases);
+  for (const SweepCase& copy : cases) {
+    sweep_checkpoints.identity.dofs += copy.c.model.dof_count();
+    sweep_checkpoints.identity.constraints += copy.c.model.constraint_count();
+  }
+  sweep_checkpoints.add_sweep_state = [&](StateRecord& record) {
+    save_batches(positions, batches, record);
+    index.save(record);
+  };
+  std::unique_ptr<StateRecord> checkpoint;
+  if (resume) {
+    try {
+      checkpoint = std::make_unique<StateRecord>(read_checkpoint(sweep_checkpoints.path, sweep_checkpoints.identity));
+      batches = restore_batches(*checkpoint, cases.size());
+    } catch (const CheckpointError& e) {
+      throw InputError(case_path, dir_origin, e.what());
+    }
+    index.restore(*checkpoint);
+    index.write("running");
+  } else {
+    batches.emplace_back();
+    for (size_t k = 0; k < cases.size(); ++k) batches.front().push_back(k);
+    index.start();
+  }
   const std::string files = "one directory per copy, " + stem + ".json, " + stem + ".csv";
-  // Batches still to run, each a list of positions in cases.
-  std::deque<std::vector<size_t>> batches(1);
-  for (size_t k = 0; k < cases.size(); ++k) batches.front().push_back(k);
   SweepRun outcome;
   try {
     // A stop asked for during a batch or between two leaves that batch's copies and those not run
@@ -141,10 +223,11 @@ SweepRun run_sweep(const std::vector<SweepCase>& cases, const std::string& case_
         outcome.interrupted = true;
         break;
       }
-      const std::vector<size_t> positions = std::move(batches.front());
+      positions = std::move(batches.front());
       batches.pop_front();
-      const BatchResult result =
-          run_batch(cases, positions, case_path, dir, dir_origin, choice, index, files, observer, interruption);
+      const BatchResult result = run_batch(cases, positions, case_path, dir, dir_origin, choice, index, files, observer,
+                                           interruption, sweep_checkpoints, checkpoint.get());
+      checkpoint.reset();  // only the first batch resumes
       if (result.run.interrupted()) {
         outcome.interrupted = true;
         break;

@@ -41,6 +41,8 @@ class StateRecord {
                             std::to_string(size));
     return x;
   }
+  // A vector of any size.
+  const Eigen::VectorXd& vector(const std::string& key) const { return find(vectors_, key, "vector"); }
   const std::string& text(const std::string& key) const { return find(texts_, key, "text"); }
 
   const std::map<std::string, double>& numbers() const { return numbers_; }

@@ -24,18 +24,21 @@ class OutputWriter {
   // frames, src/io/earlier_outputs.hpp) and writes summary.json with status "running"; the files
   // are results.csv, frames/frame_NNNNN.vtu, results.pvd, summary.json, and for a model with rigid
   // bodies rigid_bodies.csv and joint_reactions.csv (columns in docs/case-format.md).
-  // With `resume` (a checkpoint's record), the directory's files are instead those of the run the
-  // checkpoint was written in: each is cut back to what it held at the checkpoint (frames written
-  // after it removed) and written on from there; CheckpointError where they hold less.
-  OutputWriter(const Case& c, const std::string& directory, const StateRecord* resume = nullptr);
+  // With `resume` (a checkpoint's record, this writer's values under `prefix`), the directory's
+  // files are instead those of the run the checkpoint was written in: each is cut back to what it
+  // held at the checkpoint (frames written after it removed) and written on from there;
+  // CheckpointError where they hold less.
+  OutputWriter(const Case& c, const std::string& directory, const StateRecord* resume = nullptr,
+               const std::string& prefix = "output.");
   // Files a writer of c keeps open from construction to destruction (results.csv, and
   // rigid_bodies.csv and joint_reactions.csv for a model with rigid bodies); a frame opens and
   // closes one or two more (its VTU file, results.pvd).
   static int files_held(const Case& c) { return c.model.mechanism.empty() ? 1 : 3; }
   ~OutputWriter();
   void write_frame(const Frame& f);
-  // What the writer has written (each file's size, the frames), into a checkpoint's record.
-  void save(StateRecord& record) const;
+  // What the writer has written (each file's size, the frames), into a checkpoint's record under
+  // `prefix`.
+  void save(StateRecord& record, const std::string& prefix = "output.") const;
   void write_summary(const RunSummary& s);
   // The summary of a run that has done nothing yet, with this status and message: "running" at the
   // start, "failed" where a result file cannot be written.
@@ -51,7 +54,7 @@ class OutputWriter {
   std::string csv_header() const;
   void write_mechanism_headers();
   // The directory's files as the checkpoint's record says they were.
-  void resume_files(const StateRecord& record);
+  void resume_files(const StateRecord& record, const std::string& prefix);
   void write_mechanism_rows(const Frame& f);
   // Adds frame file `file` at `time` to results.pvd (the first frame writes the file).
   void add_pvd_entry(double time, const std::string& file);

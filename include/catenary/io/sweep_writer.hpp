@@ -33,6 +33,11 @@ class SweepIndex {
   void write(const std::string& status) const;
   // The numbers in the sweep of the copies that did not end "ok" (failed, interrupted, not run).
   std::vector<size_t> failed_copies() const;
+  // What each copy came to so far, into a checkpoint's record and back (a resumed sweep).
+  void save(StateRecord& record) const;
+  void restore(const StateRecord& record);
+  // The checkpoint of a run of these copies in directory: DIR/STEM.checkpoint.bin.
+  static std::string checkpoint_file(const std::vector<SweepCase>& cases, const std::string& directory);
   // "sweep", or for a run of some copies "sweep_copies_FFFF-LLLL": the index's and the table's
   // name without .json / .csv.
   static std::string stem(const std::vector<SweepCase>& cases);
@@ -51,14 +56,20 @@ class SweepWriter {
  public:
   // The batch of copies positions[i] of cases (merged in that order: ranges[i]); cases, ranges
   // and index must outlive the writer; backend is the batch's.
+  // With `resume`, each copy's writer resumes from the checkpoint's record (OutputWriter).
   SweepWriter(const std::vector<SweepCase>& cases, std::vector<size_t> positions, const std::vector<CopyRange>& ranges,
-              const Model& batch, Backend& backend, const std::string& directory, SweepIndex& index);
+              const Model& batch, Backend& backend, const std::string& directory, SweepIndex& index,
+              const StateRecord* resume = nullptr);
   void write_frame(const Frame& batch_frame);
+  // Every copy's writer's state, into a checkpoint's record.
+  void save(StateRecord& record) const;
   // Every copy's summary.json, and what each came to in the index.
   void write_summary(const RunSummary& s);
   static std::string copy_directory_name(size_t k);
 
  private:
+  // The names of copy k's writer's values in a checkpoint's record.
+  static std::string record_prefix(size_t k);
   const std::vector<SweepCase>& cases_;
   std::vector<size_t> positions_;
   const std::vector<CopyRange>& ranges_;

@@ -43,6 +43,10 @@ struct SweepCase {
 // both figures).
 std::vector<SweepCase> load_cases(const std::string& path, const CopySelection& selection = {},
                                   const CaseLimits& limits = {});
+// The fingerprint of a run of these copies (their Case::fingerprint, in order, hashed), which a
+// sweep's checkpoint records.
+std::string copies_fingerprint(const std::vector<SweepCase>& cases);
+
 // Every check of load_cases on each copy but the memory's, one copy at a time (what `catenary
 // check` runs: it holds one copy, however many the sweep has); returns the number checked.
 size_t check_cases(const std::string& path, const CopySelection& selection = {}, const CaseLimits& limits = {});

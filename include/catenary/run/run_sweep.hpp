@@ -50,10 +50,16 @@ struct SweepRun {
 // stop that `interruption` (null: none) asks for ends the batch that runs between two steps and
 // runs no more; the index marks its copies "interrupted" and those not run "not run". Throws
 // InputError for a directory that cannot be written or that another run holds (named by
-// dir_origin) or more open files than the process may have, and OutputError for a result file
-// that cannot be written; the index keeps the copies run before any such error.
+// dir_origin) or more open files than the process may have, or a checkpoint to resume that is not
+// this run's, and OutputError for a result file that cannot be written; the index keeps the copies
+// run before any such error.
+//
+// With the case's checkpoint settings the batch that runs checkpoints into DIR/STEM.checkpoint.bin
+// (SweepIndex::checkpoint_file) with every copy's writer, the index's outcomes and the batches
+// still to run; `resume` continues from that checkpoint: the batch it was written in from its
+// state, then the batches that were still to run.
 SweepRun run_sweep(const std::vector<SweepCase>& cases, const std::string& case_path, const std::string& dir,
                    const std::string& dir_origin, BackendChoice choice, SweepObserver& observer,
-                   const Interruption* interruption = nullptr);
+                   const Interruption* interruption = nullptr, bool resume = false);
 
 }  // namespace catenary
