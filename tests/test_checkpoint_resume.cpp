@@ -1,7 +1,8 @@
 // Checkpoint and resume. A run that dies some frames after a checkpoint and is resumed from it
 // writes, file for file and byte for byte, what the uninterrupted run writes: HHT, generalized-alpha
 // (with the stabilized index-2 constraints), adaptive BDF (its history, order and step control), a
-// mechanism with rigid bodies, and the CUDA backend's code on the host. `catenary run --resume`
+// mechanism with rigid bodies, modified Newton (its kept factorization), and the CUDA backend's
+// code on the host. `catenary run --resume`
 // does the same after SIGKILL and after SIGINT, and for a sweep (every copy, its index and table)
 // and a part of one after SIGKILL. A checkpoint of another case, version or model, a
 // damaged one and outputs that lost what it recorded are refused with a clear message (exit 2);
@@ -172,6 +173,20 @@ TEST_CASE("a resumed mechanism (rigid bodies, joints, a cable) equals the uninte
   c["analysis"]["end_time"] = 0.3;
   c["output"]["checkpoint_interval"] = 0.08;
   check_resume(c, "mechanism");
+}
+
+TEST_CASE("resumed modified Newton reuses the factorization the uninterrupted run kept: bit for bit",
+          "[checkpoint][modified_newton]") {
+  nlohmann::json cable = falling_cable(0.6, 0.15);
+  cable["analysis"]["newton"] = "modified";
+  check_resume(cable, "modified_hht");
+  nlohmann::json crane = shipped("crane_boom_cable.json");
+  crane["analysis"]["end_time"] = 0.3;
+  crane["analysis"].erase("alpha");
+  crane["analysis"]["integrator"] = "generalized_alpha";
+  crane["analysis"]["newton"] = "modified";
+  crane["output"]["checkpoint_interval"] = 0.08;
+  check_resume(crane, "modified_generalized_alpha");
 }
 
 #ifdef CATENARY_WITH_CUDA

@@ -112,7 +112,8 @@ class BDFStepper : public TimeStepper {
     return newton_.unsettled_coordinates(trial.q);
   }
 
-  // The accepted points (newest first) and the order selection's counters.
+  // The accepted points (newest first), the order selection's counters and modified Newton's
+  // factorization.
   void save(StateRecord& record) override {
     Eigen::VectorXd x;
     record.set("bdf.points", static_cast<double>(history_.size()));
@@ -131,6 +132,7 @@ class BDFStepper : public TimeStepper {
                                                     {"bdf.clean_steps", clean_steps_}};
     for (const auto& [key, value] : counters) record.set(key, static_cast<double>(value));
     record.set("bdf.last_start", last_start_);
+    newton_.save(record);
   }
 
   void restore(const StateRecord& record) override {
@@ -159,6 +161,7 @@ class BDFStepper : public TimeStepper {
       throw CheckpointError("the checkpoint's BDF order " + std::to_string(order_) + " is outside this run's 1 to " +
                             std::to_string(s_.max_order));
     last_start_ = record.number("bdf.last_start");
+    newton_.restore(record);
   }
 
  private:

@@ -79,6 +79,11 @@ class GeneralizedAlphaStepper : public TimeStepper {
     return newton_.unsettled_coordinates(trial.q);
   }
 
+  // The method's memory is the StepState's history; modified Newton's factorization is the
+  // Newton iteration's.
+  void save(StateRecord& record) override { newton_.save(record); }
+  void restore(const StateRecord& record) override { newton_.restore(record); }
+
  private:
   BackendVectors& be_;  // the method uses the backend's vectors alone
   const DynamicSettings& s_;

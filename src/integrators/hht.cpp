@@ -60,6 +60,11 @@ class HHTStepper : public TimeStepper {
     return newton_.unsettled_coordinates(trial.q);
   }
 
+  // The method's memory is the StepState's history; modified Newton's factorization is the
+  // Newton iteration's.
+  void save(StateRecord& record) override { newton_.save(record); }
+  void restore(const StateRecord& record) override { newton_.restore(record); }
+
  private:
   System& sys_;
   BackendVectors& be_;  // the method uses the backend's vectors alone

@@ -79,6 +79,7 @@ class NewmarkNewton::Iteration final : public NewtonProblem {
   long factorize() override {
     const long id = factorization_.factorize();
     n_.kept_coefficients_ = p_.c;
+    if (n_.solver_.options().modified) n_.keep_point(to_, *terms_.origin, t1_);
     return id;
   }
 
@@ -193,6 +194,58 @@ std::vector<int> NewmarkNewton::unsettled_coordinates(const Vector& q1) {
   vectors_.download(dq_, dq);
   vectors_.download(q1, q);
   return sys_.unsettled_coordinates(dq, q, s_.newton_tolerance);
+}
+
+void NewmarkNewton::keep_point(const StepState& to, const Vector& origin, double t1) {
+  if (kept_q_.size() == 0) {
+    for (Vector* x : {&kept_q_, &kept_v_, &kept_origin_}) *x = vectors_.make_vector(sys_.dofs());
+    kept_mu_ = vectors_.make_vector(sys_.constraints());
+  }
+  vectors_.copy(to.q, kept_q_);
+  vectors_.copy(to.v, kept_v_);
+  vectors_.copy(mu_, kept_mu_);
+  vectors_.copy(origin, kept_origin_);
+  kept_t_ = t1;
+}
+
+void NewmarkNewton::save(StateRecord& record) {
+  const bool kept = solver_.kept() != 0 && kept_q_.size() > 0;
+  record.set("newton.kept", kept ? 1.0 : 0.0);
+  if (!kept) return;
+  Eigen::VectorXd x;
+  const std::pair<const char*, const Vector*> vectors[] = {
+      {"newton.kept.q", &kept_q_}, {"newton.kept.v", &kept_v_}, {"newton.kept.mu", &kept_mu_}, {"newton.kept.origin", &kept_origin_}};
+  for (const auto& [key, vector] : vectors) {
+    vectors_.download(*vector, x);
+    record.set(key, x);
+  }
+  record.set("newton.kept.t", kept_t_);
+  record.set("newton.kept.mass", kept_coefficients_.mass);
+  record.set("newton.kept.stiffness", kept_coefficients_.stiffness);
+  record.set("newton.kept.damping", kept_coefficients_.damping);
+  record.set("newton.kept.constraint", kept_coefficients_.constraint);
+}
+
+void NewmarkNewton::restore(const StateRecord& record) {
+  if (record.count("newton.kept") == 0) return;
+  const int n = sys_.dofs(), m = sys_.constraints();
+  for (Vector* x : {&kept_q_, &kept_v_, &kept_origin_}) *x = vectors_.make_vector(n);
+  kept_mu_ = vectors_.make_vector(m);
+  vectors_.upload(record.vector("newton.kept.q", n), kept_q_);
+  vectors_.upload(record.vector("newton.kept.v", n), kept_v_);
+  vectors_.upload(record.vector("newton.kept.mu", m), kept_mu_);
+  vectors_.upload(record.vector("newton.kept.origin", n), kept_origin_);
+  kept_t_ = record.number("newton.kept.t");
+  NewtonMatrixCoefficients c;
+  c.mass = record.number("newton.kept.mass");
+  c.stiffness = record.number("newton.kept.stiffness");
+  c.damping = record.number("newton.kept.damping");
+  c.constraint = record.number("newton.kept.constraint");
+  const bool index2 = s_.formulation == DynamicSettings::Formulation::StabilizedIndex2;
+  sys_.newton_terms(kept_q_, kept_v_, kept_t_, ForceTerms{c.stiffness, 1.0, &kept_origin_, &fixed_terms_}, kept_mu_, c,
+                    r_, phi_, NewtonTermsForm{true, index2});
+  solver_.adopt(factorization_.factorize());
+  kept_coefficients_ = c;
 }
 
 bool NewmarkNewton::same_coefficients(const NewtonMatrixCoefficients& a, const NewtonMatrixCoefficients& b) {

@@ -115,6 +115,11 @@ class NewmarkNewton {
   Vector& vhat() { return vhat_; }
   // After an iteration that did not converge to q1: where its last update is above the tolerance.
   std::vector<int> unsettled_coordinates(const Vector& q1);
+  // Modified Newton's kept factorization into a checkpoint's record, as the point its matrix was
+  // formed at; restore forms and factorizes that matrix again, so that a resumed run reuses what
+  // the uninterrupted one would have.
+  void save(StateRecord& record);
+  void restore(const StateRecord& record);
 
  private:
   // v1 = vhat + gamma_h a1 and, with acceleration, a1 = (q1 - qhat) / bh2, in one pass. The
@@ -145,8 +150,12 @@ class NewmarkNewton {
   Vector mass_origin_;
   Vector mu_, b_, phi_, rc_, dmu_;  // constraint-sized
   // Modified Newton: the coefficients of the matrix this stepper factorized last (its identity
-  // is the solver's).
+  // is the solver's), and the point it was formed at: the iterate, the multipliers, the mass
+  // term's origin and the time (kept for checkpoints, by keep_point).
   NewtonMatrixCoefficients kept_coefficients_;
+  Vector kept_q_, kept_v_, kept_mu_, kept_origin_;
+  double kept_t_ = 0.0;
+  void keep_point(const StepState& to, const Vector& origin, double t1);
   NewtonSolver solver_;
 };
 

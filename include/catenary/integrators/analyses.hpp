@@ -50,7 +50,7 @@ void run_static(System& sys, const StaticSettings& s, const FrameSink& sink, Run
 // hands it to `write`, which adds what else it keeps (the outputs') and stores it. A run given
 // `resume` continues from that record instead of its initial state, without writing its first
 // frame again; resumed, it computes what the uninterrupted run would have, bit for bit on one
-// backend, except after modified Newton, whose first step factorizes afresh.
+// backend (modified Newton's kept factorization is formed again where it was formed).
 struct Checkpoints {
   double interval = 0.0, wall_interval = 0.0;
   std::function<void(StateRecord&)> write;

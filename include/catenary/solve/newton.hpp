@@ -172,6 +172,10 @@ class NewtonSolver {
   // Iterates from the problem's first guess until it converges or fails. On failure why says
   // why, and the problem's iterate is where the iteration stopped.
   NewtonOutcome solve(NewtonProblem& problem);
+  // The identity of the factorization modified Newton keeps (0: none), and taking one made
+  // elsewhere as kept (a resumed run's, formed again where the checkpoint's was formed).
+  long kept() const { return kept_; }
+  void adopt(long factorization) { kept_ = factorization; }
 
  private:
   NewtonOutcome iterate(NewtonProblem& problem, bool refresh);
