@@ -143,18 +143,39 @@ NewmarkNewton::NewmarkNewton(System& sys, const DynamicSettings& s)
 
 StepOutcome NewmarkNewton::solve(const NewmarkParameters& p, const StepState& from, double h, const Vector& memory,
                                  StepState& to) {
-  const double bh2 = p.beta * h * h;
-  // The predictor a1 = a0 with its q1 = qhat + bh2 a0 and, where the iteration reads it, v1 = vhat +
-  // gamma h a0, in one pass (a1 and v1 follow at convergence: kinematics).
-  const auto predictor = [&] {
+  const double bh2 = p.beta * h * h, t1 = from.t + h;
+  // qhat, vhat and the first guess in one pass: extrapolated, the predictor a1 = a0 with its
+  // q1 = qhat + bh2 a0 and, where the iteration reads it, v1 = vhat + gamma h a0; else q1 = q0 (v1
+  // then follows from q1 in the iteration's start; a1 and v1 follow at convergence: kinematics).
+  const auto first_guess = [&](bool extrapolated) {
     Combinations c({&from.q, &from.v, &from.a});
-    c.into(qhat_, {1.0, h, h * h * (0.5 - p.beta)})
-        .into(vhat_, {0.0, 1.0, h * (1.0 - p.gamma)})
-        .into(to.q, {1.0, h, 0.5 * h * h});
-    if (velocity_in_iteration_) c.into(to.v, {0.0, 1.0, h});
+    c.into(qhat_, {1.0, h, h * h * (0.5 - p.beta)}).into(vhat_, {0.0, 1.0, h * (1.0 - p.gamma)});
+    if (extrapolated) {
+      c.into(to.q, {1.0, h, 0.5 * h * h});
+      if (velocity_in_iteration_) c.into(to.v, {0.0, 1.0, h});
+    } else {
+      c.into(to.q, {1.0, 0.0, 0.0});
+    }
     vectors_.combine(c);
   };
-  return solve_affine(p, from.t + h, bh2, p.gamma * h, from.lambda, &memory, to, predictor, true);
+  const auto attempt = [&](bool extrapolated) {
+    return solve_affine(p, t1, bh2, p.gamma * h, from.lambda, &memory, to, [&] { first_guess(extrapolated); },
+                        extrapolated);
+  };
+  if (!extrapolate_) return attempt(false);
+  // The extrapolation is the better guess for smooth motion (two full-Newton iterations a step on
+  // the shipped cases, against about three from q0), but where the stiff modes dominate a step
+  // (a cable of short elements: the falling cable from 1,024 elements at h = 1e-3 s) the
+  // accelerations a0 hold their high frequencies, which the step damps, and Newton diverges from
+  // it. A step that fails from it is tried again from q0, and where that converges the run keeps
+  // q0 as its guess (docs/performance.md, "Newton under mesh refinement").
+  const StepOutcome extrapolated = attempt(true);
+  if (extrapolated.converged) return extrapolated;
+  StepOutcome from_rest = attempt(false);
+  from_rest.iterations += extrapolated.iterations;
+  from_rest.updates += extrapolated.updates;
+  if (from_rest.converged) extrapolate_ = false;
+  return from_rest;
 }
 
 StepOutcome NewmarkNewton::solve_affine(const NewmarkParameters& p, double t1, double bh2, double gamma_h,
@@ -209,6 +230,7 @@ void NewmarkNewton::keep_point(const StepState& to, const Vector& origin, double
 }
 
 void NewmarkNewton::save(StateRecord& record) {
+  record.set("newton.extrapolate", extrapolate_ ? 1.0 : 0.0);
   const bool kept = solver_.kept() != 0 && kept_q_.size() > 0;
   record.set("newton.kept", kept ? 1.0 : 0.0);
   if (!kept) return;
@@ -227,6 +249,7 @@ void NewmarkNewton::save(StateRecord& record) {
 }
 
 void NewmarkNewton::restore(const StateRecord& record) {
+  extrapolate_ = record.count("newton.extrapolate") != 0;
   if (record.count("newton.kept") == 0) return;
   const int n = sys_.dofs(), m = sys_.constraints();
   for (Vector* x : {&kept_q_, &kept_v_, &kept_origin_}) *x = vectors_.make_vector(n);

@@ -95,8 +95,10 @@ class NewmarkNewton {
  public:
   NewmarkNewton(System& sys, const DynamicSettings& s);
 
-  // The Newmark step from `from`: qhat, vhat from (q0, v0, a0), predictor a1 = a0 (its q1 and v1).
-  // On success sets to.t, q, v, a, lambda; to.history is left to the method.
+  // The Newmark step from `from`: qhat, vhat from (q0, v0, a0), Newton from the predictor a1 = a0
+  // (its q1 and v1), or from q1 = q0 once a step has failed from the predictor and converged from
+  // q0 (the guess that the stiff modes of a fine mesh need; time_stepper.cpp). On success sets
+  // to.t, q, v, a, lambda; to.history is left to the method.
   StepOutcome solve(const NewmarkParameters& p, const StepState& from, double h, const Vector& memory,
                     StepState& to);
 
@@ -115,7 +117,7 @@ class NewmarkNewton {
   Vector& vhat() { return vhat_; }
   // After an iteration that did not converge to q1: where its last update is above the tolerance.
   std::vector<int> unsettled_coordinates(const Vector& q1);
-  // Modified Newton's kept factorization into a checkpoint's record, as the point its matrix was
+  // The first guess in use and modified Newton's kept factorization into a checkpoint's record, as the point its matrix was
   // formed at; restore forms and factorizes that matrix again, so that a resumed run reuses what
   // the uninterrupted one would have.
   void save(StateRecord& record);
@@ -153,6 +155,8 @@ class NewmarkNewton {
   // is the solver's), and the point it was formed at: the iterate, the multipliers, the mass
   // term's origin and the time (kept for checkpoints, by keep_point).
   NewtonMatrixCoefficients kept_coefficients_;
+  // Whether solve() starts from the extrapolating predictor (else from q0).
+  bool extrapolate_ = true;
   Vector kept_q_, kept_v_, kept_mu_, kept_origin_;
   double kept_t_ = 0.0;
   void keep_point(const StepState& to, const Vector& origin, double t1);
