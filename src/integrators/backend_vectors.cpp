@@ -6,14 +6,18 @@ namespace {
 
 constexpr int kNewmarkVectors = 18;  // two step states, the Newton work vectors, the integrator's own
 constexpr int bdf_vectors(int max_order) { return 26 + 2 * max_order; }  // and the history
-static_assert(bdf_vectors(5) == kMostBackendVectors, "kMostBackendVectors is BDF's count at its highest order, 5");
+// Modified Newton keeps the point its factorization was formed at (a checkpoint records it).
+constexpr int kKeptPointVectors = 4;
+static_assert(bdf_vectors(5) + kKeptPointVectors == kMostBackendVectors,
+              "kMostBackendVectors is BDF's count at its highest order, 5, by modified Newton");
 
 }  // namespace
 
 int backend_vector_count(const AnalysisSettings& a) {
-  if (a.type == AnalysisSettings::Type::Dynamic && a.dynamics.integrator == DynamicSettings::Integrator::BDF)
-    return bdf_vectors(a.dynamics.max_order);
-  return kNewmarkVectors;
+  if (a.type != AnalysisSettings::Type::Dynamic) return kNewmarkVectors;
+  const int kept = a.dynamics.newton == DynamicSettings::Newton::Modified ? kKeptPointVectors : 0;
+  if (a.dynamics.integrator == DynamicSettings::Integrator::BDF) return bdf_vectors(a.dynamics.max_order) + kept;
+  return kNewmarkVectors + kept;
 }
 
 bool reuses_factorizations(const AnalysisSettings& a) {

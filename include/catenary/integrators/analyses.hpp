@@ -79,8 +79,8 @@ void run_kinematic(const Model& m, const KinematicSettings& s, double interval, 
 // Vectors of all unknowns (coordinates and constraint rows) an analysis holds on the backend at
 // most, as counted on the CUDA backend's host build (tests/test_cuda_backend.cpp holds the device
 // memory estimate to them): HHT and generalized-alpha 18; BDF 26 + 2 per order of its highest
-// (the history). The other analyses hold fewer (statics 8, the initial state 6, each while it runs)
-// and are given 18 too.
+// (the history); modified Newton 4 more (the point its factorization was formed at). The other
+// analyses hold fewer (statics 8, the initial state 6, each while it runs) and are given 18 too.
 int backend_vector_count(const AnalysisSettings& a);
 // Whether an analysis solves several times from a factorization (a dynamic run by modified
 // Newton): the CUDA backend's automatic block method weighs it.
