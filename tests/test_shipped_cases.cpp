@@ -65,8 +65,7 @@ TEST_CASE("hanging_cable.json: the rod's sag, and the flexible cable's against I
 
   // The flexible cable of the description is Irvine's; the model of it, without bending stiffness,
   // meets that closed form to 7e-7 at E = 1e10 Pa. (At the case's E = 1e11 Pa it is 9e-6 off, and
-  // further as EA grows: the statics accept the residual's estimated round-off floor, which
-  // EA |q| sets far above the round-off of a cable's small tensions; docs/validation.md.)
+  // further as EA grows, whatever the mesh and the Newton tolerance: docs/validation.md.)
   const double area = M_PI * 0.005 * 0.005, w = 7800.0 * area * 9.81;
   CHECK(irvine_sag(10.0, 12.0, w, 1e11 * area) == Approx(2.9235).margin(5e-5));
   nlohmann::json flexible = document;
