@@ -121,8 +121,8 @@ TEST_CASE("hanging cable matches the analytic catenary", "[statics]") {
   m.dimension = 3;
   m.gravity[2] = -9.81;
   // Strain under the ~60 N tension is 6e-7 and the bending length sqrt(EI / T) is 4 mm, so
-  // extension and bending change the sag by far less than the tolerance. The initial guess is a
-  // circular arc: Newton must find the stable hanging shape, not an inverted one.
+  // extension and bending change the sag by far less than the tolerance. The initial guess is the
+  // builder's catenary of the cable's length: Newton must keep the stable hanging shape.
   LineProperties p{1e8, 1e-3, 1.0, 0.0};
   add_straight_line(m, "cable", {0, 0, 0}, {d, 0, 0}, 40, p, S, {0, 0, -1});
   finalize_model(m);
