@@ -293,6 +293,10 @@ TEST_CASE("catenary run --resume after SIGKILL and after SIGINT writes the unint
   SECTION("--resume is refused with --out, and for a directory without a checkpoint of the case or sweep") {
     CHECK(testing::run_catenary("run " + c + " --resume " + (base / "whole").string() + " --out x", base / "bad.log") == 2);
     CHECK(testing::run_catenary("run " + c + " --resume " + (base / "nothing").string(), base / "bad.log") == 2);
+    CHECK(slurp(base / "bad.log").find("no such directory") != std::string::npos);
+    CHECK(!fs::exists(base / "nothing"));
+    fs::create_directories(base / "empty");
+    CHECK(testing::run_catenary("run " + c + " --resume " + (base / "empty").string(), base / "bad.log") == 2);
     CHECK(slurp(base / "bad.log").find("no checkpoint here") != std::string::npos);
     const std::string sweep = std::string(CATENARY_SOURCE_DIR) + "/cases/cable_sweep.json";
     CHECK(testing::run_catenary("run " + sweep + " --resume " + (base / "whole").string(), base / "bad.log") == 2);

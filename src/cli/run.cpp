@@ -40,6 +40,7 @@ struct OpenOutput {
 OpenOutput open_output(const Case& c, const OutputDirectory& dir, bool resume) {
   try {
     OpenOutput out;
+    if (resume) require_run_directory(dir.path);
     out.lock = std::make_unique<DirectoryLock>(dir.path);
     if (resume) out.checkpoint = std::make_unique<StateRecord>(read_case_checkpoint(c, dir.path));
     out.writer = std::make_unique<OutputWriter>(c, dir.path, out.checkpoint.get());

@@ -1,6 +1,8 @@
 #include "catenary/run/run_case.hpp"
 
 #include <chrono>
+#include <filesystem>
+#include <system_error>
 
 #include "catenary/core/errors.hpp"
 #include "catenary/integrators/analyses.hpp"
@@ -39,6 +41,12 @@ AnalysisRun run_analysis(const AnalysisSettings& analysis, double output_interva
   }
   summary.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return run;
+}
+
+void require_run_directory(const std::string& dir) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec))
+    throw CheckpointError(dir + ": no such directory: --resume names the output directory of the run to continue");
 }
 
 CheckpointIdentity checkpoint_identity(const Case& c) {
@@ -90,6 +98,7 @@ AnalysisRun run_case(const Case& c, Backend& backend, const std::string& dir, co
 }
 
 AnalysisRun resume_case(const Case& c, Backend& backend, const std::string& dir, const Interruption* interruption) {
+  require_run_directory(dir);
   const DirectoryLock lock(dir);
   const StateRecord record = read_case_checkpoint(c, dir);
   OutputWriter writer(c, dir, &record);

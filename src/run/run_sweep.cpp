@@ -177,6 +177,7 @@ SweepRun run_sweep(const std::vector<SweepCase>& cases, const std::string& case_
   // A whole sweep needs the directory alone; the parts of one share it, each its own copies.
   std::unique_ptr<DirectoryLock> lock, part_lock;
   try {
+    if (resume) require_run_directory(dir);
     const bool part = stem != "sweep";
     lock = std::make_unique<DirectoryLock>(dir, part ? DirectoryLock::Kind::Shared : DirectoryLock::Kind::Exclusive);
     if (part) part_lock = std::make_unique<DirectoryLock>(dir, DirectoryLock::Kind::Exclusive, ".catenary-" + stem + ".lock");

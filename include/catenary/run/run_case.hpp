@@ -58,6 +58,10 @@ AnalysisRun resume_case(const Case& c, Backend& backend, const std::string& dir,
 Checkpoints case_checkpoints(const Case& c, const Backend& backend, const OutputWriter& writer,
                              const StateRecord* resume = nullptr);
 
+// CheckpointError where `dir`, the directory of a run to resume, does not exist (checked before
+// its lock, which would create it).
+void require_run_directory(const std::string& dir);
+
 // What case c's checkpoint must match, and the record of the one in `dir` (CheckpointError).
 CheckpointIdentity checkpoint_identity(const Case& c);
 StateRecord read_case_checkpoint(const Case& c, const std::string& dir);
