@@ -67,7 +67,7 @@ struct JacobianBlockPass {
   CATENARY_HD void evaluate_point(int e, int g, double* slot) const {
     double qe[kLocal];
     for (int i = 0; i < kLocal; ++i) qe[i] = f.q[local_to_global_dof(f.node_a[e], f.node_b[e], 2 * D, i)];
-    // The element's records field-major: the properties' fields and this point's two quadrature
+    // The element's records field-major: the properties' fields and this point's quadrature
     // values, each a coalesced load across the warp's 16 elements.
     const ElementProperties p = element_properties_from(f.properties[e]);
     const ReferenceQuadratureValues<StridedValues> ref(f.quadrature[e]);
@@ -78,7 +78,9 @@ struct JacobianBlockPass {
     } else {
       const int b = g - AxialRule::kPoints;
       const catenary::detail::CurrentPoint<D> r = catenary::detail::current_point<D, GaussRule5>(p, qe, b);
-      store(catenary::detail::bending_point_energy<D>(p, r, ref.bending_w[b], ref.kappa0[b], true), r.h,
+      const catenary::detail::CurvatureMeasure m =
+          catenary::detail::point_curvature_measure(p, r, ref.bending_inverse_slope[b]);
+      store(catenary::detail::bending_point_energy<D>(p, r, m, ref.bending_w[b], ref.kappa0[b], true), r.h,
             ref.bending_w[b], true, slot);
     }
   }

@@ -1,6 +1,6 @@
 // Time of one element evaluation (the shared element math, as the CPU backend calls it: all four
-// shape functions' rows), for the spatial cable and the planar beam, straight and curved
-// stress-free shapes, forces alone and forces with the Jacobian. Isolates the element math from
+// shape functions' rows), for the spatial cable and the planar beam, both strain laws, straight
+// and curved stress-free shapes, forces alone and forces with the Jacobian. Isolates the element math from
 // gathers, assembly and solves; the minimum of 7 rounds over 1,024 states is printed.
 //
 //   catenary_element_benchmark
@@ -17,9 +17,9 @@ namespace {
 
 // Nanoseconds per evaluation over states scattered 1 cm around the reference.
 template <int D>
-double time_evaluation(bool curved, bool jacobian, double& checksum) {
+double time_evaluation(StrainLaw law, bool curved, bool jacobian, double& checksum) {
   constexpr int n = 4 * D, states = 1024, sweeps = 200;
-  const ElementProperties p{0.1, 6.3e5, 15.7, 2.45, 0.0};  // the benchmark cable's 0.1 m element
+  const ElementProperties p{0.1, 6.3e5, 15.7, 2.45, 0.0, double(law)};  // the benchmark cable's 0.1 m element
   double ref[n] = {};
   ref[D] = 1.0;                 // r'_A along x
   ref[2 * D] = p.length;        // r_B
@@ -51,14 +51,16 @@ double time_evaluation(bool curved, bool jacobian, double& checksum) {
 
 int main() {
   double checksum = 0.0;  // keeps the evaluations from being optimized away
-  std::printf("%-10s %-9s %14s %14s\n", "element", "reference", "forces ns", "+Jacobian ns");
-  for (bool curved : {false, true}) {
-    const char* shape = curved ? "curved" : "straight";
-    std::printf("%-10s %-9s %14.1f %14.1f\n", "cable 3D", shape, time_evaluation<3>(curved, false, checksum),
-                time_evaluation<3>(curved, true, checksum));
-    std::printf("%-10s %-9s %14.1f %14.1f\n", "beam 2D", shape, time_evaluation<2>(curved, false, checksum),
-                time_evaluation<2>(curved, true, checksum));
-  }
+  std::printf("%-15s %-10s %-9s %14s %14s\n", "law", "element", "reference", "forces ns", "+Jacobian ns");
+  for (StrainLaw law : {StrainLaw::reissner, StrainLaw::green_lagrange})
+    for (bool curved : {false, true}) {
+      const char* name = law == StrainLaw::reissner ? "Reissner" : "Green-Lagrange";
+      const char* shape = curved ? "curved" : "straight";
+      std::printf("%-15s %-10s %-9s %14.1f %14.1f\n", name, "cable 3D", shape,
+                  time_evaluation<3>(law, curved, false, checksum), time_evaluation<3>(law, curved, true, checksum));
+      std::printf("%-15s %-10s %-9s %14.1f %14.1f\n", name, "beam 2D", shape,
+                  time_evaluation<2>(law, curved, false, checksum), time_evaluation<2>(law, curved, true, checksum));
+    }
   std::printf("# checksum %g\n", checksum);
   return 0;
 }

@@ -206,7 +206,7 @@ TEST_CASE("element records read through either layout are the model's own", "[as
                             scalar_mass = to_field_major(el.scalar_mass.data(), ne, 16);
   const std::vector<double> properties_by_element = element_major_values(el.properties);
   const RecordArray by_field[2] = {field_major(properties.data(), ne), field_major(quadrature.data(), ne)};
-  const RecordArray by_element = element_major(properties_by_element.data(), 5);
+  const RecordArray by_element = element_major(properties_by_element.data(), 6);
   for (long e = 0; e < ne; ++e) {
     for (const ElementProperties& p :
          {element_properties_from(by_field[0][e]), element_properties_from(by_element[e])}) {
@@ -215,6 +215,7 @@ TEST_CASE("element records read through either layout are the model's own", "[as
       CHECK(p.EI == el.properties[e].EI);
       CHECK(p.rhoA == el.properties[e].rhoA);
       CHECK(p.eta == el.properties[e].eta);
+      CHECK(p.strain_law == el.properties[e].strain_law);
     }
     const ReferenceQuadratureValues<StridedValues> r(by_field[1][e]);
     for (int g = 0; g < AxialRule::kPoints; ++g) {
@@ -224,6 +225,7 @@ TEST_CASE("element records read through either layout are the model's own", "[as
     for (int g = 0; g < GaussRule5::kPoints; ++g) {
       CHECK(r.bending_w[g] == el.quadrature[e].bending_w[g]);
       CHECK(r.kappa0[g] == el.quadrature[e].kappa0[g]);
+      CHECK(r.bending_inverse_slope[g] == el.quadrature[e].bending_inverse_slope[g]);
     }
     const StridedValues M = field_major(scalar_mass.data(), ne)[e];
     for (int f = 0; f < 16; ++f) CHECK(M[f] == el.scalar_mass[16 * e + f]);

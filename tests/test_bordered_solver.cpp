@@ -165,7 +165,10 @@ struct BorderedSystem {
   Eigen::VectorXd rhs, reference;                  // bordered order; reference: UMFPACK's solution
 };
 
-BorderedSystem bordered_system(const Model& m, unsigned seed) {
+// m's Newton matrix on the Green-Lagrange law (on_green_lagrange_law) at a random state, its
+// block order, and UMFPACK's solution of a random right-hand side.
+BorderedSystem bordered_system(const Model& model, unsigned seed) {
+  const Model m = on_green_lagrange_law(model);
   CpuBackend umfpack = umfpack_backend(m);
   const Eigen::VectorXd rhs = assemble_at_random_state(umfpack, m, seed);
   Eigen::VectorXd x;

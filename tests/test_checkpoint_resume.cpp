@@ -312,7 +312,7 @@ TEST_CASE("a sweep (whole, and a part) killed with SIGKILL and resumed writes th
   document["output"]["checkpoint_interval"] = 0.4;
   const std::string c = (base / "case.json").string();
   std::ofstream(c) << document.dump(2);
-  for (const std::vector<std::string> selection : {std::vector<std::string>{}, {"--part", "1/2"}}) {
+  for (const std::vector<std::string>& selection : {std::vector<std::string>{}, {"--part", "1/2"}}) {
     const std::string stem = selection.empty() ? "sweep" : "sweep_copies_0001-0002";
     const std::string part = selection.empty() ? "" : " --part 1/2", name = selection.empty() ? "" : "_part";
     const fs::path whole = base / ("whole" + name), killed = base / ("killed" + name);

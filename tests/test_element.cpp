@@ -1,9 +1,11 @@
-// Element-level checks of the shared ANCF element math against independent references:
-// the closed-form mass matrix, central finite differences of the internal force, and rigid
+// Element-level checks of the shared ANCF element math against independent references, under
+// both strain laws: the closed-form mass matrix, the energies of uniform stretch and the point
+// densities from their definitions, central finite differences of the internal force, and rigid
 // body motion of an unstressed element.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <random>
+#include <string>
 
 #include "catenary/elements/gradient_deficient_math.hpp"
 
@@ -26,7 +28,9 @@ void straight_reference(double L, double* e) {
 }
 
 // The element of the Jacobian checks: 0.7 m, EA = 3e3 N, EI = 2 N m^2, rhoA = 1.5 kg/m.
-ElementProperties checked_element(double eta) { return {0.7, 3.0e3, 2.0, 1.5, eta}; }
+ElementProperties checked_element(double eta, StrainLaw law) { return {0.7, 3.0e3, 2.0, 1.5, eta, double(law)}; }
+
+const char* law_name(StrainLaw law) { return law == StrainLaw::reissner ? "Reissner" : "Green-Lagrange"; }
 
 // Central differences (step h) of the element force and energy with respect to coordinate j of
 // the positions (wrt_velocity = false) or of the velocities.
@@ -48,11 +52,11 @@ void central_difference(const ElementProperties& p, const double* ref, const dou
 }
 
 template <int D>
-void check_jacobian(bool curved, double eta) {
+void check_jacobian(bool curved, double eta, StrainLaw law) {
   constexpr int n = 4 * D;
   std::mt19937 rng(42 + D + (curved ? 7 : 0));
   std::uniform_real_distribution<double> U(-1.0, 1.0);
-  const ElementProperties p = checked_element(eta);
+  const ElementProperties p = checked_element(eta, law);
   double ref[n];
   straight_reference<D>(p.length, ref);
   if (curved)
@@ -87,7 +91,7 @@ void check_jacobian(bool curved, double eta) {
         max_D = std::max(max_D, std::fabs(damping.jacobian(i, j)));
       }
     }
-    INFO("D = " << D << " curved = " << curved << " trial " << trial);
+    INFO(law_name(law) << " law, D = " << D << " curved = " << curved << " trial " << trial);
     if (eta == 0.0) {
       CHECK(max_err / max_K < 1e-6);
       CHECK(gerr / gmax < 1e-6);
@@ -98,9 +102,9 @@ void check_jacobian(bool curved, double eta) {
 }
 
 template <int D>
-void check_rigid_motion(bool curved) {
+void check_rigid_motion(bool curved, StrainLaw law) {
   constexpr int n = 4 * D;
-  const ElementProperties p{0.5, 1e6, 3.0, 1.0, 0.0};
+  const ElementProperties p{0.5, 1e6, 3.0, 1.0, 0.0, double(law)};
   double ref[n];
   straight_reference<D>(p.length, ref);
   if (curved) {  // a curved stress-free shape: rotate the end slopes by +-0.3 rad in the plane
@@ -138,6 +142,7 @@ void check_rigid_motion(bool curved) {
   for (int i = 0; i < n; ++i) ed[i] = 0.0;
   ElementEvaluation<D> out;
   evaluate_element<D>(p, ref, e, ed, false, out);
+  INFO(law_name(law) << " law");
   // Scale of a force from a 1 % strain or a curvature of 1/L, for a relative bound.
   const double scale = 0.01 * p.EA + p.EI / (p.length * p.length);
   for (int i = 0; i < n; ++i) CHECK(std::fabs(out.force[i]) < 1e-9 * scale);
@@ -174,30 +179,86 @@ TEST_CASE("element mass matrix equals the closed form", "[element]") {
 }
 
 TEST_CASE("analytic element Jacobian matches finite differences", "[element]") {
-  SECTION("planar beam, straight reference") { check_jacobian<2>(false, 0.0); }
-  SECTION("planar beam, curved reference") { check_jacobian<2>(true, 0.0); }
-  SECTION("spatial cable, straight reference") { check_jacobian<3>(false, 0.0); }
-  SECTION("spatial cable, curved reference") { check_jacobian<3>(true, 0.0); }
-  SECTION("damping matrix, planar") { check_jacobian<2>(false, 0.01); }
-  SECTION("damping matrix, spatial") { check_jacobian<3>(false, 0.01); }
+  for (const StrainLaw law : {StrainLaw::reissner, StrainLaw::green_lagrange}) {
+    SECTION(std::string("planar beam, straight reference, ") + law_name(law)) { check_jacobian<2>(false, 0.0, law); }
+    SECTION(std::string("planar beam, curved reference, ") + law_name(law)) { check_jacobian<2>(true, 0.0, law); }
+    SECTION(std::string("spatial cable, straight reference, ") + law_name(law)) { check_jacobian<3>(false, 0.0, law); }
+    SECTION(std::string("spatial cable, curved reference, ") + law_name(law)) { check_jacobian<3>(true, 0.0, law); }
+    SECTION(std::string("damping matrix, planar, ") + law_name(law)) { check_jacobian<2>(true, 0.01, law); }
+    SECTION(std::string("damping matrix, spatial, ") + law_name(law)) { check_jacobian<3>(true, 0.01, law); }
+  }
 }
 
 TEST_CASE("unstressed element has no force under rigid motion", "[element]") {
-  SECTION("planar, straight") { check_rigid_motion<2>(false); }
-  SECTION("planar, curved") { check_rigid_motion<2>(true); }
-  SECTION("spatial, straight") { check_rigid_motion<3>(false); }
-  SECTION("spatial, curved") { check_rigid_motion<3>(true); }
+  for (const StrainLaw law : {StrainLaw::reissner, StrainLaw::green_lagrange}) {
+    SECTION(std::string("planar, straight, ") + law_name(law)) { check_rigid_motion<2>(false, law); }
+    SECTION(std::string("planar, curved, ") + law_name(law)) { check_rigid_motion<2>(true, law); }
+    SECTION(std::string("spatial, straight, ") + law_name(law)) { check_rigid_motion<3>(false, law); }
+    SECTION(std::string("spatial, curved, ") + law_name(law)) { check_rigid_motion<3>(true, law); }
+  }
+}
+
+// A straight element stretched uniformly by lambda (slopes and span scaled by lambda) has the
+// energy 1/2 EA eps^2 L of its law's strain, eps = lambda - 1 (Reissner, Hooke's law on the
+// engineering strain: tension EA (lambda - 1)) or (lambda^2 - 1) / 2 (Green-Lagrange), and no
+// bending energy. Both integrands are constant: the quadrature is exact.
+template <int D>
+void check_uniform_stretch(StrainLaw law) {
+  constexpr int n = 4 * D;
+  const ElementProperties p = checked_element(0.0, law);
+  double ref[n], e[n], ed[n] = {};
+  straight_reference<D>(p.length, ref);
+  for (const double lambda : {0.7, 1.01, 1.3, 2.5}) {
+    for (int i = 0; i < n; ++i) e[i] = ref[i] * lambda;
+    ElementEvaluation<D> out;
+    evaluate_element<D>(p, ref, e, ed, false, out);
+    const double eps = law == StrainLaw::reissner ? lambda - 1.0 : 0.5 * (lambda * lambda - 1.0);
+    INFO(law_name(law) << " law, D = " << D << ", lambda = " << lambda);
+    CHECK(out.energy == Approx(0.5 * p.EA * eps * eps * p.length).epsilon(1e-12));
+  }
+}
+
+// The bending density at random points (a = r', b = r'') against its definition written out
+// directly: 1/2 EI (kappa - kappa0)^2 less the constant 1/2 EI kappa0^2, kappa = |a x b| / (|a|^2
+// |r0'|) (Reissner) or |a x b| / |a|^3 (Green-Lagrange), with |r0'| = 1.3 here.
+void check_bending_density(StrainLaw law) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> U(-1.0, 1.0);
+  const double EI = 2.0, slope0 = 1.3;
+  const bool reissner = law == StrainLaw::reissner;
+  for (int trial = 0; trial < 10; ++trial) {
+    const double a[3] = {1.0 + 0.3 * U(rng), 0.3 * U(rng), 0.3 * U(rng)}, b[3] = {U(rng), U(rng), U(rng)};
+    const double A = a[0] * a[0] + a[1] * a[1] + a[2] * a[2], B = b[0] * b[0] + b[1] * b[1] + b[2] * b[2];
+    const double C = a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+    const double cross[3] = {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
+    const double norm = std::sqrt(cross[0] * cross[0] + cross[1] * cross[1] + cross[2] * cross[2]);
+    const double kappa = reissner ? norm / (A * slope0) : norm / (A * std::sqrt(A));
+    const detail::CurvatureMeasure m = detail::curvature_measure(reissner, A, 1.0 / slope0);
+    for (const double kappa0 : {0.0, 0.4}) {
+      const double expected = 0.5 * EI * (kappa - kappa0) * (kappa - kappa0) - 0.5 * EI * kappa0 * kappa0;
+      INFO(law_name(law) << " law, trial " << trial << ", kappa0 = " << kappa0);
+      CHECK(detail::bending_density(EI, A, B, C, kappa0, m, false).value == Approx(expected).epsilon(1e-13));
+    }
+  }
+}
+
+TEST_CASE("each strain law's energy is its definition: uniform stretch and the bending density", "[element]") {
+  for (const StrainLaw law : {StrainLaw::reissner, StrainLaw::green_lagrange}) {
+    check_uniform_stretch<2>(law);
+    check_uniform_stretch<3>(law);
+    check_bending_density(law);
+  }
 }
 
 // The CUDA kernel evaluates one shape function's rows per thread, with the Newton matrix's
 // weights folded into one Jacobian: both must equal the whole element's K and D (checked above
 // against finite differences) combined.
 template <int D>
-void check_rows_and_weights() {
+void check_rows_and_weights(StrainLaw law) {
   constexpr int n = 4 * D;
   std::mt19937 rng(3 + D);
   std::uniform_real_distribution<double> U(-1.0, 1.0);
-  const ElementProperties p = checked_element(0.02);
+  const ElementProperties p = checked_element(0.02, law);
   double ref[n], e[n], ed[n];
   straight_reference<D>(p.length, ref);
   for (int i = 0; i < n; ++i) ref[i] += 0.05 * U(rng);  // curved reference
@@ -227,8 +288,10 @@ void check_rows_and_weights() {
 }
 
 TEST_CASE("one shape function's rows and the weighted Jacobian equal the whole element's", "[element]") {
-  SECTION("planar") { check_rows_and_weights<2>(); }
-  SECTION("spatial") { check_rows_and_weights<3>(); }
+  for (const StrainLaw law : {StrainLaw::reissner, StrainLaw::green_lagrange}) {
+    SECTION(std::string("planar, ") + law_name(law)) { check_rows_and_weights<2>(law); }
+    SECTION(std::string("spatial, ") + law_name(law)) { check_rows_and_weights<3>(law); }
+  }
 }
 
 // Largest |kappa0| the element math takes at the bending points of reference ref.
@@ -246,11 +309,11 @@ double largest_reference_curvature(const ElementProperties& p, const double* ref
 // the Jacobian of a straight, stretched cable is the same 10 km from the origin as at it
 // (translation invariance), which a round-off kappa0 over s^3 ~ 1e-33 would break.
 template <int D>
-void check_round_off_is_not_curvature() {
+void check_round_off_is_not_curvature(StrainLaw law) {
   constexpr int n = 4 * D;
   std::mt19937 rng(11 + D);
   std::uniform_real_distribution<double> U(-1.0, 1.0);
-  const ElementProperties p = checked_element(0.0);
+  const ElementProperties p = checked_element(0.0, law);
   double straight[n], stretched[n], far[n], slightly_curved[n], curved[n];
   straight_reference<D>(p.length, straight);
   const auto is_position = [](int i) { return i < D || (i >= 2 * D && i < 3 * D); };
@@ -286,6 +349,8 @@ void check_round_off_is_not_curvature() {
 }
 
 TEST_CASE("a straight reference's round-off is not a curvature", "[element]") {
-  SECTION("planar") { check_round_off_is_not_curvature<2>(); }
-  SECTION("spatial") { check_round_off_is_not_curvature<3>(); }
+  for (const StrainLaw law : {StrainLaw::reissner, StrainLaw::green_lagrange}) {
+    SECTION(std::string("planar, ") + law_name(law)) { check_round_off_is_not_curvature<2>(law); }
+    SECTION(std::string("spatial, ") + law_name(law)) { check_round_off_is_not_curvature<3>(law); }
+  }
 }

@@ -2,6 +2,7 @@
 // large-deflection elastica (Mattiasson's table, re-derived here by shooting) and the catenary.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstdio>
 
 #include "catenary/model/builders.hpp"
 #include "test_helpers.hpp"
@@ -101,6 +102,7 @@ TEST_CASE("large-deflection cantilever matches the elastica (Mattiasson)", "[sta
     const auto r = run_model(m, static_settings(static_cast<int>(2 * k)));
     const Eigen::VectorXd& q = r.frames.back().q;
     const double u = L - node_coordinate(m, q, tip, 0), w = -node_coordinate(m, q, tip, 2);
+    std::printf("elastica k = %g: u / L = %.6f (shooting %.6f), w / L = %.6f (%.6f)\n", k, u / L, u_ref, w / L, w_ref);
     INFO("k = " << k << " u = " << u << " (ref " << u_ref << "), w = " << w << " (ref " << w_ref << ")");
     CHECK(std::fabs(u - u_ref * L) < 5e-4 * L);
     CHECK(std::fabs(w - w_ref * L) < 5e-4 * L);

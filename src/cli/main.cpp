@@ -104,12 +104,11 @@ CLI::App* add_run(CLI::App& app, Options& o) {
   auto* out = run->add_option("--out", o.out_dir,
                               "output directory (default: the case's output.directory, else results/NAME)")
                   ->check(check_directory_name, "DIR");
-  auto* resume = run->add_option("--resume", o.resume_dir,
-                                 "continue the run whose outputs are in DIR from its last checkpoint, writing on them "
-                                 "(the case, and a sweep's --copies or --part, must be those it ran; the checkpoint "
-                                 "settings may change)")
-                     ->check(check_directory_name, "DIR")
-                     ->excludes(out);
+  run->add_option("--resume", o.resume_dir,
+                  "continue the run whose outputs are in DIR from its last checkpoint, writing on them (the case, and "
+                  "a sweep's --copies or --part, must be those it ran; the checkpoint settings may change)")
+      ->check(check_directory_name, "DIR")
+      ->excludes(out);
   run->add_option("--backend", o.backend,
                   "cpu (default, the validated path), cuda, or auto: the GPU when one is usable, else the CPU "
                   "(cuda-host, for tests: the CUDA backend's code on the host)")

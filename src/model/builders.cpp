@@ -40,7 +40,7 @@ void append_element(Model& m, int a, int b, double length, const LineProperties&
   const int D = m.dimension, n = 2 * D;
   m.elements.node_a.push_back(a);
   m.elements.node_b.push_back(b);
-  m.elements.properties.push_back(ElementProperties{length, p.EA, p.EI, p.rhoA, p.eta});
+  m.elements.properties.push_back(ElementProperties{length, p.EA, p.EI, p.rhoA, p.eta, double(p.strain_law)});
   for (int i = 0; i < n; ++i) m.elements.reference.push_back(m.reference_coordinates[a * n + i]);
   for (int i = 0; i < n; ++i) m.elements.reference.push_back(m.reference_coordinates[b * n + i]);
 }

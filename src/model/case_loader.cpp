@@ -27,6 +27,7 @@ using namespace case_reading;
 
 struct Material {
   double E = 0.0, density = 0.0, damping = 0.0;
+  StrainLaw strain_law = StrainLaw::reissner;
 };
 struct Section {
   double area = 0.0, inertia = 0.0;
@@ -138,11 +139,14 @@ class Loader {
     if (n.v.empty()) n.fail("must define at least one material");
     for (auto it = n.v.begin(); it != n.v.end(); ++it) {
       const Node mat = n.child(it.key());
-      expect_object(mat, {"youngs_modulus", "density", "damping"});
+      expect_object(mat, {"youngs_modulus", "density", "damping", "strain_law"});
       Material out;
       out.E = get_positive(mat.required("youngs_modulus"));
       out.density = get_positive(mat.required("density"));
       out.damping = mat.has("damping") ? get_non_negative(mat.child("damping")) : 0.0;
+      if (mat.has("strain_law") &&
+          get_choice(mat.child("strain_law"), {"reissner", "green_lagrange"}, "strain law") == "green_lagrange")
+        out.strain_law = StrainLaw::green_lagrange;
       materials_[it.key()] = out;
     }
   }
@@ -200,6 +204,7 @@ class Loader {
     p.EI = mi->second.E * si->second.inertia;
     p.rhoA = mi->second.density * si->second.area;
     p.eta = mi->second.damping;
+    p.strain_law = mi->second.strain_law;
     return p;
   }
 

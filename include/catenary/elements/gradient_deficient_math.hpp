@@ -5,14 +5,20 @@
 //
 // Energy per element (x in [0, L] is the element parameter, r0 the stress-free reference):
 //   U = int_0^L [ 1/2 EA eps^2 + 1/2 EI (kappa - kappa0)^2 ] |r0'| dx
-//   eps   = (r'.r' - r0'.r0') / (2 r0'.r0')      Green-Lagrange axial strain w.r.t. the reference
-//   kappa = |r' x r''| / |r'|^3                  exact curvature (signed in the plane)
-// Both densities are functions of the invariants A = r'.r', B = r''.r'' and C = r'.r'' (kappa^2 =
-// (A B - C^2) / A^3, smooth everywhere), except the planar beam's kappa0 kappa with its signed
-// kappa: forces and Jacobians follow from derivatives in (A, B, C) (invariant_point_derivatives).
-// The kappa0 part (curved references only) needs kappa itself.
-// Material damping is Kelvin-Voigt in the strain rates: the dissipation function
-//   R = eta int [ 1/2 EA epsdot^2 + 1/2 EI |kappadot_vec|^2 ] |r0'| dx,  kappa_vec = r' x r'' / |r'|^3,
+// with one of two strain laws (StrainLaw):
+//   Reissner (the geometrically exact rod):  eps = |r'| / |r0'| - 1 (Biot),
+//                                            kappa = |r' x r''| / (|r'|^2 |r0'|), the material
+//                                            curvature per unit reference length;
+//   Green-Lagrange:                          eps = (r'.r' - r0'.r0') / (2 r0'.r0'),
+//                                            kappa = |r' x r''| / |r'|^3, the spatial curvature.
+// Both curvatures are |r' x r''| A^-h c^1/2 with A = r'.r' (h = 1, c = 1 / |r0'|^2 for
+// Reissner; h = 3/2, c = 1 for Green-Lagrange; CurvatureMeasure). Both densities are functions
+// of the invariants A, B = r''.r'' and C = r'.r'' (kappa^2 = (A B - C^2) A^-2h c, smooth
+// everywhere), except the planar beam's kappa0 kappa with its signed kappa: forces and Jacobians
+// follow from derivatives in (A, B, C) (invariant_point_derivatives). The kappa0 part (curved
+// references only) needs kappa itself.
+// Material damping is Kelvin-Voigt in the same strain rates: the dissipation function
+//   R = eta int [ 1/2 EA epsdot^2 + 1/2 EI |kappadot_vec|^2 ] |r0'| dx,  kappa_vec = r' x r'' A^-h c^1/2,
 // gives the damping force D(e) edot with D = eta int (EA g_eps g_eps^T + EI G_k^T G_k) |r0'| dx.
 #include <math.h>
 
@@ -23,6 +29,10 @@
 
 namespace catenary {
 
+// The elastic law of an element (see the top of this file). Its values are the doubles an
+// ElementProperties holds (element records hold doubles only).
+enum class StrainLaw { reissner = 0, green_lagrange = 1 };
+
 // Constant properties of one element.
 struct ElementProperties {
   double length;  // element parameter length L
@@ -30,15 +40,20 @@ struct ElementProperties {
   double EI;      // bending stiffness (N m^2)
   double rhoA;    // mass per reference length (kg/m)
   double eta;     // Kelvin-Voigt damping time (s); 0 for none
+  double strain_law = double(StrainLaw::reissner);  // a StrainLaw's value
 };
 
-// The properties from their 5 values in declaration order, values[f] (a pointer or the
+CATENARY_HD bool reissner_law(const ElementProperties& p) {
+  return p.strain_law == double(StrainLaw::reissner);
+}
+
+// The properties from their 6 values in declaration order, values[f] (a pointer or the
 // StridedValues of a RecordArray, core/record_array.hpp). Field by field, so that a device thread
 // keeps them in registers.
 template <class Values>
 CATENARY_HD ElementProperties element_properties_from(const Values& values) {
-  static_assert(sizeof(ElementProperties) == 5 * sizeof(double), "five doubles, in this order");
-  return {values[0], values[1], values[2], values[3], values[4]};
+  static_assert(sizeof(ElementProperties) == 6 * sizeof(double), "six doubles, in this order");
+  return {values[0], values[1], values[2], values[3], values[4], values[5]};
 }
 
 // What an evaluation's Jacobian holds: stiffness K = d2U/de2 (exact) and damping D(e) = d f /
@@ -79,39 +94,63 @@ struct InvariantDerivatives {
   double fAA = 0.0, fAB = 0.0, fAC = 0.0, fBB = 0.0, fBC = 0.0, fCC = 0.0;
 };
 
-// Axial density 1/2 EA eps^2 with eps = (A - g0) / (2 g0), g0 = |r0'|^2: a function of A alone.
-CATENARY_HD InvariantDerivatives axial_density(double EA, double g0, double A) {
+// Axial density 1/2 EA eps^2 at g0 = |r0'|^2: a function of A alone. Green-Lagrange: eps = (A -
+// g0) / (2 g0); Reissner: eps = sqrt(A / g0) - 1 = A u - 1 with u = 1 / sqrt(A g0), eps_A = u / 2
+// and eps_AA = -eps_A / (2 A) = -eps_A g0 u^2 / 2 (one division).
+CATENARY_HD InvariantDerivatives axial_density(double EA, double g0, double A, bool reissner) {
+  InvariantDerivatives f;
+  if (reissner) {
+    const double u = 1.0 / sqrt(A * g0), eps = A * u - 1.0, eps_A = 0.5 * u;
+    f.value = 0.5 * EA * eps * eps;
+    f.fA = EA * eps * eps_A;
+    f.fAA = EA * eps_A * (eps_A - 0.5 * eps * g0 * u * u);
+    return f;
+  }
   const double half_inverse = 0.5 / g0;  // one division: the others would wait on it
   const double eps = (A - g0) * half_inverse;
-  InvariantDerivatives f;
   f.value = 0.5 * EA * eps * eps;
   f.fA = EA * eps * half_inverse;
   f.fAA = EA * half_inverse * half_inverse;
   return f;
 }
 
-// Bending density EI (1/2 kappa^2 - kappa0_abs |kappa|), with kappa^2 = N / A^3 and N = A B - C^2
-// = |a x b|^2 (the constant 1/2 EI kappa0^2 is left to the caller). kappa0_abs is the spatial
-// cable's reference curvature, 0 for straight references and for the planar beam, whose
-// curvature is signed (signed_curvature). The density is g(A, N); its derivatives in (A, B, C)
-// follow by the chain rule through N_A = B, N_B = A, N_C = -2C, N_AB = 1, N_CC = -2. Second
-// derivatives only with hessian (forces alone do not need them).
+// The curvature of a strain law at one point, kappa = |a x b| A^-h c^1/2 (see the top of this
+// file), as h, 1 / A and the factor Q = A^-h c^1/2, from inverse_slope = 1 / |r0'| at the point.
+// One division, which the curvature's derivatives share.
+struct CurvatureMeasure {
+  double h;   // 1 (Reissner) or 3/2 (Green-Lagrange)
+  double iA;  // 1 / A
+  double Q;   // A^-h c^1/2
+};
+
+CATENARY_HD CurvatureMeasure curvature_measure(bool reissner, double A, double inverse_slope) {
+  const double iA = 1.0 / A;
+  if (reissner) return {1.0, iA, iA * inverse_slope};
+  return {1.5, iA, iA / sqrt(A)};
+}
+
+// Bending density EI (1/2 kappa^2 - kappa0_abs |kappa|), with kappa = sqrt(N) Q, N = A B - C^2 =
+// |a x b|^2 and Q = A^-h c^1/2 (curvature_measure; the constant 1/2 EI kappa0^2 is left to the
+// caller). kappa0_abs is the spatial cable's reference curvature, 0 for straight references and
+// for the planar beam, whose curvature is signed (signed_curvature). The density is g(A, N); its
+// derivatives in (A, B, C) follow by the chain rule through N_A = B, N_B = A, N_C = -2C, N_AB =
+// 1, N_CC = -2. Second derivatives only with hessian (forces alone do not need them).
 CATENARY_HD InvariantDerivatives bending_density(double EI, double A, double B, double C, double kappa0_abs,
-                                                 bool hessian) {
+                                                 const CurvatureMeasure& m, bool hessian) {
   const double N = A * B - C * C;
-  const double iA = 1.0 / A, P = iA * iA * iA;  // A^-3
-  // g = 1/2 EI N A^-3
-  double g = 0.5 * EI * N * P, gA = -1.5 * EI * N * P * iA, gN = 0.5 * EI * P;
-  double gAA = 6.0 * EI * N * P * iA * iA, gAN = -1.5 * EI * P * iA, gNN = 0.0;
-  if (kappa0_abs != 0.0) {  // - EI kappa0 sqrt(N) A^-3/2 = -c s
+  const double iA = m.iA, h = m.h, P = m.Q * m.Q;  // P = A^-2h c
+  // g = 1/2 EI N P, P_A = -2h P / A
+  double g = 0.5 * EI * N * P, gA = -h * EI * N * P * iA, gN = 0.5 * EI * P;
+  double gAA = h * (2.0 * h + 1.0) * EI * N * P * iA * iA, gAN = -h * EI * P * iA, gNN = 0.0;
+  if (kappa0_abs != 0.0) {  // - EI kappa0 sqrt(N) Q = -c s
     // |a x b| is not differentiable at zero curvature; this term exists only for curved
     // references, where kappa stays near kappa0 != 0. The floor keeps it finite if it passes 0.
-    const double s = sqrt(fmax(N, 1e-300)), c = EI * kappa0_abs * iA / sqrt(A), c_s = c / s;
+    const double s = sqrt(fmax(N, 1e-300)), c = EI * kappa0_abs * m.Q, c_s = c / s;
     g -= c * s;
-    gA += 1.5 * c * s * iA;
+    gA += h * c * s * iA;
     gN -= 0.5 * c_s;
-    gAA -= 3.75 * c * s * iA * iA;
-    gAN += 0.75 * c_s * iA;
+    gAA -= h * (h + 1.0) * c * s * iA * iA;
+    gAN += 0.5 * h * c_s * iA;
     gNN += 0.25 * c_s / (s * s);
   }
   InvariantDerivatives f;
@@ -173,16 +212,17 @@ CATENARY_HD PointDerivatives<D> invariant_point_derivatives(const Vec<D>& a, con
   return d;
 }
 
-// The planar beam's signed curvature kappa = s / A^{3/2}, s = a x b = a0 b1 - a1 b0, with its
-// gradient and (with hessian) Hessian in (a, b): ds/da = (b1, -b0), ds/db = (-a1, a0), d2s/da db
-// = [[0, 1], [-1, 0]], d2s/da2 = d2s/db2 = 0. Not a function of the invariants: its sign is not.
-CATENARY_HD double signed_curvature(const Vec<2>& a, const Vec<2>& b, PointDerivatives<2>& d, bool hessian) {
-  const double A = dot(a, a), s = a[0] * b[1] - a[1] * b[0];
-  // Q = A^-3/2 and its multiples by 1 / A: one division, not one per entry of the loops below.
-  const double iA = 1.0 / A, Q = iA / sqrt(A), Q_A = Q * iA;
+// The planar beam's signed curvature kappa = s Q, s = a x b = a0 b1 - a1 b0 and Q = A^-h c^1/2
+// (curvature_measure), with its gradient and (with hessian) Hessian in (a, b): ds/da = (b1,
+// -b0), ds/db = (-a1, a0), d2s/da db = [[0, 1], [-1, 0]], d2s/da2 = d2s/db2 = 0, dQ/da = -2h Q a
+// / A. Not a function of the invariants: its sign is not.
+CATENARY_HD double signed_curvature(const Vec<2>& a, const Vec<2>& b, const CurvatureMeasure& m,
+                                    PointDerivatives<2>& d, bool hessian) {
+  const double s = a[0] * b[1] - a[1] * b[0];
+  const double iA = m.iA, Q = m.Q, Q_A = Q * iA, two_h = 2.0 * m.h;
   const double sa[2] = {b[1], -b[0]}, sb[2] = {-a[1], a[0]}, sab[2][2] = {{0.0, 1.0}, {-1.0, 0.0}};
   double Qa[2];  // dQ/da
-  for (int i = 0; i < 2; ++i) Qa[i] = -3.0 * Q_A * a[i];
+  for (int i = 0; i < 2; ++i) Qa[i] = -two_h * Q_A * a[i];
   for (int i = 0; i < 2; ++i) {
     d.ga[i] = sa[i] * Q + s * Qa[i];
     d.gb[i] = sb[i] * Q;
@@ -190,7 +230,7 @@ CATENARY_HD double signed_curvature(const Vec<2>& a, const Vec<2>& b, PointDeriv
   if (!hessian) return s * Q;
   for (int i = 0; i < 2; ++i)
     for (int j = 0; j < 2; ++j) {
-      const double qaa = -3.0 * Q_A * (i == j ? 1.0 : 0.0) + 15.0 * Q_A * iA * a[i] * a[j];
+      const double qaa = -two_h * Q_A * (i == j ? 1.0 : 0.0) + two_h * (two_h + 2.0) * Q_A * iA * a[i] * a[j];
       d.haa(i, j) = sa[i] * Qa[j] + Qa[i] * sa[j] + s * qaa;
       d.hab(i, j) = sab[i][j] * Q + Qa[i] * sb[j];
       d.hbb(i, j) = 0.0;
@@ -213,7 +253,8 @@ CATENARY_HD void add_scaled(double c, const PointDerivatives<D>& x, PointDerivat
   }
 }
 
-// Rows of d(kappa_vec)/d(a, b), kappa_vec = a x b / |a|^3 (one component in 2D, three in 3D).
+// Rows of d(kappa_vec)/d(a, b), kappa_vec = a x b Q with Q = A^-h c^1/2 (curvature_measure; one
+// component in 2D, three in 3D).
 template <int D>
 struct CurvatureVectorJacobian {
   static constexpr int kRows = (D == 2) ? 1 : 3;
@@ -222,14 +263,14 @@ struct CurvatureVectorJacobian {
 };
 
 template <int D>
-CATENARY_HD CurvatureVectorJacobian<D> curvature_vector_jacobian(const Vec<D>& a, const Vec<D>& b) {
+CATENARY_HD CurvatureVectorJacobian<D> curvature_vector_jacobian(const Vec<D>& a, const Vec<D>& b,
+                                                                 const CurvatureMeasure& m) {
   CurvatureVectorJacobian<D> J;
-  const double A = dot(a, a);
-  const double iA = 1.0 / A, Q = iA / sqrt(A), Q_A = Q * iA;  // one division (see signed_curvature)
+  const double Q = m.Q, Q_A = 2.0 * m.h * Q * m.iA;  // dQ/da = -Q_A a
   if constexpr (D == 2) {
     const double c = a[0] * b[1] - a[1] * b[0];
-    J.da[0][0] = b[1] * Q - 3.0 * c * Q_A * a[0];
-    J.da[0][1] = -b[0] * Q - 3.0 * c * Q_A * a[1];
+    J.da[0][0] = b[1] * Q - c * Q_A * a[0];
+    J.da[0][1] = -b[0] * Q - c * Q_A * a[1];
     J.db[0][0] = -a[1] * Q;
     J.db[0][1] = a[0] * Q;
   } else {
@@ -240,7 +281,7 @@ CATENARY_HD CurvatureVectorJacobian<D> curvature_vector_jacobian(const Vec<D>& a
     const double ax[3][3] = {{0, -a[2], a[1]}, {a[2], 0, -a[0]}, {-a[1], a[0], 0}};
     for (int r = 0; r < 3; ++r)
       for (int j = 0; j < 3; ++j) {
-        J.da[r][j] = -bx[r][j] * Q - 3.0 * c[r] * Q_A * a[j];
+        J.da[r][j] = -bx[r][j] * Q - c[r] * Q_A * a[j];
         J.db[r][j] = ax[r][j] * Q;
       }
   }
@@ -350,17 +391,18 @@ CATENARY_HD bool curved_reference_at(const HermiteShape& h, const Vec<D>& a0, co
 }  // namespace detail
 
 // All evaluate_element needs of the stress-free reference, at the element's quadrature points:
-// g0 = |r0'|^2, the quadrature weight times the arc length element L |r0'|, and the reference
-// curvature kappa0 (signed in the plane, |r0' x r0''| / |r0'|^3 in space; zero where
-// curved_reference_at says the reference is straight). Constant over a run: the backends compute
-// it once per element, and the element pass reads these 16 numbers instead of interpolating the
-// reference (and testing its curvature) at every point of every evaluation.
+// g0 = |r0'|^2, the quadrature weight times the arc length element L |r0'|, the reference
+// curvature kappa0 (signed in the plane, |r0' x r0''| / |r0'|^3 in space, the same under both
+// strain laws; zero where curved_reference_at says the reference is straight) and 1 / |r0'| at
+// the bending points. Constant over a run: the backends compute it once per element, and the
+// element pass reads these 21 numbers instead of interpolating the reference (and testing its
+// curvature) at every point of every evaluation.
 struct ReferenceQuadrature {
   double axial_g0[AxialRule::kPoints], axial_w[AxialRule::kPoints];
-  double bending_w[GaussRule5::kPoints], kappa0[GaussRule5::kPoints];
+  double bending_w[GaussRule5::kPoints], kappa0[GaussRule5::kPoints], bending_inverse_slope[GaussRule5::kPoints];
 };
 
-// A ReferenceQuadrature read where its 16 values lie, values[f] in the struct's declaration order
+// A ReferenceQuadrature read where its 21 values lie, values[f] in the struct's declaration order
 // (the StridedValues of a RecordArray, core/record_array.hpp), each value when the element math
 // asks for it: a device thread's copy of the struct, indexed by a run-time point, would sit in
 // local memory.
@@ -372,10 +414,11 @@ struct ReferenceQuadratureValues {
     CATENARY_HD double operator[](int g) const { return values[first + g]; }
   };
   static constexpr int A = AxialRule::kPoints, B = GaussRule5::kPoints;
-  static_assert(sizeof(ReferenceQuadrature) == (2 * A + 2 * B) * sizeof(double), "these arrays, in this order");
-  Field axial_g0, axial_w, bending_w, kappa0;
+  static_assert(sizeof(ReferenceQuadrature) == (2 * A + 3 * B) * sizeof(double), "these arrays, in this order");
+  Field axial_g0, axial_w, bending_w, kappa0, bending_inverse_slope;
   CATENARY_HD explicit ReferenceQuadratureValues(const Values& v)
-      : axial_g0{v, 0}, axial_w{v, A}, bending_w{v, 2 * A}, kappa0{v, 2 * A + B} {}
+      : axial_g0{v, 0}, axial_w{v, A}, bending_w{v, 2 * A}, kappa0{v, 2 * A + B},
+        bending_inverse_slope{v, 2 * A + 2 * B} {}
 };
 
 // What evaluate_element reads the reference quadrature from.
@@ -400,6 +443,7 @@ CATENARY_HD ReferenceQuadrature reference_quadrature(const ElementProperties& p,
     const Vec<D> a0 = detail::interpolate<D>(h.sx, e_ref), b0 = detail::interpolate<D>(h.sxx, e_ref);
     const double g0 = dot(a0, a0);
     r.bending_w[g] = GaussRule5::weight(g) * p.length * sqrt(g0);
+    r.bending_inverse_slope[g] = 1.0 / sqrt(g0);
     double N0;
     r.kappa0[g] = 0.0;
     if (detail::curved_reference_at(h, a0, b0, e_ref, N0)) {
@@ -441,22 +485,30 @@ struct PointEnergy {
 template <int D>
 CATENARY_HD_FORCE_INLINE PointEnergy<D> axial_point_energy(const ElementProperties& p, const CurrentPoint<D>& r,
                                                            double g0, double w, bool hessian) {
-  const InvariantDerivatives f = axial_density(p.EA, g0, dot(r.a, r.a));
+  const InvariantDerivatives f = axial_density(p.EA, g0, dot(r.a, r.a), reissner_law(p));
   return {invariant_point_derivatives<D, false>(r.a, r.b, f, hessian), w * f.value};
 }
 
-// Bending energy 1/2 EI (kappa - kappa0)^2 at one point.
+// The element's curvature measure at a bending point (inverse_slope = 1 / |r0'| there).
+template <int D>
+CATENARY_HD_FORCE_INLINE CurvatureMeasure point_curvature_measure(const ElementProperties& p,
+                                                                  const CurrentPoint<D>& r, double inverse_slope) {
+  return curvature_measure(reissner_law(p), dot(r.a, r.a), inverse_slope);
+}
+
+// Bending energy 1/2 EI (kappa - kappa0)^2 at one point, kappa measured by m.
 template <int D>
 CATENARY_HD_FORCE_INLINE PointEnergy<D> bending_point_energy(const ElementProperties& p, const CurrentPoint<D>& r,
-                                                             double w, double kappa0, bool hessian) {
+                                                             const CurvatureMeasure& m, double w, double kappa0,
+                                                             bool hessian) {
   const InvariantDerivatives f =
-      bending_density(p.EI, dot(r.a, r.a), dot(r.b, r.b), dot(r.a, r.b), D == 3 ? kappa0 : 0.0, hessian);
+      bending_density(p.EI, dot(r.a, r.a), dot(r.b, r.b), dot(r.a, r.b), D == 3 ? kappa0 : 0.0, m, hessian);
   PointEnergy<D> point{invariant_point_derivatives<D>(r.a, r.b, f, hessian),
                        w * (f.value + 0.5 * p.EI * kappa0 * kappa0)};
   if constexpr (D == 2) {
     if (kappa0 != 0.0) {  // - EI kappa0 kappa with the signed kappa
       PointDerivatives<2> kd;
-      const double kappa = signed_curvature(r.a, r.b, kd, hessian);
+      const double kappa = signed_curvature(r.a, r.b, m, kd, hessian);
       add_scaled(-p.EI * kappa0, kd, point.d, hessian);
       point.energy -= w * p.EI * kappa0 * kappa;
     }
@@ -475,25 +527,26 @@ CATENARY_HD_FORCE_INLINE void add_axial_point(const ElementProperties& p, const 
   out.energy += point.energy;
   if constexpr (!Damped) return;
   if (!(p.eta > 0.0)) return;
-  Vec<n> g_eps;  // d(eps)/de
-  const double inverse_g0 = 1.0 / g0;
+  Vec<n> g_eps;  // d(eps)/de = S_k' a times 1 / g0 (Green-Lagrange) or 1 / sqrt(A g0) (Reissner)
+  const double scale = reissner_law(p) ? 1.0 / sqrt(dot(r.a, r.a) * g0) : 1.0 / g0;
   for (int k = 0; k < 4; ++k)
-    for (int i = 0; i < D; ++i) g_eps[k * D + i] = r.h.sx[k] * r.a[i] * inverse_g0;
+    for (int i = 0; i < D; ++i) g_eps[k * D + i] = r.h.sx[k] * r.a[i] * scale;
   add_damping_term(p.eta * p.EA * w, g_eps, edot, out, jacobian);
 }
 
 // The bending point's energy, forces and Jacobian rows, and the bending damping.
 template <int D, int S, bool Damped>
 CATENARY_HD_FORCE_INLINE void add_bending_point(const ElementProperties& p, const CurrentPoint<D>& r, double w,
-                                                double kappa0, const double* edot, ElementEvaluation<D, S>& out,
-                                                const JacobianWeights* jacobian) {
+                                                double kappa0, double inverse_slope, const double* edot,
+                                                ElementEvaluation<D, S>& out, const JacobianWeights* jacobian) {
   constexpr int n = 4 * D;
-  const PointEnergy<D> point = bending_point_energy<D>(p, r, w, kappa0, jacobian != nullptr);
+  const CurvatureMeasure m = point_curvature_measure(p, r, inverse_slope);
+  const PointEnergy<D> point = bending_point_energy<D>(p, r, m, w, kappa0, jacobian != nullptr);
   out.energy += point.energy;
   scatter_point(r.h, w, point.d, out, jacobian);
   if constexpr (!Damped) return;
   if (!(p.eta > 0.0)) return;
-  const CurvatureVectorJacobian<D> cj = curvature_vector_jacobian<D>(r.a, r.b);
+  const CurvatureVectorJacobian<D> cj = curvature_vector_jacobian<D>(r.a, r.b, m);
   constexpr int R = CurvatureVectorJacobian<D>::kRows;
   const double c = p.eta * p.EI * w;
   // Unrolled in device code: a rolled loop indexes cj by a run-time row, which put cj's 18
@@ -537,7 +590,7 @@ CATENARY_HD void evaluate_element(const ElementProperties& p, const Quadrature& 
                                           ref.axial_w[g], edot, out, jacobian);
   for (int g = 0; g < GaussRule5::kPoints; ++g)
     detail::add_bending_point<D, S, Damped>(p, detail::current_point<D, GaussRule5>(p, e, g), ref.bending_w[g],
-                                            ref.kappa0[g], edot, out, jacobian);
+                                            ref.kappa0[g], ref.bending_inverse_slope[g], edot, out, jacobian);
   if constexpr (S == 4)
     if (want_jacobian) detail::mirror_lower_blocks<D>(out.jacobian);
 }
@@ -553,10 +606,12 @@ CATENARY_HD double element_strain_energy(const ElementProperties& p, const Quadr
     energy += detail::axial_point_energy<D>(p, detail::current_point<D, AxialRule>(p, e, g), ref.axial_g0[g],
                                             ref.axial_w[g], false)
                   .energy;
-  for (int g = 0; g < GaussRule5::kPoints; ++g)
-    energy += detail::bending_point_energy<D>(p, detail::current_point<D, GaussRule5>(p, e, g), ref.bending_w[g],
-                                              ref.kappa0[g], false)
+  for (int g = 0; g < GaussRule5::kPoints; ++g) {
+    const detail::CurrentPoint<D> r = detail::current_point<D, GaussRule5>(p, e, g);
+    energy += detail::bending_point_energy<D>(p, r, detail::point_curvature_measure(p, r, ref.bending_inverse_slope[g]),
+                                              ref.bending_w[g], ref.kappa0[g], false)
                   .energy;
+  }
   return energy;
 }
 

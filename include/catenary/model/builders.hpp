@@ -13,6 +13,7 @@ using Vec3 = Vec<3>;  // 2D models use the first two components
 
 struct LineProperties {
   double EA = 0.0, EI = 0.0, rhoA = 0.0, eta = 0.0;
+  StrainLaw strain_law = StrainLaw::reissner;
 };
 
 // Straight line of `elements` elements from start to end. If length > |end - start| the stress-free
