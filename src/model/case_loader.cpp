@@ -12,6 +12,7 @@
 #include "catenary/core/small_matrix.hpp"
 #include "catenary/model/builders.hpp"
 #include "catenary/model/constraint_check.hpp"
+#include "catenary/model/model_size.hpp"
 #include "catenary/model/sweep.hpp"
 #include "analysis_reader.hpp"
 #include "case_document.hpp"
@@ -593,7 +594,10 @@ std::vector<SweepCase> load_cases(const std::string& path, const CopySelection& 
   std::vector<SweepCase> cases;
   const size_t heap_before = heap_bytes_in_use();
   cases.push_back(copies.load(copies.first()));
-  if (copies.count() > 1) copies.check_memory(heap_growth_since(heap_before));
+  // The heap's count of what loading the copy took, or at least its model's arrays where that
+  // count reads nothing (another allocator than glibc's, or a sanitizer's).
+  if (copies.count() > 1)
+    copies.check_memory(std::max(heap_growth_since(heap_before), model_array_bytes(cases.front().c.model)));
   cases.reserve(copies.count());
   for (size_t k = copies.first() + 1; k <= copies.last(); ++k) cases.push_back(copies.load(k));
   return cases;
