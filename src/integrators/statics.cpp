@@ -1,8 +1,9 @@
 // Static equilibrium: R(q, lambda; s) = [f_int(q) - s g + C^T lambda; C q - b] = 0 for load
 // factors s = 1/n, 2/n, ..., 1, each solved by NewtonSolver (newton.hpp) with a line search on the
 // potential energy and a Levenberg-Marquardt shift where the Newton matrix is singular or its
-// update climbs the energy; a load step that does not converge is bisected (down to 1/1024 of the
-// load).
+// update climbs the energy. Each load step starts from the secant through the last two
+// equilibria (the previous one alone for the first step); a load step that does not converge is
+// bisected (down to 1/1024 of the load), and the increment doubles again after easy steps.
 #include <algorithm>
 #include <cmath>
 #include <sstream>
@@ -15,6 +16,10 @@
 namespace catenary {
 
 namespace {
+
+// Newton iterations of a load step under which a bisected increment doubles again (5 to 12 take
+// about the same load steps: performance.md, "Load steps in statics").
+constexpr int kEasyStepIterations = 8;
 
 // Full Newton (a matrix a step), tested on the update alone: its updates may be shifted or
 // scaled by the line search, which voids the rate that the dynamic estimate rests on; and without
@@ -161,6 +166,8 @@ void run_static(System& sys, const StaticSettings& s, const FrameSink& sink, Run
   sys.constraint_rhs(0.0, b);
   backend.upload(b, x.b);
   Vector g = backend.make_vector(n), q_accepted = backend.make_vector(n), lambda_accepted = backend.make_vector(m);
+  Vector q_before = backend.make_vector(n), lambda_before = backend.make_vector(m);
+  double load_before = -1.0;
   sys.external_force(0.0, g);
 
   double mass_norm = 1.0;  // ||M||_inf, to scale the regularization of indefinite steps
@@ -184,12 +191,18 @@ void run_static(System& sys, const StaticSettings& s, const FrameSink& sink, Run
   };
   emit(0.0, 0);
 
-  double load = 0.0, increment = 1.0 / std::max(1, s.load_steps);
+  const double base_increment = 1.0 / std::max(1, s.load_steps);
+  double load = 0.0, increment = base_increment;
   const double min_increment = increment / 1024.0;
   while (load < 1.0 - 1e-12) {
     const double target = std::min(1.0, load + increment);
     backend.copy(x.q, q_accepted);
     backend.copy(x.lambda, lambda_accepted);
+    if (load_before >= 0.0) {
+      const double r = (target - load) / (load - load_before);
+      backend.combine({{1.0 + r, &q_accepted}, {-r, &q_before}}, x.q);
+      backend.combine({{1.0 + r, &lambda_accepted}, {-r, &lambda_before}}, x.lambda);
+    }
     backend.axpby(target, g, 0.0, x.load);
     StaticEquilibrium equilibrium(sys, s, mass_norm, x);
     const NewtonOutcome out = solver.solve(equilibrium);
@@ -209,10 +222,19 @@ void run_static(System& sys, const StaticSettings& s, const FrameSink& sink, Run
       }
       continue;
     }
+    backend.copy(q_accepted, q_before);
+    backend.copy(lambda_accepted, lambda_before);
+    load_before = load;
     load = target;
     summary.steps++;
     summary.end_time = load;
     emit(load, out.iterations);
+    // A bisected increment doubles again after an easy step, where the load factor is a multiple
+    // of the doubled increment (so that the load steps asked for are reached).
+    const double doubled = 2.0 * increment;
+    if (increment < base_increment && out.iterations <= kEasyStepIterations &&
+        std::fabs(load / doubled - std::round(load / doubled)) < 1e-9)
+      increment = doubled;
     progress.update(load, load, summary.steps);
     if (stop_requested(interruption) && load < 1.0 - 1e-12) {
       std::ostringstream msg;
