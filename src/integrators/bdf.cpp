@@ -15,6 +15,29 @@
 // largest next step; a rejected step of order 3 or more drops and caps the order (see step()).
 // With a fixed step (no "adaptive"), the order rises to max_order as the
 // history fills, so the first steps are of lower order.
+//
+// Orders on oscillations (adaptive step). Orders 3 to 5 are not A-stable: on an undamped
+// oscillation of angular frequency w (z = i w h), order 3 amplifies for w h < 1.94, by
+// (w h)^4 / 4 a step, order 4 for w h < 4.71, by (w h)^6 / 3, and order 5 for
+// 0.71 < w h < 9.39, while below 0.71 order 5 damps, by (w h)^6 / 6 (orders 1 and 2 damp at any
+// w h). A resolved undamped mode would grow under orders 3 and 4 at every step by about their
+// local error, which the error control bounds per step, not summed over the run. The stepper
+// therefore estimates the frequency of the oscillation that dominates the motion
+// (oscillation_frequency(), from the history) and, where it finds one, uses orders 1, 2 and 5,
+// order 5 up to w h = 0.6: order 5's error estimate is then at least (w h / 0.6)^6, so that the
+// step control keeps it there, and the order selection weighs it at that step. Where the
+// estimate finds no oscillation (a monotone motion, or a point where a damped stiff remnant
+// dominates the differences), all orders. A rejection of order 5 within its limit on an
+// oscillation is one of accuracy: the first only shrinks the step, a second drops and caps the
+// order as step() does for orders 3 to 5. Measured on the stiff two-mass chain and the cables
+// of test_bdf.cpp: docs/validation.md.
+//
+// What the tolerance bounds is each step's local error, in the weight tol (L + |x|)
+// (element_assembly.hpp's weighted_entry). An undamped mode's local errors (of phase, and the
+// damping of orders 1, 2 and 5) persist and add up, so over N steps its error grows to about N
+// times a step's (the estimate itself is sound: on the chain's slow mode each step's true change
+// of the modal amplitude is, in the median, the estimated one). Holding the sum would take error
+// per unit step, which would also forbid the damping that removes an excited stiff mode.
 #include <algorithm>
 #include <cmath>
 #include <deque>
@@ -48,6 +71,8 @@ class BDFStepper : public TimeStepper {
     order_cap_ = s_.max_order;
     clean_steps_ = 0;
     last_start_ = -INFINITY;
+    retries_ = 0;
+    frequency_t_ = NAN;
   }
 
   StepOutcome step(const StepState& from, double h, StepState& to) override {
@@ -55,13 +80,20 @@ class BDFStepper : public TimeStepper {
     // A rejected step of order 3 or more drops the order and caps it for a while: those orders
     // are not A-stable, lightly damped modes near the imaginary axis grow under them, and error
     // control alone then drives the step towards zero. The cap rises again after 20 clean steps.
-    if (from.t == last_start_ && order_ >= 3) {
+    // Order 5 on an oscillation within its limit drops only at a second rejection of the step.
+    retries_ = from.t == last_start_ ? retries_ + 1 : 0;
+    if (retries_ > 0 && order_ >= 3 && (retries_ >= 2 || !(order_ == 5 && oscillation_frequency() > 0.0))) {
       order_cap_ = --order_;
       steps_at_order_ = 0;
       clean_steps_ = 0;
     }
     last_start_ = from.t;
-    const int k = std::min(order_, static_cast<int>(history_.size()));
+    int k = std::min(order_, static_cast<int>(history_.size()));
+    if (s_.adaptive && k >= 3 && !order_stable(k, h)) {  // orders 3 to 5 beyond their stability
+      k = 2;
+      order_ = 2;
+      steps_at_order_ = 0;
+    }
     used_order_ = k;
     std::vector<double> times = {t1};
     for (int j = 0; j < k; ++j) times.push_back(history_[j].t);
@@ -83,11 +115,16 @@ class BDFStepper : public TimeStepper {
                                 [&] { be_.copy(pred_q_, to.q); });
   }
 
+  // With order 5 on an oscillation, at least (w h / 0.6)^6, which stays at most 1 (step() takes
+  // order 2 beyond 0.6) but makes the step control keep w h below 0.6.
   double error_estimate(const StepState&, const StepState& to, double h) override {
     const double c = 1.0 / (used_order_ + 1);
     const double position = be_.weighted_difference_norm(c, to.q, pred_q_, to.q, s_.error_tolerance);
     const double velocity = be_.weighted_difference_norm(c * h, to.v, pred_v_, to.q, s_.error_tolerance);
-    return std::max(position, velocity);
+    double err = std::max(position, velocity);
+    const double w = s_.adaptive && used_order_ == 5 ? oscillation_frequency() : -1.0;
+    if (w > 0.0) err = std::max(err, std::pow(w * h / kOrder5Limit, 6));
+    return err;
   }
 
   double error_exponent() const override { return 1.0 / (used_order_ + 1); }
@@ -161,6 +198,8 @@ class BDFStepper : public TimeStepper {
       throw CheckpointError("the checkpoint's BDF order " + std::to_string(order_) + " is outside this run's 1 to " +
                             std::to_string(s_.max_order));
     last_start_ = record.number("bdf.last_start");
+    retries_ = 0;
+    frequency_t_ = NAN;
     newton_.restore(record);
   }
 
@@ -193,21 +232,65 @@ class BDFStepper : public TimeStepper {
     combine_history(w, 1, points, pred_q_, pred_v_);
   }
 
-  // |nabla^m q| / m at the newest point, from the divided difference over history_[0 .. m]
-  // scaled by m! h^m (h the last step): the local error estimate of order m - 1.
-  double backward_difference_error(int m) {
-    const double h = history_[0].t - history_[1].t;
+  // m! h^m times the m-th divided difference of q over history_[first .. first + m] (h: the last
+  // step), into out: nabla^m q for equal steps, h^m q^(m) for a smooth q.
+  void scaled_difference(int first, int m, double h, Vector& out) {
     double scale = 1.0;
     for (int i = 1; i <= m; ++i) scale *= i * h;
     std::vector<Scaled> terms;
-    for (int j = 0; j <= m; ++j) {
+    for (int j = first; j <= first + m; ++j) {
       double w = scale;
-      for (int i = 0; i <= m; ++i)
+      for (int i = first; i <= first + m; ++i)
         if (i != j) w /= history_[j].t - history_[i].t;
-      terms.push_back({w / m, &history_[j].q});
+      terms.push_back({w, &history_[j].q});
     }
-    be_.combine(terms, work_);
-    return be_.weighted_norm(work_, history_[0].q, s_.error_tolerance, nullptr);
+    be_.combine(terms, out);
+  }
+
+  // |nabla^m q| / m at the newest point: the local error estimate of order m - 1.
+  double backward_difference_error(int m) {
+    scaled_difference(0, m, history_[0].t - history_[1].t, work_);
+    return be_.weighted_norm(work_, history_[0].q, s_.error_tolerance, nullptr) / m;
+  }
+
+  // The angular frequency of the oscillation that dominates the motion at the newest point, from
+  // q^(m+2) = -w^2 q^(m): with A_m = nabla^(m+2) q over the m + 3 newest points and
+  // B_m = nabla^m q over the middle m + 1 (centred alike), -A_m.B_m / B_m.B_m = 4 sin^2(w h / 2)
+  // for a sampled oscillation of w h < pi. m = 1 and m = 2 together, weighted so that the sum
+  // holds at any phase (the m = 1 part vanishes where q turns, the m = 2 part where it crosses
+  // zero): the weight of m = 1 is the estimate itself, from a first pass that weighs both alike.
+  // Low differences of positions, not velocities: a numerically damped stiff remnant far below
+  // the tolerance still dominates high differences, and those of v. Negative where the
+  // differences show no oscillation (a monotone or exponential motion); NaN while the history is
+  // too short. qsum_ and vsum_, free between steps, hold A and B. Cached for the newest point.
+  double oscillation_frequency() {
+    if (history_.size() < 5) return NAN;
+    if (frequency_t_ == history_[0].t) return frequency_;
+    const double h = history_[0].t - history_[1].t;
+    double ab[2], bb[2];  // -A_m.B_m and B_m.B_m of m = 1, 2
+    for (int m = 1; m <= 2; ++m) {
+      scaled_difference(0, m + 2, h, qsum_);
+      scaled_difference(1, m, h, vsum_);
+      ab[m - 1] = -be_.dot(qsum_, vsum_);
+      bb[m - 1] = be_.dot(vsum_, vsum_);
+    }
+    double weight = bb[0] > 0.0 ? bb[1] / bb[0] : 0.0, w = -1.0;
+    for (int pass = 0; pass < 3 && weight > 0.0; ++pass) {
+      const double r = (weight * ab[0] + ab[1]) / (weight * bb[0] + bb[1]);
+      w = r > 0.0 ? (r >= 4.0 ? M_PI : 2.0 * std::asin(0.5 * std::sqrt(r))) / h : -1.0;
+      weight = r;
+    }
+    frequency_t_ = history_[0].t;
+    frequency_ = w;
+    return w;
+  }
+
+  // Whether order j may take a step of h (see the header); an unknown oscillation counts as one.
+  bool order_stable(int j, double h) {
+    if (j <= 2) return true;
+    const double w = oscillation_frequency();
+    if (w < 0.0) return true;
+    return j == 5 && w * h <= kOrder5Limit;
   }
 
   void choose_order() {
@@ -222,17 +305,28 @@ class BDFStepper : public TimeStepper {
     }
     const int k = order_;
     if (++steps_at_order_ < k + 1 || available < k + 2) return;
-    // Step factor err^(-1/(j+1)) of each candidate order j; stay unless another wins by 20 %.
-    auto factor = [](double err, int j) { return std::pow(std::max(err, 1e-10), -1.0 / (j + 1)); };
+    // Step factor err^(-1/(j+1)) of each candidate order j, for order 5 on an oscillation at most
+    // that of its limit; stay unless another wins by 20 %. The candidates are the nearest orders
+    // below and above k that the oscillation allows (order 5 always: its limit is in its factor).
+    const double h = history_[0].t - history_[1].t, w = s_.max_order >= 3 ? oscillation_frequency() : -1.0;
+    auto factor = [&](double err, int j) {
+      const double f = std::pow(std::max(err, 1e-10), -1.0 / (j + 1));
+      return j == 5 && w > 0.0 ? std::min(f, kOrder5Limit / (w * h)) : f;
+    };
+    auto allowed = [&](int j) { return j == 5 || order_stable(j, h); };
     int best = k;
     double best_factor = 1.2 * factor(backward_difference_error(k + 1), k);
-    if (k > 1) {
-      const double f = factor(backward_difference_error(k), k - 1);
-      if (f > best_factor) best = k - 1, best_factor = f;
+    int lower = k - 1;
+    while (lower > 2 && !allowed(lower)) --lower;
+    if (lower >= 1) {
+      const double f = factor(backward_difference_error(lower + 1), lower);
+      if (f > best_factor) best = lower, best_factor = f;
     }
-    if (k < order_cap_ && available >= k + 3) {
-      const double f = factor(backward_difference_error(k + 2), k + 1);
-      if (f > best_factor) best = k + 1;
+    int higher = k + 1;
+    while (higher < order_cap_ && !allowed(higher)) ++higher;
+    if (higher <= order_cap_ && allowed(higher) && available >= higher + 2) {
+      const double f = factor(backward_difference_error(higher + 1), higher);
+      if (f > best_factor) best = higher;
     }
     if (best != k) {
       order_ = best;
@@ -247,6 +341,11 @@ class BDFStepper : public TimeStepper {
   int capacity_ = 7, order_ = 1, used_order_ = 1, steps_at_order_ = 0;
   int order_cap_ = 5, clean_steps_ = 0;  // stability cap on the order after rejections
   double last_start_ = -INFINITY;  // start time of the last attempted step
+  int retries_ = 0;                // attempts of the current step after its first
+  // Order 5's stability limit on an oscillation is w h = 0.71; 0.6 keeps it where the order damps
+  // most (0.22 % a step).
+  static constexpr double kOrder5Limit = 0.6;
+  double frequency_t_ = NAN, frequency_ = -1.0;  // oscillation_frequency()'s, for the point at frequency_t_
   Vector qsum_, vsum_, pred_q_, pred_v_, work_;
 };
 
