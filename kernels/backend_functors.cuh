@@ -22,7 +22,9 @@ namespace catenary::cuda {
 // Each thread gathers the element's coordinates and velocities and writes its rows to the
 // element's local slots (the forces and row sums entry-major, LocalEntryLayout: coalesced stores);
 // the thread of shape function 0 writes the energy. Damped = false (a model without material
-// damping) compiles the damping terms out and never reads the velocities.
+// damping and without contacts that read velocities) compiles the damping terms out and never
+// reads the velocities. Elements that touch a plane add its contact to their rows
+// (add_plane_contact, the same call as the CPU backend's).
 template <int D, bool Damped, bool Jacobian>
 struct ElementPass {
   static constexpr int kLocal = 4 * D;
@@ -39,6 +41,7 @@ struct ElementPass {
   NewtonMatrixCoefficients c;
   double *local_forces, *local_matrices, *local_row_sums, *energy;
   LocalEntryLayout<kLocal> local;  // of local_forces and local_row_sums (local_matrices: element-major)
+  ContactPlaneList contacts;       // the planes elements touch (surface_contact.hpp), in the pass's memory
 
   CATENARY_HD void operator()(int t) const { evaluate(t, local_matrices + static_cast<size_t>(kRowValues) * t); }
 
@@ -67,9 +70,11 @@ struct ElementPass {
       if constexpr (Damped) ve[i] = v[g];
     }
     ElementEvaluation<D, kShapes> out;
-    evaluate_element<D, kShapes, Damped>(element_properties_from(properties[e]),
-                                         ReferenceQuadratureValues<StridedValues>(quadrature[e]), qe, ve, Jacobian, out,
-                                         newton_jacobian_weights(c), shape);
+    const ElementProperties p = element_properties_from(properties[e]);
+    const ReferenceQuadratureValues<StridedValues> ref(quadrature[e]);
+    evaluate_element<D, kShapes, Damped>(p, ref, qe, ve, Jacobian, out, newton_jacobian_weights(c), shape);
+    if (contacts.count > 0)
+      add_plane_contact<D, kShapes, Damped>(contacts, p, ref, qe, ve, Jacobian, out, newton_jacobian_weights(c));
     write_forces<kShapes * D>(e, shape, out.force.v, force_rows);
     if (shape == 0) energy[e] = out.energy;
     if constexpr (Jacobian)

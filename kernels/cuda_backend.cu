@@ -77,6 +77,10 @@ class CudaBackend : public Backend {
     properties_ = upload(to_field_major(share ? shared.properties : el.properties));
     quadrature_ = upload(to_field_major(share ? shared.quadrature : el.quadrature));
     scalar_mass_ = upload(to_field_major((share ? shared.scalar_mass : el.scalar_mass).data(), records_, 16));
+    static_assert(sizeof(ContactPlane) % sizeof(double) == 0, "a contact plane is doubles only");
+    const double* planes = reinterpret_cast<const double*>(el.contact_planes.data());
+    contact_planes_ = Doubles(planes, planes + el.contact_planes.size() * (sizeof(ContactPlane) / sizeof(double)));
+    contact_count_ = static_cast<int>(el.contact_planes.size());
     // Residuals summed in the forces pass where the elements run along chains of nodes
     // (chain_forces_pass.cuh); the dofs of no element (rigid bodies, free nodes) take from alone.
     chain_forces_ = options.chain_forces_pass && elements_ > 0 &&
@@ -460,6 +464,10 @@ class CudaBackend : public Backend {
     val = Doubles(A.valuePtr(), A.valuePtr() + A.nonZeros());
   }
 
+  ContactPlaneList contact_list() const {
+    return {reinterpret_cast<const ContactPlane*>(raw<double>(contact_planes_)), contact_count_};
+  }
+
   // The element pass's inputs and outputs for q, v, c and terms.
   template <int D, bool Damped, bool Jacobian>
   ElementPass<D, Damped, Jacobian> element_pass_fields(const Vector& q, const Vector& v,
@@ -479,7 +487,8 @@ class CudaBackend : public Backend {
             raw<double>(local_matrices_),
             raw<double>(local_row_sums_),
             raw<double>(energy_),
-            {elements_}};  // local forces and row sums entry-major, as the pattern's sources
+            {elements_},  // local forces and row sums entry-major, as the pattern's sources
+            contact_list()};
   }
 
   template <int D, bool Damped, bool Jacobian>
@@ -494,8 +503,13 @@ class CudaBackend : public Backend {
     // the row pass, whose matrix rows go out through shared memory (for_each_staged) so that the
     // stores coalesce. The undamped forces pass is capped at two thread blocks an SM, which trades
     // a small spill (3D) for more warps in flight; the damped forces pass runs uncapped.
+    // Models with contact planes take the row pass also undamped: the block pass's points are the
+    // elastic energy's alone.
     if constexpr (Jacobian && !Damped) {
-      launch_jacobian_blocks<Space, D>(elements_, JacobianBlockPass<D>{pass});
+      if (contact_count_ == 0)
+        launch_jacobian_blocks<Space, D>(elements_, JacobianBlockPass<D>{pass});
+      else
+        for_each_staged<Space, Pass::kRowValues>(threads, pass, pass.local_matrices);
     } else if constexpr (Jacobian) {
       for_each_staged<Space, Pass::kRowValues>(threads, pass, pass.local_matrices);
     } else if constexpr (!Damped) {
@@ -576,7 +590,7 @@ class CudaBackend : public Backend {
   PinnedStaging staging_;  // vectors to and from the host (a frame's, the initial state's)
   size_t baseline_device_bytes_;
   int dimension_, elements_, nodes_, local_dofs_;
-  bool damped_;  // any element with material damping: the element pass reads velocities
+  bool damped_;  // material damping or contacts that read velocities: the element pass reads them
   Ints node_a_, node_b_;
   bool chain_forces_ = false;  // residuals summed in the forces pass (ChainForcesPass)
   Ints elementless_dofs_;      // the dofs of no element, where the residual is from alone
@@ -584,6 +598,8 @@ class CudaBackend : public Backend {
   int records_ = 0;                                // element records held (elements_ unless shared)
   Ints record_of_;                                 // each element's record where they are shared, else empty
   Doubles properties_, quadrature_, scalar_mass_;  // field-major RecordArrays
+  Doubles contact_planes_;                         // the model's ContactPlanes, as their doubles
+  int contact_count_ = 0;
   Ints c_ptr_, c_col_, ct_row_, ct_ptr_, ct_col_;  // C in CSR, C^T by its listed rows
   Doubles c_val_, ct_val_;
   Floats coordinate_scales_;  // float (vector_kernels.hpp, WeightedEntryAt)

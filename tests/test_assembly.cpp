@@ -206,7 +206,7 @@ TEST_CASE("element records read through either layout are the model's own", "[as
                             scalar_mass = to_field_major(el.scalar_mass.data(), ne, 16);
   const std::vector<double> properties_by_element = element_major_values(el.properties);
   const RecordArray by_field[2] = {field_major(properties.data(), ne), field_major(quadrature.data(), ne)};
-  const RecordArray by_element = element_major(properties_by_element.data(), 6);
+  const RecordArray by_element = element_major(properties_by_element.data(), sizeof(ElementProperties) / sizeof(double));
   for (long e = 0; e < ne; ++e) {
     for (const ElementProperties& p :
          {element_properties_from(by_field[0][e]), element_properties_from(by_element[e])}) {
@@ -216,6 +216,7 @@ TEST_CASE("element records read through either layout are the model's own", "[as
       CHECK(p.rhoA == el.properties[e].rhoA);
       CHECK(p.eta == el.properties[e].eta);
       CHECK(p.strain_law == el.properties[e].strain_law);
+      CHECK(p.contact == el.properties[e].contact);
     }
     const ReferenceQuadratureValues<StridedValues> r(by_field[1][e]);
     for (int g = 0; g < AxialRule::kPoints; ++g) {

@@ -423,4 +423,15 @@ void add_distributed_load(Model& m, int body, const Vec3& f, const TimeFunction&
   m.distributed_loads.push_back(d);
 }
 
+void add_contact_plane(Model& m, const std::string& name, const ContactPlane& plane, const std::vector<int>& bodies) {
+  const double number = static_cast<double>(m.elements.contact_planes.size());
+  m.elements.contact_planes.push_back(plane);
+  m.elements.contact_names.push_back(name);
+  for (int body : bodies) {
+    const Body& b = m.bodies.at(body);
+    for (int e = b.first_element; e < b.first_element + b.element_count; ++e) m.elements.properties[e].contact = number;
+  }
+  m.finalized = false;
+}
+
 }  // namespace catenary

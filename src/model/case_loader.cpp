@@ -18,6 +18,7 @@
 #include "case_document.hpp"
 #include "case_fingerprint.hpp"
 #include "case_reading.hpp"
+#include "contact_reader.hpp"
 #include "mechanism_reader.hpp"
 
 namespace catenary {
@@ -99,7 +100,7 @@ class Loader {
 
   void read_model(const Node& n, Model& m) {
     expect_object(n, {"dimension", "gravity", "materials", "sections", "bodies", "constraints", "loads", "rigid_bodies",
-                      "joints", "drivers", "springs", "rotational_springs", "body_loads", "attachments"});
+                      "joints", "drivers", "springs", "rotational_springs", "body_loads", "attachments", "contacts"});
     const Node dim = n.required("dimension");
     const int D = get_int(dim, "must be 2 or 3");
     if (D != 2 && D != 3) dim.fail("must be 2 or 3 (got " + std::to_string(D) + ")");
@@ -132,6 +133,7 @@ class Loader {
       for (size_t i = 0; i < ls.v.size(); ++i) read_load(ls.at(i), m);
     }
     read_mechanism(n, m, mechanism_paths_);
+    read_contacts(n, m);
     finalize_model(m);
   }
 

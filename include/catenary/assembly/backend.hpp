@@ -186,7 +186,8 @@ class BackendOperators {
   // a mass product (ForceTerms).
   virtual void internal_force(const Vector& q, const Vector& v, const ForceTerms& terms, Vector& f) = 0;
   void internal_force(const Vector& q, const Vector& v, Vector& f) { internal_force(q, v, ForceTerms{}, f); }
-  // Strain energy at the state of the last internal_force or assemble_newton_matrix call. Apart
+  // Strain energy (with the contact energy of elements that touch a plane, surface_contact.hpp)
+  // at the state of the last internal_force or assemble_newton_matrix call. Apart
   // from the forces because on a device the sum is a wait for the host, which the Newton
   // iterations do not need; frames ask for it.
   virtual double strain_energy() = 0;

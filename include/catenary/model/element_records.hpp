@@ -1,11 +1,11 @@
 #pragma once
 // The element records an element pass reads (properties, reference quadrature, 4 x 4 scalar
-// mass: 37 doubles, 296 bytes an element), shared between the elements that hold the same ones.
+// mass: 44 doubles, 352 bytes an element), shared between the elements that hold the same ones.
 // A cable of one section has a few records for all its elements (3 for the 100-element falling
 // cable, 2,348 for 1,000,000 elements: a value on a rounding boundary splits a record), a sweep of
 // identical cables the same few, one over a material parameter about one a copy: a pass then
 // reads a 4-byte record number an element and the few records from the cache, where one record
-// an element is more than half of a forces pass's bytes (296 of about 550 an element with the
+// an element is more than half of a forces pass's bytes (352 of about 600 an element with the
 // mass term).
 //
 // Elements of one section are equal only to the rounding of their node positions: the reference

@@ -15,6 +15,7 @@
 #include "catenary/core/host_device.hpp"
 #include "catenary/core/time_function.hpp"
 #include "catenary/elements/gradient_deficient_math.hpp"
+#include "catenary/elements/surface_contact.hpp"
 #include "catenary/multibody/mechanism.hpp"
 
 namespace catenary {
@@ -35,12 +36,20 @@ struct ElementBlock {
   std::vector<double> scalar_mass;      // 16 per element: element_scalar_mass
   std::vector<double> shape_integrals;  // 4 per element: element_shape_integrals
   std::vector<ReferenceQuadrature> quadrature;  // the reference at the quadrature points
+  // The contact planes elements name (ElementProperties::contact), and each one's name.
+  std::vector<ContactPlane> contact_planes;
+  std::vector<std::string> contact_names;
   int size() const { return static_cast<int>(node_a.size()); }
-  // Whether any element has material damping (eta > 0): only then do the elements' forces read
-  // the velocities.
+  ContactPlaneList contact_list() const {
+    return {contact_planes.data(), static_cast<int>(contact_planes.size())};
+  }
+  // Whether any element has material damping (eta > 0) or a contact whose law or friction reads
+  // velocities: only then do the elements' forces read the velocities.
   bool damped() const {
     for (const ElementProperties& p : properties)
       if (p.eta > 0.0) return true;
+    for (const ContactPlane& c : contact_planes)
+      if (contact_reads_velocity(c)) return true;
     return false;
   }
 };

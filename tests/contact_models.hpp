@@ -1,0 +1,123 @@
+#pragma once
+// Models and references of the contact tests: a plane's law in a few numbers, a cable resting on
+// a plane, and the closed form of a mooring line lying partly on a frictionless seabed with what
+// the tests measure of a computed one.
+#include <Eigen/Core>
+#include <cmath>
+#include <string>
+
+#include "catenary/elements/hermite_shape.hpp"
+#include "catenary/elements/surface_contact.hpp"
+#include "catenary/model/builders.hpp"
+#include "catenary/model/model.hpp"
+
+namespace catenary::testing {
+
+// F = K d^e + C d^m d' with friction mu_a (axial), mu_l (lateral) regularized at slip.
+struct ContactLaw {
+  double stiffness, exponent, damping, damping_exponent, mu_axial, mu_lateral, slip;
+};
+
+// The plane {x : x_up = height} of a D-dimensional model (up: z in 3D, y in 2D), touched by
+// centrelines of tube radius `radius`.
+inline ContactPlane horizontal_plane(int D, double height, double radius, const ContactLaw& law) {
+  ContactPlane c{};
+  c.normal[D - 1] = 1.0;
+  c.offset = height;
+  c.radius = radius;
+  c.stiffness = law.stiffness;
+  c.exponent = law.exponent;
+  c.damping = law.damping;
+  c.damping_exponent = law.damping_exponent;
+  c.friction_axial = law.mu_axial;
+  c.friction_lateral = law.mu_lateral;
+  c.slip_velocity = law.slip;
+  return c;
+}
+
+// A free 2 m cable along x (1.5 kg/m, EA = 1e5 N, EI = 1 N m^2) under gravity -9.81 (along the
+// model's up axis), resting on the plane at height 0 (tube radius 0.01 m) at the penetration that
+// carries its weight under the law (stiffness K, exponent e: (rhoA g / K)^(1/e)), moving at
+// `velocity`.
+inline Model cable_on_plane(int D, int elements, const ContactLaw& law, const Vec3& velocity) {
+  const double rhoA = 1.5, g = 9.81, radius = 0.01;
+  const double z = radius - std::pow(rhoA * g / law.stiffness, 1.0 / law.exponent);
+  Model m;
+  m.dimension = D;
+  m.gravity[D - 1] = -g;
+  Vec3 start{}, end{};
+  start[D - 1] = end[D - 1] = z;
+  end[0] = 2.0;
+  const int body = add_straight_line(m, "cable", start, end, elements, {1e5, 1.0, rhoA, 0.0});
+  add_contact_plane(m, "floor", horizontal_plane(D, 0.0, radius, law), {body});
+  finalize_model(m);
+  for (int node = 0; node < m.node_count; ++node)
+    for (int i = 0; i < D; ++i) m.initial_velocities[2 * D * node + i] = velocity[i];
+  return m;
+}
+
+// The elastic catenary of unstretched length L and weight w a unit length from an anchor on a
+// frictionless seabed to a fairlead X away and Z up (the seabed part slides freely, so the
+// horizontal tension H is the same all along): with V = w Ls the fairlead's vertical force (Ls the
+// suspended unstretched length),
+//   X = L - V / w + (H / w) asinh(V / H) + H L / EA,
+//   Z = (H / w) (sqrt(1 + (V / H)^2) - 1) + V^2 / (2 EA w),
+// solved by nested bisections (V rises with Z at fixed H; X rises with H).
+struct SeabedCatenary {
+  double horizontal_tension, grounded_length, fairlead_tension;
+};
+inline SeabedCatenary seabed_catenary(double L, double w, double EA, double X, double Z) {
+  const auto vertical = [&](double H) {
+    double lo = 0.0, hi = w * L;
+    for (int k = 0; k < 200; ++k) {
+      const double V = 0.5 * (lo + hi);
+      const double z = H / w * (std::sqrt(1.0 + (V / H) * (V / H)) - 1.0) + V * V / (2.0 * EA * w);
+      (z < Z ? lo : hi) = V;
+    }
+    return 0.5 * (lo + hi);
+  };
+  double lo = 1.0, hi = 1e9;
+  for (int k = 0; k < 200; ++k) {
+    const double H = std::sqrt(lo * hi), V = vertical(H);
+    const double x = L - V / w + H / w * std::asinh(V / H) + H * L / EA;
+    (x < X ? lo : hi) = H;
+  }
+  const double H = std::sqrt(lo * hi), V = vertical(H);
+  return {H, L - V / w, std::hypot(H, V)};
+}
+
+// What the seabed test measures of the first body of m at q (a line from an anchor on the plane
+// z = 0 up to a fairlead at its last node): the touchdown, as the unstretched length from the
+// anchor to the last point of the centreline at or below the plane (its cubic interpolation
+// sampled 1,000 times an element), and the fairlead tension EA (|r'| - 1) at the last node (the
+// Reissner law's axial force); and whether the line folds back on itself (a node behind the one
+// before it along x: Newton can converge to such a spurious equilibrium of a very slender line).
+struct SeabedLineState {
+  double touchdown, fairlead_tension;
+  bool folded;
+};
+inline SeabedLineState seabed_line_state(const Model& m, const Eigen::VectorXd& q, double EA) {
+  const Body& b = m.bodies.at(0);
+  SeabedLineState s{0.0, 0.0, false};
+  for (int node = b.first_node + 1; node < b.first_node + b.node_count; ++node)
+    if (q[6 * node] < q[6 * (node - 1)]) s.folded = true;
+  double arc = 0.0;
+  for (int e = b.first_element; e < b.first_element + b.element_count; ++e) {
+    const double L = m.elements.properties[e].length;
+    double ez[4];
+    for (int k = 0; k < 4; ++k) ez[k] = q[element_global_dof(m, e, 3 * k + 2)];
+    for (int j = 0; j <= 1000; ++j) {
+      const HermiteShape h = hermite_shape(j / 1000.0, L);
+      double z = 0.0;
+      for (int k = 0; k < 4; ++k) z += h.s[k] * ez[k];
+      if (z <= 0.0) s.touchdown = arc + L * j / 1000.0;
+    }
+    arc += L;
+  }
+  const int last = b.first_node + b.node_count - 1;
+  const Eigen::Vector3d slope = q.segment<3>(6 * last + 3);
+  s.fairlead_tension = EA * (slope.norm() - 1.0);
+  return s;
+}
+
+}  // namespace catenary::testing

@@ -1,0 +1,206 @@
+// Contact of cables with a plane (elements/surface_contact.hpp) against independent references:
+// central differences of the contact forces and of the contact energy, the forces of a uniformly
+// pressed element by hand, a cable sliding on the plane against Coulomb's closed form, a rebound
+// against the one-degree-of-freedom contact integrated apart, and a mooring line lying on a
+// seabed against the elastic catenary with a seabed segment.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "catenary/elements/surface_contact.hpp"
+#include "catenary/model/builders.hpp"
+#include "catenary/model/case_loader.hpp"
+#include "cli_helpers.hpp"
+#include "contact_models.hpp"
+#include "test_helpers.hpp"
+
+using namespace catenary;
+
+namespace {
+
+// The element of the checks: 0.7 m, EA = 3e3 N, EI = 2 N m^2, rhoA = 1.5 kg/m, on plane 0.
+ElementProperties touching_element() {
+  ElementProperties p{0.7, 3.0e3, 2.0, 1.5, 0.0};
+  p.contact = 0.0;
+  return p;
+}
+
+// A horizontal element along x at height z0 (its reference: the same at z = 0).
+template <int D>
+void horizontal_element(double L, double z0, double* e) {
+  for (int i = 0; i < 4 * D; ++i) e[i] = 0.0;
+  e[0] = 0.1;
+  e[D - 1] += z0;
+  e[D] = 1.0;
+  e[2 * D] = 0.1 + L;
+  e[3 * D - 1] += z0;
+  e[3 * D] = 1.0;
+}
+
+// The contact part of an element's evaluation alone.
+template <int D, int S = 4>
+ElementEvaluation<D, S> contact_only(const ContactPlane& plane, const double* e_ref, const double* e,
+                                     const double* ed, bool jacobian, JacobianWeights w = {}, int first = 0) {
+  const ElementProperties p = touching_element();
+  ElementEvaluation<D, S> out;
+  out.first = first;
+  out.force = Vec<S * D>::zero();
+  out.jacobian = Mat<S * D, 4 * D>::zero();
+  out.energy = 0.0;
+  add_plane_contact<D, S, true>({&plane, 1}, p, reference_quadrature<D>(p, e_ref), e, ed, jacobian, out, w);
+  return out;
+}
+
+template <int D>
+ContactPlane plane_of(const testing::ContactLaw& law) {
+  ContactPlane c = testing::horizontal_plane(D, 0.0, 0.05, law);
+  return c;
+}
+
+template <int D>
+void check_contact_derivatives(const testing::ContactLaw& law, const char* title) {
+  constexpr int n = 4 * D;
+  const ContactPlane plane = plane_of<D>(law);
+  std::mt19937 rng(7 + D);
+  std::uniform_real_distribution<double> U(-1.0, 1.0);
+  double ref[n];
+  horizontal_element<D>(0.7, 0.0, ref);
+  for (int trial = 0; trial < 10; ++trial) {
+    double e[n], ed[n];
+    horizontal_element<D>(0.7, -0.02, e);  // every point 0.07 m into the plane, give or take 0.01
+    for (int i = 0; i < n; ++i) {
+      e[i] += 0.005 * U(rng);
+      ed[i] = U(rng);
+    }
+    const ElementEvaluation<D> K = contact_only<D>(plane, ref, e, ed, true, {1.0, 0.0});
+    const ElementEvaluation<D> Dm = contact_only<D>(plane, ref, e, ed, true, {0.0, 1.0});
+    double k_error = 0.0, k_scale = 0.0, d_error = 0.0, d_scale = 0.0, g_error = 0.0, g_scale = 0.0;
+    for (int j = 0; j < n; ++j) {
+      const double h = 1e-7;
+      for (bool velocity : {false, true}) {
+        double plus[n], minus[n];
+        const double* x = velocity ? ed : e;
+        for (int i = 0; i < n; ++i) plus[i] = minus[i] = x[i];
+        plus[j] += h;
+        minus[j] -= h;
+        const ElementEvaluation<D> fp = contact_only<D>(plane, ref, velocity ? e : plus, velocity ? plus : ed, false);
+        const ElementEvaluation<D> fm = contact_only<D>(plane, ref, velocity ? e : minus, velocity ? minus : ed, false);
+        for (int i = 0; i < n; ++i) {
+          const double df = (fp.force[i] - fm.force[i]) / (2 * h);
+          const Mat<n, n>& J = velocity ? Dm.jacobian : K.jacobian;
+          (velocity ? d_error : k_error) = std::max(velocity ? d_error : k_error, std::fabs(df - J(i, j)));
+          (velocity ? d_scale : k_scale) = std::max(velocity ? d_scale : k_scale, std::fabs(J(i, j)));
+        }
+        if (!velocity) {
+          g_error = std::max(g_error, std::fabs((fp.energy - fm.energy) / (2 * h) - K.force[j]));
+          g_scale = std::max(g_scale, std::fabs(K.force[j]));
+        }
+      }
+    }
+    INFO(title << ", D = " << D << ", trial " << trial);
+    CHECK(k_error < 1e-6 * k_scale);
+    if (d_scale > 0.0) CHECK(d_error < 1e-6 * d_scale);
+    // A law without velocity terms is conservative: its force is the energy's gradient.
+    if (law.damping == 0.0 && law.mu_axial == 0.0 && law.mu_lateral == 0.0) CHECK(g_error < 1e-6 * g_scale);
+    // The rows of one shape function alone (the CUDA row pass's) are the whole element's.
+    const JacobianWeights w{0.8, 0.3};
+    const ElementEvaluation<D> whole = contact_only<D>(plane, ref, e, ed, true, w);
+    for (int k = 0; k < 4; ++k) {
+      const ElementEvaluation<D, 1> rows = contact_only<D, 1>(plane, ref, e, ed, true, w, k);
+      for (int i = 0; i < D; ++i) {
+        CHECK(rows.force[i] == whole.force[k * D + i]);
+        for (int j = 0; j < n; ++j) CHECK(rows.jacobian(i, j) == whole.jacobian(k * D + i, j));
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("plane contact: forces, Jacobians and energy against central differences", "[contact]") {
+  const testing::ContactLaw linear{1e4, 1.0, 300.0, 0.0, 0.0, 0.0, 0.1};
+  const testing::ContactLaw hertz{1e5, 1.5, 0.0, 0.0, 0.0, 0.0, 0.1};
+  const testing::ContactLaw general{1e5, 1.5, 2e3, 1.0, 0.0, 0.0, 0.1};
+  const testing::ContactLaw sliding{1e4, 1.0, 300.0, 0.0, 0.4, 0.9, 0.1};
+  const testing::ContactLaw sliding_hysteresis{1e5, 1.5, 2e3, 1.5, 0.6, 0.2, 0.05};
+  for (const auto& [law, title] : {std::pair{linear, "linear spring-damper"}, std::pair{hertz, "Hertz"},
+                                   std::pair{general, "K d^e + C d^m d'"},
+                                   std::pair{sliding, "linear with axial and lateral friction"},
+                                   std::pair{sliding_hysteresis, "hysteresis damping with friction"}}) {
+    check_contact_derivatives<3>(law, title);
+    check_contact_derivatives<2>(law, title);
+  }
+}
+
+TEST_CASE("plane contact: a uniformly pressed element's reaction, energy and friction by hand", "[contact]") {
+  // Every point of a horizontal element delta into the plane: the position rows' z components sum
+  // to -k delta L (the shape functions of the two positions sum to 1), the energy is k delta^2 L / 2,
+  // and a uniform slide at u along x (y) meets -mu_a (mu_l) k delta L u / sqrt(u^2 + u_s^2).
+  const double L = 0.7, k = 1e4, delta = 0.03, mu_a = 0.4, mu_l = 0.9, us = 0.1, u = 0.5;
+  const ContactPlane plane = testing::horizontal_plane(3, 0.0, 0.05, {k, 1.0, 0.0, 0.0, mu_a, mu_l, us});
+  double ref[12], e[12];
+  horizontal_element<3>(L, 0.0, ref);
+  horizontal_element<3>(L, 0.05 - delta, e);
+  const double phi = u / std::sqrt(u * u + us * us);
+  for (int axis : {0, 1}) {
+    double ed[12] = {};
+    ed[axis] = ed[6 + axis] = u;
+    const ElementEvaluation<3> out = contact_only<3>(plane, ref, e, ed, false);
+    INFO("sliding along " << (axis == 0 ? "x (axial)" : "y (lateral)"));
+    CHECK(out.force[2] + out.force[8] == Approx(-k * delta * L).epsilon(1e-12));
+    CHECK(out.energy == Approx(0.5 * k * delta * delta * L).epsilon(1e-12));
+    CHECK(out.force[axis] + out.force[6 + axis] == Approx((axis == 0 ? mu_a : mu_l) * k * delta * L * phi).epsilon(1e-12));
+    CHECK(std::fabs(out.force[1 - axis] + out.force[7 - axis]) < 1e-12 * k * delta * L);
+  }
+}
+
+TEST_CASE("a cable sliding on a plane decelerates at mu g, axially and laterally", "[contact][dynamics]") {
+  // A free 2 m cable resting on the plane (in equilibrium: its penetration carries its weight)
+  // launched at 2 m/s along itself or across: Coulomb's law gives u(t) = u0 - mu g t while it
+  // slides, the axial coefficient along the cable and the lateral one across it.
+  const double g = 9.81, u0 = 2.0, T = 0.3;
+  for (const auto& [axis, mu] : {std::pair{0, 0.3}, std::pair{1, 0.5}}) {
+    const testing::ContactLaw law{1e6, 1.0, 0.0, 0.0, 0.3, 0.5, 1e-3};
+    Model m = testing::cable_on_plane(3, 10, law, {axis == 0 ? u0 : 0.0, axis == 1 ? u0 : 0.0, 0.0});
+    const testing::RunResult r = testing::run_model(m, testing::dynamic_settings(1e-3, T, 0.0), T);
+    const Eigen::VectorXd& v = r.frames.back().v;
+    double mean = 0.0;
+    for (int node = 0; node < m.node_count; ++node) mean += v[6 * node + axis] / m.node_count;
+    const double closed_form = u0 - mu * g * T;
+    std::printf("sliding cable, %s: u(%.1f s) = %.9f m/s, Coulomb %.9f m/s\n", axis == 0 ? "axial" : "lateral", T,
+                mean, closed_form);
+    INFO((axis == 0 ? "axial" : "lateral"));
+    CHECK(mean == Approx(closed_form).epsilon(1e-5));
+  }
+}
+
+TEST_CASE("seabed_mooring_line.json: touchdown and fairlead tension of the elastic catenary with a seabed segment",
+          "[contact][statics][cases]") {
+  const nlohmann::json document =
+      nlohmann::json::parse(testing::slurp(std::string(CATENARY_SOURCE_DIR) + "/cases/seabed_mooring_line.json"));
+  // EA = 5e8 N (the case: strains of 1e-4) and 5e6 N (strains of 1 %, the seabed part stretched by H / EA), EI = 500 N m^2 both.
+  for (const double E : {5e10, 5e8}) {
+    nlohmann::json c = document;
+    c["model"]["materials"]["chain"]["youngs_modulus"] = E;
+    c["model"]["sections"]["link"]["inertia"] = 500.0 / E;
+    const std::filesystem::path file = std::filesystem::temp_directory_path() / "catenary_seabed_line.json";
+    std::ofstream(file) << c.dump();
+    const Case loaded = load_case(file.string());
+    const double L = 130.0, w = 100.0 * 9.81, EA = E * 0.01;
+    const testing::SeabedCatenary closed_form = testing::seabed_catenary(L, w, EA, 100.0, 50.0);
+    const testing::RunResult r = testing::run_model(loaded.model, loaded.analysis);
+    const testing::SeabedLineState state = testing::seabed_line_state(loaded.model, r.frames.back().q, EA);
+    std::printf("seabed line EA %.0e N: touchdown %.4f m (closed form %.4f), fairlead tension %.2f N (%.2f)\n", EA,
+                state.touchdown, closed_form.grounded_length, state.fairlead_tension, closed_form.fairlead_tension);
+    INFO("EA " << EA);
+    REQUIRE_FALSE(state.folded);
+    CHECK(state.touchdown == Approx(closed_form.grounded_length).epsilon(5e-3));
+    CHECK(state.fairlead_tension == Approx(closed_form.fairlead_tension).epsilon(5e-3));
+  }
+}
