@@ -37,11 +37,11 @@ inline ContactPlane horizontal_plane(int D, double height, double radius, const 
 
 // A free 2 m cable along x (1.5 kg/m, EA = 1e5 N, EI = 1 N m^2) under gravity -9.81 (along the
 // model's up axis), resting on the plane at height 0 (tube radius 0.01 m) at the penetration that
-// carries its weight under the law (stiffness K, exponent e: (rhoA g / K)^(1/e)), moving at
-// `velocity`.
-inline Model cable_on_plane(int D, int elements, const ContactLaw& law, const Vec3& velocity) {
+// carries its weight under the law (stiffness K, exponent e: (rhoA g / K)^(1/e)), or with
+// resting = false just touching it, moving at `velocity`.
+inline Model cable_on_plane(int D, int elements, const ContactLaw& law, const Vec3& velocity, bool resting = true) {
   const double rhoA = 1.5, g = 9.81, radius = 0.01;
-  const double z = radius - std::pow(rhoA * g / law.stiffness, 1.0 / law.exponent);
+  const double z = radius - (resting ? std::pow(rhoA * g / law.stiffness, 1.0 / law.exponent) : 0.0);
   Model m;
   m.dimension = D;
   m.gravity[D - 1] = -g;

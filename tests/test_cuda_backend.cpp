@@ -16,6 +16,7 @@
 
 #ifdef CATENARY_WITH_CUDA
 #include "backend_agreement.hpp"
+#include "contact_models.hpp"
 #include "multibody_models.hpp"
 #endif
 
@@ -88,6 +89,12 @@ std::vector<OperatorCase> operator_cases() {
        28},
       {"the Green-Lagrange law: planar beams with revolute joints", testing::on_green_lagrange_law(beams), S::Auto, "", 29},
       {"the Green-Lagrange law: an arc, the kappa0 term", testing::on_green_lagrange_law(arc_model()), S::Auto, "", 30},
+      {"a cable on a plane with contact damping and friction (the damped row pass)",
+       testing::cable_on_plane(3, 8, {1e6, 1.0, 300.0, 0.0, 0.3, 0.5, 0.01}, {0.5, 0.2, 0.0}), S::Auto, "", 31},
+      {"a cable on a plane, Hertz law without velocity terms (the row pass, not the block pass)",
+       testing::cable_on_plane(3, 8, {1e7, 1.5, 0.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}), S::Auto, "", 32},
+      {"a planar beam on a line with hysteresis damping and friction",
+       testing::cable_on_plane(2, 8, {1e7, 1.5, 1e5, 1.5, 0.4, 0.0, 0.01}, {0.5, 0.0, 0.0}), S::Auto, "", 33},
   };
 }
 
@@ -219,6 +226,13 @@ void check_whole_runs(BackendMaker make) {
     const Model m = testing::cable_hanging_from_boom(8);
     auto backend = make(m, cuda::LinearSolver::Auto);
     const double d = testing::dynamic_run_difference(m, testing::dynamic_settings(1e-3, 0.3, -0.1), *backend);
+    INFO("largest relative coordinate difference: " << d);
+    CHECK(d < 1e-9);
+  }
+  SECTION("a cable thrown onto a plane: contact damping, axial and lateral friction") {
+    const Model m = testing::cable_on_plane(3, 10, {1e6, 1.0, 300.0, 0.0, 0.3, 0.5, 0.01}, {1.0, 0.5, -0.3});
+    auto backend = make(m, cuda::LinearSolver::Auto);
+    const double d = testing::dynamic_run_difference(m, testing::dynamic_settings(1e-3, 0.2, -0.1), *backend);
     INFO("largest relative coordinate difference: " << d);
     CHECK(d < 1e-9);
   }
