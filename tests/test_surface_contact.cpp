@@ -261,3 +261,30 @@ TEST_CASE("seabed_mooring_line.json: touchdown and fairlead tension of the elast
     CHECK(state.fairlead_tension == Approx(closed_form.fairlead_tension).epsilon(5e-3));
   }
 }
+
+TEST_CASE("contacts.csv: the seabed's normal force carries the grounded line's weight", "[contact][output][cli]") {
+  // Frictionless, the seabed carries the weight of the line's grounded part, w (L - V / w) by the
+  // closed form (the anchor, where the line lies flat, carries no vertical force).
+  const std::filesystem::path out = std::filesystem::temp_directory_path() / "catenary_seabed_contacts";
+  std::filesystem::remove_all(out);
+  const std::string cases = std::string(CATENARY_SOURCE_DIR) + "/cases/";
+  REQUIRE(testing::run_catenary("run " + cases + "seabed_mooring_line.json --out " + out.string(), out.string() + ".log") == 0);
+  const std::string table = testing::slurp(out / "contacts.csv");
+  const std::string header = table.substr(0, table.find('\n'));
+  CHECK(header == "time,seabed.points,seabed.normal_force,seabed.friction_force,seabed.penetration");
+  const std::string last = table.substr(table.rfind('\n', table.size() - 2) + 1);
+  double time, points, normal, friction, penetration;
+  REQUIRE(std::sscanf(last.c_str(), "%lf,%lf,%lf,%lf,%lf", &time, &points, &normal, &friction, &penetration) == 5);
+  const double w = 100.0 * 9.81;
+  const testing::SeabedCatenary closed_form = testing::seabed_catenary(130.0, w, 5e8, 100.0, 50.0);
+  std::printf("contacts.csv: seabed normal force %.2f N, grounded weight by the closed form %.2f N\n", normal,
+              w * closed_form.grounded_length);
+  CHECK(normal == Approx(w * closed_form.grounded_length).epsilon(5e-3));
+  CHECK(friction == 0.0);
+  CHECK(points > 0.0);
+  // The deepest point: at least the lying part's w / K (the law's), more where the touchdown's
+  // bending concentrates the reaction (1.8e-4 m), and small beside the 50 m depth.
+  CHECK(penetration >= 0.99 * w / 1e7);
+  CHECK(penetration < 1e-3);
+  CHECK(nlohmann::json::parse(testing::slurp(out / "summary.json"))["output_files"]["contacts"] == "contacts.csv");
+}

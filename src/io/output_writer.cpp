@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "catenary/io/vtu_writer.hpp"
+#include "catenary/model/contact_report.hpp"
 #include "catenary/model/multibody_layout.hpp"
 #include "catenary/rigid/euler_parameters.hpp"
 #include "earlier_outputs.hpp"
@@ -76,6 +77,7 @@ OutputWriter::OutputWriter(const Case& c, const std::string& directory, const St
   csv_ = std::make_unique<OutputFile>(join(directory_, "results.csv"));
   write_csv_header();
   if (!m.mechanism.empty()) write_mechanism_headers();
+  if (!m.elements.contact_planes.empty()) write_contacts_header();
 }
 
 namespace {
@@ -94,6 +96,7 @@ void OutputWriter::save(StateRecord& record, const std::string& prefix) const {
     record.set(prefix + "rigid_bodies_bytes", static_cast<double>(bodies_csv_->size()));
     record.set(prefix + "joint_reactions_bytes", static_cast<double>(reactions_csv_->size()));
   }
+  if (contacts_csv_) record.set(prefix + "contacts_bytes", static_cast<double>(contacts_csv_->size()));
   record.set(prefix + "vtu_frames", static_cast<double>(vtu_frames_));
   if (vtu_frames_ > 0)
     record.set(prefix + "pvd_bytes", static_cast<double>(fs::file_size(join(directory_, "results.pvd"))));
@@ -114,6 +117,9 @@ void OutputWriter::resume_files(const StateRecord& record, const std::string& pr
     reactions_csv_ = std::make_unique<OutputFile>(join(directory_, "joint_reactions.csv"),
                                                   record.count(prefix + "joint_reactions_bytes"));
   }
+  if (!m.elements.contact_planes.empty())
+    contacts_csv_ =
+        std::make_unique<OutputFile>(join(directory_, "contacts.csv"), record.count(prefix + "contacts_bytes"));
   vtu_frames_ = static_cast<size_t>(record.count(prefix + "vtu_frames"));
   if (!case_.output.vtu) return;
   create_directory(join(directory_, "frames"));
@@ -286,6 +292,7 @@ void OutputWriter::write_frame(const Frame& f) {
   write_rows(*csv_, row + '\n');
   last_results_row_ = std::move(row);
   if (!m.mechanism.empty()) write_mechanism_rows(f);
+  if (contacts_csv_) write_contact_rows(f, q, v);
 
   if (case_.output.vtu) {
     const std::string name = frame_name(vtu_frames_);
@@ -293,6 +300,23 @@ void OutputWriter::write_frame(const Frame& f) {
     ++vtu_frames_;
     add_pvd_entry(f.time, name);
   }
+}
+
+void OutputWriter::write_contacts_header() {
+  contacts_csv_ = std::make_unique<OutputFile>(join(directory_, "contacts.csv"));
+  std::string h = "time";
+  for (const std::string& name : case_.model.elements.contact_names)
+    for (const char* c : {"points", "normal_force", "friction_force", "penetration"})
+      h += ',' + csv_field(name + '.' + c);
+  write_rows(*contacts_csv_, h + '\n');
+}
+
+void OutputWriter::write_contact_rows(const Frame& f, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
+  std::string row = number(f.time);
+  for (const ContactReport& r : contact_reports(case_.model, q, v))
+    row += ',' + std::to_string(r.points) + ',' + number(r.normal_force) + ',' + number(r.friction_force) + ',' +
+           number(r.penetration);
+  write_rows(*contacts_csv_, row + '\n');
 }
 
 void OutputWriter::add_pvd_entry(double time, const std::string& file) {
@@ -332,6 +356,7 @@ void OutputWriter::write_summary(const RunSummary& s) {
     files["rigid_bodies"] = "rigid_bodies.csv";
     files["joint_reactions"] = "joint_reactions.csv";
   }
+  if (!m.elements.contact_planes.empty()) files["contacts"] = "contacts.csv";
   nlohmann::json j;
   j["analysis"] = s.analysis;
   j["status"] = s.status;

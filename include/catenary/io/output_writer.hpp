@@ -22,18 +22,21 @@ class OutputWriter {
  public:
   // Creates the directory, clears what an earlier run wrote there (its summary.json's files and
   // frames, src/io/earlier_outputs.hpp) and writes summary.json with status "running"; the files
-  // are results.csv, frames/frame_NNNNN.vtu, results.pvd, summary.json, and for a model with rigid
-  // bodies rigid_bodies.csv and joint_reactions.csv (columns in docs/case-format.md).
+  // are results.csv, frames/frame_NNNNN.vtu, results.pvd, summary.json, for a model with rigid
+  // bodies rigid_bodies.csv and joint_reactions.csv, and for one with contacts contacts.csv
+  // (columns in docs/case-format.md).
   // With `resume` (a checkpoint's record, this writer's values under `prefix`), the directory's
   // files are instead those of the run the checkpoint was written in: each is cut back to what it
   // held at the checkpoint (frames written after it removed) and written on from there;
   // CheckpointError where they hold less.
   OutputWriter(const Case& c, const std::string& directory, const StateRecord* resume = nullptr,
                const std::string& prefix = "output.");
-  // Files a writer of c keeps open from construction to destruction (results.csv, and
-  // rigid_bodies.csv and joint_reactions.csv for a model with rigid bodies); a frame opens and
-  // closes one or two more (its VTU file, results.pvd).
-  static int files_held(const Case& c) { return c.model.mechanism.empty() ? 1 : 3; }
+  // Files a writer of c keeps open from construction to destruction (results.csv, rigid_bodies.csv
+  // and joint_reactions.csv for a model with rigid bodies, contacts.csv for one with contacts); a
+  // frame opens and closes one or two more (its VTU file, results.pvd).
+  static int files_held(const Case& c) {
+    return 1 + (c.model.mechanism.empty() ? 0 : 2) + (c.model.elements.contact_planes.empty() ? 0 : 1);
+  }
   ~OutputWriter();
   void write_frame(const Frame& f);
   // What the writer has written (each file's size, the frames), into a checkpoint's record under
@@ -56,12 +59,15 @@ class OutputWriter {
   // The directory's files as the checkpoint's record says they were.
   void resume_files(const StateRecord& record, const std::string& prefix);
   void write_mechanism_rows(const Frame& f);
+  void write_contacts_header();
+  void write_contact_rows(const Frame& f, const Eigen::VectorXd& q, const Eigen::VectorXd& v);
   // Adds frame file `file` at `time` to results.pvd (the first frame writes the file).
   void add_pvd_entry(double time, const std::string& file);
   const Case& case_;
   std::string directory_;
   std::unique_ptr<OutputFile> csv_;
   std::unique_ptr<OutputFile> bodies_csv_, reactions_csv_;  // for models with rigid bodies
+  std::unique_ptr<OutputFile> contacts_csv_;                 // for models with contacts
   std::vector<int> mechanism_dofs_;           // model coordinate of each mechanism coordinate
   int mechanism_first_row_ = 0;
   size_t vtu_frames_ = 0;  // written so far

@@ -1,0 +1,55 @@
+#include "catenary/model/contact_report.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace catenary {
+
+namespace {
+
+template <int D>
+void add_element_report(const Model& m, int e, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+                        ContactReport& report, Vec<3>& friction) {
+  const ElementBlock& el = m.elements;
+  const ElementProperties& p = el.properties[e];
+  const ContactPlane& c = el.contact_planes[static_cast<int>(p.contact)];
+  double qe[4 * D], ve[4 * D];
+  for (int i = 0; i < 4 * D; ++i) {
+    qe[i] = q[element_global_dof(m, e, i)];
+    ve[i] = v[element_global_dof(m, e, i)];
+  }
+  const Vec<D> n = detail::plane_normal<D>(c);
+  for (int g = 0; g < GaussRule5::kPoints; ++g) {
+    const HermiteShape h = hermite_shape(GaussRule5::point(g), p.length);
+    const Vec<D> r = detail::interpolate<D>(h.s, qe), a = detail::interpolate<D>(h.sx, qe);
+    detail::ContactPoint<D> point;
+    if (!detail::contact_point<D>(c, r, a, detail::interpolate<D>(h.s, ve), false, point)) continue;
+    const double w = el.quadrature[e].bending_w[g];
+    ++report.points;
+    report.normal_force += w * point.normal_force;
+    report.penetration = std::max(report.penetration, c.offset + c.radius - dot(n, r));
+    // The force on the line is -point.force; its part along n is the normal force.
+    for (int i = 0; i < D; ++i) friction[i] += -w * (point.force[i] + point.normal_force * n[i]);
+  }
+}
+
+}  // namespace
+
+std::vector<ContactReport> contact_reports(const Model& m, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
+  const ElementBlock& el = m.elements;
+  std::vector<ContactReport> reports(el.contact_planes.size());
+  std::vector<Vec<3>> friction(reports.size(), Vec<3>::zero());
+  for (int e = 0; e < el.size(); ++e) {
+    const double contact = el.properties[e].contact;
+    if (!(contact >= 0.0)) continue;
+    const int k = static_cast<int>(contact);
+    if (m.dimension == 3)
+      add_element_report<3>(m, e, q, v, reports[k], friction[k]);
+    else
+      add_element_report<2>(m, e, q, v, reports[k], friction[k]);
+  }
+  for (size_t k = 0; k < reports.size(); ++k) reports[k].friction_force = std::sqrt(dot(friction[k], friction[k]));
+  return reports;
+}
+
+}  // namespace catenary
