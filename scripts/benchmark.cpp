@@ -4,7 +4,7 @@
 //   catenary_benchmark [--backend cpu|cuda|cuda-host]
 //                      [--solver auto|block_tridiagonal|chain_elimination|sparse_qr|krylov] [--steps S]
 //                      [--large-steps S2] [--large-from N] [--step H] [--newton full|modified]
-//                      [--crane] [--no-stage-times] [--csv FILE] [n ...]
+//                      [--crane] [--seabed] [--no-stage-times] [--csv FILE] [n ...]
 //
 // On the CUDA backend, cuSOLVER's batched QR factorizes and solves in one call: its time is
 // reported as factorization. Block cyclic reduction (the default for these chains) reports both.
@@ -29,6 +29,11 @@
 // (merge_models, as a case file's "sweep" runs): the sweep benchmark; steps per second of the
 // whole batch are 1000 / (wall ms per step). With --crane too, copies of the crane: each boom is a
 // block of its cable's chain (assembly/block_chain_ordering.hpp), no border.
+//
+// With --seabed, the lines lie at rest on a frictional seabed (lay_on_seabed): the cost of contact,
+// every quadrature point touching, against the same line falling freely without it, per Newton
+// iteration (ms_per_newton, element_ms_per_step / newton_per_step): the two take other numbers
+// of iterations a step.
 //
 // The model: 3D cable of n elements of 0.1 m, pinned at its first node (add_spherical_to_ground),
 // straight and horizontal along x at t = 0, gravity -9.81 z, diameter 0.02 m, E = 2e9 Pa,
@@ -132,11 +137,37 @@ std::string describe_setup(double model_ms, double backend_ms, const std::vector
   return text + "rest " + ms(backend_ms - listed) + "); system " + ms(system_ms);
 }
 
+// The seabed of --seabed: the plane z = -0.01 m under every line of m (horizontal at z = 0: the
+// tube of its 0.02 m diameter touches it there), frictional as seabeds are (linear law K = 1e6 N/m^2,
+// mu 0.5 along the line and 1.0 across, u_s = 0.01 m/s), the lines lowered by the penetration
+// that carries their weight: they lie at rest with every quadrature point in contact.
+void lay_on_seabed(Model& m) {
+  const double radius = 0.01, K = 1e6;
+  const double rhoA = m.elements.properties.front().rhoA;
+  const double penetration = rhoA * std::fabs(m.gravity[2]) / K;
+  ContactPlane seabed{};
+  seabed.normal[2] = 1.0;
+  seabed.offset = -radius;
+  seabed.radius = radius;
+  seabed.stiffness = K;
+  seabed.exponent = 1.0;
+  seabed.friction_axial = 0.5;
+  seabed.friction_lateral = 1.0;
+  seabed.slip_velocity = 0.01;
+  std::vector<int> lines;
+  for (int b = 0; b < static_cast<int>(m.bodies.size()); ++b) lines.push_back(b);
+  add_contact_plane(m, "seabed", seabed, lines);
+  finalize_model(m);
+  for (int node = 0; node < m.node_count; ++node) m.initial_positions[6 * node + 2] -= penetration;
+}
+
 // n elements (hung from a crane's boom with crane), or with sweep_elements > 0 n copies of that
-// model of sweep_elements elements.
-Model benchmark_model(int n, int sweep_elements, bool crane) {
-  const auto model = [crane](int elements) {
-    return crane ? crane_falling_cable(elements) : falling_cable_pendulum(elements);
+// model of sweep_elements elements; with seabed, lying on a seabed (lay_on_seabed).
+Model benchmark_model(int n, int sweep_elements, bool crane, bool seabed) {
+  const auto model = [crane, seabed](int elements) {
+    Model m = crane ? crane_falling_cable(elements) : falling_cable_pendulum(elements);
+    if (seabed) lay_on_seabed(m);
+    return m;
   };
   if (sweep_elements <= 0) return model(n);
   const Model one = model(sweep_elements);
@@ -146,11 +177,11 @@ Model benchmark_model(int n, int sweep_elements, bool crane) {
 }
 
 Row run_one(const std::string& backend_name, LinearSolverChoice solver, int n, int steps, double step,
-            DynamicSettings::Newton newton, int sweep_elements, bool crane, bool stage_times) {
+            DynamicSettings::Newton newton, int sweep_elements, bool crane, bool seabed, bool stage_times) {
   Row r;
   r.n = n;
   const auto t_setup = Clock::now();
-  const Model m = benchmark_model(n, sweep_elements, crane);
+  const Model m = benchmark_model(n, sweep_elements, crane, seabed);
   const double model_ms = 1e3 * seconds_since(t_setup);
   AnalysisSettings analysis;  // HHT, fixed step
   analysis.linear_solver = solver;
@@ -235,6 +266,7 @@ void usage() {
       "  --newton full|modified: a Newton matrix per iteration (default) or per step\n"
       "  --sweep E: n is a number of copies of an E-element cable (or crane) run as one batch\n"
       "  --crane: the cable hangs from a rigid boom's tip (crane_falling_cable): a chain with a border\n"
+      "  --seabed: the lines lie at rest on a frictional seabed, every quadrature point in contact\n"
       "  --no-stage-times: the CUDA backend does not wait for the device at each stage's end (stage columns 0)\n"
       "  --csv FILE: also write the rows as CSV\n");
 }
@@ -243,7 +275,7 @@ void usage() {
 
 int main(int argc, char** argv) {
   int steps = 50, large_steps = -1, large_from = 4096, sweep_elements = 0;
-  bool stage_times = true, crane = false;
+  bool stage_times = true, crane = false, seabed = false;
   double step = 1e-3;
   std::string csv_path, backend_name = "cpu", solver_name = "auto", newton_name = "full";
   std::vector<int> sizes;
@@ -265,6 +297,7 @@ int main(int argc, char** argv) {
     else if (a == "--newton") newton_name = value();
     else if (a == "--sweep") sweep_elements = std::atoi(value());
     else if (a == "--crane") crane = true;
+    else if (a == "--seabed") seabed = true;
     else if (a == "--csv") csv_path = value();
     else if (a == "--no-stage-times") stage_times = false;
     else if (a == "-h" || a == "--help") {
@@ -313,8 +346,8 @@ int main(int argc, char** argv) {
   }
 
   const int threads = omp_get_max_threads();
-  std::printf("# falling cable pendulum%s, h = %g s, HHT alpha = -0.2, %s Newton, backend %s, OpenMP threads = %d\n",
-              crane ? " hung from a crane's boom" : "", step, newton_name.c_str(), backend_name.c_str(), threads);
+  std::printf("# falling cable pendulum%s%s, h = %g s, HHT alpha = -0.2, %s Newton, backend %s, OpenMP threads = %d\n",
+              crane ? " hung from a crane's boom" : "", seabed ? " lying on a seabed" : "", step, newton_name.c_str(), backend_name.c_str(), threads);
   double peak_bandwidth = 0.0;  // bytes per second, known on the device only
 #ifdef CATENARY_WITH_CUDA
   if (backend_name == "cuda") {
@@ -347,7 +380,7 @@ int main(int argc, char** argv) {
     const int s = n >= large_from ? large_steps : steps;
     const Row r = run_one(backend_name, solver, n, s, step,
                           newton_name == "modified" ? DynamicSettings::Newton::Modified : DynamicSettings::Newton::Full,
-                          sweep_elements, crane, stage_times);
+                          sweep_elements, crane, seabed, stage_times);
     const double k = r.steps > 0 ? 1.0 / r.steps : 0.0;
     const double it = r.iterations * k, wall = r.wall_ms * k;
     const double marginal = r.steps > 1 ? r.stepping_ms / (r.steps - 1) : 0.0;

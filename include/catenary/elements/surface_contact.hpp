@@ -50,13 +50,23 @@ CATENARY_HD bool contact_reads_velocity(const ContactPlane& c) {
   return c.damping > 0.0 || c.friction_axial > 0.0 || c.friction_lateral > 0.0;
 }
 
+// x^e for x > 0, without pow for the laws' common exponents 0, 1, 1.5 and 2 (pow is most of a
+// contact point's cost: docs/performance.md, Contact).
+CATENARY_HD double contact_power(double x, double e) {
+  if (e == 1.0) return x;
+  if (e == 1.5) return x * sqrt(x);
+  if (e == 2.0) return x * x;
+  if (e == 0.0) return 1.0;
+  return pow(x, e);
+}
+
 // The normal force per length at penetration delta > 0 and its rate, with its derivatives.
 struct NormalForce {
   double value, d_delta, d_rate;
 };
 CATENARY_HD NormalForce contact_normal_force(const ContactPlane& c, double delta, double rate) {
-  const double elastic = c.stiffness * pow(delta, c.exponent);
-  const double damping = c.damping > 0.0 ? c.damping * pow(delta, c.damping_exponent) : 0.0;
+  const double elastic = c.stiffness * contact_power(delta, c.exponent);
+  const double damping = c.damping > 0.0 ? c.damping * contact_power(delta, c.damping_exponent) : 0.0;
   const double value = elastic + damping * rate;
   if (!(value > 0.0)) return {0.0, 0.0, 0.0};  // separating faster than the spring pushes: no pull
   double d_delta = c.exponent * elastic / delta;
@@ -66,7 +76,7 @@ CATENARY_HD NormalForce contact_normal_force(const ContactPlane& c, double delta
 
 // The contact energy K delta^(e+1) / (e + 1) per unit length.
 CATENARY_HD double contact_energy_density(const ContactPlane& c, double delta) {
-  return c.stiffness * pow(delta, c.exponent + 1.0) / (c.exponent + 1.0);
+  return c.stiffness * delta * contact_power(delta, c.exponent) / (c.exponent + 1.0);
 }
 
 // Regularized sign phi(u) = u / sqrt(u^2 + s^2) and its derivative s^2 / (u^2 + s^2)^(3/2).
@@ -209,14 +219,20 @@ CATENARY_HD void add_plane_contact(const ContactPlaneList& planes, const Element
     for (int k = 0; k < S; ++k) {
       const double wk = w * h.s[out.first + k];
       for (int i = 0; i < D; ++i) out.force[k * D + i] += wk * point.force[i];
-      if (!want_jacobian) continue;
-      for (int l = 0; l < 4; ++l) {
-        const double cr = weights.stiffness * h.s[l], ca = weights.stiffness * h.sx[l];
-        const double cv = weights.damping * h.s[l];
+    }
+    if (!want_jacobian) continue;
+    // Column block l of the point's derivative, w (c_k (S_l dfp/dr + S_l' dfp/da) + c_d S_l
+    // dfp/dv), formed once for all row blocks.
+    for (int l = 0; l < 4; ++l) {
+      const double cr = w * weights.stiffness * h.s[l], ca = w * weights.stiffness * h.sx[l];
+      const double cv = w * weights.damping * h.s[l];
+      Mat<D, D> column;
+      for (int i = 0; i < D; ++i)
+        for (int j = 0; j < D; ++j) column(i, j) = cr * point.d_r(i, j) + ca * point.d_a(i, j) + cv * point.d_v(i, j);
+      for (int k = 0; k < S; ++k) {
+        const double sk = h.s[out.first + k];
         for (int i = 0; i < D; ++i)
-          for (int j = 0; j < D; ++j)
-            out.jacobian(k * D + i, l * D + j) +=
-                wk * (cr * point.d_r(i, j) + ca * point.d_a(i, j) + cv * point.d_v(i, j));
+          for (int j = 0; j < D; ++j) out.jacobian(k * D + i, l * D + j) += sk * column(i, j);
       }
     }
   }
