@@ -23,8 +23,8 @@ namespace catenary::cuda {
 // element's local slots (the forces and row sums entry-major, LocalEntryLayout: coalesced stores);
 // the thread of shape function 0 writes the energy. Damped = false (a model without material
 // damping and without contacts that read velocities) compiles the damping terms out and never
-// reads the velocities. Elements that touch a plane add its contact to their rows
-// (add_plane_contact, the same call as the CPU backend's).
+// reads the velocities. Elements that touch a surface add its contact to their rows
+// (add_surface_contact, the same call as the CPU backend's).
 template <int D, bool Damped, bool Jacobian>
 struct ElementPass {
   static constexpr int kLocal = 4 * D;
@@ -41,7 +41,7 @@ struct ElementPass {
   NewtonMatrixCoefficients c;
   double *local_forces, *local_matrices, *local_row_sums, *energy;
   LocalEntryLayout<kLocal> local;  // of local_forces and local_row_sums (local_matrices: element-major)
-  ContactPlaneList contacts;       // the planes elements touch (surface_contact.hpp), in the pass's memory
+  ContactSurfaceList contacts;     // the surfaces elements touch (surface_contact.hpp), in the pass's memory
 
   CATENARY_HD void operator()(int t) const { evaluate(t, local_matrices + static_cast<size_t>(kRowValues) * t); }
 
@@ -74,7 +74,7 @@ struct ElementPass {
     const ReferenceQuadratureValues<StridedValues> ref(quadrature[e]);
     evaluate_element<D, kShapes, Damped>(p, ref, qe, ve, Jacobian, out, newton_jacobian_weights(c), shape);
     if (contacts.count > 0)
-      add_plane_contact<D, kShapes, Damped>(contacts, p, ref, qe, ve, Jacobian, out, newton_jacobian_weights(c));
+      add_surface_contact<D, kShapes, Damped>(contacts, p, ref, qe, ve, Jacobian, out, newton_jacobian_weights(c));
     write_forces<kShapes * D>(e, shape, out.force.v, force_rows);
     if (shape == 0) energy[e] = out.energy;
     if constexpr (Jacobian)

@@ -77,10 +77,11 @@ class CudaBackend : public Backend {
     properties_ = upload(to_field_major(share ? shared.properties : el.properties));
     quadrature_ = upload(to_field_major(share ? shared.quadrature : el.quadrature));
     scalar_mass_ = upload(to_field_major((share ? shared.scalar_mass : el.scalar_mass).data(), records_, 16));
-    static_assert(sizeof(ContactPlane) % sizeof(double) == 0, "a contact plane is doubles only");
-    const double* planes = reinterpret_cast<const double*>(el.contact_planes.data());
-    contact_planes_ = Doubles(planes, planes + el.contact_planes.size() * (sizeof(ContactPlane) / sizeof(double)));
-    contact_count_ = static_cast<int>(el.contact_planes.size());
+    static_assert(sizeof(ContactSurface) % sizeof(double) == 0, "a contact surface is doubles only");
+    const double* surfaces = reinterpret_cast<const double*>(el.contact_surfaces.data());
+    contact_surfaces_ =
+        Doubles(surfaces, surfaces + el.contact_surfaces.size() * (sizeof(ContactSurface) / sizeof(double)));
+    contact_count_ = static_cast<int>(el.contact_surfaces.size());
     // Residuals summed in the forces pass where the elements run along chains of nodes
     // (chain_forces_pass.cuh); the dofs of no element (rigid bodies, free nodes) take from alone.
     chain_forces_ = options.chain_forces_pass && elements_ > 0 &&
@@ -464,8 +465,8 @@ class CudaBackend : public Backend {
     val = Doubles(A.valuePtr(), A.valuePtr() + A.nonZeros());
   }
 
-  ContactPlaneList contact_list() const {
-    return {reinterpret_cast<const ContactPlane*>(raw<double>(contact_planes_)), contact_count_};
+  ContactSurfaceList contact_list() const {
+    return {reinterpret_cast<const ContactSurface*>(raw<double>(contact_surfaces_)), contact_count_};
   }
 
   // The element pass's inputs and outputs for q, v, c and terms.
@@ -503,7 +504,7 @@ class CudaBackend : public Backend {
     // the row pass, whose matrix rows go out through shared memory (for_each_staged) so that the
     // stores coalesce. The undamped forces pass is capped at two thread blocks an SM, which trades
     // a small spill (3D) for more warps in flight; the damped forces pass runs uncapped.
-    // Models with contact planes take the row pass also undamped: the block pass's points are the
+    // Models with contact surfaces take the row pass also undamped: the block pass's points are the
     // elastic energy's alone.
     if constexpr (Jacobian && !Damped) {
       if (contact_count_ == 0)
@@ -598,7 +599,7 @@ class CudaBackend : public Backend {
   int records_ = 0;                                // element records held (elements_ unless shared)
   Ints record_of_;                                 // each element's record where they are shared, else empty
   Doubles properties_, quadrature_, scalar_mass_;  // field-major RecordArrays
-  Doubles contact_planes_;                         // the model's ContactPlanes, as their doubles
+  Doubles contact_surfaces_;                       // the model's ContactSurfaces, as their doubles
   int contact_count_ = 0;
   Ints c_ptr_, c_col_, ct_row_, ct_ptr_, ct_col_;  // C in CSR, C^T by its listed rows
   Doubles c_val_, ct_val_;

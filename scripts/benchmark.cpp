@@ -145,9 +145,10 @@ void lay_on_seabed(Model& m) {
   const double radius = 0.01, K = 1e6;
   const double rhoA = m.elements.properties.front().rhoA;
   const double penetration = rhoA * std::fabs(m.gravity[2]) / K;
-  ContactPlane seabed{};
-  seabed.normal[2] = 1.0;
-  seabed.offset = -radius;
+  ContactSurface seabed{};
+  seabed.kind = double(SurfaceKind::plane);
+  seabed.direction[2] = 1.0;
+  seabed.point[2] = -radius;
   seabed.radius = radius;
   seabed.stiffness = K;
   seabed.exponent = 1.0;
@@ -156,7 +157,7 @@ void lay_on_seabed(Model& m) {
   seabed.slip_velocity = 0.01;
   std::vector<int> lines;
   for (int b = 0; b < static_cast<int>(m.bodies.size()); ++b) lines.push_back(b);
-  add_contact_plane(m, "seabed", seabed, lines);
+  add_contact_surface(m, "seabed", seabed, lines);
   finalize_model(m);
   for (int node = 0; node < m.node_count; ++node) m.initial_positions[6 * node + 2] -= penetration;
 }

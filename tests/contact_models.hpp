@@ -20,10 +20,11 @@ struct ContactLaw {
 
 // The plane {x : x_up = height} of a D-dimensional model (up: z in 3D, y in 2D), touched by
 // centrelines of tube radius `radius`.
-inline ContactPlane horizontal_plane(int D, double height, double radius, const ContactLaw& law) {
-  ContactPlane c{};
-  c.normal[D - 1] = 1.0;
-  c.offset = height;
+inline ContactSurface horizontal_plane(int D, double height, double radius, const ContactLaw& law) {
+  ContactSurface c{};
+  c.kind = double(SurfaceKind::plane);
+  c.direction[D - 1] = 1.0;
+  c.point[D - 1] = height;
   c.radius = radius;
   c.stiffness = law.stiffness;
   c.exponent = law.exponent;
@@ -49,10 +50,64 @@ inline Model cable_on_plane(int D, int elements, const ContactLaw& law, const Ve
   start[D - 1] = end[D - 1] = z;
   end[0] = 2.0;
   const int body = add_straight_line(m, "cable", start, end, elements, {1e5, 1.0, rhoA, 0.0});
-  add_contact_plane(m, "floor", horizontal_plane(D, 0.0, radius, law), {body});
+  add_contact_surface(m, "floor", horizontal_plane(D, 0.0, radius, law), {body});
   finalize_model(m);
   for (int node = 0; node < m.node_count; ++node)
     for (int i = 0; i < D; ++i) m.initial_velocities[2 * D * node + i] = velocity[i];
+  return m;
+}
+
+// The capstan: a cable (EA = 1e6 N, EI = 1e-3 N m^2, 0.1 kg/m, 60 elements, no gravity) draped
+// over a fixed cylinder of radius 0.5 m (axis y; the tube's radius 0.01 m) with two vertical legs
+// of 1.5 m: a wrap of pi. The left end, free to move vertically only, carries a force T1 = 100 N
+// down (ramped in over 0.2 s); the right end is held, then pulled down 0.5 m by a smooth step
+// from 0.2 s to 1.2 s, whose speed peaks at 0.75 m/s at 0.7 s with no acceleration: a sliding
+// started without a jolt. The drum's law is Hertz's (K = 1e8 N/m^2.5): the wrap's points start at
+// zero penetration, where the linear law's kink kept Newton from converging and Hertz's force is
+// smooth; friction mu, regularized at u_s = 0.01 m/s.
+inline Model capstan(double mu) {
+  const double Rw = 0.51, leg = 1.5, arc = M_PI * Rw, L = 2.0 * leg + arc;
+  const int elements = 60;
+  Model m;
+  m.dimension = 3;
+  const int body = add_straight_line(m, "rope", {0, 0, 0}, {L, 0, 0}, elements, {1e6, 1e-3, 0.1, 0.0});
+  ContactSurface drum = horizontal_plane(3, 0.0, 0.01, {1e8, 1.5, 0.0, 0.0, mu, mu, 1e-2});
+  drum.kind = double(SurfaceKind::cylinder);
+  drum.surface_radius = 0.5;
+  drum.direction[1] = 1.0;
+  drum.direction[2] = 0.0;
+  add_contact_surface(m, "drum", drum, {body});
+  finalize_model(m);
+  // The draped shape along its unstretched length s: up the left leg, over the top, down the right.
+  for (int node = 0; node <= elements; ++node) {
+    const double s = L * node / elements;
+    double r[3] = {0, 0, 0}, t[3] = {0, 0, 0};
+    if (s <= leg) {
+      r[0] = -Rw, r[2] = s - leg, t[2] = 1.0;
+    } else if (s <= leg + arc) {
+      const double phi = (s - leg) / Rw;
+      r[0] = -Rw * std::cos(phi), r[2] = Rw * std::sin(phi), t[0] = std::sin(phi), t[2] = std::cos(phi);
+    } else {
+      r[0] = Rw, r[2] = -(s - leg - arc), t[2] = -1.0;
+    }
+    for (int i = 0; i < 3; ++i) {
+      m.initial_positions[6 * node + i] = r[i];
+      m.initial_positions[6 * node + 3 + i] = t[i];
+    }
+  }
+  add_fix(m, 0, {0, 1}, "left", "");
+  TimeFunction load_in;
+  load_in.kind = TimeFunction::Kind::SmoothStep;
+  load_in.t1 = 0.2;
+  load_in.v1 = 1.0;
+  add_point_force(m, 0, {0, 0, -100.0}, load_in);
+  TimeFunction pull;
+  pull.kind = TimeFunction::Kind::SmoothStep;
+  pull.t0 = 0.2;
+  pull.t1 = 1.2;
+  pull.v1 = -0.5;
+  add_prescribed_motion(m, elements, {0, 1, 2}, {TimeFunction::constant(0.0), TimeFunction::constant(0.0), pull},
+                        "pull", "");
   return m;
 }
 

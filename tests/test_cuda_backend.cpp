@@ -95,6 +95,8 @@ std::vector<OperatorCase> operator_cases() {
        testing::cable_on_plane(3, 8, {1e7, 1.5, 0.0, 0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0}), S::Auto, "", 32},
       {"a planar beam on a line with hysteresis damping and friction",
        testing::cable_on_plane(2, 8, {1e7, 1.5, 1e5, 1.5, 0.4, 0.0, 0.01}, {0.5, 0.0, 0.0}), S::Auto, "", 33},
+      {"a cable over a cylinder with friction (the capstan): a curved contact surface", testing::capstan(0.3),
+       S::Auto, "", 34},
   };
 }
 

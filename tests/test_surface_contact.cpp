@@ -46,7 +46,7 @@ void horizontal_element(double L, double z0, double* e) {
 
 // The contact part of an element's evaluation alone.
 template <int D, int S = 4>
-ElementEvaluation<D, S> contact_only(const ContactPlane& plane, const double* e_ref, const double* e,
+ElementEvaluation<D, S> contact_only(const ContactSurface& plane, const double* e_ref, const double* e,
                                      const double* ed, bool jacobian, JacobianWeights w = {}, int first = 0) {
   const ElementProperties p = touching_element();
   ElementEvaluation<D, S> out;
@@ -54,20 +54,32 @@ ElementEvaluation<D, S> contact_only(const ContactPlane& plane, const double* e_
   out.force = Vec<S * D>::zero();
   out.jacobian = Mat<S * D, 4 * D>::zero();
   out.energy = 0.0;
-  add_plane_contact<D, S, true>({&plane, 1}, p, reference_quadrature<D>(p, e_ref), e, ed, jacobian, out, w);
+  add_surface_contact<D, S, true>({&plane, 1}, p, reference_quadrature<D>(p, e_ref), e, ed, jacobian, out, w);
   return out;
 }
 
+// The plane z = 0 (y = 0 in 2D), or a cylinder of radius 1 m below the element, its axis tilted
+// from y (in 2D a circle about (0.45, -1)): the checked element's points lie 0.01 to 0.07 m in.
 template <int D>
-ContactPlane plane_of(const testing::ContactLaw& law) {
-  ContactPlane c = testing::horizontal_plane(D, 0.0, 0.05, law);
+ContactSurface surface_of(const testing::ContactLaw& law, bool cylinder) {
+  ContactSurface c = testing::horizontal_plane(D, 0.0, 0.05, law);
+  if (!cylinder) return c;
+  c.kind = double(SurfaceKind::cylinder);
+  c.surface_radius = 1.0;
+  const double axis[3] = {0.2, 1.0, 0.1}, length = std::sqrt(1.05);
+  for (int i = 0; i < 3; ++i) {
+    c.direction[i] = axis[i] / length;
+    c.point[i] = 0.0;
+  }
+  c.point[0] = 0.45;
+  c.point[D - 1] = -1.0;
   return c;
 }
 
 template <int D>
-void check_contact_derivatives(const testing::ContactLaw& law, const char* title) {
+void check_contact_derivatives(const testing::ContactLaw& law, const char* title, bool cylinder) {
   constexpr int n = 4 * D;
-  const ContactPlane plane = plane_of<D>(law);
+  const ContactSurface plane = surface_of<D>(law, cylinder);
   std::mt19937 rng(7 + D);
   std::uniform_real_distribution<double> U(-1.0, 1.0);
   double ref[n];
@@ -78,6 +90,11 @@ void check_contact_derivatives(const testing::ContactLaw& law, const char* title
     for (int i = 0; i < n; ++i) {
       e[i] += 0.005 * U(rng);
       ed[i] = U(rng);
+    }
+    for (int g = 0; g < GaussRule5::kPoints; ++g) {  // every point in contact, none at its edge
+      const HermiteShape h = hermite_shape(GaussRule5::point(g), 0.7);
+      const double delta = detail::surface_point<D>(plane, detail::interpolate<D>(h.s, e)).delta;
+      REQUIRE(delta > 0.005);
     }
     const ElementEvaluation<D> K = contact_only<D>(plane, ref, e, ed, true, {1.0, 0.0});
     const ElementEvaluation<D> Dm = contact_only<D>(plane, ref, e, ed, true, {0.0, 1.0});
@@ -104,7 +121,7 @@ void check_contact_derivatives(const testing::ContactLaw& law, const char* title
         }
       }
     }
-    INFO(title << ", D = " << D << ", trial " << trial);
+    INFO(title << (cylinder ? " on a cylinder" : " on a plane") << ", D = " << D << ", trial " << trial);
     CHECK(k_error < 1e-6 * k_scale);
     if (d_scale > 0.0) CHECK(d_error < 1e-6 * d_scale);
     // A law without velocity terms is conservative: its force is the energy's gradient.
@@ -124,7 +141,8 @@ void check_contact_derivatives(const testing::ContactLaw& law, const char* title
 
 }  // namespace
 
-TEST_CASE("plane contact: forces, Jacobians and energy against central differences", "[contact]") {
+TEST_CASE("surface contact: forces, Jacobians and energy against central differences, plane and cylinder",
+          "[contact]") {
   const testing::ContactLaw linear{1e4, 1.0, 300.0, 0.0, 0.0, 0.0, 0.1};
   const testing::ContactLaw hertz{1e5, 1.5, 0.0, 0.0, 0.0, 0.0, 0.1};
   const testing::ContactLaw general{1e5, 1.5, 2e3, 1.0, 0.0, 0.0, 0.1};
@@ -134,8 +152,10 @@ TEST_CASE("plane contact: forces, Jacobians and energy against central differenc
                                    std::pair{general, "K d^e + C d^m d'"},
                                    std::pair{sliding, "linear with axial and lateral friction"},
                                    std::pair{sliding_hysteresis, "hysteresis damping with friction"}}) {
-    check_contact_derivatives<3>(law, title);
-    check_contact_derivatives<2>(law, title);
+    for (const bool cylinder : {false, true}) {
+      check_contact_derivatives<3>(law, title, cylinder);
+      check_contact_derivatives<2>(law, title, cylinder);
+    }
   }
 }
 
@@ -144,7 +164,7 @@ TEST_CASE("plane contact: a uniformly pressed element's reaction, energy and fri
   // to -k delta L (the shape functions of the two positions sum to 1), the energy is k delta^2 L / 2,
   // and a uniform slide at u along x (y) meets -mu_a (mu_l) k delta L u / sqrt(u^2 + u_s^2).
   const double L = 0.7, k = 1e4, delta = 0.03, mu_a = 0.4, mu_l = 0.9, us = 0.1, u = 0.5;
-  const ContactPlane plane = testing::horizontal_plane(3, 0.0, 0.05, {k, 1.0, 0.0, 0.0, mu_a, mu_l, us});
+  const ContactSurface plane = testing::horizontal_plane(3, 0.0, 0.05, {k, 1.0, 0.0, 0.0, mu_a, mu_l, us});
   double ref[12], e[12];
   horizontal_element<3>(L, 0.0, ref);
   horizontal_element<3>(L, 0.05 - delta, e);
@@ -234,6 +254,30 @@ TEST_CASE("a cable dropped flat on a plane rebounds as the one-point contact law
     REQUIRE(reference.separation_speed > 0.0);  // it left the plane before T
     CHECK(up == Approx(reference.velocity_at_end).epsilon(1e-4));
     CHECK(restitution == Approx(alpha == 0.0 ? 1.0 : cr).margin(alpha == 0.0 ? 1e-5 : 1.5e-2));
+  }
+}
+
+namespace {
+
+// The axial force EA (|r'| - 1) at a node (the Reissner law's).
+double node_tension(const Eigen::VectorXd& q, int node) { return 1e6 * (q.segment<3>(6 * node + 3).norm() - 1.0); }
+
+}  // namespace
+
+TEST_CASE("the capstan: a cable sliding over a cylinder, T2 / T1 = exp(mu theta)", "[contact][dynamics]") {
+  // Sliding at 0.7 s at 0.75 m/s (75 u_s: the regularized friction is Coulomb's to 1e-4), the
+  // tensions of the two legs satisfy Euler-Eytelwein's T2 / T1 = exp(mu theta) over the wrap theta
+  // = pi: 2.566 at mu = 0.3; without friction, T2 = T1.
+  for (const double mu : {0.0, 0.3}) {
+    const Model m = testing::capstan(mu);
+    const testing::RunResult r = testing::run_model(m, testing::dynamic_settings(1e-3, 0.7, -0.3), 0.7);
+    const Eigen::VectorXd& q = r.frames.back().q;
+    const double T1 = node_tension(q, 0), T2 = node_tension(q, m.node_count - 1);
+    std::printf("capstan, mu = %.1f: T1 = %.3f N, T2 = %.3f N, T2 / T1 = %.5f, exp(mu pi) = %.5f\n", mu, T1, T2,
+                T2 / T1, std::exp(mu * M_PI));
+    INFO("mu = " << mu);
+    CHECK(T1 == Approx(100.0).epsilon(1e-2));
+    CHECK(T2 / T1 == Approx(std::exp(mu * M_PI)).epsilon(1e-2));
   }
 }
 

@@ -140,7 +140,7 @@ double CpuBackend::evaluate_elements(const Eigen::VectorXd& q, const Eigen::Vect
   const ElementBlock& el = model_.elements;
   const int ne = el.size();
   const double* origin = terms.origin ? host(*terms.origin).data() : nullptr;
-  const ContactPlaneList contacts = el.contact_list();
+  const ContactSurfaceList contacts = el.contact_list();
   double energy = 0.0;
 #pragma omp parallel for reduction(+ : energy) schedule(static) if (ne > kParallelElements)
   for (int e = 0; e < ne; ++e) {
@@ -153,7 +153,7 @@ double CpuBackend::evaluate_elements(const Eigen::VectorXd& q, const Eigen::Vect
     }
     ElementEvaluation<D> out;
     evaluate_element<D>(el.properties[e], el.quadrature[e], qe, ve, jacobian, out, newton_jacobian_weights(c));
-    add_plane_contact<D, 4, true>(contacts, el.properties[e], el.quadrature[e], qe, ve, jacobian, out,
+    add_surface_contact<D, 4, true>(contacts, el.properties[e], el.quadrature[e], qe, ve, jacobian, out,
                                   newton_jacobian_weights(c));
     const double* Ms = &el.scalar_mass[16 * static_cast<size_t>(e)];
     for (int i = 0; i < nl; ++i)
@@ -200,14 +200,14 @@ double CpuBackend::evaluate_energies(const Eigen::VectorXd& q) {
   constexpr int nl = 4 * D;
   const ElementBlock& el = model_.elements;
   const int ne = el.size();
-  const ContactPlaneList contacts = el.contact_list();
+  const ContactSurfaceList contacts = el.contact_list();
   double energy = 0.0;
 #pragma omp parallel for reduction(+ : energy) schedule(static) if (ne > kParallelElements)
   for (int e = 0; e < ne; ++e) {
     double qe[nl];
     for (int i = 0; i < nl; ++i) qe[i] = q[element_global_dof(model_, e, i)];
     local_energy_[e] = element_strain_energy<D>(el.properties[e], el.quadrature[e], qe) +
-                       plane_contact_energy<D>(contacts, el.properties[e], el.quadrature[e], qe);
+                       surface_contact_energy<D>(contacts, el.properties[e], el.quadrature[e], qe);
     energy += local_energy_[e];
   }
   return energy;

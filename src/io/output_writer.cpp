@@ -77,7 +77,7 @@ OutputWriter::OutputWriter(const Case& c, const std::string& directory, const St
   csv_ = std::make_unique<OutputFile>(join(directory_, "results.csv"));
   write_csv_header();
   if (!m.mechanism.empty()) write_mechanism_headers();
-  if (!m.elements.contact_planes.empty()) write_contacts_header();
+  if (!m.elements.contact_surfaces.empty()) write_contacts_header();
 }
 
 namespace {
@@ -117,7 +117,7 @@ void OutputWriter::resume_files(const StateRecord& record, const std::string& pr
     reactions_csv_ = std::make_unique<OutputFile>(join(directory_, "joint_reactions.csv"),
                                                   record.count(prefix + "joint_reactions_bytes"));
   }
-  if (!m.elements.contact_planes.empty())
+  if (!m.elements.contact_surfaces.empty())
     contacts_csv_ =
         std::make_unique<OutputFile>(join(directory_, "contacts.csv"), record.count(prefix + "contacts_bytes"));
   vtu_frames_ = static_cast<size_t>(record.count(prefix + "vtu_frames"));
@@ -356,7 +356,7 @@ void OutputWriter::write_summary(const RunSummary& s) {
     files["rigid_bodies"] = "rigid_bodies.csv";
     files["joint_reactions"] = "joint_reactions.csv";
   }
-  if (!m.elements.contact_planes.empty()) files["contacts"] = "contacts.csv";
+  if (!m.elements.contact_surfaces.empty()) files["contacts"] = "contacts.csv";
   nlohmann::json j;
   j["analysis"] = s.analysis;
   j["status"] = s.status;

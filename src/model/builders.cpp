@@ -423,9 +423,10 @@ void add_distributed_load(Model& m, int body, const Vec3& f, const TimeFunction&
   m.distributed_loads.push_back(d);
 }
 
-void add_contact_plane(Model& m, const std::string& name, const ContactPlane& plane, const std::vector<int>& bodies) {
-  const double number = static_cast<double>(m.elements.contact_planes.size());
-  m.elements.contact_planes.push_back(plane);
+void add_contact_surface(Model& m, const std::string& name, const ContactSurface& surface,
+                         const std::vector<int>& bodies) {
+  const double number = static_cast<double>(m.elements.contact_surfaces.size());
+  m.elements.contact_surfaces.push_back(surface);
   m.elements.contact_names.push_back(name);
   for (int body : bodies) {
     const Body& b = m.bodies.at(body);

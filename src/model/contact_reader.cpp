@@ -11,7 +11,7 @@ namespace {
 
 using namespace case_reading;
 
-// The normal force law's K, e, C and m (ContactPlane) from /law. Each named law is a case of
+// The normal force law's K, e, C and m (ContactSurface) from /law. Each named law is a case of
 // F = K delta^e + C delta^m delta':
 //   linear (Dubowsky's spring-damper):    e = 1, C = damping, m = 0;
 //   hertz:                                K delta^e, no damping (e = 1.5 by default);
@@ -21,7 +21,7 @@ using namespace case_reading;
 // The hysteresis laws' alpha comes from a restitution coefficient c_r at a reference impact speed
 // v_ref: the formulas hold the impact speed of each contact, which a continuum of points along a
 // cable has none of, so one stated speed stands for them.
-void read_law(const Node& n, ContactPlane& c) {
+void read_law(const Node& n, ContactSurface& c) {
   if (!n.v.is_object()) n.fail("must be an object" + n.got());
   const std::string type = get_choice(n.required("type"),
                                       {"linear", "hertz", "hunt_crossley", "lankarani_nikravesh", "general"},
@@ -64,24 +64,48 @@ void read_law(const Node& n, ContactPlane& c) {
 
 // Coulomb friction from /friction: axial and lateral coefficients (lateral defaults to axial) and
 // the slip velocity of its regularization.
-void read_friction(const Node& n, ContactPlane& c) {
+void read_friction(const Node& n, ContactSurface& c) {
   expect_object(n, {"axial", "lateral", "slip_velocity"});
   c.friction_axial = get_non_negative(n.required("axial"));
   c.friction_lateral = n.has("lateral") ? get_non_negative(n.child("lateral")) : c.friction_axial;
   c.slip_velocity = get_positive(n.required("slip_velocity"));
 }
 
-ContactPlane read_plane(const Node& n, int D) {
-  ContactPlane c{};
-  const Node normal_node = n.required("normal");
-  const Vec3 normal = get_vector(normal_node, D);
-  const double length = std::sqrt(normal[0] * normal[0] + normal[1] * normal[1] + normal[2] * normal[2]);
-  if (!(length > 0.0) || !std::isfinite(length)) normal_node.fail("must be a nonzero vector");
+// A unit vector from n: nonzero, normalized.
+Vec3 read_direction(const Node& n, int D) {
+  const Vec3 v = get_vector(n, D);
+  const double length = std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+  if (!(length > 0.0) || !std::isfinite(length)) n.fail("must be a nonzero vector");
+  return {v[0] / length, v[1] / length, v[2] / length};
+}
+
+// A plane (a point and its normal) or the outside of a cylinder (a point of its axis, the axis,
+// its radius; in a planar model a circle about the point), with the tube radius, law and friction.
+ContactSurface read_surface(const Node& n, int D) {
+  const std::string type = get_choice(n.required("type"), {"plane", "cylinder"}, "contact type");
+  std::vector<std::string> keys = {"name", "type", "bodies", "point", "radius", "law", "friction"};
+  if (type == "plane")
+    keys.push_back("normal");
+  else
+    keys.insert(keys.end(), {"cylinder_radius", "axis"});
+  expect_object(n, keys);
+  ContactSurface c{};
+  Vec3 direction{};
+  if (type == "plane") {
+    c.kind = double(SurfaceKind::plane);
+    direction = read_direction(n.required("normal"), D);
+  } else {
+    c.kind = double(SurfaceKind::cylinder);
+    if (D == 3)
+      direction = read_direction(n.required("axis"), D);
+    else if (n.has("axis"))
+      n.child("axis").fail("a planar model's cylinder is a circle about \"point\" in the model's plane: no axis");
+    c.surface_radius = get_positive(n.required("cylinder_radius"));
+  }
   const Vec3 point = get_vector(n.required("point"), D);
-  c.offset = 0.0;
   for (int i = 0; i < 3; ++i) {
-    c.normal[i] = normal[i] / length;
-    c.offset += c.normal[i] * point[i];
+    c.direction[i] = direction[i];
+    c.point[i] = point[i];
   }
   c.radius = n.has("radius") ? get_non_negative(n.child("radius")) : 0.0;
   read_law(n.required("law"), c);
@@ -97,12 +121,10 @@ void read_contacts(const Node& model, Model& m) {
   std::map<int, std::string> contact_of_body;  // body -> the path of the contact that names it
   int count = 0;
   read_list(model, "contacts", "contacts", [&](const Node& n) {
-    expect_object(n, {"name", "type", "bodies", "point", "normal", "radius", "law", "friction"});
+    const ContactSurface surface = read_surface(n, m.dimension);
     const std::string name = n.has("name") ? get_name(n.child("name")) : "contacts[" + std::to_string(count) + "]";
     for (const std::string& earlier : m.elements.contact_names)
       if (earlier == name) (n.has("name") ? n.child("name") : n).fail("contact name '" + shown(name) + "' is already used");
-    get_choice(n.required("type"), {"plane"}, "contact type");
-    const ContactPlane plane = read_plane(n, m.dimension);
     const Node bodies = n.required("bodies");
     if (!bodies.v.is_array() || bodies.v.empty()) bodies.fail("must be a non-empty array of body names" + bodies.got());
     std::vector<int> touching;
@@ -112,10 +134,10 @@ void read_contacts(const Node& model, Model& m) {
       const auto [at, added] = contact_of_body.emplace(body, n.path);
       if (!added)
         bn.fail("body '" + m.bodies[body].name + "' already touches the contact at " + at->second +
-                " (a body touches one plane)");
+                " (a body touches one surface)");
       touching.push_back(body);
     }
-    add_contact_plane(m, name, plane, touching);
+    add_contact_surface(m, name, surface, touching);
     ++count;
   });
 }

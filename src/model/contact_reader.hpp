@@ -1,7 +1,8 @@
 #pragma once
-// The contacts of a case file's /model: planes (the ground, a seabed) that the named cables and
-// beams touch, each with its normal force law and friction (elements/surface_contact.hpp), read
-// into the model's contact planes and its elements' contact numbers. Internal to src/model.
+// The contacts of a case file's /model: planes (the ground, a seabed) and cylinders (sheaves,
+// drums) that the named cables and beams touch, each with its normal force law and friction
+// (elements/surface_contact.hpp), read into the model's contact surfaces and its elements'
+// contact numbers. Internal to src/model.
 #include "case_reading.hpp"
 #include "catenary/model/model.hpp"
 

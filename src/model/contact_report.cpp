@@ -12,13 +12,12 @@ void add_element_report(const Model& m, int e, const Eigen::VectorXd& q, const E
                         ContactReport& report, Vec<3>& friction) {
   const ElementBlock& el = m.elements;
   const ElementProperties& p = el.properties[e];
-  const ContactPlane& c = el.contact_planes[static_cast<int>(p.contact)];
+  const ContactSurface& c = el.contact_surfaces[static_cast<int>(p.contact)];
   double qe[4 * D], ve[4 * D];
   for (int i = 0; i < 4 * D; ++i) {
     qe[i] = q[element_global_dof(m, e, i)];
     ve[i] = v[element_global_dof(m, e, i)];
   }
-  const Vec<D> n = detail::plane_normal<D>(c);
   for (int g = 0; g < GaussRule5::kPoints; ++g) {
     const HermiteShape h = hermite_shape(GaussRule5::point(g), p.length);
     const Vec<D> r = detail::interpolate<D>(h.s, qe), a = detail::interpolate<D>(h.sx, qe);
@@ -27,9 +26,9 @@ void add_element_report(const Model& m, int e, const Eigen::VectorXd& q, const E
     const double w = el.quadrature[e].bending_w[g];
     ++report.points;
     report.normal_force += w * point.normal_force;
-    report.penetration = std::max(report.penetration, c.offset + c.radius - dot(n, r));
-    // The force on the line is -point.force; its part along n is the normal force.
-    for (int i = 0; i < D; ++i) friction[i] += -w * (point.force[i] + point.normal_force * n[i]);
+    report.penetration = std::max(report.penetration, point.penetration);
+    // The force on the line is -point.force; its part along the normal is the normal force.
+    for (int i = 0; i < D; ++i) friction[i] += -w * (point.force[i] + point.normal_force * point.normal[i]);
   }
 }
 
@@ -37,7 +36,7 @@ void add_element_report(const Model& m, int e, const Eigen::VectorXd& q, const E
 
 std::vector<ContactReport> contact_reports(const Model& m, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
   const ElementBlock& el = m.elements;
-  std::vector<ContactReport> reports(el.contact_planes.size());
+  std::vector<ContactReport> reports(el.contact_surfaces.size());
   std::vector<Vec<3>> friction(reports.size(), Vec<3>::zero());
   for (int e = 0; e < el.size(); ++e) {
     const double contact = el.properties[e].contact;

@@ -79,18 +79,18 @@ void append_run(int first, int count, std::vector<int>& to) {
   for (int i = 0; i < count; ++i) to.push_back(first + i);
 }
 
-// The batch's numbers of a copy's contact planes: equal planes (bit for bit) are one plane of the
-// batch, so that the elements of copies that touch the same plane keep equal records (shared,
+// The batch's numbers of a copy's contact surfaces: equal surfaces (bit for bit) are one surface
+// of the batch, so that the elements of copies that touch the same one keep equal records (shared,
 // model/element_records.hpp); a new one is added with the copy's name.
-std::vector<int> merged_contact_planes(const ElementBlock& copy, const std::string& prefix, ElementBlock& batch,
-                                       std::map<std::vector<double>, int>& index) {
+std::vector<int> merged_contact_surfaces(const ElementBlock& copy, const std::string& prefix, ElementBlock& batch,
+                                         std::map<std::vector<double>, int>& index) {
   std::vector<int> number;
-  for (size_t c = 0; c < copy.contact_planes.size(); ++c) {
-    const double* values = reinterpret_cast<const double*>(&copy.contact_planes[c]);
-    const std::vector<double> key(values, values + sizeof(ContactPlane) / sizeof(double));
-    const auto [at, added] = index.emplace(key, static_cast<int>(batch.contact_planes.size()));
+  for (size_t c = 0; c < copy.contact_surfaces.size(); ++c) {
+    const double* values = reinterpret_cast<const double*>(&copy.contact_surfaces[c]);
+    const std::vector<double> key(values, values + sizeof(ContactSurface) / sizeof(double));
+    const auto [at, added] = index.emplace(key, static_cast<int>(batch.contact_surfaces.size()));
     if (added) {
-      batch.contact_planes.push_back(copy.contact_planes[c]);
+      batch.contact_surfaces.push_back(copy.contact_surfaces[c]);
       batch.contact_names.push_back(prefix + copy.contact_names[c]);
     }
     number.push_back(at->second);
@@ -123,7 +123,7 @@ Model merge_models(const std::vector<const Model*>& copies, std::vector<CopyRang
   reserve_for(el.scalar_mass, copies, [](const Model& m) { return m.elements.scalar_mass.size(); });
   reserve_for(el.shape_integrals, copies, [](const Model& m) { return m.elements.shape_integrals.size(); });
   reserve_for(el.quadrature, copies, [](const Model& m) { return m.elements.quadrature.size(); });
-  std::map<std::vector<double>, int> contact_index;  // a contact plane's values -> its number in the batch
+  std::map<std::vector<double>, int> contact_index;  // a contact surface's values -> its number in the batch
   const auto copy_name = [&](size_t k) { return "copy " + std::to_string(numbers.empty() ? k : numbers.at(k)); };
   for (size_t k = 0; k < copies.size(); ++k) {
     const Model& m = *copies[k];
@@ -156,7 +156,7 @@ Model merge_models(const std::vector<const Model*>& copies, std::vector<CopyRang
     }
     const size_t first_property = el.properties.size();
     append(el.properties, m.elements.properties);
-    const std::vector<int> contact_of = merged_contact_planes(m.elements, copy + ": ", el, contact_index);
+    const std::vector<int> contact_of = merged_contact_surfaces(m.elements, copy + ": ", el, contact_index);
     for (size_t e = first_property; e < el.properties.size(); ++e)
       if (el.properties[e].contact >= 0.0) el.properties[e].contact = contact_of[int(el.properties[e].contact)];
     append(el.reference, m.elements.reference);

@@ -1,23 +1,28 @@
 #pragma once
-// Contact of a cable's or beam's centreline tube (radius R) with a fixed plane (the ground, a
-// seabed), host and device code. A penalty force per unit reference length acts at the element's
-// five bending quadrature points (reference arc-length weights), in the element's own rows, with
-// its analytic Jacobian: the chain and block solvers see the same pattern as without contact.
+// Contact of a cable's or beam's centreline tube (radius R) with a fixed surface: a plane (the
+// ground, a seabed) or the outside of a cylinder (a sheave, a drum, a pipe), host and device code.
+// A penalty force per unit reference length acts at the element's five bending quadrature points
+// (reference arc-length weights), in the element's own rows, with its analytic Jacobian: the chain
+// and block solvers see the same pattern as without contact.
 //
-// At a point r with velocity v, plane {x : n.x = offset} (n unit, out of the solid):
-//   gap g = n.r - offset - R, penetration delta = -g where g < 0, its rate delta' = -n.v,
-//   normal force per length  F = max(0, K delta^e + C delta^m delta')   (ContactPlane's law),
+// At a point r with velocity v, the surface gives the outward unit normal n(r) and the
+// penetration delta of the tube (plane {x : n.x = n.p}: delta = n.p + R - n.r; cylinder of axis a
+// through p and radius R_c: delta = R_c + R - rho, rho = |P_a (r - p)| the distance from the axis,
+// n = P_a (r - p) / rho, P_a = I - a a^T; in a planar model the cylinder is a circle about z).
+// Where delta > 0, with its rate delta' = -n.v:
+//   normal force per length  F = max(0, K delta^e + C delta^m delta')   (ContactSurface's law),
 //   contact energy           K delta^(e+1) / (e + 1)  (counted with the strain energy),
 //   friction per length      -F [mu_a phi(v_a) t + mu_l phi(v_l) l],  phi(u) = u / sqrt(u^2 + u_s^2),
-// with t = P r' / |P r'| the centreline's direction in the plane (P = I - n n^T), l = n x t the
-// lateral direction (3D only), v_a = t.v, v_l = l.v, and u_s the slip velocity scale: Coulomb's
-// law regularized, with separate axial and lateral coefficients as seabed practice has them.
-// Friction acts on velocities only, so statics is frictionless; where the centreline stands
-// normal to the plane (|P r'| below 1e-12 |r'|) t is undefined and the point takes no friction.
+// with t = P r' / |P r'| the centreline's direction in the tangent plane (P = I - n n^T), l = n x t
+// the lateral direction (3D only), v_a = t.v, v_l = l.v, and u_s the slip velocity scale:
+// Coulomb's law regularized, with separate axial and lateral coefficients as seabed practice has
+// them. Friction acts on velocities only, so statics is frictionless; where the centreline stands
+// normal to the surface (|P r'| below 1e-12 |r'|) t is undefined and the point takes no friction.
 //
 // The element's internal-force rows take -(contact force): f_k += w S_k (-F n + F G), G = mu_a
 // phi(v_a) t + mu_l phi(v_l) l, and the Jacobian w S_k [c_k (S_l dfp/dr + S_l' dfp/da) + c_d S_l
-// dfp/dv] with fp = -F n + F G per unit length: not symmetric where friction acts.
+// dfp/dv] with fp = -F n + F G per unit length: not symmetric where friction acts. On a cylinder
+// n turns with r (dn/dr = (P_a - n n^T) / rho), which adds -F dn/dr and the turning of t and l.
 #include <math.h>
 
 #include "catenary/core/small_matrix.hpp"
@@ -25,28 +30,33 @@
 
 namespace catenary {
 
-// One plane contact: the plane, the tube radius of the bodies that touch it, the normal law and
+// What a ContactSurface is (its `kind`, as a double: records hold doubles only).
+enum class SurfaceKind { plane = 0, cylinder = 1 };
+
+// One contact surface: its shape, the tube radius of the bodies that touch it, the normal law and
 // the friction. Doubles only (a device array of them is a plain copy).
-struct ContactPlane {
-  double normal[3];       // unit, out of the solid (z = 0 for planar models)
-  double offset;          // n.x on the plane
+struct ContactSurface {
+  double kind;            // a SurfaceKind's value
+  double direction[3];    // plane: its unit normal, out of the solid; cylinder: its unit axis
+  double point[3];        // a point of the plane, or of the cylinder's axis
+  double surface_radius;  // the cylinder's radius R_c (0 for a plane)
   double radius;          // tube radius R of the centreline (m)
   double stiffness;       // K: N/m per m^e of penetration (per unit length)
   double exponent;        // e >= 1
-  double damping;         // C: N s/m per m^(m+1) (per unit length)
+  double damping;         // C: N s/m^2 per m^m of penetration (per unit length)
   double damping_exponent;  // m >= 0
   double friction_axial, friction_lateral;  // mu_a, mu_l >= 0
   double slip_velocity;   // u_s > 0 (m/s), where friction is regularized
 };
 
-// The model's contact planes where a pass reads them (host or device memory).
-struct ContactPlaneList {
-  const ContactPlane* planes = nullptr;
+// The model's contact surfaces where a pass reads them (host or device memory).
+struct ContactSurfaceList {
+  const ContactSurface* surfaces = nullptr;
   int count = 0;
 };
 
 // Whether the law or the friction of c reads velocities.
-CATENARY_HD bool contact_reads_velocity(const ContactPlane& c) {
+CATENARY_HD bool contact_reads_velocity(const ContactSurface& c) {
   return c.damping > 0.0 || c.friction_axial > 0.0 || c.friction_lateral > 0.0;
 }
 
@@ -64,7 +74,7 @@ CATENARY_HD double contact_power(double x, double e) {
 struct NormalForce {
   double value, d_delta, d_rate;
 };
-CATENARY_HD NormalForce contact_normal_force(const ContactPlane& c, double delta, double rate) {
+CATENARY_HD NormalForce contact_normal_force(const ContactSurface& c, double delta, double rate) {
   const double elastic = c.stiffness * contact_power(delta, c.exponent);
   const double damping = c.damping > 0.0 ? c.damping * contact_power(delta, c.damping_exponent) : 0.0;
   const double value = elastic + damping * rate;
@@ -75,7 +85,7 @@ CATENARY_HD NormalForce contact_normal_force(const ContactPlane& c, double delta
 }
 
 // The contact energy K delta^(e+1) / (e + 1) per unit length.
-CATENARY_HD double contact_energy_density(const ContactPlane& c, double delta) {
+CATENARY_HD double contact_energy_density(const ContactSurface& c, double delta) {
   return c.stiffness * delta * contact_power(delta, c.exponent) / (c.exponent + 1.0);
 }
 
@@ -90,13 +100,6 @@ CATENARY_HD RegularizedSign regularized_sign(double u, double s) {
 
 namespace detail {
 
-template <int D>
-CATENARY_HD Vec<D> plane_normal(const ContactPlane& c) {
-  Vec<D> n;
-  for (int i = 0; i < D; ++i) n[i] = c.normal[i];
-  return n;
-}
-
 // n x t in 3D (the lateral direction); unused in 2D.
 template <int D>
 CATENARY_HD Vec<D> lateral_of(const Vec<D>& n, const Vec<D>& t) {
@@ -109,30 +112,100 @@ CATENARY_HD Vec<D> lateral_of(const Vec<D>& n, const Vec<D>& t) {
   return l;
 }
 
-// The contact at one point: the force per length fp = -F n + F G on the element (as an internal
-// force) and its derivatives in r, a = r' and v.
+// The surface at a point r: its outward normal n, the tube's penetration delta and, on a curved
+// surface, dn/dr.
 template <int D>
-struct ContactPoint {
-  Vec<D> force;
-  Mat<D, D> d_r, d_a, d_v;
-  double energy;  // per length
-  double normal_force;
+struct SurfacePoint {
+  Vec<D> n;
+  double delta;
+  bool curved;
+  Mat<D, D> dn_dr;  // set where curved
 };
 
-// Friction G = mu_a phi(v_a) t + mu_l phi(v_l) l at a point, with F times its derivatives added to
-// the point's (F, F_delta, F_rate: the normal force and its derivatives).
 template <int D>
-CATENARY_HD void add_friction(const ContactPlane& c, const Vec<D>& n, const Vec<D>& a, const Vec<D>& v,
-                              const NormalForce& F, bool jacobian, ContactPoint<D>& out) {
+CATENARY_HD SurfacePoint<D> surface_point(const ContactSurface& c, const Vec<D>& r) {
+  SurfacePoint<D> s;
+  s.curved = c.kind == double(SurfaceKind::cylinder);
+  if (!s.curved) {
+    double np = 0.0, nr = 0.0;
+    for (int i = 0; i < D; ++i) {
+      s.n[i] = c.direction[i];
+      np += c.direction[i] * c.point[i];
+      nr += c.direction[i] * r[i];
+    }
+    s.delta = np + c.radius - nr;
+    return s;
+  }
+  // The cylinder: radial = P_a (r - p); a planar model's circle has its axis along z (out of the
+  // plane), so there P_a is the identity.
+  Vec<D> radial;
+  for (int i = 0; i < D; ++i) radial[i] = r[i] - c.point[i];
+  if constexpr (D == 3) {
+    const double along = radial[0] * c.direction[0] + radial[1] * c.direction[1] + radial[2] * c.direction[2];
+    for (int i = 0; i < D; ++i) radial[i] -= along * c.direction[i];
+  }
+  const double rho = sqrt(dot(radial, radial));
+  s.delta = c.surface_radius + c.radius - rho;
+  if (!(rho > 0.0)) {  // on the axis: no normal (and far inside any cylinder a tube can touch)
+    s.delta = 0.0;
+    return s;
+  }
+  for (int i = 0; i < D; ++i) s.n[i] = radial[i] / rho;
+  for (int i = 0; i < D; ++i)
+    for (int j = 0; j < D; ++j) {
+      const double axis = D == 3 ? c.direction[i] * c.direction[j] : 0.0;
+      s.dn_dr(i, j) = ((i == j ? 1.0 : 0.0) - axis - s.n[i] * s.n[j]) / rho;
+    }
+  return s;
+}
+
+// The contact at one point: the force per length fp = -F n + F G on the element (as an internal
+// force) and its derivatives in r, a = r' and v; the normal, the penetration and F.
+template <int D>
+struct ContactPoint {
+  Vec<D> force, normal;
+  Mat<D, D> d_r, d_a, d_v;
+  double energy;  // per length
+  double normal_force, penetration;
+};
+
+// row^T M for a D-vector row and a D x D matrix.
+template <int D>
+CATENARY_HD Vec<D> row_times(const Vec<D>& row, const Mat<D, D>& M) {
+  Vec<D> out = Vec<D>::zero();
+  for (int j = 0; j < D; ++j)
+    for (int i = 0; i < D; ++i) out[j] += row[i] * M(i, j);
+  return out;
+}
+
+// [x]_cross M: the cross product x x (each column of M); zero in 2D.
+template <int D>
+CATENARY_HD Mat<D, D> cross_columns(const Vec<D>& x, const Mat<D, D>& M) {
+  Mat<D, D> out;
+  for (int j = 0; j < D; ++j) {
+    Vec<D> column;
+    for (int i = 0; i < D; ++i) column[i] = M(i, j);
+    const Vec<D> crossed = lateral_of<D>(x, column);
+    for (int i = 0; i < D; ++i) out(i, j) = crossed[i];
+  }
+  return out;
+}
+
+// Friction G = mu_a phi(v_a) t + mu_l phi(v_l) l at a point, with F G and its derivatives added to
+// the point's (F: the normal force and its derivatives; dF_dr: dF/dr).
+template <int D>
+CATENARY_HD void add_friction(const ContactSurface& c, const SurfacePoint<D>& s, const Vec<D>& a, const Vec<D>& v,
+                              const NormalForce& F, const Vec<D>& dF_dr, bool jacobian, ContactPoint<D>& out) {
+  const Vec<D>& n = s.n;
   Vec<D> pa;  // P a
   const double an = dot(n, a);
   for (int i = 0; i < D; ++i) pa[i] = a[i] - an * n[i];
   const double pa2 = dot(pa, pa);
-  if (!(pa2 > 1e-24 * dot(a, a))) return;  // normal to the plane: no direction to slide along
+  if (!(pa2 > 1e-24 * dot(a, a))) return;  // normal to the surface: no direction to slide along
   const double inv = 1.0 / sqrt(pa2);
-  Vec<D> t, l;
+  Vec<D> t;
   for (int i = 0; i < D; ++i) t[i] = pa[i] * inv;
-  l = lateral_of<D>(n, t);
+  const Vec<D> l = lateral_of<D>(n, t);
   const RegularizedSign sa = regularized_sign(dot(t, v), c.slip_velocity);
   const RegularizedSign sl = regularized_sign(D == 3 ? dot(l, v) : 0.0, c.slip_velocity);
   const double ga = c.friction_axial * sa.value, gl = D == 3 ? c.friction_lateral * sl.value : 0.0;
@@ -140,74 +213,84 @@ CATENARY_HD void add_friction(const ContactPlane& c, const Vec<D>& n, const Vec<
   for (int i = 0; i < D; ++i) G[i] = ga * t[i] + gl * l[i];
   for (int i = 0; i < D; ++i) out.force[i] += F.value * G[i];
   if (!jacobian) return;
-  // d(F G)/dr = -F_delta G n^T; d/dv = -F_rate G n^T + F (mu_a phi'_a t t^T + mu_l phi'_l l l^T);
-  // d/da = F dG/da through t and l: dt/da = T = (P - t t^T) / |P a|, dl/da = [n]x T,
-  //   dG/da = mu_a (phi'_a t v^T T + phi_a T) + mu_l (phi'_l l v^T [n]x T + phi_l [n]x T).
+  // d(F G)/dv = -F_rate G n^T + F (mu_a phi'_a t t^T + mu_l phi'_l l l^T). Through t and l, for X
+  // = a or r: dG/dX = mu_a (phi'_a t v^T dt/dX + phi_a dt/dX) + mu_l (phi'_l l v^T dl/dX + phi_l
+  // dl/dX), with dt/d(P a) = (I - t t^T) / |P a|, dt/da = (P - t t^T) / |P a|, and dl/dX = [n]x
+  // dt/dX - [t]x dn/dX (dn/da = 0; on a curved surface d(P a)/dr = -(n a^T + (n.a) I) dn/dr).
   const double ka = c.friction_axial * sa.slope, kl = D == 3 ? c.friction_lateral * sl.slope : 0.0;
-  Mat<D, D> T, NT;  // T and [n]x T
+  const auto add_turning = [&](const Mat<D, D>& dt, const Mat<D, D>& dl, Mat<D, D>& target) {
+    const Vec<D> v_dt = row_times<D>(v, dt), v_dl = row_times<D>(v, dl);
+    for (int i = 0; i < D; ++i)
+      for (int j = 0; j < D; ++j)
+        target(i, j) += F.value * (ka * t[i] * v_dt[j] + ga * dt(i, j) + kl * l[i] * v_dl[j] + gl * dl(i, j));
+  };
+  Mat<D, D> dt_da;
   for (int i = 0; i < D; ++i)
-    for (int j = 0; j < D; ++j) T(i, j) = ((i == j ? 1.0 : 0.0) - n[i] * n[j] - t[i] * t[j]) * inv;
-  for (int j = 0; j < D; ++j) {
-    Vec<D> column;
-    for (int i = 0; i < D; ++i) column[i] = T(i, j);
-    const Vec<D> nc = lateral_of<D>(n, column);
-    for (int i = 0; i < D; ++i) NT(i, j) = nc[i];
-  }
-  Vec<D> vT, vNT;  // v^T T and v^T [n]x T
-  for (int j = 0; j < D; ++j) {
-    vT[j] = 0.0;
-    vNT[j] = 0.0;
-    for (int i = 0; i < D; ++i) {
-      vT[j] += v[i] * T(i, j);
-      vNT[j] += v[i] * NT(i, j);
-    }
+    for (int j = 0; j < D; ++j) dt_da(i, j) = ((i == j ? 1.0 : 0.0) - n[i] * n[j] - t[i] * t[j]) * inv;
+  add_turning(dt_da, cross_columns<D>(n, dt_da), out.d_a);
+  if (s.curved) {
+    Mat<D, D> dpa_dr, dt_dr = Mat<D, D>::zero();
+    const Vec<D> a_dn = row_times<D>(a, s.dn_dr);
+    for (int i = 0; i < D; ++i)
+      for (int j = 0; j < D; ++j) dpa_dr(i, j) = -n[i] * a_dn[j] - an * s.dn_dr(i, j);
+    for (int i = 0; i < D; ++i)
+      for (int j = 0; j < D; ++j)
+        for (int k = 0; k < D; ++k) dt_dr(i, j) += ((i == k ? 1.0 : 0.0) - t[i] * t[k]) * inv * dpa_dr(k, j);
+    Mat<D, D> dl_dr = cross_columns<D>(n, dt_dr);
+    const Mat<D, D> t_dn = cross_columns<D>(t, s.dn_dr);
+    for (int i = 0; i < D; ++i)
+      for (int j = 0; j < D; ++j) dl_dr(i, j) -= t_dn(i, j);
+    add_turning(dt_dr, dl_dr, out.d_r);
   }
   for (int i = 0; i < D; ++i)
     for (int j = 0; j < D; ++j) {
-      out.d_r(i, j) -= F.d_delta * G[i] * n[j];
+      out.d_r(i, j) += G[i] * dF_dr[j];
       out.d_v(i, j) += -F.d_rate * G[i] * n[j] + F.value * (ka * t[i] * t[j] + kl * l[i] * l[j]);
-      out.d_a(i, j) += F.value * (ka * t[i] * vT[j] + ga * T(i, j) + kl * l[i] * vNT[j] + gl * NT(i, j));
     }
 }
 
-// The contact of plane c at a point r (slope a, velocity v); false where there is none.
+// The contact of surface c at a point r (slope a, velocity v); false where there is none.
 template <int D>
-CATENARY_HD bool contact_point(const ContactPlane& c, const Vec<D>& r, const Vec<D>& a, const Vec<D>& v,
+CATENARY_HD bool contact_point(const ContactSurface& c, const Vec<D>& r, const Vec<D>& a, const Vec<D>& v,
                                bool jacobian, ContactPoint<D>& out) {
-  const Vec<D> n = plane_normal<D>(c);
-  const double delta = c.offset + c.radius - dot(n, r);
-  if (!(delta > 0.0)) return false;
-  const NormalForce F = contact_normal_force(c, delta, -dot(n, v));
-  out.energy = contact_energy_density(c, delta);
+  const SurfacePoint<D> s = surface_point<D>(c, r);
+  if (!(s.delta > 0.0)) return false;
+  const Vec<D>& n = s.n;
+  const NormalForce F = contact_normal_force(c, s.delta, -dot(n, v));
+  out.energy = contact_energy_density(c, s.delta);
   out.normal_force = F.value;
+  out.penetration = s.delta;
+  out.normal = n;
   for (int i = 0; i < D; ++i) out.force[i] = -F.value * n[i];
+  // dF/dr = -F_delta n^T - F_rate v^T dn/dr (delta' = -n.v turns with n on a curved surface).
+  Vec<D> dF_dr;
+  const Vec<D> v_dn = s.curved ? row_times<D>(v, s.dn_dr) : Vec<D>::zero();
+  for (int j = 0; j < D; ++j) dF_dr[j] = -F.d_delta * n[j] - F.d_rate * v_dn[j];
   if (jacobian) {
-    out.d_r = Mat<D, D>::zero();
     out.d_a = Mat<D, D>::zero();
-    out.d_v = Mat<D, D>::zero();
     for (int i = 0; i < D; ++i)
       for (int j = 0; j < D; ++j) {
-        out.d_r(i, j) = F.d_delta * n[i] * n[j];
+        out.d_r(i, j) = -n[i] * dF_dr[j] - (s.curved ? F.value * s.dn_dr(i, j) : 0.0);
         out.d_v(i, j) = F.d_rate * n[i] * n[j];
       }
   }
   if (F.value > 0.0 && (c.friction_axial > 0.0 || c.friction_lateral > 0.0))
-    add_friction<D>(c, n, a, v, F, jacobian, out);
+    add_friction<D>(c, s, a, v, F, dF_dr, jacobian, out);
   return true;
 }
 
 }  // namespace detail
 
-// Adds the contact of element e's plane (p.contact; none where negative) to an evaluation of its
+// Adds the contact of element e's surface (p.contact; none where negative) to an evaluation of its
 // rows (evaluate_element's out, after it: the blocks are not symmetric, so they are added to all
 // of them). e and edot are the element's coordinates and velocities; ReadsVelocity = false (a
 // model whose laws read none: the element pass's Damped) evaluates at zero velocity.
 template <int D, int S, bool ReadsVelocity, class Quadrature>
-CATENARY_HD void add_plane_contact(const ContactPlaneList& planes, const ElementProperties& p, const Quadrature& ref,
-                                   const double* e, const double* edot, bool want_jacobian,
-                                   ElementEvaluation<D, S>& out, JacobianWeights weights = {}) {
+CATENARY_HD void add_surface_contact(const ContactSurfaceList& surfaces, const ElementProperties& p,
+                                     const Quadrature& ref, const double* e, const double* edot, bool want_jacobian,
+                                     ElementEvaluation<D, S>& out, JacobianWeights weights = {}) {
   if (!(p.contact >= 0.0)) return;
-  const ContactPlane& c = planes.planes[static_cast<int>(p.contact)];
+  const ContactSurface& c = surfaces.surfaces[static_cast<int>(p.contact)];
   for (int g = 0; g < GaussRule5::kPoints; ++g) {
     const HermiteShape h = hermite_shape(GaussRule5::point(g), p.length);
     const Vec<D> r = detail::interpolate<D>(h.s, e), a = detail::interpolate<D>(h.sx, e);
@@ -240,15 +323,14 @@ CATENARY_HD void add_plane_contact(const ContactPlaneList& planes, const Element
 
 // The contact energy of element e alone (element_strain_energy's share of it).
 template <int D, class Quadrature>
-CATENARY_HD double plane_contact_energy(const ContactPlaneList& planes, const ElementProperties& p,
-                                        const Quadrature& ref, const double* e) {
+CATENARY_HD double surface_contact_energy(const ContactSurfaceList& surfaces, const ElementProperties& p,
+                                          const Quadrature& ref, const double* e) {
   if (!(p.contact >= 0.0)) return 0.0;
-  const ContactPlane& c = planes.planes[static_cast<int>(p.contact)];
-  const Vec<D> n = detail::plane_normal<D>(c);
+  const ContactSurface& c = surfaces.surfaces[static_cast<int>(p.contact)];
   double energy = 0.0;
   for (int g = 0; g < GaussRule5::kPoints; ++g) {
     const HermiteShape h = hermite_shape(GaussRule5::point(g), p.length);
-    const double delta = c.offset + c.radius - dot(n, detail::interpolate<D>(h.s, e));
+    const double delta = detail::surface_point<D>(c, detail::interpolate<D>(h.s, e)).delta;
     if (delta > 0.0) energy += ref.bending_w[g] * contact_energy_density(c, delta);
   }
   return energy;

@@ -65,10 +65,12 @@ void add_point_force(Model& m, int node, const Vec3& force, const TimeFunction& 
 void add_distributed_load(Model& m, int body, const Vec3& force_per_length,
                           const TimeFunction& scale);
 
-// A contact plane (elements/surface_contact.hpp) that the line bodies `bodies` touch: their
-// elements take its number. An element touches one plane: a body already on another one is moved
-// to this one. Leaves the model to be finalized again (the number is part of the element record).
-void add_contact_plane(Model& m, const std::string& name, const ContactPlane& plane, const std::vector<int>& bodies);
+// A contact surface (elements/surface_contact.hpp) that the line bodies `bodies` touch: their
+// elements take its number. An element touches one surface: a body already on another one is
+// moved to this one. Leaves the model to be finalized again (the number is part of the element
+// record).
+void add_contact_surface(Model& m, const std::string& name, const ContactSurface& surface,
+                         const std::vector<int>& bodies);
 
 // Node index of a body's node: index >= 0 from the start, < 0 from the end (-1 = last).
 int body_node(const Model& m, int body, int index);

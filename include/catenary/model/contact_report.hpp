@@ -1,5 +1,5 @@
 #pragma once
-// What a frame reports of each contact plane (contacts.csv): how many of the touching elements'
+// What a frame reports of each contact surface (contacts.csv): how many of the touching elements'
 // quadrature points are in contact, the resultant normal and friction forces, and the deepest
 // penetration, from the same point law the element passes evaluate (elements/surface_contact.hpp).
 #include <vector>
@@ -12,12 +12,12 @@ namespace catenary {
 
 struct ContactReport {
   int points = 0;                // quadrature points in contact
-  double normal_force = 0.0;     // N: the sum of w F over them
+  double normal_force = 0.0;     // N: the sum of w F over them (on a curved surface, of magnitudes)
   double friction_force = 0.0;   // N: the magnitude of the summed friction forces
   double penetration = 0.0;      // m: the largest delta (0 where none)
 };
 
-// One report per contact plane of m at q and v (model-sized).
+// One report per contact surface of m at q and v (model-sized).
 std::vector<ContactReport> contact_reports(const Model& m, const Eigen::VectorXd& q, const Eigen::VectorXd& v);
 
 }  // namespace catenary

@@ -36,19 +36,19 @@ struct ElementBlock {
   std::vector<double> scalar_mass;      // 16 per element: element_scalar_mass
   std::vector<double> shape_integrals;  // 4 per element: element_shape_integrals
   std::vector<ReferenceQuadrature> quadrature;  // the reference at the quadrature points
-  // The contact planes elements name (ElementProperties::contact), and each one's name.
-  std::vector<ContactPlane> contact_planes;
+  // The contact surfaces elements name (ElementProperties::contact), and each one's name.
+  std::vector<ContactSurface> contact_surfaces;
   std::vector<std::string> contact_names;
   int size() const { return static_cast<int>(node_a.size()); }
-  ContactPlaneList contact_list() const {
-    return {contact_planes.data(), static_cast<int>(contact_planes.size())};
+  ContactSurfaceList contact_list() const {
+    return {contact_surfaces.data(), static_cast<int>(contact_surfaces.size())};
   }
   // Whether any element has material damping (eta > 0) or a contact whose law or friction reads
   // velocities: only then do the elements' forces read the velocities.
   bool damped() const {
     for (const ElementProperties& p : properties)
       if (p.eta > 0.0) return true;
-    for (const ContactPlane& c : contact_planes)
+    for (const ContactSurface& c : contact_surfaces)
       if (contact_reads_velocity(c)) return true;
     return false;
   }
