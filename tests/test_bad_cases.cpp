@@ -36,6 +36,7 @@ const BadCase kBadCases[] = {
     {"contact_missing_body", "/model/contacts/0/bodies/0", "unknown body 'lien' (bodies: line)"},
     {"contact_exponent_below_one", "/model/contacts/0/law/exponent", "must be at least 1 (got 0.5)"},
     {"contact_zero_normal", "/model/contacts/0/normal", "must be a nonzero vector"},
+    {"contact_cylinder_without_radius", "/model/contacts/0/cylinder_radius", "required field is missing"},
     {"contact_unknown_type", "/model/contacts/0/type", "unknown contact type 'sphere' (expected one of: plane, cylinder)"},
     {"contact_body_twice", "/model/contacts/1/bodies/0",
      "body 'line' already touches the contact at /model/contacts/0 (a body touches one surface)"},

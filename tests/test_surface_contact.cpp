@@ -332,3 +332,30 @@ TEST_CASE("contacts.csv: the seabed's normal force carries the grounded line's w
   CHECK(penetration < 1e-3);
   CHECK(nlohmann::json::parse(testing::slurp(out / "summary.json"))["output_files"]["contacts"] == "contacts.csv");
 }
+
+TEST_CASE("a cylinder contact as a case gives it: its axis normalized, its radii, the law's K, e, C and m",
+          "[contact][loader]") {
+  nlohmann::json c =
+      nlohmann::json::parse(testing::slurp(std::string(CATENARY_SOURCE_DIR) + "/cases/seabed_mooring_line.json"));
+  c["model"]["contacts"][0] = {{"name", "sheave"}, {"type", "cylinder"}, {"bodies", {"line"}},
+                               {"point", {1, 2, 3}}, {"axis", {0, 3, 4}}, {"cylinder_radius", 0.3},
+                               {"radius", 0.01},
+                               {"law", {{"type", "lankarani_nikravesh"}, {"stiffness", 1e8}, {"restitution", 0.8},
+                                        {"impact_velocity", 2.0}}}};
+  const std::filesystem::path file = std::filesystem::temp_directory_path() / "catenary_sheave.json";
+  std::ofstream(file) << c.dump();
+  const Case loaded = load_case(file.string());
+  REQUIRE(loaded.model.elements.contact_surfaces.size() == 1);
+  const ContactSurface& s = loaded.model.elements.contact_surfaces[0];
+  CHECK(s.kind == double(SurfaceKind::cylinder));
+  CHECK(s.direction[1] == Approx(0.6).epsilon(1e-15));
+  CHECK(s.direction[2] == Approx(0.8).epsilon(1e-15));
+  CHECK(s.point[2] == 3.0);
+  CHECK(s.surface_radius == 0.3);
+  CHECK(s.radius == 0.01);
+  CHECK(s.exponent == 1.5);
+  CHECK(s.damping_exponent == 1.5);
+  CHECK(s.damping == Approx(1e8 * 3.0 * (1.0 - 0.64) / (4.0 * 2.0)).epsilon(1e-15));  // alpha K
+  CHECK(loaded.model.elements.contact_names[0] == "sheave");
+  for (const ElementProperties& p : loaded.model.elements.properties) CHECK(p.contact == 0.0);
+}
