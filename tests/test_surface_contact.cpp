@@ -10,12 +10,14 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "catenary/elements/surface_contact.hpp"
 #include "catenary/model/builders.hpp"
+#include "catenary/io/vtu_writer.hpp"
 #include "catenary/model/case_loader.hpp"
 #include "cli_helpers.hpp"
 #include "contact_models.hpp"
@@ -358,4 +360,26 @@ TEST_CASE("a cylinder contact as a case gives it: its axis normalized, its radii
   CHECK(s.damping == Approx(1e8 * 3.0 * (1.0 - 0.64) / (4.0 * 2.0)).epsilon(1e-15));  // alpha K
   CHECK(loaded.model.elements.contact_names[0] == "sheave");
   for (const ElementProperties& p : loaded.model.elements.properties) CHECK(p.contact == 0.0);
+}
+
+TEST_CASE("VTU frames carry the contact force per length: a resting cable's weight", "[contact][output]") {
+  // The cable of cable_on_plane rests at the penetration that carries its weight, so every sampled
+  // point's contact force is rhoA g = 1.5 x 9.81 N/m up, and nothing along the plane.
+  const Model m = testing::cable_on_plane(3, 10, {1e6, 1.0, 0.0, 0.0, 0.3, 0.5, 0.01}, {0.0, 0.0, 0.0});
+  const std::filesystem::path file = std::filesystem::temp_directory_path() / "catenary_contact_force.vtu";
+  Eigen::VectorXd q(m.dof_count()), v = Eigen::VectorXd::Zero(m.dof_count());
+  for (int i = 0; i < m.dof_count(); ++i) q[i] = m.initial_positions[i];
+  write_vtu(file.string(), m, q, v, 4);
+  const std::string text = testing::slurp(file);
+  const size_t at = text.find("Name=\"contact_force\"");
+  REQUIRE(at != std::string::npos);
+  std::istringstream values(text.substr(text.find('>', at) + 1));
+  for (int point = 0; point < 10 * 4 + 1; ++point) {
+    double f[3];
+    REQUIRE(values >> f[0] >> f[1] >> f[2]);
+    INFO("point " << point);
+    CHECK(f[2] == Approx(1.5 * 9.81).epsilon(1e-12));
+    CHECK(f[0] == 0.0);
+    CHECK(f[1] == 0.0);
+  }
 }

@@ -1,10 +1,12 @@
 #include "catenary/io/vtu_writer.hpp"
 
+#include <cmath>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "catenary/elements/hermite_shape.hpp"
+#include "catenary/model/contact_report.hpp"
 #include "catenary/rigid/euler_parameters.hpp"
 #include "output_file.hpp"
 #include "text_output.hpp"
@@ -24,6 +26,7 @@ void interpolate(const double w[4], const double* e, int D, double out[3]) {
 // body-frame axes from the centre of mass).
 struct Samples {
   std::vector<double> points, velocities, strains;  // 3, 3, 1 per point
+  std::vector<double> contact_forces;               // 3 per point, for models with contact surfaces
   std::vector<int> connectivity, offsets, types;    // VTK cells
   void add_cell(std::vector<int> point_ids, int type) {
     connectivity.insert(connectivity.end(), point_ids.begin(), point_ids.end());
@@ -39,6 +42,7 @@ Samples sample_centrelines(const Model& m, const Eigen::VectorXd& q, const Eigen
                            int samples) {
   const int D = m.dimension, n = 2 * D;
   const ElementBlock& el = m.elements;
+  const bool contacts = !el.contact_surfaces.empty();
   Samples out;
   std::vector<double> eq(4 * D), ev(4 * D);
   for (const Body& b : m.bodies) {
@@ -69,7 +73,13 @@ Samples sample_centrelines(const Model& m, const Eigen::VectorXd& q, const Eigen
         }
         out.points.insert(out.points.end(), r, r + 3);
         out.velocities.insert(out.velocities.end(), rv, rv + 3);
-        out.strains.push_back(t0t0 > 0.0 ? (tt - t0t0) / (2.0 * t0t0) : 0.0);
+        // The element's own strain law's axial strain (gradient_deficient_math.hpp).
+        const bool reissner = reissner_law(el.properties[e]);
+        out.strains.push_back(!(t0t0 > 0.0) ? 0.0 : reissner ? std::sqrt(tt / t0t0) - 1.0 : (tt - t0t0) / (2.0 * t0t0));
+        if (contacts) {
+          const Vec<3> force = contact_force_at(m, e, r, t, rv);
+          out.contact_forces.insert(out.contact_forces.end(), force.v, force.v + 3);
+        }
       }
     }
     std::vector<int> line(out.point_count() - first_point);
@@ -98,6 +108,7 @@ void add_rigid_bodies(const Model& m, const Eigen::VectorXd& q, const Eigen::Vec
       const Vec<3> point = vec_add(s.r, arm), velocity = vec_add(s.rd, cross3(omega, arm));
       for (int i = 0; i < 3; ++i) out.points.push_back(point[i]), out.velocities.push_back(velocity[i]);
       out.strains.push_back(0.0);
+      if (!m.elements.contact_surfaces.empty()) out.contact_forces.insert(out.contact_forces.end(), 3, 0.0);
     }
     for (int k = 1; k <= 3; ++k) out.add_cell({centre, centre + k}, kVtkLine);
   }
@@ -148,6 +159,7 @@ void write_vtu(const std::string& path, const Model& m, const Eigen::VectorXd& q
           "      <PointData Vectors=\"velocity\" Scalars=\"axial_strain\">\n");
     write_array(f, "Float64", "velocity", 3, s.velocities);
     write_array(f, "Float64", "axial_strain", 1, s.strains);
+    if (!s.contact_forces.empty()) write_array(f, "Float64", "contact_force", 3, s.contact_forces);
     // body_id: cables 0, 1, ... in model order, then the rigid bodies (three axis cells each).
     f.add("      </PointData>\n"
           "      <CellData Scalars=\"body_id\">\n" + int_array("Int32", "body_id"));

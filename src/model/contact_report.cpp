@@ -32,7 +32,25 @@ void add_element_report(const Model& m, int e, const Eigen::VectorXd& q, const E
   }
 }
 
+template <int D>
+Vec<3> contact_force_of(const ContactSurface& c, const double* r, const double* a, const double* v) {
+  Vec<D> rd, ad, vd;
+  for (int i = 0; i < D; ++i) rd[i] = r[i], ad[i] = a[i], vd[i] = v[i];
+  detail::ContactPoint<D> point;
+  Vec<3> force = Vec<3>::zero();
+  if (detail::contact_point<D>(c, rd, ad, vd, false, point))
+    for (int i = 0; i < D; ++i) force[i] = -point.force[i];  // point.force is the element's internal force
+  return force;
+}
+
 }  // namespace
+
+Vec<3> contact_force_at(const Model& m, int e, const double* r, const double* a, const double* v) {
+  const double contact = m.elements.properties[e].contact;
+  if (!(contact >= 0.0)) return Vec<3>::zero();
+  const ContactSurface& c = m.elements.contact_surfaces[static_cast<int>(contact)];
+  return m.dimension == 3 ? contact_force_of<3>(c, r, a, v) : contact_force_of<2>(c, r, a, v);
+}
 
 std::vector<ContactReport> contact_reports(const Model& m, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
   const ElementBlock& el = m.elements;

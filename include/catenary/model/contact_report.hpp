@@ -20,4 +20,8 @@ struct ContactReport {
 // One report per contact surface of m at q and v (model-sized).
 std::vector<ContactReport> contact_reports(const Model& m, const Eigen::VectorXd& q, const Eigen::VectorXd& v);
 
+// The contact force per unit length on element e's line at a point of its centreline r, slope a
+// = r' and velocity v (D values each; the VTU frames' point data): zero where it does not touch.
+Vec<3> contact_force_at(const Model& m, int e, const double* r, const double* a, const double* v);
+
 }  // namespace catenary
