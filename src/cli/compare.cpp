@@ -1,5 +1,6 @@
 // `catenary compare`: the case on the CPU and on the CUDA backend, then their result files
-// (results.csv, and for rigid bodies rigid_bodies.csv and joint_reactions.csv) column by column
+// (results.csv, for rigid bodies rigid_bodies.csv and joint_reactions.csv, for contacts
+// contacts.csv) column by column
 // (the comparison itself is catenary/io/result_comparison.hpp).
 #include <algorithm>
 #include <cstdio>
@@ -67,7 +68,7 @@ void print_report(const ComparisonReport& report, const ComparisonTolerance& tol
 // Every result file the CPU run wrote, against the CUDA run's; true when all pass.
 bool compare_outputs(const fs::path& cpu_dir, const fs::path& cuda_dir, const ComparisonTolerance& tolerance) {
   bool pass = true;
-  for (const char* file : {"results.csv", "rigid_bodies.csv", "joint_reactions.csv"}) {
+  for (const char* file : {"results.csv", "rigid_bodies.csv", "joint_reactions.csv", "contacts.csv"}) {
     if (std::string(file) != "results.csv" && !fs::exists(cpu_dir / file)) continue;
     std::printf("\n%s:", file);
     const ComparisonReport report =
