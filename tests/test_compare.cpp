@@ -239,6 +239,20 @@ TEST_CASE("catenary compare passes for every shipped case (CPU against CUDA)", "
 #endif
 }
 
+TEST_CASE("a contact's friction force is judged against its normal force", "[compare]") {
+  // A line at rest: its friction 2e-4 N of a 1 N normal force, differing by 2e-10 N in the other
+  // file, within 1e-8 of the normal force though 1e-6 of the friction itself.
+  const std::string header = "time,ground.points,ground.normal_force,ground.friction_force,ground.penetration\n";
+  const std::string reference = header + "0,5,1,2e-4,1e-3\n";
+  const ComparisonReport r = compare(reference, header + "0,5,1,2.000002e-4,1e-3\n", ComparisonTolerance{1e-8, 0.0});
+  const ColumnComparison& friction = column(r, "ground.friction_force");
+  CHECK(friction.reference_scale == 1.0);
+  CHECK(friction.pass);
+  // A difference that matters beside the normal force still fails.
+  const ComparisonReport bad = compare(reference, header + "0,5,1,0.2,1e-3\n", ComparisonTolerance{1e-8, 0.0});
+  CHECK_FALSE(column(bad, "ground.friction_force").pass);
+}
+
 TEST_CASE("the total energy is judged against its largest term", "[compare]") {
   // A conservative run: kinetic and gravitational energy of 10 J cancel to a total near 0, where
   // a round-off difference of 1e-12 J is large relative to the total's own 1e-9 J.
