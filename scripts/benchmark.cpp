@@ -4,7 +4,7 @@
 //   catenary_benchmark [--backend cpu|cuda|cuda-host]
 //                      [--solver auto|block_tridiagonal|chain_elimination|sparse_qr|krylov] [--steps S]
 //                      [--large-steps S2] [--large-from N] [--step H] [--newton full|modified]
-//                      [--crane] [--seabed] [--no-stage-times] [--csv FILE] [n ...]
+//                      [--crane] [--seabed F] [--no-stage-times] [--csv FILE] [n ...]
 //
 // On the CUDA backend, cuSOLVER's batched QR factorizes and solves in one call: its time is
 // reported as factorization. Block cyclic reduction (the default for these chains) reports both.
@@ -30,10 +30,10 @@
 // whole batch are 1000 / (wall ms per step). With --crane too, copies of the crane: each boom is a
 // block of its cable's chain (assembly/block_chain_ordering.hpp), no border.
 //
-// With --seabed, the lines lie at rest on a frictional seabed (lay_on_seabed): the cost of contact,
-// every quadrature point touching, against the same line falling freely without it, per Newton
-// iteration (ms_per_newton, element_ms_per_step / newton_per_step): the two take other numbers
-// of iterations a step.
+// With --seabed F, the far fraction F of each line's elements lies on a frictional seabed
+// (lay_on_seabed; F = 0.5: a line half on the seabed; F = 0: the seabed present, nothing touching):
+// the cost of contact against the same line without it, per Newton iteration (ms_per_newton,
+// element_ms_per_step / newton_per_step): the two take other numbers of iterations a step.
 //
 // The model: 3D cable of n elements of 0.1 m, pinned at its first node (add_spherical_to_ground),
 // straight and horizontal along x at t = 0, gravity -9.81 z, diameter 0.02 m, E = 2e9 Pa,
@@ -139,9 +139,11 @@ std::string describe_setup(double model_ms, double backend_ms, const std::vector
 
 // The seabed of --seabed: the plane z = -0.01 m under every line of m (horizontal at z = 0: the
 // tube of its 0.02 m diameter touches it there), frictional as seabeds are (linear law K = 1e6 N/m^2,
-// mu 0.5 along the line and 1.0 across, u_s = 0.01 m/s), the lines lowered by the penetration
-// that carries their weight: they lie at rest with every quadrature point in contact.
-void lay_on_seabed(Model& m) {
+// mu 0.5 along the line and 1.0 across, u_s = 0.01 m/s). The far `fraction` of each line's
+// elements touch it, lowered by the penetration that carries their weight: they lie at rest with
+// each of their quadrature points in contact; the near part hangs above the plane, not touching
+// it (its elements have no contact surface), and falls.
+void lay_on_seabed(Model& m, double fraction) {
   const double radius = 0.01, K = 1e6;
   const double rhoA = m.elements.properties.front().rhoA;
   const double penetration = rhoA * std::fabs(m.gravity[2]) / K;
@@ -158,16 +160,23 @@ void lay_on_seabed(Model& m) {
   std::vector<int> lines;
   for (int b = 0; b < static_cast<int>(m.bodies.size()); ++b) lines.push_back(b);
   add_contact_surface(m, "seabed", seabed, lines);
+  for (const Body& b : m.bodies) {
+    const int touching = static_cast<int>(std::lround(fraction * b.element_count));
+    for (int e = b.first_element; e < b.first_element + b.element_count - touching; ++e)
+      m.elements.properties[e].contact = -1.0;
+    for (int node = b.first_node + b.node_count - touching - 1; node < b.first_node + b.node_count; ++node)
+      if (touching > 0) m.initial_positions[6 * node + 2] -= penetration;
+  }
   finalize_model(m);
-  for (int node = 0; node < m.node_count; ++node) m.initial_positions[6 * node + 2] -= penetration;
 }
 
 // n elements (hung from a crane's boom with crane), or with sweep_elements > 0 n copies of that
-// model of sweep_elements elements; with seabed, lying on a seabed (lay_on_seabed).
-Model benchmark_model(int n, int sweep_elements, bool crane, bool seabed) {
+// model of sweep_elements elements; with seabed >= 0, that fraction of each line lying on a seabed
+// (lay_on_seabed).
+Model benchmark_model(int n, int sweep_elements, bool crane, double seabed) {
   const auto model = [crane, seabed](int elements) {
     Model m = crane ? crane_falling_cable(elements) : falling_cable_pendulum(elements);
-    if (seabed) lay_on_seabed(m);
+    if (seabed >= 0.0) lay_on_seabed(m, seabed);
     return m;
   };
   if (sweep_elements <= 0) return model(n);
@@ -178,7 +187,7 @@ Model benchmark_model(int n, int sweep_elements, bool crane, bool seabed) {
 }
 
 Row run_one(const std::string& backend_name, LinearSolverChoice solver, int n, int steps, double step,
-            DynamicSettings::Newton newton, int sweep_elements, bool crane, bool seabed, bool stage_times) {
+            DynamicSettings::Newton newton, int sweep_elements, bool crane, double seabed, bool stage_times) {
   Row r;
   r.n = n;
   const auto t_setup = Clock::now();
@@ -267,7 +276,7 @@ void usage() {
       "  --newton full|modified: a Newton matrix per iteration (default) or per step\n"
       "  --sweep E: n is a number of copies of an E-element cable (or crane) run as one batch\n"
       "  --crane: the cable hangs from a rigid boom's tip (crane_falling_cable): a chain with a border\n"
-      "  --seabed: the lines lie at rest on a frictional seabed, every quadrature point in contact\n"
+      "  --seabed F: the far fraction F of each line lies on a frictional seabed (0: the seabed, nothing touching)\n"
       "  --no-stage-times: the CUDA backend does not wait for the device at each stage's end (stage columns 0)\n"
       "  --csv FILE: also write the rows as CSV\n");
 }
@@ -276,7 +285,8 @@ void usage() {
 
 int main(int argc, char** argv) {
   int steps = 50, large_steps = -1, large_from = 4096, sweep_elements = 0;
-  bool stage_times = true, crane = false, seabed = false;
+  bool stage_times = true, crane = false;
+  double seabed = -1.0;  // no seabed
   double step = 1e-3;
   std::string csv_path, backend_name = "cpu", solver_name = "auto", newton_name = "full";
   std::vector<int> sizes;
@@ -298,7 +308,7 @@ int main(int argc, char** argv) {
     else if (a == "--newton") newton_name = value();
     else if (a == "--sweep") sweep_elements = std::atoi(value());
     else if (a == "--crane") crane = true;
-    else if (a == "--seabed") seabed = true;
+    else if (a == "--seabed") seabed = std::atof(value());
     else if (a == "--csv") csv_path = value();
     else if (a == "--no-stage-times") stage_times = false;
     else if (a == "-h" || a == "--help") {
@@ -310,7 +320,8 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  if (steps <= 0 || !(step > 0.0) || (newton_name != "full" && newton_name != "modified")) {
+  const bool seabed_fraction_known = seabed == -1.0 || (seabed >= 0.0 && seabed <= 1.0);
+  if (steps <= 0 || !(step > 0.0) || (newton_name != "full" && newton_name != "modified") || !seabed_fraction_known) {
     usage();
     return 2;
   }
@@ -348,7 +359,7 @@ int main(int argc, char** argv) {
 
   const int threads = omp_get_max_threads();
   std::printf("# falling cable pendulum%s%s, h = %g s, HHT alpha = -0.2, %s Newton, backend %s, OpenMP threads = %d\n",
-              crane ? " hung from a crane's boom" : "", seabed ? " lying on a seabed" : "", step, newton_name.c_str(), backend_name.c_str(), threads);
+              crane ? " hung from a crane's boom" : "", seabed >= 0.0 ? " partly on a seabed" : "", step, newton_name.c_str(), backend_name.c_str(), threads);
   double peak_bandwidth = 0.0;  // bytes per second, known on the device only
 #ifdef CATENARY_WITH_CUDA
   if (backend_name == "cuda") {
