@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the solver benchmark (Release) and runs it R times; prints the median of every column per n.
 #
-#   scripts/benchmark.sh [-B cpu|cuda|cuda-host] [-L SOLVER] [-S ELEMENTS] [--crane] [-r REPS] [-t THREADS] [-s STEPS] [-H STEP] [-N NEWTON]
+#   scripts/benchmark.sh [-B cpu|cuda|cuda-host] [-L SOLVER] [-S ELEMENTS] [--crane] [--seabed F] [-r REPS] [-t THREADS]
+#                        [-s STEPS] [-H STEP] [-N NEWTON]
 #                        [-b BUILD_DIR] [-o OUT_DIR]
 #                        [--no-stage-times] [--no-build] [-- n ...]
 #
@@ -13,6 +14,8 @@
 #                 as one batch
 #   --crane       the cable hangs from a rigid boom's tip (a chain with a border of 16 unknowns;
 #                 with -S, copies of the crane, each boom a block of its cable's chain)
+#   --seabed F    the far fraction F of each cable lies on a frictional seabed (docs/performance.md,
+#                 Contact)
 #   -r REPS       repetitions (default 3)
 #   -t THREADS    OMP_NUM_THREADS (default: all cores, nproc)
 #   -s STEPS      HHT steps per run (default 50, the benchmark's default)
@@ -31,6 +34,7 @@ cd "$(dirname "$0")/.."
 backend=cpu
 sweep=()
 crane=()
+seabed=()
 solver=()
 stage_times=()
 reps=3
@@ -47,6 +51,7 @@ while [[ $# -gt 0 ]]; do
     -B) backend=$2; shift 2 ;;
     -S) sweep=(--sweep "$2"); shift 2 ;;
     --crane) crane=(--crane); shift ;;
+    --seabed) seabed=(--seabed "$2"); shift 2 ;;
     -L) solver=(--solver "$2"); shift 2 ;;
     -r) reps=$2; shift 2 ;;
     -t) threads=$2; shift 2 ;;
@@ -86,7 +91,8 @@ for ((r = 1; r <= reps; ++r)); do
   # Exit 1: some sizes failed, each with its reason in the status column; anything else (bad
   # arguments, no usable backend, a crash) stops the script with catenary_benchmark's own words.
   status=0
-  "$exe" --backend "$backend" "${sweep[@]}" "${crane[@]}" "${solver[@]}" "${stage_times[@]}" --steps "$steps" --step "$step" \
+  "$exe" --backend "$backend" "${sweep[@]}" "${crane[@]}" "${seabed[@]}" "${solver[@]}" "${stage_times[@]}" \
+    --steps "$steps" --step "$step" \
     --newton "$newton" --csv "$csv" "${sizes[@]}" 2>"$errors" || status=$?
   if [[ $status -ne 0 && $status -ne 1 ]]; then
     echo "catenary_benchmark failed (exit $status, repetition $r); $errors:" >&2
