@@ -1,8 +1,9 @@
-// Contact of cables with a plane (elements/surface_contact.hpp) against independent references:
-// central differences of the contact forces and of the contact energy, the forces of a uniformly
-// pressed element by hand, a cable sliding on the plane against Coulomb's closed form, a rebound
-// against the one-degree-of-freedom contact integrated apart, and a mooring line lying on a
-// seabed against the elastic catenary with a seabed segment.
+// Contact of cables with planes and cylinders (elements/surface_contact.hpp) against independent
+// references: central differences of the contact forces and of the contact energy, the forces of
+// a uniformly pressed element by hand, a cable sliding on a plane against Coulomb's closed form, a
+// rebound against the one-degree-of-freedom contact integrated apart, the capstan against
+// Euler-Eytelwein, and a mooring line lying on a seabed against the elastic catenary with a
+// seabed segment; the case reader, contacts.csv and the VTU point data.
 #include <catch2/catch.hpp>
 #include <algorithm>
 #include <cmath>
@@ -16,8 +17,8 @@
 #include <nlohmann/json.hpp>
 
 #include "catenary/elements/surface_contact.hpp"
-#include "catenary/model/builders.hpp"
 #include "catenary/io/vtu_writer.hpp"
+#include "catenary/model/builders.hpp"
 #include "catenary/model/case_loader.hpp"
 #include "cli_helpers.hpp"
 #include "contact_models.hpp"
@@ -27,7 +28,7 @@ using namespace catenary;
 
 namespace {
 
-// The element of the checks: 0.7 m, EA = 3e3 N, EI = 2 N m^2, rhoA = 1.5 kg/m, on plane 0.
+// The element of the checks: 0.7 m, EA = 3e3 N, EI = 2 N m^2, rhoA = 1.5 kg/m, on surface 0.
 ElementProperties touching_element() {
   ElementProperties p{0.7, 3.0e3, 2.0, 1.5, 0.0};
   p.contact = 0.0;
@@ -48,7 +49,7 @@ void horizontal_element(double L, double z0, double* e) {
 
 // The contact part of an element's evaluation alone.
 template <int D, int S = 4>
-ElementEvaluation<D, S> contact_only(const ContactSurface& plane, const double* e_ref, const double* e,
+ElementEvaluation<D, S> contact_only(const ContactSurface& surface, const double* e_ref, const double* e,
                                      const double* ed, bool jacobian, JacobianWeights w = {}, int first = 0) {
   const ElementProperties p = touching_element();
   ElementEvaluation<D, S> out;
@@ -56,7 +57,7 @@ ElementEvaluation<D, S> contact_only(const ContactSurface& plane, const double* 
   out.force = Vec<S * D>::zero();
   out.jacobian = Mat<S * D, 4 * D>::zero();
   out.energy = 0.0;
-  add_surface_contact<D, S, true>({&plane, 1}, p, reference_quadrature<D>(p, e_ref), e, ed, jacobian, out, w);
+  add_surface_contact<D, S, true>({&surface, 1}, p, reference_quadrature<D>(p, e_ref), e, ed, jacobian, out, w);
   return out;
 }
 
@@ -81,25 +82,25 @@ ContactSurface surface_of(const testing::ContactLaw& law, bool cylinder) {
 template <int D>
 void check_contact_derivatives(const testing::ContactLaw& law, const char* title, bool cylinder) {
   constexpr int n = 4 * D;
-  const ContactSurface plane = surface_of<D>(law, cylinder);
+  const ContactSurface surface = surface_of<D>(law, cylinder);
   std::mt19937 rng(7 + D);
   std::uniform_real_distribution<double> U(-1.0, 1.0);
   double ref[n];
   horizontal_element<D>(0.7, 0.0, ref);
   for (int trial = 0; trial < 10; ++trial) {
     double e[n], ed[n];
-    horizontal_element<D>(0.7, -0.02, e);  // every point 0.07 m into the plane, give or take 0.01
+    horizontal_element<D>(0.7, -0.02, e);  // into the surface: 0.07 m give or take 0.01 for the plane
     for (int i = 0; i < n; ++i) {
       e[i] += 0.005 * U(rng);
       ed[i] = U(rng);
     }
     for (int g = 0; g < GaussRule5::kPoints; ++g) {  // every point in contact, none at its edge
       const HermiteShape h = hermite_shape(GaussRule5::point(g), 0.7);
-      const double delta = detail::surface_point<D>(plane, detail::interpolate<D>(h.s, e)).delta;
+      const double delta = detail::surface_point<D>(surface, detail::interpolate<D>(h.s, e)).delta;
       REQUIRE(delta > 0.005);
     }
-    const ElementEvaluation<D> K = contact_only<D>(plane, ref, e, ed, true, {1.0, 0.0});
-    const ElementEvaluation<D> Dm = contact_only<D>(plane, ref, e, ed, true, {0.0, 1.0});
+    const ElementEvaluation<D> K = contact_only<D>(surface, ref, e, ed, true, {1.0, 0.0});
+    const ElementEvaluation<D> Dm = contact_only<D>(surface, ref, e, ed, true, {0.0, 1.0});
     double k_error = 0.0, k_scale = 0.0, d_error = 0.0, d_scale = 0.0, g_error = 0.0, g_scale = 0.0;
     for (int j = 0; j < n; ++j) {
       const double h = 1e-7;
@@ -109,8 +110,8 @@ void check_contact_derivatives(const testing::ContactLaw& law, const char* title
         for (int i = 0; i < n; ++i) plus[i] = minus[i] = x[i];
         plus[j] += h;
         minus[j] -= h;
-        const ElementEvaluation<D> fp = contact_only<D>(plane, ref, velocity ? e : plus, velocity ? plus : ed, false);
-        const ElementEvaluation<D> fm = contact_only<D>(plane, ref, velocity ? e : minus, velocity ? minus : ed, false);
+        const ElementEvaluation<D> fp = contact_only<D>(surface, ref, velocity ? e : plus, velocity ? plus : ed, false);
+        const ElementEvaluation<D> fm = contact_only<D>(surface, ref, velocity ? e : minus, velocity ? minus : ed, false);
         for (int i = 0; i < n; ++i) {
           const double df = (fp.force[i] - fm.force[i]) / (2 * h);
           const Mat<n, n>& J = velocity ? Dm.jacobian : K.jacobian;
@@ -130,9 +131,9 @@ void check_contact_derivatives(const testing::ContactLaw& law, const char* title
     if (law.damping == 0.0 && law.mu_axial == 0.0 && law.mu_lateral == 0.0) CHECK(g_error < 1e-6 * g_scale);
     // The rows of one shape function alone (the CUDA row pass's) are the whole element's.
     const JacobianWeights w{0.8, 0.3};
-    const ElementEvaluation<D> whole = contact_only<D>(plane, ref, e, ed, true, w);
+    const ElementEvaluation<D> whole = contact_only<D>(surface, ref, e, ed, true, w);
     for (int k = 0; k < 4; ++k) {
-      const ElementEvaluation<D, 1> rows = contact_only<D, 1>(plane, ref, e, ed, true, w, k);
+      const ElementEvaluation<D, 1> rows = contact_only<D, 1>(surface, ref, e, ed, true, w, k);
       for (int i = 0; i < D; ++i) {
         CHECK(rows.force[i] == whole.force[k * D + i]);
         for (int j = 0; j < n; ++j) CHECK(rows.jacobian(i, j) == whole.jacobian(k * D + i, j));

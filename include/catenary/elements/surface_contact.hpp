@@ -60,8 +60,8 @@ CATENARY_HD bool contact_reads_velocity(const ContactSurface& c) {
   return c.damping > 0.0 || c.friction_axial > 0.0 || c.friction_lateral > 0.0;
 }
 
-// x^e for x > 0, without pow for the laws' common exponents 0, 1, 1.5 and 2 (pow is most of a
-// contact point's cost: docs/performance.md, Contact).
+// x^e for x > 0, without pow for the laws' common exponents 0, 1, 1.5 and 2 (pow took a large
+// share of a contact point's cost: docs/performance.md, Contact).
 CATENARY_HD double contact_power(double x, double e) {
   if (e == 1.0) return x;
   if (e == 1.5) return x * sqrt(x);
