@@ -14,22 +14,19 @@
 namespace catenary::testing {
 
 // F = K d^e + C d^m d' with friction mu_a (axial), mu_l (lateral) regularized at slip.
-struct ContactLaw {
+struct PlaneLaw {
   double stiffness, exponent, damping, damping_exponent, mu_axial, mu_lateral, slip;
 };
 
 // The plane {x : x_up = height} of a D-dimensional model (up: z in 3D, y in 2D), touched by
 // centrelines of tube radius `radius`.
-inline ContactSurface horizontal_plane(int D, double height, double radius, const ContactLaw& law) {
+inline ContactSurface horizontal_plane(int D, double height, double radius, const PlaneLaw& law) {
   ContactSurface c{};
   c.kind = double(SurfaceKind::plane);
   c.direction[D - 1] = 1.0;
   c.point[D - 1] = height;
   c.radius = radius;
-  c.stiffness = law.stiffness;
-  c.exponent = law.exponent;
-  c.damping = law.damping;
-  c.damping_exponent = law.damping_exponent;
+  c.law = {law.stiffness, law.exponent, law.damping, law.damping_exponent};
   c.friction_axial = law.mu_axial;
   c.friction_lateral = law.mu_lateral;
   c.slip_velocity = law.slip;
@@ -40,7 +37,7 @@ inline ContactSurface horizontal_plane(int D, double height, double radius, cons
 // model's up axis), resting on the plane at height 0 (tube radius 0.01 m) at the penetration that
 // carries its weight under the law (stiffness K, exponent e: (rhoA g / K)^(1/e)), or with
 // resting = false just touching it, moving at `velocity`.
-inline Model cable_on_plane(int D, int elements, const ContactLaw& law, const Vec3& velocity, bool resting = true) {
+inline Model cable_on_plane(int D, int elements, const PlaneLaw& law, const Vec3& velocity, bool resting = true) {
   const double rhoA = 1.5, g = 9.81, radius = 0.01;
   const double z = radius - (resting ? std::pow(rhoA * g / law.stiffness, 1.0 / law.exponent) : 0.0);
   Model m;

@@ -64,7 +64,7 @@ ElementEvaluation<D, S> contact_only(const ContactSurface& surface, const double
 // The plane z = 0 (y = 0 in 2D), or a cylinder of radius 1 m below the element, its axis tilted
 // from y (in 2D a circle about (0.45, -1)): the checked element's points lie 0.01 to 0.07 m in.
 template <int D>
-ContactSurface surface_of(const testing::ContactLaw& law, bool cylinder) {
+ContactSurface surface_of(const testing::PlaneLaw& law, bool cylinder) {
   ContactSurface c = testing::horizontal_plane(D, 0.0, 0.05, law);
   if (!cylinder) return c;
   c.kind = double(SurfaceKind::cylinder);
@@ -80,7 +80,7 @@ ContactSurface surface_of(const testing::ContactLaw& law, bool cylinder) {
 }
 
 template <int D>
-void check_contact_derivatives(const testing::ContactLaw& law, const char* title, bool cylinder) {
+void check_contact_derivatives(const testing::PlaneLaw& law, const char* title, bool cylinder) {
   constexpr int n = 4 * D;
   const ContactSurface surface = surface_of<D>(law, cylinder);
   std::mt19937 rng(7 + D);
@@ -146,11 +146,11 @@ void check_contact_derivatives(const testing::ContactLaw& law, const char* title
 
 TEST_CASE("surface contact: forces, Jacobians and energy against central differences, plane and cylinder",
           "[contact]") {
-  const testing::ContactLaw linear{1e4, 1.0, 300.0, 0.0, 0.0, 0.0, 0.1};
-  const testing::ContactLaw hertz{1e5, 1.5, 0.0, 0.0, 0.0, 0.0, 0.1};
-  const testing::ContactLaw general{1e5, 1.5, 2e3, 1.0, 0.0, 0.0, 0.1};
-  const testing::ContactLaw sliding{1e4, 1.0, 300.0, 0.0, 0.4, 0.9, 0.1};
-  const testing::ContactLaw sliding_hysteresis{1e5, 1.5, 2e3, 1.5, 0.6, 0.2, 0.05};
+  const testing::PlaneLaw linear{1e4, 1.0, 300.0, 0.0, 0.0, 0.0, 0.1};
+  const testing::PlaneLaw hertz{1e5, 1.5, 0.0, 0.0, 0.0, 0.0, 0.1};
+  const testing::PlaneLaw general{1e5, 1.5, 2e3, 1.0, 0.0, 0.0, 0.1};
+  const testing::PlaneLaw sliding{1e4, 1.0, 300.0, 0.0, 0.4, 0.9, 0.1};
+  const testing::PlaneLaw sliding_hysteresis{1e5, 1.5, 2e3, 1.5, 0.6, 0.2, 0.05};
   for (const auto& [law, title] : {std::pair{linear, "linear spring-damper"}, std::pair{hertz, "Hertz"},
                                    std::pair{general, "K d^e + C d^m d'"},
                                    std::pair{sliding, "linear with axial and lateral friction"},
@@ -190,7 +190,7 @@ TEST_CASE("a cable sliding on a plane decelerates at mu g, axially and laterally
   // slides, the axial coefficient along the cable and the lateral one across it.
   const double g = 9.81, u0 = 2.0, T = 0.3;
   for (const auto& [axis, mu] : {std::pair{0, 0.3}, std::pair{1, 0.5}}) {
-    const testing::ContactLaw law{1e6, 1.0, 0.0, 0.0, 0.3, 0.5, 1e-3};
+    const testing::PlaneLaw law{1e6, 1.0, 0.0, 0.0, 0.3, 0.5, 1e-3};
     Model m = testing::cable_on_plane(3, 10, law, {axis == 0 ? u0 : 0.0, axis == 1 ? u0 : 0.0, 0.0});
     const testing::RunResult r = testing::run_model(m, testing::dynamic_settings(1e-3, T, 0.0), T);
     const Eigen::VectorXd& v = r.frames.back().v;
@@ -356,9 +356,9 @@ TEST_CASE("a cylinder contact as a case gives it: its axis normalized, its radii
   CHECK(s.point[2] == 3.0);
   CHECK(s.surface_radius == 0.3);
   CHECK(s.radius == 0.01);
-  CHECK(s.exponent == 1.5);
-  CHECK(s.damping_exponent == 1.5);
-  CHECK(s.damping == Approx(1e8 * 3.0 * (1.0 - 0.64) / (4.0 * 2.0)).epsilon(1e-15));  // alpha K
+  CHECK(s.law.exponent == 1.5);
+  CHECK(s.law.damping_exponent == 1.5);
+  CHECK(s.law.damping == Approx(1e8 * 3.0 * (1.0 - 0.64) / (4.0 * 2.0)).epsilon(1e-15));  // alpha K
   CHECK(loaded.model.elements.contact_names[0] == "sheave");
   for (const ElementProperties& p : loaded.model.elements.properties) CHECK(p.contact == 0.0);
 }

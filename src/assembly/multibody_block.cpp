@@ -80,7 +80,7 @@ void MultibodyBlock::add_difference_columns(const Eigen::VectorXd& at, double sc
 double MultibodyBlock::internal_force(const Eigen::VectorXd& x, const Eigen::VectorXd& v, double t, Eigen::VectorXd& f) const {
   Eigen::VectorXd Q = Eigen::VectorXd::Zero(size());
   add_quadratic_velocity_forces(mechanism_, x.data(), v.data(), Q.data());
-  const double potential = add_force_element_forces(mechanism_.forces, x.data(), v.data(), t, Q.data());
+  const double potential = add_applied_forces(mechanism_, x.data(), v.data(), t, Q.data());
   f = -Q;
   return potential;
 }

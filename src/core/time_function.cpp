@@ -15,6 +15,13 @@ TimeFunction TimeFunction::constant(double value) {
   return f;
 }
 
+double smooth_step(double x, double x0, double h0, double x1, double h1) {
+  if (x <= x0) return h0;
+  if (x >= x1) return h1;
+  const double s = (x - x0) / (x1 - x0);
+  return h0 + (h1 - h0) * s * s * (3.0 - 2.0 * s);
+}
+
 double TimeFunction::value(double t) const {
   switch (kind) {
     case Kind::Constant: return v0;
@@ -22,12 +29,7 @@ double TimeFunction::value(double t) const {
       if (t <= t0) return v0;
       if (t >= t1) return v1;
       return v0 + (v1 - v0) * (t - t0) / (t1 - t0);
-    case Kind::SmoothStep: {
-      if (t <= t0) return v0;
-      if (t >= t1) return v1;
-      const double x = (t - t0) / (t1 - t0);
-      return v0 + (v1 - v0) * x * x * (3.0 - 2.0 * x);
-    }
+    case Kind::SmoothStep: return smooth_step(t, t0, v0, t1, v1);
     case Kind::Harmonic: return v0 + amplitude * std::sin(kTwoPi * frequency * t + phase);
   }
   return 0.0;

@@ -96,6 +96,18 @@ class PositionProjection final : public NewtonProblem {
 
 namespace {
 
+// M a + Phi_q^T lambda = g - f, Phi_q a = gamma at (x.q, x.v) into x.dx (a) and x.mu (lambda),
+// with the mass matrix's factorization already in the backend; g - f stays in x.forces.
+void solve_accelerations(System& sys, InitialVectors& x, double t) {
+  NewtonMatrixCoefficients mass_only;
+  mass_only.mass = 1.0;
+  sys.external_force(t, x.loads);
+  sys.newton_terms(x.q, x.v, t, ForceTerms{1.0, 0.0, &x.q, &x.loads}, x.zero_mu, mass_only, x.forces, x.rows,
+                   NewtonTermsForm{false});
+  sys.constraint_acceleration_rhs(x.q, x.v, t, x.rhs);
+  sys.backend().solve(x.forces, x.rhs, x.dx, x.mu);
+}
+
 // The first entry of x that is not finite (x has one).
 int first_not_finite(const Eigen::VectorXd& x) {
   int i = 0;
@@ -168,19 +180,12 @@ ConsistentState initial_state(System& sys, double t0) {
     backend.factorize();
   }
   st.position_change = (st.q - q0).lpNorm<Eigen::Infinity>();
-
-  // M a + Phi_q^T lambda = g - f, Phi_q a = gamma.
-  Vector& g_minus_f = x.forces;
-  sys.external_force(t0, x.loads);
-  sys.newton_terms(x.q, x.v, t0, ForceTerms{1.0, 0.0, &x.q, &x.loads}, x.zero_mu, mass_only, g_minus_f, x.rows,
-                   NewtonTermsForm{false});
-  sys.constraint_acceleration_rhs(x.q, x.v, t0, x.rhs);
-  backend.solve(g_minus_f, x.rhs, x.dx, x.mu);
+  solve_accelerations(sys, x, t0);
   backend.download(x.dx, st.a);
   backend.download(x.mu, st.lambda);
   if (!st.a.allFinite()) {
     Eigen::VectorXd forces;
-    backend.download(g_minus_f, forces);
+    backend.download(x.forces, forces);
     const int dof = first_not_finite(st.a);
     throw SimulationError(
         "the initial accelerations are not finite, first at " + sys.describe_dof(dof) + ": " +
@@ -195,6 +200,20 @@ ConsistentState initial_state(System& sys, double t0) {
 }
 
 }  // namespace
+
+void consistent_accelerations(System& sys, const Vector& q, const Vector& v, double t, Vector& a, Vector& lambda) {
+  Backend& backend = sys.backend();
+  InitialVectors x(backend, sys.dofs(), sys.constraints());
+  backend.axpby(1.0, q, 0.0, x.q);
+  backend.axpby(1.0, v, 0.0, x.v);
+  NewtonMatrixCoefficients mass_only;
+  mass_only.mass = 1.0;
+  assemble(sys, x, x.v, t, mass_only);
+  backend.factorize();
+  solve_accelerations(sys, x, t);
+  backend.axpby(1.0, x.dx, 0.0, a);
+  backend.axpby(1.0, x.mu, 0.0, lambda);
+}
 
 ConsistentState consistent_initial_state(System& sys, double t0) {
   try {

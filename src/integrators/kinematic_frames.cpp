@@ -49,7 +49,7 @@ void run_kinematic(const Model& m, const KinematicSettings& s, double interval, 
     fr.kinetic_energy = 0.5 * kf.v.dot(M * kf.v);
     for (size_t b = 0; b < mech.bodies.size(); ++b)
       for (int k = 0; k < 3; ++k) fr.gravitational_energy -= mech.bodies[b].mass * m.gravity[k] * kf.q[7 * b + k];
-    fr.elastic_energy = add_force_element_forces(mech.forces, kf.q.data(), kf.v.data(), kf.t, Q.data());
+    fr.elastic_energy = add_applied_forces(mech, kf.q.data(), kf.v.data(), kf.t, Q.data());
     sink(fr);
   }
   summary.steps = static_cast<long>(frames.size()) - 1;

@@ -2,6 +2,8 @@
 // shared by the time integrators (see time_stepper.hpp).
 #include "time_stepper.hpp"
 
+#include "contact_events.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -333,6 +335,9 @@ void save_control(const StepState& state, double h, double next_output, double n
   record.set("summary.largest_error_estimate", summary.largest_error_estimate);
   record.set("summary.largest_error_time", summary.largest_error_time);
   record.set("summary.largest_rejected_error_estimate", summary.largest_rejected_error_estimate);
+  record.set("summary.contact_events", static_cast<double>(summary.contact_events));
+  record.set("summary.impacts", static_cast<double>(summary.impacts));
+  record.set("summary.event_retries", static_cast<double>(summary.event_retries));
 }
 
 void restore_control(const StateRecord& record, StepState& state, double& h, double& next_output,
@@ -354,6 +359,9 @@ void restore_control(const StateRecord& record, StepState& state, double& h, dou
   summary.largest_error_estimate = record.number("summary.largest_error_estimate");
   summary.largest_error_time = record.number("summary.largest_error_time");
   summary.largest_rejected_error_estimate = record.number("summary.largest_rejected_error_estimate");
+  summary.contact_events = record.count("summary.contact_events");
+  summary.impacts = record.count("summary.impacts");
+  summary.event_retries = record.count("summary.event_retries");
   summary.resumed_at = state.t;
   summary.steps_before_resume = summary.steps;
 }
@@ -429,9 +437,12 @@ void run_time_steps(System& sys, const DynamicSettings& s, double output_interva
   }
   Clock::time_point first_step_end;
   const long first_step = summary.steps_before_resume + 1;
+  ContactEvents events(sys, s.event_tolerance);
+  std::vector<double> gaps = events.gaps(state.q);  // at the start of the next step
+  double event_step = 0.0;  // > 0: the shortened step that locates a contact's switch
   while (state.t < T * (1.0 - 1e-12)) {
     // Land exactly on the end time; with a fixed step the last step may be shorter.
-    double h_try = std::min(h, T - state.t);
+    double h_try = std::min(event_step > 0.0 ? event_step : h, T - state.t);
     if (T - state.t - h_try < 1e-9 * h_try) h_try = T - state.t;
     const StepOutcome r = stepper.step(state, h_try, trial);
     summary.newton_iterations += r.iterations;
@@ -456,6 +467,16 @@ void run_time_steps(System& sys, const DynamicSettings& s, double output_interva
       if (!r.residual_not_finite && r.worst_dof >= 0) unsettled = stepper.unsettled_coordinates(trial);
       throw SimulationError(msg.str(), r.worst_dof, std::move(unsettled));
     }
+    // A contact's switch inside the step: shorten it until the switch is at its end.
+    std::vector<double> end_gaps = events.gaps(trial.q);
+    const ContactEvents::Check event = events.check(gaps, end_gaps);
+    if (event.kind == ContactEvents::Check::Kind::shorten) {
+      summary.event_retries++;
+      event_step = h_try * event.fraction;
+      continue;
+    }
+    const bool shortened = event_step > 0.0;
+    event_step = 0.0;
     // The local error estimate also guards fixed steps: a Newton iteration can converge to a
     // wrong solution of the step equations (a cable element folded through itself solves them
     // too), which only the jump in the estimate reveals.
@@ -469,7 +490,8 @@ void run_time_steps(System& sys, const DynamicSettings& s, double output_interva
         h = std::max(s.min_step, h_try * factor);
         continue;
       }
-      h = std::min(s.max_step, std::max(s.min_step, h_try * factor));
+      // A step shortened to a switch says little of the step the motion allows: h stays.
+      if (!shortened) h = std::min(s.max_step, std::max(s.min_step, h_try * factor));
     }
     if (err > summary.largest_error_estimate) {
       summary.largest_error_estimate = err;
@@ -477,6 +499,15 @@ void run_time_steps(System& sys, const DynamicSettings& s, double output_interva
     }
     state.swap(trial);
     stepper.accepted(state);
+    const std::vector<double> start_gaps = std::move(gaps);
+    gaps = std::move(end_gaps);
+    summary.contact_events += event.switches;
+    // An impact's velocity jump: the method starts again from the new velocities.
+    if (const int impacts = events.apply_impacts(state, start_gaps); impacts > 0) {
+      summary.impacts += impacts;
+      stepper.start(state);
+      stepper.accepted(state);
+    }
     summary.steps++;
     if (summary.steps == first_step)
       first_step_end = Clock::now();

@@ -371,6 +371,11 @@ void OutputWriter::write_summary(const RunSummary& s) {
     j["largest_error_estimate"] = s.largest_error_estimate;
     j["largest_error_time"] = s.largest_error_time;
     j["largest_rejected_error_estimate"] = s.largest_rejected_error_estimate;
+    if (!m.mechanism.contacts.empty()) {
+      j["contact_events"] = s.contact_events;
+      j["impacts"] = s.impacts;
+      j["event_retries"] = s.event_retries;
+    }
     j["stepping_wall_seconds"] = s.stepping_seconds;
     j["initial_state_wall_seconds"] = s.initial_state_seconds;
     j["output_wall_seconds"] = s.output_seconds;

@@ -1,6 +1,7 @@
 #include "catenary/io/vtu_writer.hpp"
 
 #include <cmath>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "catenary/model/contact_report.hpp"
 #include "catenary/rigid/euler_parameters.hpp"
 #include "output_file.hpp"
+#include "shape_mesh.hpp"
 #include "text_output.hpp"
 
 namespace catenary {
@@ -22,21 +24,24 @@ void interpolate(const double w[4], const double* e, int D, double out[3]) {
     for (int i = 0; i < D; ++i) out[i] += w[k] * e[k * D + i];
 }
 
-// Points with their data, and cells: a poly-line per cable, three lines per rigid body (its
-// body-frame axes from the centre of mass).
+// Points with their data, and cells: a poly-line per cable; per rigid body three lines (its
+// body-frame axes from the centre of mass) and its shapes' faces.
 struct Samples {
   std::vector<double> points, velocities, strains;  // 3, 3, 1 per point
   std::vector<double> contact_forces;               // 3 per point, for models with contact surfaces
   std::vector<int> connectivity, offsets, types;    // VTK cells
-  void add_cell(std::vector<int> point_ids, int type) {
-    connectivity.insert(connectivity.end(), point_ids.begin(), point_ids.end());
+  std::vector<int> cell_bodies;                     // body_id per cell: cables, then rigid bodies
+  template <class Ids>
+  void add_cell(const Ids& point_ids, int type, int body) {
+    connectivity.insert(connectivity.end(), std::begin(point_ids), std::end(point_ids));
     offsets.push_back(static_cast<int>(connectivity.size()));
     types.push_back(type);
+    cell_bodies.push_back(body);
   }
   int point_count() const { return static_cast<int>(strains.size()); }
 };
 
-constexpr int kVtkLine = 3, kVtkPolyLine = 4;
+constexpr int kVtkLine = 3, kVtkPolyLine = 4, kVtkTriangle = 5, kVtkQuad = 9;
 
 Samples sample_centrelines(const Model& m, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
                            int samples) {
@@ -45,7 +50,8 @@ Samples sample_centrelines(const Model& m, const Eigen::VectorXd& q, const Eigen
   const bool contacts = !el.contact_surfaces.empty();
   Samples out;
   std::vector<double> eq(4 * D), ev(4 * D);
-  for (const Body& b : m.bodies) {
+  for (size_t body = 0; body < m.bodies.size(); ++body) {
+    const Body& b = m.bodies[body];
     const int first_point = out.point_count();
     for (int e = b.first_element; e < b.first_element + b.element_count; ++e) {
       const int a = el.node_a[e], c = el.node_b[e];
@@ -84,16 +90,20 @@ Samples sample_centrelines(const Model& m, const Eigen::VectorXd& q, const Eigen
     }
     std::vector<int> line(out.point_count() - first_point);
     for (size_t k = 0; k < line.size(); ++k) line[k] = first_point + static_cast<int>(k);
-    out.add_cell(line, kVtkPolyLine);
+    out.add_cell(line, kVtkPolyLine, static_cast<int>(body));
   }
   return out;
 }
 
-// Each rigid body as its three body axes of length `axis_length` from the centre of mass, with
-// the velocities of those points (r' + omega x A e_k) and zero strain.
+// Each rigid body as its three body axes of length `axis_length` from the centre of mass and its
+// contact shapes' surfaces (shape_mesh.hpp), with the velocities of those points
+// (r' + omega x (x - r)), and 0 for the cables' axial strain and contact force.
 void add_rigid_bodies(const Model& m, const Eigen::VectorXd& q, const Eigen::VectorXd& v, double axis_length,
                       Samples& out) {
+  const bool contacts = !m.elements.contact_surfaces.empty();
+  const int first_body = static_cast<int>(m.bodies.size());
   for (size_t b = 0; b < m.mechanism.bodies.size(); ++b) {
+    const int body_id = first_body + static_cast<int>(b);
     const int o = m.rigid_offset() + 7 * static_cast<int>(b);
     const rigid::BodyState s = rigid::body_state(q.data() + o, v.data() + o);
     const Vec<3> omega = rigid::angular_velocity(s.p, s.pd);
@@ -108,9 +118,28 @@ void add_rigid_bodies(const Model& m, const Eigen::VectorXd& q, const Eigen::Vec
       const Vec<3> point = vec_add(s.r, arm), velocity = vec_add(s.rd, cross3(omega, arm));
       for (int i = 0; i < 3; ++i) out.points.push_back(point[i]), out.velocities.push_back(velocity[i]);
       out.strains.push_back(0.0);
-      if (!m.elements.contact_surfaces.empty()) out.contact_forces.insert(out.contact_forces.end(), 3, 0.0);
+      if (contacts) out.contact_forces.insert(out.contact_forces.end(), 3, 0.0);
     }
-    for (int k = 1; k <= 3; ++k) out.add_cell({centre, centre + k}, kVtkLine);
+    for (int k = 1; k <= 3; ++k) out.add_cell(std::vector<int>{centre, centre + k}, kVtkLine, body_id);
+
+    SurfaceMesh mesh;
+    for (const RigidShape& shape : m.mechanism.contacts.shapes)
+      if (shape.body == static_cast<int>(b)) add_shape_surface(shape, s, mesh);
+    const int first_point = out.point_count();
+    for (int k = 0; k < mesh.point_count(); ++k) {
+      out.points.insert(out.points.end(), mesh.points[k].v, mesh.points[k].v + 3);
+      out.velocities.insert(out.velocities.end(), mesh.velocities[k].v, mesh.velocities[k].v + 3);
+      out.strains.push_back(0.0);
+      if (contacts) out.contact_forces.insert(out.contact_forces.end(), 3, 0.0);
+    }
+    int begin = 0;
+    std::vector<int> face;
+    for (int end : mesh.face_ends) {
+      face.clear();
+      for (int k = begin; k < end; ++k) face.push_back(first_point + mesh.connectivity[k]);
+      out.add_cell(face, face.size() == 3 ? kVtkTriangle : kVtkQuad, body_id);
+      begin = end;
+    }
   }
 }
 
@@ -147,7 +176,6 @@ void write_vtu(const std::string& path, const Model& m, const Eigen::VectorXd& q
   Samples s = sample_centrelines(m, q, v, samples_per_element);
   add_rigid_bodies(m, q, v, 0.1 * m.characteristic_length, s);
   const int points = s.point_count(), cells = static_cast<int>(s.types.size());
-  const int cable_cells = static_cast<int>(m.bodies.size());
 
   // Written under a temporary name and renamed: a frame file that results.pvd lists is whole.
   write_atomically(path, [&](OutputFile& f) {
@@ -160,11 +188,10 @@ void write_vtu(const std::string& path, const Model& m, const Eigen::VectorXd& q
     write_array(f, "Float64", "velocity", 3, s.velocities);
     write_array(f, "Float64", "axial_strain", 1, s.strains);
     if (!s.contact_forces.empty()) write_array(f, "Float64", "contact_force", 3, s.contact_forces);
-    // body_id: cables 0, 1, ... in model order, then the rigid bodies (three axis cells each).
+    // body_id: cables 0, 1, ... in model order, then the rigid bodies (axes and shapes alike).
     f.add("      </PointData>\n"
           "      <CellData Scalars=\"body_id\">\n" + int_array("Int32", "body_id"));
-    for (int c = 0; c < cells; ++c)
-      f.add("          " + std::to_string(c < cable_cells ? c : cable_cells + (c - cable_cells) / 3) + '\n');
+    for (int body : s.cell_bodies) f.add("          " + std::to_string(body) + '\n');
     f.add("        </DataArray>\n"
           "      </CellData>\n"
           "      <Points>\n");

@@ -77,7 +77,7 @@ void read_analysis(const Node& n, AnalysisSettings& a) {
     return;
   }
   expect_object(n, {"type", "end_time", "step", "integrator", "alpha", "rho_infinity", "max_order",
-                    "max_iterations", "tolerance", "adaptive", "formulation", "newton", "linear_solver",
+                    "max_iterations", "tolerance", "adaptive", "formulation", "newton", "linear_solver", "event_tolerance",
                     "float_factors", "max_steps"});
   a.type = AnalysisSettings::Type::Dynamic;
   DynamicSettings& d = a.dynamics;
@@ -131,6 +131,7 @@ void read_analysis(const Node& n, AnalysisSettings& a) {
                             "index3"
                         ? DynamicSettings::Formulation::Index3
                         : DynamicSettings::Formulation::StabilizedIndex2;
+  if (n.has("event_tolerance")) d.event_tolerance = get_positive(n.child("event_tolerance"));
   if (n.has("newton"))
     d.newton = get_choice(n.child("newton"), {"full", "modified"}, "Newton method") == "full"
                    ? DynamicSettings::Newton::Full

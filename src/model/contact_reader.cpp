@@ -1,5 +1,8 @@
 #include "contact_reader.hpp"
 
+#include "contact_law_reader.hpp"
+#include "rigid_contact_reader.hpp"
+
 #include <cmath>
 #include <map>
 #include <string>
@@ -10,57 +13,6 @@ namespace catenary {
 namespace {
 
 using namespace case_reading;
-
-// The normal force law's K, e, C and m (ContactSurface) from /law. Each named law is a case of
-// F = K delta^e + C delta^m delta':
-//   linear (Dubowsky's spring-damper):    e = 1, C = damping, m = 0;
-//   hertz:                                K delta^e, no damping (e = 1.5 by default);
-//   hunt_crossley:                        C = alpha K, m = e, alpha = 3 (1 - c_r) / (2 v_ref);
-//   lankarani_nikravesh:                  C = alpha K, m = e, alpha = 3 (1 - c_r^2) / (4 v_ref);
-//   general:                              all four given.
-// The hysteresis laws' alpha comes from a restitution coefficient c_r at a reference impact speed
-// v_ref: the formulas hold the impact speed of each contact, which a continuum of points along a
-// cable has none of, so one stated speed stands for them.
-void read_law(const Node& n, ContactSurface& c) {
-  if (!n.v.is_object()) n.fail("must be an object" + n.got());
-  const std::string type = get_choice(n.required("type"),
-                                      {"linear", "hertz", "hunt_crossley", "lankarani_nikravesh", "general"},
-                                      "contact law");
-  const auto exponent = [&](const char* key, double fallback, double least) {
-    if (!n.has(key)) return fallback;
-    const Node x = n.child(key);
-    const double value = get_number(x);
-    if (!(value >= least))
-      x.fail("must be at least " + format_number(least) + " (got " + format_number(value) + ")");
-    return value;
-  };
-  c.stiffness = get_positive(n.required("stiffness"));
-  c.damping = 0.0;
-  c.damping_exponent = 0.0;
-  if (type == "linear") {
-    expect_object(n, {"type", "stiffness", "damping"});
-    c.exponent = 1.0;
-    if (n.has("damping")) c.damping = get_non_negative(n.child("damping"));
-  } else if (type == "hertz") {
-    expect_object(n, {"type", "stiffness", "exponent"});
-    c.exponent = exponent("exponent", 1.5, 1.0);
-  } else if (type == "general") {
-    expect_object(n, {"type", "stiffness", "exponent", "damping", "damping_exponent"});
-    c.exponent = exponent("exponent", 1.5, 1.0);
-    c.damping = get_non_negative(n.required("damping"));
-    c.damping_exponent = exponent("damping_exponent", 0.0, 0.0);
-  } else {
-    expect_object(n, {"type", "stiffness", "exponent", "restitution", "impact_velocity"});
-    c.exponent = exponent("exponent", 1.5, 1.0);
-    const Node rn = n.required("restitution");
-    const double cr = get_number(rn);
-    if (!(cr >= 0.0 && cr <= 1.0)) rn.fail("must lie in [0, 1] (got " + format_number(cr) + ")");
-    const double v = get_positive(n.required("impact_velocity"));
-    const double alpha = type == "hunt_crossley" ? 3.0 * (1.0 - cr) / (2.0 * v) : 3.0 * (1.0 - cr * cr) / (4.0 * v);
-    c.damping = alpha * c.stiffness;
-    c.damping_exponent = c.exponent;
-  }
-}
 
 // Coulomb friction from /friction: axial and lateral coefficients (lateral defaults to axial) and
 // the slip velocity of its regularization.
@@ -108,7 +60,7 @@ ContactSurface read_surface(const Node& n, int D) {
     c.point[i] = point[i];
   }
   c.radius = n.has("radius") ? get_non_negative(n.child("radius")) : 0.0;
-  read_law(n.required("law"), c);
+  c.law = read_contact_law(n.required("law"));
   c.friction_axial = c.friction_lateral = 0.0;
   c.slip_velocity = 1.0;  // unused without friction
   if (n.has("friction")) read_friction(n.child("friction"), c);
@@ -120,13 +72,34 @@ ContactSurface read_surface(const Node& n, int D) {
 void read_contacts(const Node& model, Model& m) {
   std::map<int, std::string> contact_of_body;  // body -> the path of the contact that names it
   int count = 0;
+  std::vector<std::string> names;
   read_list(model, "contacts", "contacts", [&](const Node& n) {
-    const ContactSurface surface = read_surface(n, m.dimension);
     const std::string name = n.has("name") ? get_name(n.child("name")) : "contacts[" + std::to_string(count) + "]";
-    for (const std::string& earlier : m.elements.contact_names)
+    for (const std::string& earlier : names)
       if (earlier == name) (n.has("name") ? n.child("name") : n).fail("contact name '" + shown(name) + "' is already used");
+    names.push_back(name);
+    ++count;
     const Node bodies = n.required("bodies");
     if (!bodies.v.is_array() || bodies.v.empty()) bodies.fail("must be a non-empty array of body names" + bodies.got());
+    // Rigid bodies touch a plane with their shapes (rigid_contact_reader.hpp); cables and beams
+    // with their centrelines. One contact holds one kind: their friction laws differ.
+    std::vector<int> rigid;
+    for (size_t i = 0; i < bodies.v.size(); ++i) {
+      const Node bn = bodies.at(i);
+      const std::string body = get_name(bn);
+      for (size_t b = 0; b < m.mechanism.bodies.size(); ++b)
+        if (m.mechanism.bodies[b].name == body) rigid.push_back(static_cast<int>(b));
+      if (!rigid.empty() && rigid.size() != i + 1)
+        bn.fail("a contact's bodies are all rigid bodies or all cables and beams ('" + body + "' and '" +
+                get_name(bodies.at(0)) + "' are not alike): give each kind its own contact");
+    }
+    if (!rigid.empty()) {
+      if (get_choice(n.required("type"), {"plane", "cylinder"}, "contact type") != "plane")
+        n.child("type").fail("rigid bodies' shapes touch planes (a cylinder is for cables and beams)");
+      read_rigid_plane_contact(n, name, rigid, m);
+      return;
+    }
+    const ContactSurface surface = read_surface(n, m.dimension);
     std::vector<int> touching;
     for (size_t i = 0; i < bodies.v.size(); ++i) {
       const Node bn = bodies.at(i);
@@ -138,8 +111,11 @@ void read_contacts(const Node& model, Model& m) {
       touching.push_back(body);
     }
     add_contact_surface(m, name, surface, touching);
-    ++count;
   });
+  // The impact model's velocity jump solves with the bodies' mass matrix alone (contact_events.hpp).
+  if (m.mechanism.contacts.any_impact() && !m.mechanism.attachments.empty())
+    model.fail("the classical impact model (a contact law of type \"impact\") needs a mechanism without cable "
+               "attachments: give the contacts a continuous law (hunt_crossley, lankarani_nikravesh, ...)");
 }
 
 }  // namespace catenary

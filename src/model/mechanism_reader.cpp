@@ -1,5 +1,7 @@
 #include "mechanism_reader.hpp"
 
+#include "rigid_contact_reader.hpp"
+
 #include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <cmath>
@@ -159,7 +161,7 @@ class MechanismReader {
 
   void read_rigid_body(const Node& n, Model& m) {
     expect_object(n, {"name", "mass", "inertia", "position", "orientation", "velocity", "angular_velocity",
-                      "assembly_weight"});
+                      "assembly_weight", "shapes"});
     const Node nn = n.required("name");
     RigidBody b;
     b.name = get_name(nn);
@@ -177,6 +179,7 @@ class MechanismReader {
     b.angular_velocity = n.has("angular_velocity") ? get_vector(n.child("angular_velocity"), 3) : Vec<3>::zero();
     if (n.has("assembly_weight")) b.assembly_weight = get_positive(n.child("assembly_weight"));
     m.mechanism.bodies.push_back(b);
+    if (n.has("shapes")) read_rigid_shapes(n.child("shapes"), static_cast<int>(m.mechanism.bodies.size()) - 1, m);
   }
 
   struct JointKind {
@@ -235,6 +238,10 @@ class MechanismReader {
       if (tname == k.name) type = k.type;
     const bool cross = type == rigid::JointType::Universal || type == rigid::JointType::PerpendicularAxes;
     std::vector<std::string> keys = {"name", "type", "body_i", "body_j", "point", "point_i", "point_j"};
+    const bool clearance = n.has("clearance");
+    if (clearance && type != rigid::JointType::Revolute && type != rigid::JointType::Spherical)
+      n.child("clearance").fail("only revolute and spherical joints take a clearance (this one is " + tname + ")");
+    if (clearance) keys.push_back("clearance");
     if (cross)
       keys.insert(keys.end(), {"axis_i", "axis_j"});
     else
@@ -255,6 +262,14 @@ class MechanismReader {
       pj = get_vector(n.required("point_j"), 3);
     } else {
       n.required("point");
+    }
+    if (clearance) {
+      // A joint with clearance: its bearing and journal start centred at the joint's point.
+      if (n.has("point_i")) n.child("point_i").fail("a joint with clearance takes one \"point\", where the bearing and the journal are centred");
+      read_clearance_joint(n.child("clearance"), name,
+                           type == rigid::JointType::Revolute ? ClearanceJoint::Kind::revolute : ClearanceJoint::Kind::spherical,
+                           bodies.first, bodies.second, pi, column3(frame, 2), m);
+      return;
     }
     Joint joint;
     joint.name = name;
@@ -294,6 +309,8 @@ class MechanismReader {
     d.joint = -1;
     for (size_t k = 0; k < m.mechanism.joints.size(); ++k)
       if (m.mechanism.joints[k].name == joint) d.joint = static_cast<int>(k);
+    for (const ClearanceJoint& c : m.mechanism.contacts.clearance_joints)
+      if (c.name == joint) jn.fail("joint '" + joint + "' has clearance: it holds no joint coordinate to drive");
     if (d.joint < 0) {
       std::vector<std::string> known;
       for (const Joint& j : m.mechanism.joints) known.push_back(j.name);

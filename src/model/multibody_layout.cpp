@@ -40,6 +40,8 @@ std::vector<MechanismCoupling> mechanism_couplings(const Mechanism& m) {
   for (int b = 0; b < nb; ++b) out.push_back({{b}, row + b, 1});
   for (const Tsda& e : m.forces.tsda) out.push_back({bodies_of(e.body_i, e.body_j), 0, 0});
   for (const Rsda& e : m.forces.rsda) out.push_back({bodies_of(e.body_i, e.body_j), 0, 0});
+  for (int c = 0; c < m.contacts.count(); ++c)
+    out.push_back({bodies_of(m.contacts.body_i(c), m.contacts.body_j(c)), 0, 0});
   return out;
 }
 

@@ -241,7 +241,11 @@ void generalized_forces(const Mechanism& m, const Vec<3>& gravity, const Eigen::
   for (size_t b = 0; b < m.bodies.size(); ++b)
     for (int k = 0; k < 3; ++k) Q[7 * b + k] = m.bodies[b].mass * gravity[k];
   add_quadratic_velocity_forces(m, q.data(), v.data(), Q.data());
-  add_force_element_forces(m.forces, q.data(), v.data(), t, Q.data());
+  add_applied_forces(m, q.data(), v.data(), t, Q.data());
+}
+
+double add_applied_forces(const Mechanism& m, const double* q, const double* v, double t, double* Q) {
+  return add_force_element_forces(m.forces, q, v, t, Q) + add_rigid_contact_forces(m.contacts, q, v, Q);
 }
 
 JointReaction joint_reaction(const Mechanism& m, int joint, const Eigen::VectorXd& q, const Eigen::VectorXd& lambda) {

@@ -5,6 +5,10 @@
 
 namespace catenary {
 
+// ADAMS's STEP: h0 for x <= x0, h1 for x >= x1, and the cubic h0 + (h1 - h0) s^2 (3 - 2 s),
+// s = (x - x0) / (x1 - x0), between (continuous with its first derivative).
+double smooth_step(double x, double x0, double h0, double x1, double h1);
+
 struct TimeFunction {
   enum class Kind { Constant, LinearRamp, Harmonic, SmoothStep };
   Kind kind = Kind::Constant;

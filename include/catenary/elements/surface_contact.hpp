@@ -26,6 +26,7 @@
 #include <math.h>
 
 #include "catenary/core/small_matrix.hpp"
+#include "catenary/elements/contact_law.hpp"
 #include "catenary/elements/gradient_deficient_math.hpp"
 
 namespace catenary {
@@ -41,10 +42,7 @@ struct ContactSurface {
   double point[3];        // a point of the plane, or of the cylinder's axis
   double surface_radius;  // the cylinder's radius R_c (0 for a plane)
   double radius;          // tube radius R of the centreline (m)
-  double stiffness;       // K: N/m per m^e of penetration (per unit length)
-  double exponent;        // e >= 1
-  double damping;         // C: N s/m^2 per m^m of penetration (per unit length)
-  double damping_exponent;  // m >= 0
+  ContactLaw law;         // per unit length: K in N/m per m^e, C in N s/m^2 per m^m
   double friction_axial, friction_lateral;  // mu_a, mu_l >= 0
   double slip_velocity;   // u_s > 0 (m/s), where friction is regularized
 };
@@ -57,45 +55,7 @@ struct ContactSurfaceList {
 
 // Whether the law or the friction of c reads velocities.
 CATENARY_HD bool contact_reads_velocity(const ContactSurface& c) {
-  return c.damping > 0.0 || c.friction_axial > 0.0 || c.friction_lateral > 0.0;
-}
-
-// x^e for x > 0, without pow for the laws' common exponents 0, 1, 1.5 and 2 (pow took a large
-// share of a contact point's cost: docs/performance.md, Contact).
-CATENARY_HD double contact_power(double x, double e) {
-  if (e == 1.0) return x;
-  if (e == 1.5) return x * sqrt(x);
-  if (e == 2.0) return x * x;
-  if (e == 0.0) return 1.0;
-  return pow(x, e);
-}
-
-// The normal force per length at penetration delta > 0 and its rate, with its derivatives.
-struct NormalForce {
-  double value, d_delta, d_rate;
-};
-CATENARY_HD NormalForce contact_normal_force(const ContactSurface& c, double delta, double rate) {
-  const double elastic = c.stiffness * contact_power(delta, c.exponent);
-  const double damping = c.damping > 0.0 ? c.damping * contact_power(delta, c.damping_exponent) : 0.0;
-  const double value = elastic + damping * rate;
-  if (!(value > 0.0)) return {0.0, 0.0, 0.0};  // separating faster than the spring pushes: no pull
-  double d_delta = c.exponent * elastic / delta;
-  if (c.damping_exponent > 0.0) d_delta += c.damping_exponent * damping / delta * rate;
-  return {value, d_delta, damping};
-}
-
-// The contact energy K delta^(e+1) / (e + 1) per unit length.
-CATENARY_HD double contact_energy_density(const ContactSurface& c, double delta) {
-  return c.stiffness * delta * contact_power(delta, c.exponent) / (c.exponent + 1.0);
-}
-
-// Regularized sign phi(u) = u / sqrt(u^2 + s^2) and its derivative s^2 / (u^2 + s^2)^(3/2).
-struct RegularizedSign {
-  double value, slope;
-};
-CATENARY_HD RegularizedSign regularized_sign(double u, double s) {
-  const double q = 1.0 / sqrt(u * u + s * s);
-  return {u * q, s * s * q * q * q};
+  return c.law.damping > 0.0 || c.friction_axial > 0.0 || c.friction_lateral > 0.0;
 }
 
 namespace detail {
@@ -256,8 +216,8 @@ CATENARY_HD bool contact_point(const ContactSurface& c, const Vec<D>& r, const V
   const SurfacePoint<D> s = surface_point<D>(c, r);
   if (!(s.delta > 0.0)) return false;
   const Vec<D>& n = s.n;
-  const NormalForce F = contact_normal_force(c, s.delta, -dot(n, v));
-  out.energy = contact_energy_density(c, s.delta);
+  const NormalForce F = contact_normal_force(c.law, s.delta, -dot(n, v));
+  out.energy = contact_energy_density(c.law, s.delta);
   out.normal_force = F.value;
   out.penetration = s.delta;
   out.normal = n;
@@ -331,7 +291,7 @@ CATENARY_HD double surface_contact_energy(const ContactSurfaceList& surfaces, co
   for (int g = 0; g < GaussRule5::kPoints; ++g) {
     const HermiteShape h = hermite_shape(GaussRule5::point(g), p.length);
     const double delta = detail::surface_point<D>(c, detail::interpolate<D>(h.s, e)).delta;
-    if (delta > 0.0) energy += ref.bending_w[g] * contact_energy_density(c, delta);
+    if (delta > 0.0) energy += ref.bending_w[g] * contact_energy_density(c.law, delta);
   }
   return energy;
 }

@@ -34,6 +34,9 @@ struct ConsistentState {
 // energy change), then solves the equations of motion for the initial accelerations and
 // multipliers.
 ConsistentState consistent_initial_state(System& sys, double t0);
+// The accelerations a and multipliers lambda of a state (q, v) at t that meets the constraints:
+// M a + Phi_q^T lambda = g - f, Phi_q a = gamma (a method's restart after a velocity jump).
+void consistent_accelerations(System& sys, const Vector& q, const Vector& v, double t, Vector& a, Vector& lambda);
 
 // Static equilibrium f_int(q) + Phi_q^T lambda = g with Phi = 0, Newton-Raphson with load
 // stepping (automatic bisection of a load step that does not converge) and a backtracking line

@@ -64,6 +64,10 @@ struct RunSummary {
   // Assembly analysis: what moved, and the constraint violation left.
   std::vector<MovedPart> moved;
   double constraint_violation = 0.0;
+  // Dynamic, rigid contacts: the located switches of a contact point between apart and touching,
+  // the impacts (velocity jumps of the classical impact model), and the steps tried again shorter
+  // to locate a switch (src/integrators/contact_events.hpp).
+  long contact_events = 0, impacts = 0, event_retries = 0;
 };
 
 using FrameSink = std::function<void(const Frame&)>;

@@ -41,6 +41,10 @@ class System {
   // them with their own terms in one pass (NewmarkNewton's fixed terms).
   const std::vector<Vector>& load_vectors() const { return load_vectors_; }
   const MultibodyBlock& multibody() const { return block_; }
+  // The mechanism's coordinates of a model coordinate vector (MultibodyBlock's order), and the way
+  // back: x += local on them. A few values cross between backend and host.
+  Eigen::VectorXd mechanism_part(const Vector& x) { return pick(x, block_.layout().dofs); }
+  void add_to_mechanism_part(const Eigen::VectorXd& local, Vector& x) { add_at(block_.layout().dofs, local, x); }
   // Whether newton_terms reads the velocities: the elements' material damping, or a multibody
   // block (its forces and joints may hold them). Without, a Newton iteration need not keep v1 up
   // to date. Found once (a scan of every element's properties).

@@ -46,6 +46,9 @@ struct DynamicSettings {
   // more, cheaper iterations (Chrono's SetModifiedNewton keeps it within a step).
   enum class Newton { Full, Modified };
   Newton newton = Newton::Full;
+  // Rigid contacts: a step across which a contact point's gap changes sign is shortened until the
+  // gap at its end is within this distance of zero (m; src/integrators/contact_events.hpp).
+  double event_tolerance = 1e-6;
 };
 
 // Kinematic analysis of a zero-DOF rigid mechanism (run_kinematics): positions, velocities,

@@ -19,6 +19,7 @@
 #include "catenary/core/time_function.hpp"
 #include "catenary/multibody/force_elements.hpp"
 #include "catenary/multibody/ground.hpp"
+#include "catenary/multibody/rigid_contact.hpp"
 #include "catenary/rigid/joints.hpp"
 
 namespace catenary {
@@ -77,6 +78,7 @@ struct Mechanism {
   std::vector<Driver> drivers;
   std::vector<Attachment> attachments;
   ForceElements forces;  // spring-damper-actuators and body loads
+  RigidContacts contacts;  // shapes against planes, joints with clearance
 
   bool empty() const { return bodies.empty(); }
   int body_coordinate_count() const { return 7 * static_cast<int>(bodies.size()); }
@@ -107,7 +109,7 @@ ConstraintState evaluate_constraints(const Mechanism& m, const Eigen::VectorXd& 
 Eigen::VectorXd constraint_jacobian_transpose_product(const Mechanism& m, const Eigen::VectorXd& q,
                                                       const Eigen::VectorXd& v, double t, const Eigen::VectorXd& mu);
 
-// M(q) and Q(q, q', t) = gravity + quadratic velocity forces + force elements (zero on the
+// M(q) and Q(q, q', t) = gravity + quadratic velocity forces + force elements + contacts (zero on the
 // attached nodes' coordinates); gravity is the model's (Model::gravity).
 void mass_matrix(const Mechanism& m, const Eigen::VectorXd& q, Eigen::MatrixXd& M);
 void generalized_forces(const Mechanism& m, const Vec<3>& gravity, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
@@ -117,6 +119,9 @@ void generalized_forces(const Mechanism& m, const Vec<3>& gravity, const Eigen::
 Eigen::Matrix<double, 7, 7> body_mass_block(const RigidBody& body, const double* q);
 // y += M(q) x over the bodies' coordinates (x, y of the mechanism's size).
 void add_mass_product(const Mechanism& m, const double* q, const double* x, double* y);
+// Q += the force elements' and the contacts' generalized forces at (q, q', t); returns their
+// potential energy (springs and the contact laws' elastic part).
+double add_applied_forces(const Mechanism& m, const double* q, const double* v, double t, double* Q);
 // Q += 8 G'^T J' G' p of every body (the Euler parameters' quadratic velocity force).
 void add_quadratic_velocity_forces(const Mechanism& m, const double* q, const double* v, double* Q);
 
