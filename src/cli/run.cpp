@@ -15,6 +15,8 @@
 #include "catenary/run/backend_factory.hpp"
 #include "catenary/run/run_case.hpp"
 #include "commands.hpp"
+
+#include "catenary/model/contact_report.hpp"
 #ifdef CATENARY_WITH_CUDA
 #include "catenary/kernels/cuda_backend.hpp"
 #endif
@@ -104,9 +106,10 @@ void report_run(const AnalysisRun& run, const std::string& dir, const std::strin
 int run_and_report(const Case& c, Backend& backend, const OutputDirectory& dir, const Interruption& interruption,
                    bool resume) {
   const OpenOutput out = open_output(c, dir, resume);
-  const char* files = c.model.mechanism.empty()
-                          ? "results.csv, results.pvd, summary.json"
-                          : "results.csv, rigid_bodies.csv, joint_reactions.csv, results.pvd, summary.json";
+  const std::string listed = std::string("results.csv, ") +
+                            (c.model.mechanism.empty() ? "" : "rigid_bodies.csv, joint_reactions.csv, ") +
+                            (has_contacts(c.model) ? "contacts.csv, " : "") + "results.pvd, summary.json";
+  const char* files = listed.c_str();
   print_backend(backend);
   if (resume)
     std::printf("resuming from the checkpoint at t = %.9g s in %s\n", out.checkpoint->number("state.t"),

@@ -77,7 +77,7 @@ OutputWriter::OutputWriter(const Case& c, const std::string& directory, const St
   csv_ = std::make_unique<OutputFile>(join(directory_, "results.csv"));
   write_csv_header();
   if (!m.mechanism.empty()) write_mechanism_headers();
-  if (!m.elements.contact_surfaces.empty()) write_contacts_header();
+  if (has_contacts(m)) write_contacts_header();
 }
 
 namespace {
@@ -117,7 +117,7 @@ void OutputWriter::resume_files(const StateRecord& record, const std::string& pr
     reactions_csv_ = std::make_unique<OutputFile>(join(directory_, "joint_reactions.csv"),
                                                   record.count(prefix + "joint_reactions_bytes"));
   }
-  if (!m.elements.contact_surfaces.empty())
+  if (has_contacts(m))
     contacts_csv_ =
         std::make_unique<OutputFile>(join(directory_, "contacts.csv"), record.count(prefix + "contacts_bytes"));
   vtu_frames_ = static_cast<size_t>(record.count(prefix + "vtu_frames"));
@@ -308,6 +308,10 @@ void OutputWriter::write_contacts_header() {
   for (const std::string& name : case_.model.elements.contact_names)
     for (const char* c : {"points", "normal_force", "friction_force", "penetration"})
       h += ',' + csv_field(name + '.' + c);
+  const RigidContacts& rigid = case_.model.mechanism.contacts;
+  for (int k = 0; k < rigid.count(); ++k)
+    for (const char* c : {"points", "normal_force", "friction_force", "penetration", "gap", "slip_velocity", "state"})
+      h += ',' + csv_field(rigid.name(k) + '.' + c);
   write_rows(*contacts_csv_, h + '\n');
 }
 
@@ -316,6 +320,9 @@ void OutputWriter::write_contact_rows(const Frame& f, const Eigen::VectorXd& q, 
   for (const ContactReport& r : contact_reports(case_.model, q, v))
     row += ',' + std::to_string(r.points) + ',' + number(r.normal_force) + ',' + number(r.friction_force) + ',' +
            number(r.penetration);
+  for (const RigidContactReport& r : rigid_contact_reports(case_.model, q, v))
+    row += ',' + std::to_string(r.points) + ',' + number(r.normal_force) + ',' + number(r.friction_force) + ',' +
+           number(r.penetration) + ',' + number(r.gap) + ',' + number(r.slip_velocity) + ',' + std::to_string(r.state);
   write_rows(*contacts_csv_, row + '\n');
 }
 
@@ -356,7 +363,7 @@ void OutputWriter::write_summary(const RunSummary& s) {
     files["rigid_bodies"] = "rigid_bodies.csv";
     files["joint_reactions"] = "joint_reactions.csv";
   }
-  if (!m.elements.contact_surfaces.empty()) files["contacts"] = "contacts.csv";
+  if (has_contacts(m)) files["contacts"] = "contacts.csv";
   nlohmann::json j;
   j["analysis"] = s.analysis;
   j["status"] = s.status;

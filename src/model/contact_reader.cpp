@@ -89,6 +89,13 @@ void read_contacts(const Node& model, Model& m) {
       const std::string body = get_name(bn);
       for (size_t b = 0; b < m.mechanism.bodies.size(); ++b)
         if (m.mechanism.bodies[b].name == body) rigid.push_back(static_cast<int>(b));
+      if (rigid.size() != i + 1 && find_body(m, body) < 0) {
+        std::vector<std::string> known;
+        for (const Body& b : m.bodies) known.push_back(b.name);
+        for (const RigidBody& b : m.mechanism.bodies) known.push_back(b.name);
+        bn.fail("unknown body '" + body + "' (" + suggestion(body, known) + "cables, beams and rigid bodies: " +
+                join_some(known) + ")");
+      }
       if (!rigid.empty() && rigid.size() != i + 1)
         bn.fail("a contact's bodies are all rigid bodies or all cables and beams ('" + body + "' and '" +
                 get_name(bodies.at(0)) + "' are not alike): give each kind its own contact");

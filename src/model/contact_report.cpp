@@ -69,4 +69,33 @@ std::vector<ContactReport> contact_reports(const Model& m, const Eigen::VectorXd
   return reports;
 }
 
+std::vector<RigidContactReport> rigid_contact_reports(const Model& m, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
+  const RigidContacts& rc = m.mechanism.contacts;
+  std::vector<RigidContactReport> out(rc.count());
+  // Body b's coordinates are at rigid_offset() + 7 b, as the contacts read them.
+  const double* qb = q.data() + m.rigid_offset();
+  const double* vb = v.data() + m.rigid_offset();
+  for (int c = 0; c < rc.count(); ++c) {
+    RigidContactReport& r = out[c];
+    Vec<3> friction = Vec<3>::zero();
+    bool first = true;
+    for (const RigidContactPoint& p : rigid_contact_points(rc, c, qb, vb)) {
+      r.gap = first ? p.gap : std::min(r.gap, p.gap);
+      first = false;
+      const RigidContactForce F = rigid_contact_force(rc.law(c), p);
+      if (!(p.gap < 0.0)) continue;
+      ++r.points;
+      r.normal_force += F.normal;
+      friction = vec_add(friction, F.friction);
+      r.penetration = std::max(r.penetration, -p.gap);
+      r.slip_velocity = std::max(r.slip_velocity, vec_norm(p.slip));
+    }
+    r.friction_force = vec_norm(friction);
+    if (r.points > 0) r.state = r.slip_velocity < rc.law(c).friction.stiction_velocity ? 1 : 2;
+  }
+  return out;
+}
+
+bool has_contacts(const Model& m) { return !m.elements.contact_surfaces.empty() || !m.mechanism.contacts.empty(); }
+
 }  // namespace catenary

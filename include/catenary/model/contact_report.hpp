@@ -17,6 +17,21 @@ struct ContactReport {
   double penetration = 0.0;      // m: the largest delta (0 where none)
 };
 
+// A rigid contact's (multibody/rigid_contact.hpp) over its points: how many touch, the summed
+// normal force, the magnitude of the summed friction force, the deepest penetration, the smallest
+// gap (negative: the penetration), the largest slip speed of a touching point, and its state:
+// 0 free (no point touches), 1 stick (every touching point slips slower than the stiction
+// velocity) or 2 slip (a number, so that `compare` compares it as the other columns).
+struct RigidContactReport {
+  int points = 0;
+  double normal_force = 0.0, friction_force = 0.0, penetration = 0.0, gap = 0.0, slip_velocity = 0.0;
+  int state = 0;
+};
+std::vector<RigidContactReport> rigid_contact_reports(const Model& m, const Eigen::VectorXd& q, const Eigen::VectorXd& v);
+
+// Whether m has contacts of either kind (and so contacts.csv).
+bool has_contacts(const Model& m);
+
 // One report per contact surface of m at q and v (model-sized).
 std::vector<ContactReport> contact_reports(const Model& m, const Eigen::VectorXd& q, const Eigen::VectorXd& v);
 
