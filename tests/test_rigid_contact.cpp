@@ -6,6 +6,7 @@
 #include <cmath>
 #include <string>
 
+#include "catenary/model/multibody_layout.hpp"
 #include "catenary/multibody/rigid_contact.hpp"
 #include "rigid_contact_models.hpp"
 #include "test_helpers.hpp"
@@ -140,6 +141,20 @@ TEST_CASE("a box on an incline creeps below the stiction velocity when tan(theta
     CHECK(speed < law.friction.stiction_velocity);
     CHECK(speed == Approx(expected).epsilon(0.01));
   }
+  SECTION("pulled by a growing force, it breaks away when the force reaches mu_s m g") {
+    Model m = box_on_incline(0.0, law);
+    BodyLoad pull;
+    pull.name = "pull";
+    pull.body = 0;
+    pull.force = vec3(1, 0, 0);
+    pull.scale = constant_rate(1.0);  // 1 N/s
+    m.mechanism.forces.loads.push_back(pull);
+    const RunResult r = run_model(m, dynamic_settings(1e-3, 6.0, -0.1));
+    double breakaway = -1.0;
+    for (const StoredFrame& f : r.frames)
+      if (breakaway < 0.0 && f.v[m.rigid_offset()] > law.friction.stiction_velocity) breakaway = f.time;
+    CHECK(breakaway == Approx(0.5 * 1.0 * kGravity / 1.0).epsilon(0.01));
+  }
   SECTION("slides") {
     const double theta = std::atan(0.7);
     const Model m = box_on_incline(theta, law);
@@ -234,4 +249,42 @@ TEST_CASE("slider-crank with a revolute clearance joint: located mode switches, 
   // 0.80, 0.35 and 0.26 at 100, 10 and 1 micrometre: the rattle of a contact with restitution 0.9
   // dies out slowly, but the clearance's share of the force goes with it.
   CHECK(previous_error < 0.3);
+}
+
+TEST_CASE("slider-crank with a revolute clearance joint: the energy balance closes, driver work = change of "
+          "energy + the contact's dissipation",
+          "[rigid-contact]") {
+  const double omega = 2.0 * 3.141592653589793 * 5.0;
+  RigidContactLaw law;
+  law.law = {1e9, 1.5, 3.0 * (1.0 - 0.81) / (4.0 * 0.1) * 1e9, 1.5};
+  const Model m = slider_crank_with_clearance(1e-4, law, omega);
+  AnalysisSettings a = dynamic_settings(2e-5, 0.1, 0.0);  // alpha = 0: the method itself dissipates nothing
+  a.dynamics.event_tolerance = 1e-8;
+  const RunResult r = run_model(m, a);
+  REQUIRE(r.summary.status != "failed");
+  const int o = m.rigid_offset(), driver = multibody_layout(m).first_row + m.mechanism.driver_row(0);
+  // Powers at a frame: the driver's, -lambda omega (its torque on the crank is -lambda), and the
+  // contact's dissipation, the force beyond its elastic part times the approach rate.
+  const auto powers = [&](const StoredFrame& f) {
+    const Eigen::VectorXd x = f.q.segment(o, 21), v = f.v.segment(o, 21);
+    double dissipation = 0.0;
+    for (const RigidContactPoint& p : rigid_contact_points(m.mechanism.contacts, 0, x.data(), v.data())) {
+      if (!(p.gap < 0.0)) continue;
+      const double delta = -p.gap, elastic = p.weight * law.law.stiffness * std::pow(delta, 1.5);
+      dissipation += (rigid_contact_force(law, p).normal - elastic) * -p.gap_rate;
+    }
+    return std::pair{-f.lambda[driver] * omega, dissipation};
+  };
+  double driver_work = 0.0, dissipated = 0.0;
+  for (size_t k = 1; k < r.frames.size(); ++k) {
+    const double dt = r.frames[k].time - r.frames[k - 1].time;
+    const auto [p0, d0] = powers(r.frames[k - 1]);
+    const auto [p1, d1] = powers(r.frames[k]);
+    driver_work += 0.5 * (p0 + p1) * dt;
+    dissipated += 0.5 * (d0 + d1) * dt;
+  }
+  const double change = r.frames.back().total() - r.frames.front().total();
+  INFO("driver work " << driver_work << " J, energy change " << change << " J, dissipated " << dissipated << " J");
+  CHECK(dissipated > 0.0);
+  CHECK(std::fabs(driver_work - change - dissipated) < 2e-3 * (std::fabs(driver_work) + dissipated));
 }
