@@ -82,6 +82,7 @@ class CudaBackend : public Backend {
     contact_surfaces_ =
         Doubles(surfaces, surfaces + el.contact_surfaces.size() * (sizeof(ContactSurface) / sizeof(double)));
     contact_count_ = static_cast<int>(el.contact_surfaces.size());
+    contact_heights_ = Doubles(el.contact_heights.begin(), el.contact_heights.end());
     // Residuals summed in the forces pass where the elements run along chains of nodes
     // (chain_forces_pass.cuh); the dofs of no element (rigid bodies, free nodes) take from alone.
     chain_forces_ = options.chain_forces_pass && elements_ > 0 &&
@@ -466,7 +467,8 @@ class CudaBackend : public Backend {
   }
 
   ContactSurfaceList contact_list() const {
-    return {reinterpret_cast<const ContactSurface*>(raw<double>(contact_surfaces_)), contact_count_};
+    return {reinterpret_cast<const ContactSurface*>(raw<double>(contact_surfaces_)), contact_count_,
+            raw<double>(contact_heights_)};
   }
 
   // The element pass's inputs and outputs for q, v, c and terms.
@@ -601,6 +603,7 @@ class CudaBackend : public Backend {
   Doubles properties_, quadrature_, scalar_mass_;  // field-major RecordArrays
   Doubles contact_surfaces_;                       // the model's ContactSurfaces, as their doubles
   int contact_count_ = 0;
+  Doubles contact_heights_;                        // the height grids' values
   Ints c_ptr_, c_col_, ct_row_, ct_ptr_, ct_col_;  // C in CSR, C^T by its listed rows
   Doubles c_val_, ct_val_;
   Floats coordinate_scales_;  // float (vector_kernels.hpp, WeightedEntryAt)

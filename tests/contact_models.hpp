@@ -5,6 +5,7 @@
 #include <Eigen/Core>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "catenary/elements/hermite_shape.hpp"
 #include "catenary/elements/surface_contact.hpp"
@@ -51,6 +52,28 @@ inline Model cable_on_plane(int D, int elements, const PlaneLaw& law, const Vec3
   finalize_model(m);
   for (int node = 0; node < m.node_count; ++node)
     for (int i = 0; i < D; ++i) m.initial_velocities[2 * D * node + i] = velocity[i];
+  return m;
+}
+
+// cable_on_plane's cable (2 m from the origin along x) on a height grid instead: 0.5 m cells from
+// (-1, -1) whose nodes rise and fall by up to 4 mm about the plane (a planar model: a profile along
+// x), with the law's friction.
+inline Model cable_on_bumpy_grid(int D, int elements, const PlaneLaw& law, const Vec3& velocity) {
+  Model m = cable_on_plane(D, elements, law, velocity);
+  ContactSurface grid = m.elements.contact_surfaces[0];
+  grid.kind = double(SurfaceKind::grid);
+  grid.grid_origin[0] = grid.grid_origin[1] = -1.0;
+  grid.grid_spacing[0] = grid.grid_spacing[1] = 0.5;
+  const int nx = 9, ny = D == 3 ? 5 : 1;
+  grid.grid_size[0] = nx;
+  grid.grid_size[1] = ny;
+  std::vector<double> heights;
+  for (int j = 0; j < ny; ++j)
+    for (int i = 0; i < nx; ++i) heights.push_back(0.004 * std::sin(1.3 * i + 0.7 * j));
+  m.elements.contact_surfaces.clear();
+  m.elements.contact_names.clear();
+  add_contact_surface(m, "bumpy floor", grid, {0}, heights);
+  finalize_model(m);
   return m;
 }
 

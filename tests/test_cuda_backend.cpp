@@ -97,6 +97,11 @@ std::vector<OperatorCase> operator_cases() {
        testing::cable_on_plane(2, 8, {1e7, 1.5, 1e5, 1.5, 0.4, 0.0, 0.01}, {0.5, 0.0, 0.0}), S::Auto, "", 33},
       {"a cable over a cylinder with friction (the capstan): a curved contact surface", testing::capstan(0.3),
        S::Auto, "", 34},
+      {"a cable on a height grid with damping and friction",
+       testing::cable_on_bumpy_grid(3, 8, {1e6, 1.0, 300.0, 0.0, 0.3, 0.5, 0.01}, {0.5, 0.2, 0.0}), S::Auto, "", 35},
+      {"a planar beam on a height profile", testing::cable_on_bumpy_grid(2, 8, {1e7, 1.5, 1e5, 1.5, 0.4, 0.0, 0.01},
+                                                                          {0.5, 0.0, 0.0}),
+       S::Auto, "", 36},
   };
 }
 
@@ -233,6 +238,13 @@ void check_whole_runs(BackendMaker make) {
   }
   SECTION("a cable thrown onto a plane: contact damping, axial and lateral friction") {
     const Model m = testing::cable_on_plane(3, 10, {1e6, 1.0, 300.0, 0.0, 0.3, 0.5, 0.01}, {1.0, 0.5, -0.3});
+    auto backend = make(m, cuda::LinearSolver::Auto);
+    const double d = testing::dynamic_run_difference(m, testing::dynamic_settings(1e-3, 0.2, -0.1), *backend);
+    INFO("largest relative coordinate difference: " << d);
+    CHECK(d < 1e-9);
+  }
+  SECTION("a cable thrown onto a height grid: the grid's heights in the pass's memory") {
+    const Model m = testing::cable_on_bumpy_grid(3, 10, {1e6, 1.0, 300.0, 0.0, 0.3, 0.5, 0.01}, {1.0, 0.5, -0.3});
     auto backend = make(m, cuda::LinearSolver::Auto);
     const double d = testing::dynamic_run_difference(m, testing::dynamic_settings(1e-3, 0.2, -0.1), *backend);
     INFO("largest relative coordinate difference: " << d);

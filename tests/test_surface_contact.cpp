@@ -20,6 +20,7 @@
 #include "catenary/io/vtu_writer.hpp"
 #include "catenary/model/builders.hpp"
 #include "catenary/model/case_loader.hpp"
+#include "catenary/model/model_merge.hpp"
 #include "cli_helpers.hpp"
 #include "contact_models.hpp"
 #include "test_helpers.hpp"
@@ -47,6 +48,9 @@ void horizontal_element(double L, double z0, double* e) {
   e[3 * D] = 1.0;
 }
 
+// The heights of the height grid of surface_of (x fastest; a planar model's profile: the first two).
+const double kGridHeights[] = {0.15, -0.15, 0.1, 0.3};
+
 // The contact part of an element's evaluation alone.
 template <int D, int S = 4>
 ElementEvaluation<D, S> contact_only(const ContactSurface& surface, const double* e_ref, const double* e,
@@ -57,16 +61,33 @@ ElementEvaluation<D, S> contact_only(const ContactSurface& surface, const double
   out.force = Vec<S * D>::zero();
   out.jacobian = Mat<S * D, 4 * D>::zero();
   out.energy = 0.0;
-  add_surface_contact<D, S, true>({&surface, 1}, p, reference_quadrature<D>(p, e_ref), e, ed, jacobian, out, w);
+  add_surface_contact<D, S, true>({&surface, 1, kGridHeights}, p, reference_quadrature<D>(p, e_ref), e, ed, jacobian,
+                                  out, w);
   return out;
 }
 
-// The plane z = 0 (y = 0 in 2D), or a cylinder of radius 1 m below the element, its axis tilted
-// from y (in 2D a circle about (0.45, -1)): the checked element's points lie 0.01 to 0.07 m in.
+// The plane z = 0 (y = 0 in 2D); a cylinder of radius 1 m below the element, its axis tilted
+// from y (in 2D a circle about (0.45, -1)); or a height grid of 5 m cells from (-2, -2) whose
+// triangle under the element slopes along x and y (in 2D a profile sloping along x): the checked
+// element's points lie 0.01 to 0.08 m in.
+enum class Surface { plane, cylinder, grid };
+const char* surface_name(Surface s) {
+  return s == Surface::plane ? " on a plane" : s == Surface::cylinder ? " on a cylinder" : " on a height grid";
+}
+
 template <int D>
-ContactSurface surface_of(const testing::PlaneLaw& law, bool cylinder) {
+ContactSurface surface_of(const testing::PlaneLaw& law, Surface kind) {
   ContactSurface c = testing::horizontal_plane(D, 0.0, 0.05, law);
-  if (!cylinder) return c;
+  if (kind == Surface::plane) return c;
+  if (kind == Surface::grid) {
+    c.kind = double(SurfaceKind::grid);
+    c.grid_origin[0] = c.grid_origin[1] = -2.0;
+    c.grid_spacing[0] = c.grid_spacing[1] = 5.0;
+    c.grid_size[0] = 2.0;
+    c.grid_size[1] = D == 3 ? 2.0 : 1.0;
+    c.grid_offset = 0.0;
+    return c;
+  }
   c.kind = double(SurfaceKind::cylinder);
   c.surface_radius = 1.0;
   const double axis[3] = {0.2, 1.0, 0.1}, length = std::sqrt(1.05);
@@ -80,9 +101,9 @@ ContactSurface surface_of(const testing::PlaneLaw& law, bool cylinder) {
 }
 
 template <int D>
-void check_contact_derivatives(const testing::PlaneLaw& law, const char* title, bool cylinder) {
+void check_contact_derivatives(const testing::PlaneLaw& law, const char* title, Surface kind) {
   constexpr int n = 4 * D;
-  const ContactSurface surface = surface_of<D>(law, cylinder);
+  const ContactSurface surface = surface_of<D>(law, kind);
   std::mt19937 rng(7 + D);
   std::uniform_real_distribution<double> U(-1.0, 1.0);
   double ref[n];
@@ -96,7 +117,7 @@ void check_contact_derivatives(const testing::PlaneLaw& law, const char* title, 
     }
     for (int g = 0; g < GaussRule5::kPoints; ++g) {  // every point in contact, none at its edge
       const HermiteShape h = hermite_shape(GaussRule5::point(g), 0.7);
-      const double delta = detail::surface_point<D>(surface, detail::interpolate<D>(h.s, e)).delta;
+      const double delta = detail::surface_point<D>(surface, kGridHeights, detail::interpolate<D>(h.s, e)).delta;
       REQUIRE(delta > 0.005);
     }
     const ElementEvaluation<D> K = contact_only<D>(surface, ref, e, ed, true, {1.0, 0.0});
@@ -124,7 +145,7 @@ void check_contact_derivatives(const testing::PlaneLaw& law, const char* title, 
         }
       }
     }
-    INFO(title << (cylinder ? " on a cylinder" : " on a plane") << ", D = " << D << ", trial " << trial);
+    INFO(title << surface_name(kind) << ", D = " << D << ", trial " << trial);
     CHECK(k_error < 1e-6 * k_scale);
     if (d_scale > 0.0) CHECK(d_error < 1e-6 * d_scale);
     // A law without velocity terms is conservative: its force is the energy's gradient.
@@ -144,7 +165,7 @@ void check_contact_derivatives(const testing::PlaneLaw& law, const char* title, 
 
 }  // namespace
 
-TEST_CASE("surface contact: forces, Jacobians and energy against central differences, plane and cylinder",
+TEST_CASE("surface contact: forces, Jacobians and energy against central differences, plane, cylinder and grid",
           "[contact]") {
   const testing::PlaneLaw linear{1e4, 1.0, 300.0, 0.0, 0.0, 0.0, 0.1};
   const testing::PlaneLaw hertz{1e5, 1.5, 0.0, 0.0, 0.0, 0.0, 0.1};
@@ -155,9 +176,9 @@ TEST_CASE("surface contact: forces, Jacobians and energy against central differe
                                    std::pair{general, "K d^e + C d^m d'"},
                                    std::pair{sliding, "linear with axial and lateral friction"},
                                    std::pair{sliding_hysteresis, "hysteresis damping with friction"}}) {
-    for (const bool cylinder : {false, true}) {
-      check_contact_derivatives<3>(law, title, cylinder);
-      check_contact_derivatives<2>(law, title, cylinder);
+    for (const Surface kind : {Surface::plane, Surface::cylinder, Surface::grid}) {
+      check_contact_derivatives<3>(law, title, kind);
+      check_contact_derivatives<2>(law, title, kind);
     }
   }
 }
@@ -383,4 +404,87 @@ TEST_CASE("VTU frames carry the contact force per length: a resting cable's weig
     CHECK(f[0] == 0.0);
     CHECK(f[1] == 0.0);
   }
+}
+
+TEST_CASE("a height grid whose nodes lie on one plane touches as that plane does, in every triangle",
+          "[contact]") {
+  const testing::PlaneLaw law{1e5, 1.5, 2e3, 1.5, 0.6, 0.2, 0.05};
+  // The plane z = 0.02 x - 0.03 y + 0.01 as a grid of 0.3 m cells, and as a plane.
+  const double a = 0.02, b = -0.03, c = 0.01;
+  ContactSurface grid = testing::horizontal_plane(3, 0.0, 0.05, law);
+  grid.kind = double(SurfaceKind::grid);
+  grid.grid_origin[0] = grid.grid_origin[1] = -0.5;
+  grid.grid_spacing[0] = grid.grid_spacing[1] = 0.3;
+  grid.grid_size[0] = 6;
+  grid.grid_size[1] = 5;
+  grid.grid_offset = 0.0;
+  std::vector<double> heights;
+  for (int j = 0; j < 5; ++j)
+    for (int i = 0; i < 6; ++i) heights.push_back(a * (-0.5 + 0.3 * i) + b * (-0.5 + 0.3 * j) + c);
+  ContactSurface plane = testing::horizontal_plane(3, 0.0, 0.05, law);
+  const double norm = std::sqrt(a * a + b * b + 1.0);
+  plane.direction[0] = -a / norm;
+  plane.direction[1] = -b / norm;
+  plane.direction[2] = 1.0 / norm;
+  plane.point[2] = c;
+  const ElementProperties p = touching_element();
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> U(-1.0, 1.0);
+  double ref[12];
+  horizontal_element<3>(0.7, 0.0, ref);
+  double worst = 0.0, scale = 0.0;
+  for (int trial = 0; trial < 20; ++trial) {
+    double e[12], ed[12];
+    horizontal_element<3>(0.7, -0.02, e);
+    for (int i = 0; i < 12; ++i) {
+      e[i] += (i % 6 < 3 ? 0.2 : 0.05) * U(rng);  // the element wanders over several cells
+      ed[i] = U(rng);
+    }
+    ElementEvaluation<3> on_grid{}, on_plane{};
+    add_surface_contact<3, 4, true>({&grid, 1, heights.data()}, p, reference_quadrature<3>(p, ref), e, ed, true, on_grid);
+    add_surface_contact<3, 4, true>({&plane, 1}, p, reference_quadrature<3>(p, ref), e, ed, true, on_plane);
+    for (int i = 0; i < 12; ++i) {
+      worst = std::max(worst, std::fabs(on_grid.force[i] - on_plane.force[i]));
+      scale = std::max(scale, std::fabs(on_plane.force[i]));
+      for (int j = 0; j < 12; ++j) worst = std::max(worst, 1e-3 * std::fabs(on_grid.jacobian(i, j) - on_plane.jacobian(i, j)));
+    }
+  }
+  REQUIRE(scale > 0.0);
+  CHECK(worst < 1e-9 * scale);
+}
+
+TEST_CASE("a height grid as a case gives it: origin, spacing and heights row by row, and sweeps share equal grids",
+          "[contact][loader]") {
+  nlohmann::json c =
+      nlohmann::json::parse(testing::slurp(std::string(CATENARY_SOURCE_DIR) + "/cases/seabed_mooring_line.json"));
+  const auto load = [](const nlohmann::json& j, const char* name) {
+    const std::filesystem::path file = std::filesystem::temp_directory_path() / name;
+    std::ofstream(file) << j.dump();
+    return load_case(file.string());
+  };
+  c["model"]["contacts"][0] = {{"name", "bathymetry"}, {"type", "grid"}, {"bodies", {"line"}},
+                               {"origin", {-10, -5}}, {"spacing", {20, 10}},
+                               {"heights", {{0.0, -1.0, -2.0}, {0.5, -0.5, -1.5}}},
+                               {"law", {{"type", "linear"}, {"stiffness", 1e5}}}};
+  const Case loaded = load(c, "catenary_grid.json");
+  const ElementBlock& el = loaded.model.elements;
+  REQUIRE(el.contact_surfaces.size() == 1);
+  const ContactSurface& s = el.contact_surfaces[0];
+  CHECK(s.kind == double(SurfaceKind::grid));
+  CHECK(s.grid_size[0] == 3);
+  CHECK(s.grid_size[1] == 2);
+  CHECK(s.grid_origin[1] == -5);
+  CHECK(s.grid_spacing[0] == 20);
+  CHECK(el.contact_heights == std::vector<double>{0.0, -1.0, -2.0, 0.5, -0.5, -1.5});
+  // Two copies with the grid, one with other heights: two grids in the batch, each copy's elements
+  // on its own heights.
+  nlohmann::json other = c;
+  other["model"]["contacts"][0]["heights"][1][2] = -1.0;
+  const Case changed = load(other, "catenary_grid_changed.json");
+  std::vector<CopyRange> ranges;
+  const Model batch = merge_models({&loaded.model, &loaded.model, &changed.model}, ranges);
+  REQUIRE(batch.elements.contact_surfaces.size() == 2);
+  CHECK(batch.elements.contact_heights.size() == 12);
+  const ContactSurface& second = batch.elements.contact_surfaces[1];
+  CHECK(batch.elements.contact_heights[static_cast<int>(second.grid_offset) + 5] == -1.0);
 }

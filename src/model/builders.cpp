@@ -423,9 +423,22 @@ void add_distributed_load(Model& m, int body, const Vec3& f, const TimeFunction&
   m.distributed_loads.push_back(d);
 }
 
-void add_contact_surface(Model& m, const std::string& name, const ContactSurface& surface,
-                         const std::vector<int>& bodies) {
+void add_contact_surface(Model& m, const std::string& name, ContactSurface surface, const std::vector<int>& bodies,
+                         const std::vector<double>& heights) {
   const double number = static_cast<double>(m.elements.contact_surfaces.size());
+  if (surface.kind == double(SurfaceKind::grid)) {
+    const double nx = surface.grid_size[0], ny = m.dimension == 3 ? surface.grid_size[1] : 1.0;
+    if (!(nx >= 2.0) || !(ny >= (m.dimension == 3 ? 2.0 : 1.0)))
+      throw ModelError("contact '" + name + "': a height grid needs at least 2 nodes along each of its axes");
+    if (static_cast<double>(heights.size()) != nx * ny)
+      throw ModelError("contact '" + name + "': the height grid has " + std::to_string(heights.size()) +
+                       " heights for " + std::to_string(static_cast<long>(nx * ny)) + " nodes");
+    if (!(surface.grid_spacing[0] > 0.0) || (m.dimension == 3 && !(surface.grid_spacing[1] > 0.0)))
+      throw ModelError("contact '" + name + "': the height grid's spacing must be positive");
+    surface.grid_size[1] = ny;
+    surface.grid_offset = static_cast<double>(m.elements.contact_heights.size());
+    m.elements.contact_heights.insert(m.elements.contact_heights.end(), heights.begin(), heights.end());
+  }
   m.elements.contact_surfaces.push_back(surface);
   m.elements.contact_names.push_back(name);
   for (int body : bodies) {

@@ -31,19 +31,65 @@ Vec3 read_direction(const Node& n, int D) {
   return {v[0] / length, v[1] / length, v[2] / length};
 }
 
-// A plane (a point and its normal) or the outside of a cylinder (a point of its axis, the axis,
-// its radius; in a planar model a circle about the point), with the tube radius, law and friction.
-ContactSurface read_surface(const Node& n, int D) {
-  const std::string type = get_choice(n.required("type"), {"plane", "cylinder"}, "contact type");
-  std::vector<std::string> keys = {"name", "type", "bodies", "point", "radius", "law", "friction"};
+// A height grid: "origin" and "spacing" over the horizontal axes (x, y; a planar model's profile:
+// x alone) and "heights" of its nodes along the up axis (z; planar: y), an array of rows along x,
+// one per y (planar: one array along x).
+void read_grid(const Node& n, int D, ContactSurface& c, std::vector<double>& heights) {
+  c.kind = double(SurfaceKind::grid);
+  const int axes = D - 1;
+  const auto numbers = [&](const Node& v, const char* what) {
+    if (!v.v.is_array() || static_cast<int>(v.v.size()) != axes)
+      v.fail("must be an array of " + std::to_string(axes) + " number" + (axes > 1 ? "s" : "") + " (" + what + ")" + v.got());
+  };
+  const Node on = n.required("origin"), sn = n.required("spacing");
+  numbers(on, "x, y of the first node");
+  numbers(sn, "the distance between nodes along x, y");
+  for (int k = 0; k < axes; ++k) {
+    c.grid_origin[k] = get_number(on.at(k));
+    c.grid_spacing[k] = get_positive(sn.at(k));
+  }
+  const Node hn = n.required("heights");
+  const std::string rule = D == 3 ? "must be an array of at least 2 rows (one per y), each of at least 2 heights along x"
+                                  : "must be an array of at least 2 heights along x";
+  if (!hn.v.is_array() || hn.v.size() < 2) hn.fail(rule + hn.got());
+  if (D == 2) {
+    for (size_t i = 0; i < hn.v.size(); ++i) heights.push_back(get_number(hn.at(i)));
+    c.grid_size[0] = static_cast<double>(heights.size());
+    c.grid_size[1] = 1.0;
+    return;
+  }
+  size_t nx = 0;
+  for (size_t j = 0; j < hn.v.size(); ++j) {
+    const Node row = hn.at(j);
+    if (!row.v.is_array() || row.v.size() < 2) row.fail(rule + row.got());
+    if (j == 0) nx = row.v.size();
+    if (row.v.size() != nx)
+      row.fail("has " + std::to_string(row.v.size()) + " heights, the first row " + std::to_string(nx) +
+               " (every row holds the same nodes along x)");
+    for (size_t i = 0; i < nx; ++i) heights.push_back(get_number(row.at(i)));
+  }
+  c.grid_size[0] = static_cast<double>(nx);
+  c.grid_size[1] = static_cast<double>(hn.v.size());
+}
+
+// A plane (a point and its normal), the outside of a cylinder (a point of its axis, the axis, its
+// radius; in a planar model a circle about the point) or a height grid (its heights into
+// `heights`), with the tube radius, law and friction.
+ContactSurface read_surface(const Node& n, int D, std::vector<double>& heights) {
+  const std::string type = get_choice(n.required("type"), {"plane", "cylinder", "grid"}, "contact type");
+  std::vector<std::string> keys = {"name", "type", "bodies", "radius", "law", "friction"};
   if (type == "plane")
-    keys.push_back("normal");
+    keys.insert(keys.end(), {"point", "normal"});
+  else if (type == "cylinder")
+    keys.insert(keys.end(), {"point", "cylinder_radius", "axis"});
   else
-    keys.insert(keys.end(), {"cylinder_radius", "axis"});
+    keys.insert(keys.end(), {"origin", "spacing", "heights"});
   expect_object(n, keys);
   ContactSurface c{};
   Vec3 direction{};
-  if (type == "plane") {
+  if (type == "grid") {
+    read_grid(n, D, c, heights);
+  } else if (type == "plane") {
     c.kind = double(SurfaceKind::plane);
     direction = read_direction(n.required("normal"), D);
   } else {
@@ -54,7 +100,7 @@ ContactSurface read_surface(const Node& n, int D) {
       n.child("axis").fail("a planar model's cylinder is a circle about \"point\" in the model's plane: no axis");
     c.surface_radius = get_positive(n.required("cylinder_radius"));
   }
-  const Vec3 point = get_vector(n.required("point"), D);
+  const Vec3 point = type == "grid" ? Vec3{} : get_vector(n.required("point"), D);
   for (int i = 0; i < 3; ++i) {
     c.direction[i] = direction[i];
     c.point[i] = point[i];
@@ -101,12 +147,13 @@ void read_contacts(const Node& model, Model& m) {
                 get_name(bodies.at(0)) + "' are not alike): give each kind its own contact");
     }
     if (!rigid.empty()) {
-      if (get_choice(n.required("type"), {"plane", "cylinder"}, "contact type") != "plane")
-        n.child("type").fail("rigid bodies' shapes touch planes (a cylinder is for cables and beams)");
+      if (get_choice(n.required("type"), {"plane", "cylinder", "grid"}, "contact type") != "plane")
+        n.child("type").fail("rigid bodies' shapes touch planes (cylinders and height grids are for cables and beams)");
       read_rigid_plane_contact(n, name, rigid, m);
       return;
     }
-    const ContactSurface surface = read_surface(n, m.dimension);
+    std::vector<double> heights;
+    const ContactSurface surface = read_surface(n, m.dimension, heights);
     std::vector<int> touching;
     for (size_t i = 0; i < bodies.v.size(); ++i) {
       const Node bn = bodies.at(i);
@@ -117,7 +164,7 @@ void read_contacts(const Node& model, Model& m) {
                 " (a body touches one surface)");
       touching.push_back(body);
     }
-    add_contact_surface(m, name, surface, touching);
+    add_contact_surface(m, name, surface, touching, heights);
   });
   // The impact model's velocity jump solves with the bodies' mass matrix alone (contact_events.hpp).
   if (m.mechanism.contacts.any_impact() && !m.mechanism.attachments.empty())

@@ -22,7 +22,8 @@ void add_element_report(const Model& m, int e, const Eigen::VectorXd& q, const E
     const HermiteShape h = hermite_shape(GaussRule5::point(g), p.length);
     const Vec<D> r = detail::interpolate<D>(h.s, qe), a = detail::interpolate<D>(h.sx, qe);
     detail::ContactPoint<D> point;
-    if (!detail::contact_point<D>(c, r, a, detail::interpolate<D>(h.s, ve), false, point)) continue;
+    if (!detail::contact_point<D>(c, el.contact_heights.data(), r, a, detail::interpolate<D>(h.s, ve), false, point))
+      continue;
     const double w = el.quadrature[e].bending_w[g];
     ++report.points;
     report.normal_force += w * point.normal_force;
@@ -33,12 +34,13 @@ void add_element_report(const Model& m, int e, const Eigen::VectorXd& q, const E
 }
 
 template <int D>
-Vec<3> contact_force_of(const ContactSurface& c, const double* r, const double* a, const double* v) {
+Vec<3> contact_force_of(const ContactSurface& c, const double* heights, const double* r, const double* a,
+                        const double* v) {
   Vec<D> rd, ad, vd;
   for (int i = 0; i < D; ++i) rd[i] = r[i], ad[i] = a[i], vd[i] = v[i];
   detail::ContactPoint<D> point;
   Vec<3> force = Vec<3>::zero();
-  if (detail::contact_point<D>(c, rd, ad, vd, false, point))
+  if (detail::contact_point<D>(c, heights, rd, ad, vd, false, point))
     for (int i = 0; i < D; ++i) force[i] = -point.force[i];  // point.force is the element's internal force
   return force;
 }
@@ -49,7 +51,8 @@ Vec<3> contact_force_at(const Model& m, int e, const double* r, const double* a,
   const double contact = m.elements.properties[e].contact;
   if (!(contact >= 0.0)) return Vec<3>::zero();
   const ContactSurface& c = m.elements.contact_surfaces[static_cast<int>(contact)];
-  return m.dimension == 3 ? contact_force_of<3>(c, r, a, v) : contact_force_of<2>(c, r, a, v);
+  const double* heights = m.elements.contact_heights.data();
+  return m.dimension == 3 ? contact_force_of<3>(c, heights, r, a, v) : contact_force_of<2>(c, heights, r, a, v);
 }
 
 std::vector<ContactReport> contact_reports(const Model& m, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {

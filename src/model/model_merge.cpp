@@ -86,11 +86,22 @@ std::vector<int> merged_contact_surfaces(const ElementBlock& copy, const std::st
                                          std::map<std::vector<double>, int>& index) {
   std::vector<int> number;
   for (size_t c = 0; c < copy.contact_surfaces.size(); ++c) {
-    const double* values = reinterpret_cast<const double*>(&copy.contact_surfaces[c]);
-    const std::vector<double> key(values, values + sizeof(ContactSurface) / sizeof(double));
+    // A height grid is equal by its heights, wherever the copy holds them.
+    ContactSurface surface = copy.contact_surfaces[c];
+    const bool grid = surface.kind == double(SurfaceKind::grid);
+    const auto first = copy.contact_heights.begin() + (grid ? static_cast<long>(surface.grid_offset) : 0);
+    const auto last = first + (grid ? static_cast<long>(surface.grid_size[0] * surface.grid_size[1]) : 0);
+    if (grid) surface.grid_offset = -1.0;
+    const double* values = reinterpret_cast<const double*>(&surface);
+    std::vector<double> key(values, values + sizeof(ContactSurface) / sizeof(double));
+    key.insert(key.end(), first, last);
     const auto [at, added] = index.emplace(key, static_cast<int>(batch.contact_surfaces.size()));
     if (added) {
-      batch.contact_surfaces.push_back(copy.contact_surfaces[c]);
+      if (grid) {
+        surface.grid_offset = static_cast<double>(batch.contact_heights.size());
+        batch.contact_heights.insert(batch.contact_heights.end(), first, last);
+      }
+      batch.contact_surfaces.push_back(surface);
       batch.contact_names.push_back(prefix + copy.contact_names[c]);
     }
     number.push_back(at->second);

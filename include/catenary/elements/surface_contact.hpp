@@ -1,6 +1,7 @@
 #pragma once
 // Contact of a cable's or beam's centreline tube (radius R) with a fixed surface: a plane (the
-// ground, a seabed) or the outside of a cylinder (a sheave, a drum, a pipe), host and device code.
+// ground, a seabed), the outside of a cylinder (a sheave, a drum, a pipe) or a height grid (a
+// seabed's bathymetry, triangulated: a plane per triangle), host and device code.
 // A penalty force per unit reference length acts at the element's five bending quadrature points
 // (reference arc-length weights), in the element's own rows, with its analytic Jacobian: the chain
 // and block solvers see the same pattern as without contact.
@@ -8,7 +9,9 @@
 // At a point r with velocity v, the surface gives the outward unit normal n(r) and the
 // penetration delta of the tube (plane {x : n.x = n.p}: delta = n.p + R - n.r; cylinder of axis a
 // through p and radius R_c: delta = R_c + R - rho, rho = |P_a (r - p)| the distance from the axis,
-// n = P_a (r - p) / rho, P_a = I - a a^T; in a planar model the cylinder is a circle about z).
+// n = P_a (r - p) / rho, P_a = I - a a^T; in a planar model the cylinder is a circle about z;
+// grid: the plane of the triangle under r, delta = (z(x, y) - r_z) n_z + R, n ~ (-z_x, -z_y, 1),
+// with no turning within a triangle and a jump of n across its edges).
 // Where delta > 0, with its rate delta' = -n.v:
 //   normal force per length  F = max(0, K delta^e + C delta^m delta')   (ContactSurface's law),
 //   contact energy           K delta^(e+1) / (e + 1)  (counted with the strain energy),
@@ -32,7 +35,7 @@
 namespace catenary {
 
 // What a ContactSurface is (its `kind`, as a double: records hold doubles only).
-enum class SurfaceKind { plane = 0, cylinder = 1 };
+enum class SurfaceKind { plane = 0, cylinder = 1, grid = 2 };
 
 // One contact surface: its shape, the tube radius of the bodies that touch it, the normal law and
 // the friction. Doubles only (a device array of them is a plain copy).
@@ -45,12 +48,18 @@ struct ContactSurface {
   ContactLaw law;         // per unit length: K in N/m per m^e, C in N s/m^2 per m^m
   double friction_axial, friction_lateral;  // mu_a, mu_l >= 0
   double slip_velocity;   // u_s > 0 (m/s), where friction is regularized
+  // A height grid (a seabed's bathymetry): heights z_ij above the up axis at x0 + i dx, y0 + j dy,
+  // i < nx, j < ny (a planar model: a profile along x, ny = 1), held in the list's heights from
+  // grid_offset on, x fastest. Each cell is two triangles split along its diagonal from (i + 1, j)
+  // to (i, j + 1), each a plane; beyond the grid the edge cells' planes go on.
+  double grid_origin[2], grid_spacing[2], grid_size[2], grid_offset;
 };
 
 // The model's contact surfaces where a pass reads them (host or device memory).
 struct ContactSurfaceList {
   const ContactSurface* surfaces = nullptr;
   int count = 0;
+  const double* heights = nullptr;  // the height grids' values (ContactSurface::grid_offset)
 };
 
 // Whether the law or the friction of c reads velocities.
@@ -82,10 +91,50 @@ struct SurfacePoint {
   Mat<D, D> dn_dr;  // set where curved
 };
 
+// The plane of a height grid's triangle under r (see ContactSurface): its unit normal n ~ (-dz/dx,
+// -dz/dy, 1) and the penetration (z(x, y) - r_up) n_up + R of the tube.
 template <int D>
-CATENARY_HD SurfacePoint<D> surface_point(const ContactSurface& c, const Vec<D>& r) {
+CATENARY_HD void grid_point(const ContactSurface& c, const double* heights, const Vec<D>& r, SurfacePoint<D>& s) {
+  const double* z = heights + static_cast<int>(c.grid_offset);
+  const int nx = static_cast<int>(c.grid_size[0]), ny = static_cast<int>(c.grid_size[1]);
+  const auto cell = [](double x, double origin, double spacing, int nodes, int& i) {
+    const double f = (x - origin) / spacing;
+    i = f < 0.0 ? 0 : (f >= nodes - 2 ? nodes - 2 : static_cast<int>(f));
+    return f - i;  // outside the grid: beyond [0, 1], on the edge cell's plane
+  };
+  int i = 0, j = 0;
+  const double u = cell(r[0], c.grid_origin[0], c.grid_spacing[0], nx, i);
+  double height, slope[2] = {0.0, 0.0};
+  if constexpr (D == 2) {
+    slope[0] = (z[i + 1] - z[i]) / c.grid_spacing[0];
+    height = z[i] + (z[i + 1] - z[i]) * u;
+  } else {
+    const double w = cell(r[1], c.grid_origin[1], c.grid_spacing[1], ny, j);
+    const double z00 = z[j * nx + i], z10 = z[j * nx + i + 1], z01 = z[(j + 1) * nx + i], z11 = z[(j + 1) * nx + i + 1];
+    if (u + w <= 1.0) {
+      slope[0] = (z10 - z00) / c.grid_spacing[0];
+      slope[1] = (z01 - z00) / c.grid_spacing[1];
+      height = z00 + (z10 - z00) * u + (z01 - z00) * w;
+    } else {
+      slope[0] = (z11 - z01) / c.grid_spacing[0];
+      slope[1] = (z11 - z10) / c.grid_spacing[1];
+      height = z11 + (z01 - z11) * (1.0 - u) + (z10 - z11) * (1.0 - w);
+    }
+  }
+  const double up = 1.0 / sqrt(1.0 + slope[0] * slope[0] + slope[1] * slope[1]);
+  for (int k = 0; k < D - 1; ++k) s.n[k] = -slope[k] * up;
+  s.n[D - 1] = up;
+  s.delta = (height - r[D - 1]) * up + c.radius;
+}
+
+template <int D>
+CATENARY_HD SurfacePoint<D> surface_point(const ContactSurface& c, const double* heights, const Vec<D>& r) {
   SurfacePoint<D> s;
   s.curved = c.kind == double(SurfaceKind::cylinder);
+  if (c.kind == double(SurfaceKind::grid)) {
+    grid_point<D>(c, heights, r, s);
+    return s;
+  }
   if (!s.curved) {
     double np = 0.0, nr = 0.0;
     for (int i = 0; i < D; ++i) {
@@ -211,9 +260,9 @@ CATENARY_HD void add_friction(const ContactSurface& c, const SurfacePoint<D>& s,
 
 // The contact of surface c at a point r (slope a, velocity v); false where there is none.
 template <int D>
-CATENARY_HD bool contact_point(const ContactSurface& c, const Vec<D>& r, const Vec<D>& a, const Vec<D>& v,
-                               bool jacobian, ContactPoint<D>& out) {
-  const SurfacePoint<D> s = surface_point<D>(c, r);
+CATENARY_HD bool contact_point(const ContactSurface& c, const double* heights, const Vec<D>& r, const Vec<D>& a,
+                               const Vec<D>& v, bool jacobian, ContactPoint<D>& out) {
+  const SurfacePoint<D> s = surface_point<D>(c, heights, r);
   if (!(s.delta > 0.0)) return false;
   const Vec<D>& n = s.n;
   const NormalForce F = contact_normal_force(c.law, s.delta, -dot(n, v));
@@ -256,7 +305,7 @@ CATENARY_HD void add_surface_contact(const ContactSurfaceList& surfaces, const E
     const Vec<D> r = detail::interpolate<D>(h.s, e), a = detail::interpolate<D>(h.sx, e);
     const Vec<D> v = ReadsVelocity ? detail::interpolate<D>(h.s, edot) : Vec<D>::zero();
     detail::ContactPoint<D> point;
-    if (!detail::contact_point<D>(c, r, a, v, want_jacobian, point)) continue;
+    if (!detail::contact_point<D>(c, surfaces.heights, r, a, v, want_jacobian, point)) continue;
     const double w = ref.bending_w[g];
     out.energy += w * point.energy;
     for (int k = 0; k < S; ++k) {
@@ -290,7 +339,7 @@ CATENARY_HD double surface_contact_energy(const ContactSurfaceList& surfaces, co
   double energy = 0.0;
   for (int g = 0; g < GaussRule5::kPoints; ++g) {
     const HermiteShape h = hermite_shape(GaussRule5::point(g), p.length);
-    const double delta = detail::surface_point<D>(c, detail::interpolate<D>(h.s, e)).delta;
+    const double delta = detail::surface_point<D>(c, surfaces.heights, detail::interpolate<D>(h.s, e)).delta;
     if (delta > 0.0) energy += ref.bending_w[g] * contact_energy_density(c.law, delta);
   }
   return energy;

@@ -13,6 +13,7 @@
 #include "catenary/core/state_record.hpp"
 #include "catenary/integrators/run_results.hpp"
 #include "catenary/model/case.hpp"
+#include "catenary/model/contact_report.hpp"
 
 namespace catenary {
 
@@ -35,7 +36,7 @@ class OutputWriter {
   // and joint_reactions.csv for a model with rigid bodies, contacts.csv for one with contacts); a
   // frame opens and closes one or two more (its VTU file, results.pvd).
   static int files_held(const Case& c) {
-    return 1 + (c.model.mechanism.empty() ? 0 : 2) + (c.model.elements.contact_surfaces.empty() ? 0 : 1);
+    return 1 + (c.model.mechanism.empty() ? 0 : 2) + (has_contacts(c.model) ? 1 : 0);
   }
   ~OutputWriter();
   void write_frame(const Frame& f);

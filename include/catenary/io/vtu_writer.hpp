@@ -1,6 +1,7 @@
 #pragma once
-// ParaView VTU of the centrelines: each element sampled at points inside it (the Hermite
-// interpolation), written as one polyline cell per body.
+// ParaView VTU of a frame: each cable's or beam's centreline sampled at points inside its elements
+// (the Hermite interpolation) as one polyline cell, and each rigid body as its three body axes and
+// the surfaces of its contact shapes (src/io/shape_mesh.hpp).
 #include <string>
 
 #include <Eigen/Core>

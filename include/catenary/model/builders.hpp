@@ -68,9 +68,11 @@ void add_distributed_load(Model& m, int body, const Vec3& force_per_length,
 // A contact surface (elements/surface_contact.hpp) that the line bodies `bodies` touch: their
 // elements take its number. An element touches one surface: a body already on another one is
 // moved to this one. Leaves the model to be finalized again (the number is part of the element
-// record).
-void add_contact_surface(Model& m, const std::string& name, const ContactSurface& surface,
-                         const std::vector<int>& bodies);
+// record). A height grid's heights (SurfaceKind::grid: grid_size[0] x grid_size[1] of them, x
+// fastest; a planar model's profile: grid_size[0]) join the model's contact_heights, and the
+// surface's grid_offset is set to them.
+void add_contact_surface(Model& m, const std::string& name, ContactSurface surface, const std::vector<int>& bodies,
+                         const std::vector<double>& heights = {});
 
 // Node index of a body's node: index >= 0 from the start, < 0 from the end (-1 = last).
 int body_node(const Model& m, int body, int index);

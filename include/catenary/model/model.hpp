@@ -39,9 +39,10 @@ struct ElementBlock {
   // The contact surfaces elements name (ElementProperties::contact), and each one's name.
   std::vector<ContactSurface> contact_surfaces;
   std::vector<std::string> contact_names;
+  std::vector<double> contact_heights;  // the height grids' values (ContactSurface::grid_offset)
   int size() const { return static_cast<int>(node_a.size()); }
   ContactSurfaceList contact_list() const {
-    return {contact_surfaces.data(), static_cast<int>(contact_surfaces.size())};
+    return {contact_surfaces.data(), static_cast<int>(contact_surfaces.size()), contact_heights.data()};
   }
   // Whether any element has material damping (eta > 0) or a contact whose law or friction reads
   // velocities: only then do the elements' forces read the velocities.
