@@ -19,13 +19,9 @@ const std::vector<std::string>& continuous_contact_law_names() {
 // The hysteresis laws' alpha comes from a restitution coefficient c_r at a reference impact speed
 // v_ref: the formulas hold the impact speed of each contact, which a continuum of points along a
 // cable has none of, so one stated speed stands for them (and for a rigid contact's every impact).
-ContactLaw read_contact_law(const Node& n, const std::vector<std::string>& extra) {
+ContactLaw read_contact_law(const Node& n) {
   if (!n.v.is_object()) n.fail("must be an object" + n.got());
   const std::string type = get_choice(n.required("type"), continuous_contact_law_names(), "contact law");
-  const auto keys = [&](std::vector<std::string> own) {
-    own.insert(own.end(), extra.begin(), extra.end());
-    expect_object(n, own);
-  };
   ContactLaw c{};
   const auto exponent = [&](const char* key, double fallback, double least) {
     if (!n.has(key)) return fallback;
@@ -39,19 +35,19 @@ ContactLaw read_contact_law(const Node& n, const std::vector<std::string>& extra
   c.damping = 0.0;
   c.damping_exponent = 0.0;
   if (type == "linear") {
-    keys({"type", "stiffness", "damping"});
+    expect_object(n, {"type", "stiffness", "damping"});
     c.exponent = 1.0;
     if (n.has("damping")) c.damping = get_non_negative(n.child("damping"));
   } else if (type == "hertz") {
-    keys({"type", "stiffness", "exponent"});
+    expect_object(n, {"type", "stiffness", "exponent"});
     c.exponent = exponent("exponent", 1.5, 1.0);
   } else if (type == "general") {
-    keys({"type", "stiffness", "exponent", "damping", "damping_exponent"});
+    expect_object(n, {"type", "stiffness", "exponent", "damping", "damping_exponent"});
     c.exponent = exponent("exponent", 1.5, 1.0);
     c.damping = get_non_negative(n.required("damping"));
     c.damping_exponent = exponent("damping_exponent", 0.0, 0.0);
   } else {
-    keys({"type", "stiffness", "exponent", "restitution", "impact_velocity"});
+    expect_object(n, {"type", "stiffness", "exponent", "restitution", "impact_velocity"});
     c.exponent = exponent("exponent", 1.5, 1.0);
     const Node rn = n.required("restitution");
     const double cr = get_number(rn);

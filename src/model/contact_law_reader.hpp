@@ -12,8 +12,7 @@ namespace catenary {
 // The continuous laws' names, as "law"/"type" takes them.
 const std::vector<std::string>& continuous_contact_law_names();
 
-// A continuous law from n (type one of continuous_contact_law_names()); `extra` names keys the
-// caller reads itself from the same object.
-ContactLaw read_contact_law(const case_reading::Node& n, const std::vector<std::string>& extra = {});
+// A continuous law from n (type one of continuous_contact_law_names()).
+ContactLaw read_contact_law(const case_reading::Node& n);
 
 }  // namespace catenary

@@ -18,7 +18,11 @@ namespace {
 // whose velocity jump replaces the law at closing speeds above v_c, while the linear
 // spring-damper K, C carries the bodies' persistent contact.
 void read_law(const Node& n, RigidContactLaw& law) {
-  if (n.v.is_object() && n.has("type") && n.child("type").v.is_string() && n.child("type").v == "impact") {
+  if (!n.v.is_object()) n.fail("must be an object" + n.got());
+  std::vector<std::string> types = continuous_contact_law_names();
+  types.push_back("impact");
+  const std::string type = get_choice(n.required("type"), types, "contact law");
+  if (type == "impact") {
     expect_object(n, {"type", "restitution", "stiffness", "damping", "capture_speed"});
     const Node rn = n.required("restitution");
     law.restitution = get_number(rn);
