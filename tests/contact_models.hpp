@@ -55,9 +55,9 @@ inline Model cable_on_plane(int D, int elements, const PlaneLaw& law, const Vec3
   return m;
 }
 
-// cable_on_plane's cable (2 m from the origin along x) on a height grid instead: 0.5 m cells from
-// (-1, -1) whose nodes rise and fall by up to 4 mm about the plane (a planar model: a profile along
-// x), with the law's friction.
+// cable_on_plane's cable (2 m from the origin along x) over a height grid instead: 0.5 m cells
+// from (-1, -1) whose nodes rise and fall by up to 4 mm about 5 mm below the plane (a planar model:
+// a profile along x), with the law's friction; the cable starts 1 to 9 mm above it.
 inline Model cable_on_bumpy_grid(int D, int elements, const PlaneLaw& law, const Vec3& velocity) {
   Model m = cable_on_plane(D, elements, law, velocity);
   ContactSurface grid = m.elements.contact_surfaces[0];
@@ -69,7 +69,7 @@ inline Model cable_on_bumpy_grid(int D, int elements, const PlaneLaw& law, const
   grid.grid_size[1] = ny;
   std::vector<double> heights;
   for (int j = 0; j < ny; ++j)
-    for (int i = 0; i < nx; ++i) heights.push_back(0.004 * std::sin(1.3 * i + 0.7 * j));
+    for (int i = 0; i < nx; ++i) heights.push_back(-0.005 + 0.004 * std::sin(1.3 * i + 0.7 * j));
   m.elements.contact_surfaces.clear();
   m.elements.contact_names.clear();
   add_contact_surface(m, "bumpy floor", grid, {0}, heights);

@@ -171,9 +171,13 @@ TEST_CASE("compare passes for every shipped case with the CUDA backend's code on
     // As on the device ([gpu] compare test): the flexible links' round-off grows over 4,000 steps.
     // The cantilever's clamp has no x reaction: both backends give round-off of its 4,000 N
     // reactions there (1.2e-12 N; UMFPACK's order in the host build, cuSOLVER's QR on a device).
-    const std::string tolerance = name == "rancf_pendulum_flexible" ? " --rtol 1e-6"
-                                  : name == "cantilever_static"     ? " --atol 1e-10"
-                                                                    : "";
+    // The clearance pin's collisions are located by shortening steps until a gap is within its
+    // tolerance, and the backends' round-off moves those steps' ends (by 2e-9 s): the rattle that
+    // follows carries the difference to 1.3e-5 of the pin's force and penetration.
+    const std::string tolerance = name == "rancf_pendulum_flexible"  ? " --rtol 1e-6"
+                                  : name == "cantilever_static"      ? " --atol 1e-10"
+                                  : name == "slider_crank_clearance" ? " --rtol 1e-4"
+                                                                     : "";
     const fs::path log = out / (name + ".log");
     fs::create_directories(out);
     const int code = catenary::testing::run_catenary(

@@ -224,7 +224,11 @@ TEST_CASE("catenary compare passes for every shipped case (CPU against CUDA)", "
     // not) grow along the trajectory: on an H100 the largest is 6.3e-8 of a joint
     // reaction's range, the other quantities below 1e-8. The HHT-run tests hold the backends to
     // 1e-9 on shorter runs of the same kinds of model.
-    const std::string rtol = name == "rancf_pendulum_flexible" ? " --rtol 1e-6" : "";
+    // The clearance pin's located collisions carry the backends' round-off into the rattle that
+    // follows (1.3e-5 of the pin's force in the CUDA host build, [cuda-host] compare test).
+    const std::string rtol = name == "rancf_pendulum_flexible"  ? " --rtol 1e-6"
+                             : name == "slider_crank_clearance" ? " --rtol 1e-4"
+                                                                : "";
     const std::string cmd = std::string(CATENARY_BINARY) + " compare " + entry.path().string() + rtol + " --out " +
                             (out / name).string() + " > " + log.string() + " 2>&1";
     const int status = std::system(cmd.c_str());

@@ -244,9 +244,12 @@ void check_whole_runs(BackendMaker make) {
     CHECK(d < 1e-9);
   }
   SECTION("a cable thrown onto a height grid: the grid's heights in the pass's memory") {
-    const Model m = testing::cable_on_bumpy_grid(3, 10, {1e6, 1.0, 300.0, 0.0, 0.3, 0.5, 0.01}, {1.0, 0.5, -0.3});
+    // Hertz's law with hysteresis damping: no kink where the points arrive one by one. The bumps
+    // land the points one by one with friction turning at the triangles' edges: at 1e-3 s, the
+    // plane's step, Newton diverged on landing (with friction; without, it converged).
+    const Model m = testing::cable_on_bumpy_grid(3, 10, {1e7, 1.5, 1e5, 1.5, 0.3, 0.5, 0.01}, {1.0, 0.5, -0.3});
     auto backend = make(m, cuda::LinearSolver::Auto);
-    const double d = testing::dynamic_run_difference(m, testing::dynamic_settings(1e-3, 0.2, -0.1), *backend);
+    const double d = testing::dynamic_run_difference(m, testing::dynamic_settings(2.5e-4, 0.2, -0.1), *backend);
     INFO("largest relative coordinate difference: " << d);
     CHECK(d < 1e-9);
   }
