@@ -6,6 +6,7 @@
 #include <cmath>
 #include <string>
 
+#include "catenary/model/model_merge.hpp"
 #include "catenary/model/multibody_layout.hpp"
 #include "catenary/multibody/rigid_contact.hpp"
 #include "rigid_contact_models.hpp"
@@ -287,4 +288,32 @@ TEST_CASE("slider-crank with a revolute clearance joint: the energy balance clos
   INFO("driver work " << driver_work << " J, energy change " << change << " J, dissipated " << dissipated << " J");
   CHECK(dissipated > 0.0);
   CHECK(std::fabs(driver_work - change - dissipated) < 2e-3 * (std::fabs(driver_work) + dissipated));
+}
+
+TEST_CASE("a batch of two balls dropped from different heights: each rebounds at e times its own impact speed",
+          "[rigid-contact][sweep]") {
+  const double R = 0.1, e = 0.8;
+  RigidContactLaw law = linear_law(1e6, 0.0);
+  law.restitution = e;
+  const Model low = ball_over_plane(R, 1.0, 0.3, law), high = ball_over_plane(R, 2.0, 0.5, law);
+  std::vector<CopyRange> ranges;
+  const Model batch = merge_models({&low, &high}, ranges);
+  REQUIRE(batch.mechanism.contacts.planes.size() == 2);
+  CHECK(batch.mechanism.contacts.planes[1].shape == 1);
+  CHECK(batch.mechanism.contacts.shapes[1].body == 1);
+  AnalysisSettings a = dynamic_settings(1e-3, 0.45, -0.05);
+  a.dynamics.event_tolerance = 1e-9;
+  const RunResult r = run_model(batch, a);
+  CHECK(r.summary.impacts == 2);
+  for (int copy = 0; copy < 2; ++copy) {
+    const int z = batch.rigid_offset() + 7 * copy + 2;
+    double rebound = 0.0, lowest = 1.0;
+    for (const StoredFrame& f : r.frames) {
+      rebound = std::max(rebound, f.v[z]);
+      lowest = std::min(lowest, f.q[z]);
+    }
+    const double h0 = copy == 0 ? 0.3 : 0.5;
+    INFO("copy " << copy);
+    CHECK(rebound == Approx(e * std::sqrt(2.0 * kGravity * (R + h0 - lowest))).epsilon(1e-6));
+  }
 }

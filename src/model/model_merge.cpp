@@ -30,8 +30,9 @@ void reserve_for(std::vector<T>& to, const std::vector<const Model*>& copies, Co
 
 namespace {
 
-// Copy k's rigid bodies, joints, drivers, attachments and force elements appended to the batch's
-// mechanism, with body, joint and node indices shifted and names prefixed by the copy.
+// Copy k's rigid bodies, joints, drivers, attachments, force elements and rigid contacts appended
+// to the batch's mechanism, with body, joint, shape and node indices shifted and names prefixed by
+// the copy.
 void append_mechanism(const Mechanism& from, int first_node, const std::string& prefix, Mechanism& to) {
   const int body_offset = static_cast<int>(to.bodies.size()), joint_offset = static_cast<int>(to.joints.size());
   auto body = [body_offset](int b) { return b == kGround ? kGround : b + body_offset; };
@@ -72,6 +73,23 @@ void append_mechanism(const Mechanism& from, int first_node, const std::string& 
     l.name = prefix + l.name;
     l.body = body(l.body);
     to.forces.loads.push_back(l);
+  }
+  const int shape_offset = static_cast<int>(to.contacts.shapes.size());
+  for (RigidShape s : from.contacts.shapes) {
+    s.name = prefix + s.name;
+    s.body = body(s.body);
+    to.contacts.shapes.push_back(s);
+  }
+  for (PlaneContact c : from.contacts.planes) {
+    c.name = prefix + c.name;
+    c.shape += shape_offset;
+    to.contacts.planes.push_back(c);
+  }
+  for (ClearanceJoint c : from.contacts.clearance_joints) {
+    c.name = prefix + c.name;
+    c.body_i = body(c.body_i);
+    c.body_j = body(c.body_j);
+    to.contacts.clearance_joints.push_back(c);
   }
 }
 
