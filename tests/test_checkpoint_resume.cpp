@@ -175,6 +175,28 @@ TEST_CASE("a resumed mechanism (rigid bodies, joints, a cable) equals the uninte
   check_resume(c, "mechanism");
 }
 
+TEST_CASE("a resumed run with rigid contacts (located switches, the impact model) equals the uninterrupted run",
+          "[checkpoint][rigid-contact]") {
+  nlohmann::json crank = shipped("slider_crank_clearance.json");
+  crank["analysis"]["end_time"] = 0.06;
+  crank["output"]["checkpoint_interval"] = 0.015;
+  check_resume(crank, "clearance");
+  const nlohmann::json ball = {
+      {"name", "ball"},
+      {"model",
+       {{"dimension", 3},
+        {"gravity", {0, 0, -9.81}},
+        {"rigid_bodies",
+         {{{"name", "ball"}, {"mass", 1.0}, {"inertia", {0.004, 0.004, 0.004}}, {"position", {0, 0, 0.3}},
+           {"shapes", {{{"type", "sphere"}, {"radius", 0.1}}}}}}},
+        {"contacts",
+         {{{"name", "floor"}, {"type", "plane"}, {"bodies", {"ball"}}, {"point", {0, 0, 0}}, {"normal", {0, 0, 1}},
+           {"law", {{"type", "impact"}, {"restitution", 0.8}, {"stiffness", 1e6}}}}}}}},
+      {"analysis", {{"type", "dynamic"}, {"end_time", 0.5}, {"step", 1e-3}}},
+      {"output", {{"interval", 0.01}, {"checkpoint_interval", 0.1}}}};
+  check_resume(ball, "impact");
+}
+
 TEST_CASE("resumed modified Newton reuses the factorization the uninterrupted run kept: bit for bit",
           "[checkpoint][modified_newton]") {
   nlohmann::json cable = falling_cable(0.6, 0.15);

@@ -60,6 +60,7 @@ inline Model stiffness_sweep_batch(int copies, int elements) {
 struct StoredFrame {
   double time = 0.0;
   Eigen::VectorXd q, v, lambda;
+  Eigen::VectorXd contact_impulses;  // Frame::contact_impulses, where the frame has them
   double kinetic = 0.0, gravitational = 0.0, elastic = 0.0;
   int iterations = 0;
   double total() const { return kinetic + gravitational + elastic; }
@@ -80,6 +81,7 @@ inline RunResult run_model_on(Backend& backend, const Model& m, const AnalysisSe
     s.q = *f.q;
     s.v = *f.v;
     if (f.lambda) s.lambda = *f.lambda;
+    if (f.contact_impulses) s.contact_impulses = *f.contact_impulses;
     s.kinetic = f.kinetic_energy;
     s.gravitational = f.gravitational_energy;
     s.elastic = f.elastic_energy;

@@ -77,6 +77,9 @@ TEST_CASE("impact model: a dropped ball rebounds at e times its impact speed, wi
     // To the impulse of the persistent law's spring over the located penetration (K tol h ~ 1e-7 N s).
     if (newmark) CHECK(std::fabs(ball_vz(m, after) - e * impact_speed) < 1e-7 * impact_speed);
     CHECK(std::fabs(ball_z(m, after) - R) <= 1e-9);  // located within the event tolerance
+    // The frame reports the impulse: the ball's change of momentum, m (1 + e) v.
+    REQUIRE(after.contact_impulses.size() == 1);
+    CHECK(after.contact_impulses[0] == Approx((1.0 + e) * impact_speed).epsilon(newmark ? 1e-7 : 1e-4));
     // The apex of the rebound, e^2 h0, to the sampling of the frames (g h^2 / 8 = 1.2e-6 m).
     double apex = 0.0;
     for (const StoredFrame& f : r.frames)

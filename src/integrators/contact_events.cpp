@@ -46,7 +46,7 @@ ContactEvents::Check ContactEvents::check(const std::vector<double>& g0, const s
   return out;
 }
 
-int ContactEvents::apply_impacts(StepState& state, const std::vector<double>& g0) {
+int ContactEvents::apply_impacts(StepState& state, const std::vector<double>& g0, Eigen::VectorXd& impulses) {
   const Mechanism& mech = sys_.multibody().mechanism();
   const RigidContacts& rc = mech.contacts;
   if (!rc.any_impact()) return 0;
@@ -56,6 +56,7 @@ int ContactEvents::apply_impacts(StepState& state, const std::vector<double>& g0
   // (only the contact's two bodies' coordinates can be nonzero).
   std::vector<Eigen::VectorXd> rows;
   std::vector<double> restitution;
+  std::vector<int> contact_of;
   size_t first_point = 0;
   for (int c = 0; c < rc.count(); ++c) {
     const RigidContactLaw& law = rc.law(c);
@@ -75,6 +76,7 @@ int ContactEvents::apply_impacts(StepState& state, const std::vector<double>& g0
       }
       rows.push_back(h);
       restitution.push_back(law.restitution);
+      contact_of.push_back(c);
     }
     first_point += points.size();
   }
@@ -99,6 +101,8 @@ int ContactEvents::apply_impacts(StepState& state, const std::vector<double>& g0
   // impulses.
   const Eigen::VectorXd solution = A.completeOrthogonalDecomposition().solve(b);
   sys_.add_to_mechanism_part(solution.head(n), state.v);
+  // P multiplies H^T in the momentum balance: the impulse the surface gives the point, along n.
+  for (int r = 0; r < k; ++r) impulses[contact_of[r]] += std::fabs(solution[n + m + r]);
   consistent_accelerations(sys_, state.q, state.v, state.t, state.a, state.lambda);
   return k;
 }

@@ -7,6 +7,8 @@
 // classical impact model's velocity jump where a contact has one.
 #include <vector>
 
+#include <Eigen/Core>
+
 #include "time_stepper.hpp"
 
 namespace catenary {
@@ -34,8 +36,9 @@ class ContactEvents {
   // than its capture speed takes the velocity jump of the classical impact model,
   //   [M Phi_q^T H^T; Phi_q 0 0; H 0 0] [dv; P_lambda; P] = [0; 0; -(1 + e) H v-],
   // H the arriving points' gap gradients (g' = H v), and the state gets the consistent
-  // accelerations of its new velocities. Returns the number of points that took one.
-  int apply_impacts(StepState& state, const std::vector<double>& g0);
+  // accelerations of its new velocities. Each point's normal impulse P is added to its contact's
+  // entry of `impulses`. Returns the number of points that took one.
+  int apply_impacts(StepState& state, const std::vector<double>& g0, Eigen::VectorXd& impulses);
 
  private:
   System& sys_;

@@ -14,7 +14,8 @@ void emit_frame(System& sys, double time, double step, int iterations, const Eig
 }
 
 void emit_frame(double time, double step, int iterations, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
-                const Eigen::VectorXd& lambda, const System::Energies& E, const FrameSink& sink) {
+                const Eigen::VectorXd& lambda, const System::Energies& E, const FrameSink& sink,
+                const Eigen::VectorXd* contact_impulses) {
   Frame fr;
   fr.time = time;
   fr.step = step;
@@ -26,6 +27,7 @@ void emit_frame(double time, double step, int iterations, const Eigen::VectorXd&
   fr.gravitational_energy = E.gravitational;
   fr.elastic_energy = E.elastic;
   fr.mass_times_v = &E.mass_times_v;
+  fr.contact_impulses = contact_impulses;
   sink(fr);
 }
 

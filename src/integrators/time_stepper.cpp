@@ -384,6 +384,8 @@ void run_time_steps(System& sys, const DynamicSettings& s, double output_interva
 
   // Frames are the only full vectors that come back to the host: q, v, lambda and M v.
   Eigen::VectorXd q, v, lambda;
+  // The rigid contacts' impulses since the last frame (Frame::contact_impulses).
+  Eigen::VectorXd impulses = Eigen::VectorXd::Zero(sys.multibody().mechanism().contacts.count());
   System::Energies energies;
   auto emit = [&](const StepState& st, double h, int iterations) {
     const Clock::time_point emit_start = Clock::now();
@@ -392,7 +394,8 @@ void run_time_steps(System& sys, const DynamicSettings& s, double output_interva
     be.download(st.lambda, lambda);
     sys.energies(st.q, st.v, q, v, energies);
     const Clock::time_point write_start = Clock::now();
-    emit_frame(st.t, h, iterations, q, v, lambda, energies, sink);
+    emit_frame(st.t, h, iterations, q, v, lambda, energies, sink, impulses.size() > 0 ? &impulses : nullptr);
+    impulses.setZero();
     summary.output_writing_seconds += seconds_since(write_start);
     summary.output_seconds += seconds_since(emit_start);
   };
@@ -403,6 +406,7 @@ void run_time_steps(System& sys, const DynamicSettings& s, double output_interva
   double next_checkpoint = checkpoints.interval;
   if (checkpoints.resume) {
     restore_control(*checkpoints.resume, state, h, next_output, next_checkpoint, summary, be);
+    if (impulses.size() > 0) impulses = checkpoints.resume->vector("control.impulses", impulses.size());
     stepper.restore(*checkpoints.resume);
     summary.initial_state_seconds = seconds_since(run_start);
   } else {
@@ -423,6 +427,7 @@ void run_time_steps(System& sys, const DynamicSettings& s, double output_interva
   const auto write_checkpoint = [&] {
     StateRecord record;
     save_control(state, h, next_output, next_checkpoint, summary, be, record);
+    if (impulses.size() > 0) record.set("control.impulses", impulses);
     stepper.save(record);
     checkpoints.write(record);
     last_checkpoint = Clock::now();
@@ -503,7 +508,7 @@ void run_time_steps(System& sys, const DynamicSettings& s, double output_interva
     gaps = std::move(end_gaps);
     summary.contact_events += event.switches;
     // An impact's velocity jump: the method starts again from the new velocities.
-    if (const int impacts = events.apply_impacts(state, start_gaps); impacts > 0) {
+    if (const int impacts = events.apply_impacts(state, start_gaps, impulses); impacts > 0) {
       summary.impacts += impacts;
       stepper.start(state);
       stepper.accepted(state);

@@ -310,7 +310,8 @@ void OutputWriter::write_contacts_header() {
       h += ',' + csv_field(name + '.' + c);
   const RigidContacts& rigid = case_.model.mechanism.contacts;
   for (int k = 0; k < rigid.count(); ++k)
-    for (const char* c : {"points", "normal_force", "friction_force", "penetration", "gap", "slip_velocity", "state"})
+    for (const char* c :
+         {"points", "normal_force", "friction_force", "penetration", "gap", "slip_velocity", "state", "impulse"})
       h += ',' + csv_field(rigid.name(k) + '.' + c);
   write_rows(*contacts_csv_, h + '\n');
 }
@@ -320,9 +321,15 @@ void OutputWriter::write_contact_rows(const Frame& f, const Eigen::VectorXd& q, 
   for (const ContactReport& r : contact_reports(case_.model, q, v))
     row += ',' + std::to_string(r.points) + ',' + number(r.normal_force) + ',' + number(r.friction_force) + ',' +
            number(r.penetration);
-  for (const RigidContactReport& r : rigid_contact_reports(case_.model, q, v))
+  const std::vector<RigidContactReport> rigid = rigid_contact_reports(case_.model, q, v);
+  for (size_t k = 0; k < rigid.size(); ++k) {
+    const RigidContactReport& r = rigid[k];
+    // An impact since the last frame makes the contact's state 3 (impact) for this frame.
+    const double impulse = f.contact_impulses ? (*f.contact_impulses)[static_cast<Eigen::Index>(k)] : 0.0;
     row += ',' + std::to_string(r.points) + ',' + number(r.normal_force) + ',' + number(r.friction_force) + ',' +
-           number(r.penetration) + ',' + number(r.gap) + ',' + number(r.slip_velocity) + ',' + std::to_string(r.state);
+           number(r.penetration) + ',' + number(r.gap) + ',' + number(r.slip_velocity) + ',' +
+           std::to_string(impulse > 0.0 ? 3 : r.state) + ',' + number(impulse);
+  }
   write_rows(*contacts_csv_, row + '\n');
 }
 

@@ -210,9 +210,12 @@ void SweepWriter::write_frame(const Frame& f) {
     const CopyRange& r = ranges_[k];
     const Eigen::VectorXd q = (*f.q)(r.dofs), v = (*f.v)(r.dofs);
     const Eigen::VectorXd lambda = f.lambda ? Eigen::VectorXd((*f.lambda)(r.rows)) : Eigen::VectorXd();
+    const Eigen::VectorXd impulses =
+        f.contact_impulses ? Eigen::VectorXd((*f.contact_impulses)(r.rigid_contacts)) : Eigen::VectorXd();
     Frame copy = f;
     copy.q = &q;
     copy.v = &v;
+    copy.contact_impulses = f.contact_impulses ? &impulses : nullptr;
     copy.lambda = f.lambda ? &lambda : nullptr;
     copy.mass_times_v = nullptr;  // the batch's, not this copy's
     copy.kinetic_energy = 0.5 * v.dot((*f.mass_times_v)(r.dofs));

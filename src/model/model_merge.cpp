@@ -226,6 +226,7 @@ Model merge_models(const std::vector<const Model*>& copies, std::vector<CopyRang
   int driver_row = rows + batch.driver_row(0);
   int attachment_row = rows + batch.attachment_row(0);
   int normalization_row = rows + batch.normalization_row(0);
+  int plane = 0, clearance = static_cast<int>(batch.contacts.planes.size());  // the copy's first of each
   for (size_t k = 0; k < copies.size(); ++k) {
     const Mechanism& m = copies[k]->mechanism;
     const int bodies = static_cast<int>(m.bodies.size()), drivers = static_cast<int>(m.drivers.size());
@@ -237,6 +238,10 @@ Model merge_models(const std::vector<const Model*>& copies, std::vector<CopyRang
     append_run(driver_row, drivers, r.rows);
     append_run(attachment_row, attachment_rows, r.rows);
     append_run(normalization_row, bodies, r.rows);
+    append_run(plane, static_cast<int>(m.contacts.planes.size()), r.rigid_contacts);
+    append_run(clearance, static_cast<int>(m.contacts.clearance_joints.size()), r.rigid_contacts);
+    plane += static_cast<int>(m.contacts.planes.size());
+    clearance += static_cast<int>(m.contacts.clearance_joints.size());
     body += bodies;
     joint_row += joint_rows;
     driver_row += drivers;

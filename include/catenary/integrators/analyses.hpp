@@ -20,9 +20,11 @@ namespace catenary {
 // frame's (a sweep splits them per copy).
 void emit_frame(System& sys, double time, double step, int iterations, const Eigen::VectorXd& q,
                 const Eigen::VectorXd& v, const Eigen::VectorXd& lambda, const FrameSink& sink);
-// The same with the energies given (System::energies).
+// The same with the energies given (System::energies), and the rigid contacts' impulses since the
+// last frame (Frame::contact_impulses).
 void emit_frame(double time, double step, int iterations, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
-                const Eigen::VectorXd& lambda, const System::Energies& E, const FrameSink& sink);
+                const Eigen::VectorXd& lambda, const System::Energies& E, const FrameSink& sink,
+                const Eigen::VectorXd* contact_impulses = nullptr);
 
 struct ConsistentState {
   Eigen::VectorXd q, v, a, lambda;  // lambda: physical multipliers

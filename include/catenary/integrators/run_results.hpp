@@ -23,6 +23,9 @@ struct Frame {
   const Eigen::VectorXd* mass_times_v = nullptr;
   // Accelerations (kinematic analysis only; then rigid_bodies.csv has acceleration columns).
   const Eigen::VectorXd* a = nullptr;
+  // Dynamic, rigid contacts: per contact (RigidContacts' order), the normal impulses of the impact
+  // model's velocity jumps since the previous frame (N s); null: none.
+  const Eigen::VectorXd* contact_impulses = nullptr;
 };
 
 // How far the assembly analysis moved a part (a rigid body or a cable) to satisfy the constraints.

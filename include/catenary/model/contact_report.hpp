@@ -21,7 +21,8 @@ struct ContactReport {
 // normal force, the magnitude of the summed friction force, the deepest penetration, the smallest
 // gap (negative: the penetration), the largest slip speed of a touching point, and its state:
 // 0 free (no point touches), 1 stick (every touching point slips slower than the stiction
-// velocity) or 2 slip (a number, so that `compare` compares it as the other columns).
+// velocity) or 2 slip (a number, so that `compare` compares it as the other columns; contacts.csv
+// writes 3, impact, for a frame whose contact took an impulse since the frame before).
 struct RigidContactReport {
   int points = 0;
   double normal_force = 0.0, friction_force = 0.0, penetration = 0.0, gap = 0.0, slip_velocity = 0.0;

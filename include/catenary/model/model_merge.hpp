@@ -16,6 +16,7 @@ namespace catenary {
 struct CopyRange {
   int first_node = 0, first_element = 0, element_count = 0;
   std::vector<int> dofs, rows;
+  std::vector<int> rigid_contacts;  // the batch's number of each of the copy's rigid contacts
 };
 
 // Throws ModelError when the copies cannot share one model (different dimension or gravity).
