@@ -55,8 +55,9 @@ TEST_CASE("impact model: a dropped ball rebounds at e times its impact speed, wi
   const Model m = ball_over_plane(R, 1.0, h0, law);
   AnalysisSettings alpha = dynamic_settings(1e-3, 0.6, 0.0);
   alpha.dynamics.integrator = DynamicSettings::Integrator::GeneralizedAlpha;
-  for (const auto& [name, settings] : {std::pair{"HHT", dynamic_settings(1e-3, 0.6, -0.05)},
-                                       std::pair{"generalized-alpha", alpha}, std::pair{"BDF", bdf_settings(1e-3, 0.6, 3)}}) {
+  for (const auto& [name, settings] :
+       {std::pair{"HHT", dynamic_settings(1e-3, 0.6, -0.05)}, std::pair{"generalized-alpha", alpha},
+        std::pair{"BDF", bdf_settings(1e-3, 0.6, 3)}}) {
     AnalysisSettings a = settings;
     const bool newmark = std::string(name) != "BDF";
     a.dynamics.event_tolerance = 1e-9;

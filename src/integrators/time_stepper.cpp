@@ -456,6 +456,7 @@ void run_time_steps(System& sys, const DynamicSettings& s, double output_interva
       if (s.adaptive && h_try * 0.25 >= s.min_step) {
         summary.rejected_steps++;
         h = h_try * 0.25;
+        event_step = 0.0;  // a switch being located is located again from the shorter step
         continue;
       }
       std::ostringstream msg;
