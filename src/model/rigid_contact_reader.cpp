@@ -42,8 +42,8 @@ void read_friction(const Node& n, RigidFriction& f) {
   expect_object(n, {"static", "dynamic", "stiction_velocity", "transition_velocity", "rolling", "spinning"});
   f.static_coefficient = n.has("static") ? get_non_negative(n.child("static")) : 0.0;
   f.dynamic_coefficient = n.has("dynamic") ? get_non_negative(n.child("dynamic")) : f.static_coefficient;
-  if (f.static_coefficient > 0.0 || f.dynamic_coefficient > 0.0 || n.has("stiction_velocity"))
-    f.stiction_velocity = get_positive(n.required("stiction_velocity"));
+  // Every friction force and torque is regularized over the stiction velocity: it has no default.
+  f.stiction_velocity = get_positive(n.required("stiction_velocity"));
   f.transition_velocity = 2.0 * f.stiction_velocity;
   if (n.has("transition_velocity")) {
     const Node tn = n.child("transition_velocity");
