@@ -22,6 +22,10 @@
 #include "catenary/model/model_operators.hpp"
 #include "multibody_models.hpp"
 #include "catenary/model/builders.hpp"
+#include "vtu_reading.hpp"
+
+using catenary::testing::vtu_array;
+using catenary::testing::vtu_attribute;
 
 using namespace catenary;
 namespace fs = std::filesystem;
@@ -100,25 +104,6 @@ Csv read_csv(const std::string& path) {
   return csv;
 }
 
-// Numbers of the DataArray named `name` in a VTU text.
-std::vector<double> vtu_array(const std::string& text, const std::string& name) {
-  const size_t tag = text.find("Name=\"" + name + "\"");
-  REQUIRE(tag != std::string::npos);
-  const size_t begin = text.find('>', tag) + 1;
-  const size_t end = text.find("</DataArray>", begin);
-  REQUIRE(end != std::string::npos);
-  std::istringstream s(text.substr(begin, end - begin));
-  std::vector<double> values;
-  std::string token;
-  while (s >> token) values.push_back(std::strtod(token.c_str(), nullptr));
-  return values;
-}
-
-int vtu_attribute(const std::string& text, const std::string& attribute) {
-  const size_t at = text.find(attribute + "=\"");
-  REQUIRE(at != std::string::npos);
-  return std::atoi(text.c_str() + at + attribute.size() + 2);
-}
 
 struct PvdEntry {
   double time;

@@ -23,6 +23,10 @@
 #include "catenary/model/model_operators.hpp"
 #include "catenary/multibody/rigid_contact_builders.hpp"
 #include "multibody_models.hpp"
+#include "vtu_reading.hpp"
+
+using catenary::testing::vtu_array;
+using catenary::testing::vtu_attribute;
 
 using namespace catenary;
 namespace fs = std::filesystem;
@@ -266,25 +270,6 @@ std::string read_text(const std::string& path) {
   return s.str();
 }
 
-// Numbers of the DataArray named `name` in a VTU text.
-std::vector<double> vtu_array(const std::string& text, const std::string& name) {
-  const size_t tag = text.find("Name=\"" + name + "\"");
-  REQUIRE(tag != std::string::npos);
-  const size_t begin = text.find('>', tag) + 1;
-  const size_t end = text.find("</DataArray>", begin);
-  REQUIRE(end != std::string::npos);
-  std::istringstream s(text.substr(begin, end - begin));
-  std::vector<double> values;
-  std::string token;
-  while (s >> token) values.push_back(std::strtod(token.c_str(), nullptr));
-  return values;
-}
-
-int vtu_attribute(const std::string& text, const std::string& attribute) {
-  const size_t at = text.find(attribute + "=\"");
-  REQUIRE(at != std::string::npos);
-  return std::atoi(text.c_str() + at + attribute.size() + 2);
-}
 
 }  // namespace
 
