@@ -12,6 +12,8 @@
 namespace catenary {
 
 MultibodyBlock::MultibodyBlock(const Model& m) : mechanism_(m.mechanism), layout_(multibody_layout(m)) {
+  // The coloured differences cover the bodies and attached nodes; a node that only a cable's contact
+  // with a shape reads is differenced with that contact (add_cable_contact_columns).
   const int nb = static_cast<int>(mechanism_.bodies.size()), slots = nb + static_cast<int>(mechanism_.attachments.size());
   for (int s = 0; s < slots; ++s) {
     slot_first_.push_back(s < nb ? 7 * s : mechanism_.node_coordinate(s - nb));
@@ -77,12 +79,65 @@ void MultibodyBlock::add_difference_columns(const Eigen::VectorXd& at, double sc
     }
 }
 
-double MultibodyBlock::internal_force(const Eigen::VectorXd& x, const Eigen::VectorXd& v, double t, Eigen::VectorXd& f) const {
+double MultibodyBlock::rigid_force(const Eigen::VectorXd& x, const Eigen::VectorXd& v, double t, Eigen::VectorXd& f) const {
   Eigen::VectorXd Q = Eigen::VectorXd::Zero(size());
   add_quadratic_velocity_forces(mechanism_, x.data(), v.data(), Q.data());
   const double potential = add_applied_forces(mechanism_, x.data(), v.data(), t, Q.data());
   f = -Q;
   return potential;
+}
+
+double MultibodyBlock::internal_force(const Eigen::VectorXd& x, const Eigen::VectorXd& v, double t, Eigen::VectorXd& f) const {
+  double potential = rigid_force(x, v, t, f);
+  if (mechanism_.cable_contacts.empty()) return potential;
+  Eigen::VectorXd Q = Eigen::VectorXd::Zero(size());
+  potential += add_cable_shape_forces(mechanism_, x.data(), v.data(), Q.data());
+  f -= Q;
+  return potential;
+}
+
+void MultibodyBlock::add_cable_contact_columns(const Eigen::VectorXd& x, const Eigen::VectorXd& v,
+                                               const NewtonMatrixCoefficients& c, std::vector<double>& values) const {
+  for (const CableShapeContact& contact : mechanism_.cable_contacts)
+    for (const CableShapeSpan& s : contact.spans) {
+      // The span's coordinates in the block: node a's 6, node b's 6, the body's 7.
+      int at[19];
+      for (int k = 0; k < 6; ++k) {
+        at[k] = mechanism_.node_coordinate(s.slot_a) + k;
+        at[6 + k] = mechanism_.node_coordinate(s.slot_b) + k;
+      }
+      for (int k = 0; k < 7; ++k) at[12 + k] = 7 * contact.body + k;
+      double q[19], rate[19];
+      for (int k = 0; k < 19; ++k) {
+        q[k] = x[at[k]];
+        rate[k] = v[at[k]];
+      }
+      // -Q of the span at (q, rate): its internal force.
+      const auto force = [&](const double* qs, const double* vs, double* f) {
+        const SpanContact out = span_contact(mechanism_.contacts, contact, s, qs, vs, qs + 12, vs + 12);
+        for (int k = 0; k < 12; ++k) f[k] = -out.element_force[k];
+        for (int k = 0; k < 7; ++k) f[12 + k] = -out.body_force[k];
+        return out.points;
+      };
+      double f[19];
+      if (force(q, rate, f) == 0) continue;  // apart: a step that touches changes nothing to first order
+      // Forward differences (half the evaluations of central ones; truncation 1e-8, round-off
+      // 1e-8 relative: ample for Newton's matrix).
+      const auto difference = [&](double* over, double weight) {
+        if (weight == 0.0) return;
+        for (int j = 0; j < 19; ++j) {
+          const double held = over[j], step = 1e-8 * (1.0 + std::fabs(held));
+          double plus[19];
+          over[j] = held + step;
+          force(q, rate, plus);
+          over[j] = held;
+          for (int i = 0; i < 19; ++i)
+            if (const int e = local_entry(at[i], at[j]); e >= 0) values[e] += weight * (plus[i] - f[i]) / step;
+        }
+      };
+      difference(q, c.stiffness);
+      if (contact.reads_velocity()) difference(rate, c.damping);
+    }
 }
 
 void MultibodyBlock::mass_product(const Eigen::VectorXd& x, const Eigen::VectorXd& w, Eigen::VectorXd& y) const {
@@ -96,7 +151,7 @@ Eigen::VectorXd MultibodyBlock::force_terms(const Eigen::VectorXd& x, const Eige
   Eigen::VectorXd out, f;
   mass_product(x, w, out);
   out *= mass;
-  internal_force(x, v, t, f);
+  rigid_force(x, v, t, f);
   out += stiffness * f;
   out += constraint_jacobian_transpose_product(mechanism_, x, v, t, mu);
   return out;
@@ -122,10 +177,11 @@ double MultibodyBlock::newton_matrix(const Eigen::VectorXd& x, const Eigen::Vect
         v, c.damping,
         [&](const Eigen::VectorXd& vs) {
           Eigen::VectorXd f;
-          internal_force(x, vs, t, f);
+          rigid_force(x, vs, t, f);
           return f;
         },
         values);
+  add_cable_contact_columns(x, v, c, values);
   ConstraintState state = evaluate_constraints(mechanism_, x, v, t);
   const Eigen::SparseMatrix<double>& jacobian = state.jacobian;
   for (int col = 0; col < jacobian.outerSize(); ++col)

@@ -308,6 +308,9 @@ void OutputWriter::write_contacts_header() {
   for (const std::string& name : case_.model.elements.contact_names)
     for (const char* c : {"points", "normal_force", "friction_force", "penetration"})
       h += ',' + csv_field(name + '.' + c);
+  for (const CableShapeContact& c : case_.model.mechanism.cable_contacts)
+    for (const char* column : {"points", "normal_force", "friction_force", "penetration"})
+      h += ',' + csv_field(c.name + '.' + column);
   const RigidContacts& rigid = case_.model.mechanism.contacts;
   for (int k = 0; k < rigid.count(); ++k)
     for (const char* c :
@@ -318,9 +321,13 @@ void OutputWriter::write_contacts_header() {
 
 void OutputWriter::write_contact_rows(const Frame& f, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
   std::string row = number(f.time);
-  for (const ContactReport& r : contact_reports(case_.model, q, v))
-    row += ',' + std::to_string(r.points) + ',' + number(r.normal_force) + ',' + number(r.friction_force) + ',' +
-           number(r.penetration);
+  const auto add = [&](const std::vector<ContactReport>& reports) {
+    for (const ContactReport& r : reports)
+      row += ',' + std::to_string(r.points) + ',' + number(r.normal_force) + ',' + number(r.friction_force) + ',' +
+             number(r.penetration);
+  };
+  add(contact_reports(case_.model, q, v));
+  add(cable_shape_contact_reports(case_.model, q, v));
   const std::vector<RigidContactReport> rigid = rigid_contact_reports(case_.model, q, v);
   for (size_t k = 0; k < rigid.size(); ++k) {
     const RigidContactReport& r = rigid[k];

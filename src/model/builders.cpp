@@ -153,6 +153,12 @@ void finalize_model(Model& m) {
   for (const auto& p : el.properties) total_length += p.length;
   m.characteristic_length = std::max(std::sqrt(diag2), total_length / std::max(1, (int)m.bodies.size()));
   if (!(m.characteristic_length > 0.0)) m.characteristic_length = 1.0;
+  for (CableShapeContact& c : m.mechanism.cable_contacts)
+    for (CableShapeSpan& s : c.spans) {
+      s.length = el.properties[s.element].length;
+      for (int g = 0; g < GaussRule5::kPoints; ++g) s.weight[g] = el.quadrature[s.element].bending_w[g];
+    }
+  settle_contact_nodes(m.mechanism);
   m.finalized = true;
 }
 
@@ -445,6 +451,24 @@ void add_contact_surface(Model& m, const std::string& name, ContactSurface surfa
     const Body& b = m.bodies.at(body);
     for (int e = b.first_element; e < b.first_element + b.element_count; ++e) m.elements.properties[e].contact = number;
   }
+  m.finalized = false;
+}
+
+void add_cable_shape_contact(Model& m, CableShapeContact c, const std::vector<int>& bodies) {
+  if (m.dimension != 3) throw ModelError("contact '" + c.name + "': rigid bodies need a 3D model");
+  if (c.body < 0 || c.body >= static_cast<int>(m.mechanism.bodies.size()))
+    throw ModelError("contact '" + c.name + "': rigid body " + std::to_string(c.body) + " is not in the model");
+  for (int shape : c.shapes)
+    if (shape < 0 || shape >= static_cast<int>(m.mechanism.contacts.shapes.size()) ||
+        m.mechanism.contacts.shapes[shape].body != c.body)
+      throw ModelError("contact '" + c.name + "': shape " + std::to_string(shape) + " is not a shape of rigid body '" +
+                       m.mechanism.bodies[c.body].name + "'");
+  for (int body : bodies) {
+    const Body& b = m.bodies.at(body);
+    for (int e = b.first_element; e < b.first_element + b.element_count; ++e)
+      c.spans.push_back({e, m.elements.node_a[e], m.elements.node_b[e]});
+  }
+  m.mechanism.cable_contacts.push_back(std::move(c));
   m.finalized = false;
 }
 

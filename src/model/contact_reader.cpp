@@ -113,6 +113,61 @@ ContactSurface read_surface(const Node& n, int D, std::vector<double>& heights) 
   return c;
 }
 
+// A contact of cables with shapes of a rigid body: "rigid_body" names it, "shapes" (optional:
+// all of them) names its shapes, "bodies" the cables; the tube radius, law and friction as for a
+// fixed surface.
+void read_cable_shape_contact(const Node& n, const std::string& name, Model& m) {
+  expect_object(n, {"name", "type", "bodies", "rigid_body", "shapes", "radius", "law", "friction"});
+  CableShapeContact c;
+  c.name = name;
+  const Node rn = n.required("rigid_body");
+  const std::string body = get_name(rn);
+  std::vector<std::string> rigid_names;
+  c.body = -1;
+  for (size_t b = 0; b < m.mechanism.bodies.size(); ++b) {
+    rigid_names.push_back(m.mechanism.bodies[b].name);
+    if (m.mechanism.bodies[b].name == body) c.body = static_cast<int>(b);
+  }
+  if (c.body < 0)
+    rn.fail("unknown rigid body '" + body + "' (" + suggestion(body, rigid_names) + "rigid bodies: " +
+            join_some(rigid_names) + ")");
+  const auto& shapes = m.mechanism.contacts.shapes;
+  std::vector<std::string> own;
+  for (size_t k = 0; k < shapes.size(); ++k)
+    if (shapes[k].body == c.body) own.push_back(shapes[k].name);
+  if (own.empty()) rn.fail("rigid body '" + body + "' has no shapes for the cables to touch (give it \"shapes\")");
+  if (n.has("shapes")) {
+    const Node sn = n.child("shapes");
+    if (!sn.v.is_array() || sn.v.empty()) sn.fail("must be a non-empty array of the rigid body's shape names" + sn.got());
+    for (size_t i = 0; i < sn.v.size(); ++i) {
+      const std::string shape = get_name(sn.at(i));
+      int found = -1;
+      for (size_t k = 0; k < shapes.size(); ++k)
+        if (shapes[k].body == c.body && shapes[k].name == shape) found = static_cast<int>(k);
+      if (found < 0)
+        sn.at(i).fail("rigid body '" + body + "' has no shape '" + shape + "' (" + suggestion(shape, own) +
+                      "its shapes: " + join_some(own) + ")");
+      c.shapes.push_back(found);
+    }
+  } else {
+    for (size_t k = 0; k < shapes.size(); ++k)
+      if (shapes[k].body == c.body) c.shapes.push_back(static_cast<int>(k));
+  }
+  c.radius = n.has("radius") ? get_non_negative(n.child("radius")) : 0.0;
+  c.law = read_contact_law(n.required("law"));
+  if (n.has("friction")) {
+    ContactSurface friction{};
+    read_friction(n.child("friction"), friction);
+    c.friction_axial = friction.friction_axial;
+    c.friction_lateral = friction.friction_lateral;
+    c.slip_velocity = friction.slip_velocity;
+  }
+  std::vector<int> cables;
+  const Node bodies = n.required("bodies");
+  for (size_t i = 0; i < bodies.v.size(); ++i) cables.push_back(read_body_reference(bodies.at(i), m));
+  add_cable_shape_contact(m, c, cables);
+}
+
 }  // namespace
 
 void read_contacts(const Node& model, Model& m) {
@@ -146,10 +201,16 @@ void read_contacts(const Node& model, Model& m) {
         bn.fail("a contact's bodies are all rigid bodies or all cables and beams ('" + body + "' and '" +
                 get_name(bodies.at(0)) + "' are not alike): give each kind its own contact");
     }
+    const std::string type = get_choice(n.required("type"), {"plane", "cylinder", "grid", "shape"}, "contact type");
     if (!rigid.empty()) {
-      if (get_choice(n.required("type"), {"plane", "cylinder", "grid"}, "contact type") != "plane")
-        n.child("type").fail("rigid bodies' shapes touch planes (cylinders and height grids are for cables and beams)");
+      if (type != "plane")
+        n.child("type").fail("rigid bodies' shapes touch planes (cylinders, height grids and shapes are for cables "
+                             "and beams)");
       read_rigid_plane_contact(n, name, rigid, m);
+      return;
+    }
+    if (type == "shape") {
+      read_cable_shape_contact(n, name, m);
       return;
     }
     std::vector<double> heights;
@@ -167,9 +228,10 @@ void read_contacts(const Node& model, Model& m) {
     add_contact_surface(m, name, surface, touching, heights);
   });
   // The impact model's velocity jump solves with the bodies' mass matrix alone (contact_events.hpp).
-  if (m.mechanism.contacts.any_impact() && !m.mechanism.attachments.empty())
+  if (m.mechanism.contacts.any_impact() && (!m.mechanism.attachments.empty() || !m.mechanism.cable_contacts.empty()))
     model.fail("the classical impact model (a contact law of type \"impact\") needs a mechanism without cable "
-               "attachments: give the contacts a continuous law (hunt_crossley, lankarani_nikravesh, ...)");
+               "attachments or cables touching its shapes: give the contacts a continuous law (hunt_crossley, "
+               "lankarani_nikravesh, ...)");
 }
 
 }  // namespace catenary

@@ -99,6 +99,32 @@ std::vector<RigidContactReport> rigid_contact_reports(const Model& m, const Eige
   return out;
 }
 
-bool has_contacts(const Model& m) { return !m.elements.contact_surfaces.empty() || !m.mechanism.contacts.empty(); }
+std::vector<ContactReport> cable_shape_contact_reports(const Model& m, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
+  const Mechanism& mech = m.mechanism;
+  std::vector<ContactReport> out(mech.cable_contacts.size());
+  for (size_t k = 0; k < out.size(); ++k) {
+    const CableShapeContact& c = mech.cable_contacts[k];
+    const int body = m.rigid_offset() + 7 * c.body;
+    Vec<3> friction = Vec<3>::zero();
+    for (const CableShapeSpan& s : c.spans) {
+      double e[12], edot[12];
+      for (int i = 0; i < 12; ++i) {
+        e[i] = q[element_global_dof(m, s.element, i)];
+        edot[i] = v[element_global_dof(m, s.element, i)];
+      }
+      const SpanContact span = span_contact(mech.contacts, c, s, e, edot, q.data() + body, v.data() + body);
+      out[k].points += span.points;
+      out[k].normal_force += span.normal_force;
+      out[k].penetration = std::max(out[k].penetration, span.penetration);
+      friction = vec_add(friction, span.friction);
+    }
+    out[k].friction_force = vec_norm(friction);
+  }
+  return out;
+}
+
+bool has_contacts(const Model& m) {
+  return !m.elements.contact_surfaces.empty() || !m.mechanism.contacts.empty() || !m.mechanism.cable_contacts.empty();
+}
 
 }  // namespace catenary

@@ -30,10 +30,11 @@ void reserve_for(std::vector<T>& to, const std::vector<const Model*>& copies, Co
 
 namespace {
 
-// Copy k's rigid bodies, joints, drivers, attachments, force elements and rigid contacts appended
-// to the batch's mechanism, with body, joint, shape and node indices shifted and names prefixed by
-// the copy.
-void append_mechanism(const Mechanism& from, int first_node, const std::string& prefix, Mechanism& to) {
+// Copy k's rigid bodies, joints, drivers, attachments, force elements and contacts appended to
+// the batch's mechanism, with body, joint, shape, element and node indices shifted and names
+// prefixed by the copy.
+void append_mechanism(const Mechanism& from, int first_node, int first_element, const std::string& prefix,
+                      Mechanism& to) {
   const int body_offset = static_cast<int>(to.bodies.size()), joint_offset = static_cast<int>(to.joints.size());
   auto body = [body_offset](int b) { return b == kGround ? kGround : b + body_offset; };
   for (RigidBody b : from.bodies) {
@@ -90,6 +91,17 @@ void append_mechanism(const Mechanism& from, int first_node, const std::string& 
     c.body_i = body(c.body_i);
     c.body_j = body(c.body_j);
     to.contacts.clearance_joints.push_back(c);
+  }
+  for (CableShapeContact c : from.cable_contacts) {
+    c.name = prefix + c.name;
+    c.body = body(c.body);
+    for (int& s : c.shapes) s += shape_offset;
+    for (CableShapeSpan& s : c.spans) {
+      s.element += first_element;
+      s.node_a += first_node;
+      s.node_b += first_node;
+    }
+    to.cable_contacts.push_back(std::move(c));
   }
 }
 
@@ -210,7 +222,7 @@ Model merge_models(const std::vector<const Model*>& copies, std::vector<CopyRang
       g.name = copy + ": " + g.name;
       out.constraint_groups.push_back(g);
     }
-    append_mechanism(m.mechanism, r.first_node, copy + ": ", out.mechanism);
+    append_mechanism(m.mechanism, r.first_node, r.first_element, copy + ": ", out.mechanism);
     // Each copy keeps its own length scale in the convergence and error norms.
     out.node_length_scale.insert(out.node_length_scale.end(), m.node_count, m.characteristic_length);
     out.characteristic_length = std::max(out.characteristic_length, m.characteristic_length);
@@ -248,6 +260,7 @@ Model merge_models(const std::vector<const Model*>& copies, std::vector<CopyRang
     attachment_row += attachment_rows;
     normalization_row += bodies;
   }
+  settle_contact_nodes(out.mechanism);
   // Every copy's element constants and length scale came with it: the batch is as finalized as
   // its copies.
   out.finalized = std::all_of(copies.begin(), copies.end(), [](const Model* m) { return m->finalized; });

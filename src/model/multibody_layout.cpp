@@ -63,6 +63,8 @@ MultibodyLayout multibody_layout(const Model& m) {
       throw ModelError("attachment '" + a.name + "': node " + std::to_string(a.node) + " is attached twice");
     for (int c = 0; c < per_node; ++c) layout.dofs.push_back(a.node * per_node + c);
   }
+  for (int node : mech.contact_nodes)
+    for (int c = 0; c < per_node; ++c) layout.dofs.push_back(node * per_node + c);
   layout.first_row = m.linear_constraint_count();
   layout.rows = mech.row_count();
 
@@ -77,7 +79,10 @@ MultibodyLayout multibody_layout(const Model& m) {
   for (int b = 0; b < nb; ++b)
     for (int i : coordinates_of(b))
       for (int j : coordinates_of(b)) local.insert({i, j});
-  for (const MechanismCoupling& c : mechanism_couplings(mech)) {
+  std::vector<MechanismCoupling> couplings = mechanism_couplings(mech);
+  for (const CableShapeContact& c : mech.cable_contacts)
+    for (const CableShapeSpan& s : c.spans) couplings.push_back({{c.body, nb + s.slot_a, nb + s.slot_b}, 0, 0});
+  for (const MechanismCoupling& c : couplings) {
     std::vector<int> coords;
     for (int s : c.slots)
       for (int i : coordinates_of(s)) coords.push_back(i);

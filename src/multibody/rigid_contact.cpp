@@ -6,6 +6,7 @@
 #include "catenary/core/time_function.hpp"
 #include "catenary/rigid/constraint_primitives.hpp"
 #include "catenary/rigid/euler_parameters.hpp"
+#include "body_load.hpp"
 
 namespace catenary {
 namespace {
@@ -23,11 +24,6 @@ double friction_coefficient(const RigidFriction& f, double u) {
 
 BodyState state_of(int body, const double* q, const double* v) {
   return body == kGround ? ground_state() : body_state(q + 7 * body, v + 7 * body);
-}
-
-// The velocity of the material point of body b (state bs) that is at the ground point x now.
-Vec<3> material_velocity(const BodyState& bs, const Vec<3>& x) {
-  return vec_add(bs.rd, cross3(angular_velocity(bs.p, bs.pd), vec_sub(x, bs.r)));
 }
 
 // The ground-frame unit vector of a body-frame axis.
@@ -190,10 +186,11 @@ RigidContactForce rigid_contact_force(const RigidContactLaw& law, const RigidCon
   return out;
 }
 
-namespace {
+Vec<3> material_velocity(const BodyState& b, const Vec<3>& x) {
+  return vec_add(b.rd, cross3(angular_velocity(b.p, b.pd), vec_sub(x, b.r)));
+}
 
-// Ground-frame force f at the ground point x and torque n on `body`: Q_r += f, Q_p += B(p, s')^T f
-// with s' the body-frame point at x (A(p) s' = x - r; A = |p|^2 times a rotation), Q_p += 2 E^T n.
+// s' solves A(p) s' = x - r, A = |p|^2 times a rotation.
 void add_body_load(int body, const double* q, const Vec<3>& x, const Vec<3>& f, const Vec<3>& n, double* Q) {
   if (body == kGround) return;
   const double* qb = q + 7 * body;
@@ -206,8 +203,6 @@ void add_body_load(int body, const double* q, const Vec<3>& x, const Vec<3>& f, 
   for (int k = 0; k < 3; ++k) Qb[k] += f[k];
   for (int k = 0; k < 4; ++k) Qb[3 + k] += qp[k];
 }
-
-}  // namespace
 
 double add_rigid_contact_forces(const RigidContacts& rc, const double* q, const double* v, double* Q) {
   double energy = 0.0;

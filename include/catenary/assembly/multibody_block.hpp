@@ -31,7 +31,8 @@ class MultibodyBlock {
   const Mechanism& mechanism() const { return mechanism_; }
   int size() const { return static_cast<int>(layout_.dofs.size()); }
 
-  // f(x, x', t) on the mechanism's coordinates; returns the potential energy of its springs.
+  // f(x, x', t) on the mechanism's coordinates; returns the potential energy of its springs and
+  // contacts.
   double internal_force(const Eigen::VectorXd& x, const Eigen::VectorXd& v, double t, Eigen::VectorXd& f) const;
   // y = M(x) w (zero on the attached nodes' coordinates: their mass is the elements').
   void mass_product(const Eigen::VectorXd& x, const Eigen::VectorXd& w, Eigen::VectorXd& y) const;
@@ -39,7 +40,9 @@ class MultibodyBlock {
   //   c.mass M(x) w + c.stiffness f(x, v(x), t) + Phi_x^T mu
   // with dv/dx = c.damping / c.stiffness, and c.constraint Phi_x in both constraint blocks.
   // The terms that differentiate M, f and Phi_x are central differences over x (second
-  // derivatives of the joint equations are not derived by hand). Returns the largest absolute
+  // derivatives of the joint equations are not derived by hand); a cable's contact with a body's
+  // shape is differenced element by element (forward differences), over the element's and the
+  // body's coordinates. Returns the largest absolute
   // row sum over the coordinate rows (for the residual's round-off floor).
   // With assembly_weights, each body's mass term c.mass M is scaled by its assembly_weight (the
   // metric of the assembly of initial conditions). constraints (optional) receives Phi, nu, gamma
@@ -49,6 +52,9 @@ class MultibodyBlock {
                        bool assembly_weights = false, ConstraintState* constraints = nullptr) const;
 
  private:
+  // f without the cables' contacts with body shapes (those are differenced apart:
+  // add_cable_contact_columns).
+  double rigid_force(const Eigen::VectorXd& x, const Eigen::VectorXd& v, double t, Eigen::VectorXd& f) const;
   Eigen::VectorXd force_terms(const Eigen::VectorXd& x, const Eigen::VectorXd& v, double t, const Eigen::VectorXd& w,
                               const Eigen::VectorXd& mu, double mass, double stiffness) const;
   // Adds to values the central difference of `terms` over x (or v) by colour groups: slots
@@ -56,6 +62,10 @@ class MultibodyBlock {
   // bodies costs a few evaluations per coordinate offset whatever its length.
   template <class Terms>
   void add_difference_columns(const Eigen::VectorXd& at, double scale, Terms terms, std::vector<double>& values) const;
+  // Adds the central differences of each touching span's forces over its 19 coordinates (the
+  // element's 12, the body's 7): x with weight c.stiffness, then v with weight c.damping.
+  void add_cable_contact_columns(const Eigen::VectorXd& x, const Eigen::VectorXd& v, const NewtonMatrixCoefficients& c,
+                                 std::vector<double>& values) const;
   // The index of local entry (i, j) in layout().local_entries, or -1 if there is none. The
   // matrix is kept as those entries alone: a sweep of a thousand cranes has 13,000 coordinates,
   // whose dense matrix would cost more to clear than all the rest of a Newton iteration.

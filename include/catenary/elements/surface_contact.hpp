@@ -201,9 +201,10 @@ CATENARY_HD Mat<D, D> cross_columns(const Vec<D>& x, const Mat<D, D>& M) {
 }
 
 // Friction G = mu_a phi(v_a) t + mu_l phi(v_l) l at a point, with F G and its derivatives added to
-// the point's (F: the normal force and its derivatives; dF_dr: dF/dr).
-template <int D>
-CATENARY_HD void add_friction(const ContactSurface& c, const SurfacePoint<D>& s, const Vec<D>& a, const Vec<D>& v,
+// the point's (F: the normal force and its derivatives; dF_dr: dF/dr). Law: a ContactSurface, or
+// anything with its friction fields (multibody/cable_shape_contact.hpp).
+template <int D, class Law>
+CATENARY_HD void add_friction(const Law& c, const SurfacePoint<D>& s, const Vec<D>& a, const Vec<D>& v,
                               const NormalForce& F, const Vec<D>& dF_dr, bool jacobian, ContactPoint<D>& out) {
   const Vec<D>& n = s.n;
   Vec<D> pa;  // P a
@@ -258,11 +259,12 @@ CATENARY_HD void add_friction(const ContactSurface& c, const SurfacePoint<D>& s,
     }
 }
 
-// The contact of surface c at a point r (slope a, velocity v); false where there is none.
-template <int D>
-CATENARY_HD bool contact_point(const ContactSurface& c, const double* heights, const Vec<D>& r, const Vec<D>& a,
-                               const Vec<D>& v, bool jacobian, ContactPoint<D>& out) {
-  const SurfacePoint<D> s = surface_point<D>(c, heights, r);
+// The contact at a point with slope a and velocity v (relative to the surface) where the surface
+// is s; false where there is none. Law: a ContactSurface, or anything with its law and friction
+// fields.
+template <int D, class Law>
+CATENARY_HD bool contact_at(const Law& c, const SurfacePoint<D>& s, const Vec<D>& a, const Vec<D>& v, bool jacobian,
+                            ContactPoint<D>& out) {
   if (!(s.delta > 0.0)) return false;
   const Vec<D>& n = s.n;
   const NormalForce F = contact_normal_force(c.law, s.delta, -dot(n, v));
@@ -286,6 +288,13 @@ CATENARY_HD bool contact_point(const ContactSurface& c, const double* heights, c
   if (F.value > 0.0 && (c.friction_axial > 0.0 || c.friction_lateral > 0.0))
     add_friction<D>(c, s, a, v, F, dF_dr, jacobian, out);
   return true;
+}
+
+// The contact of surface c at a point r (slope a, velocity v); false where there is none.
+template <int D>
+CATENARY_HD bool contact_point(const ContactSurface& c, const double* heights, const Vec<D>& r, const Vec<D>& a,
+                               const Vec<D>& v, bool jacobian, ContactPoint<D>& out) {
+  return contact_at<D>(c, surface_point<D>(c, heights, r), a, v, jacobian, out);
 }
 
 }  // namespace detail

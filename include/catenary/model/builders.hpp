@@ -74,6 +74,11 @@ void add_distributed_load(Model& m, int body, const Vec3& force_per_length,
 void add_contact_surface(Model& m, const std::string& name, ContactSurface surface, const std::vector<int>& bodies,
                          const std::vector<double>& heights = {});
 
+// A contact of the line bodies `bodies` (3D cables) with shapes of a rigid body
+// (multibody/cable_shape_contact.hpp): c names the body, its shapes and the law; every element of
+// the bodies becomes one of its spans. finalize_model sets the spans' lengths, weights and slots.
+void add_cable_shape_contact(Model& m, CableShapeContact c, const std::vector<int>& bodies);
+
 // Node index of a body's node: index >= 0 from the start, < 0 from the end (-1 = last).
 int body_node(const Model& m, int body, int index);
 int find_body(const Model& m, const std::string& name);  // -1 if absent

@@ -30,7 +30,11 @@ struct RigidContactReport {
 };
 std::vector<RigidContactReport> rigid_contact_reports(const Model& m, const Eigen::VectorXd& q, const Eigen::VectorXd& v);
 
-// Whether m has contacts of either kind (and so contacts.csv).
+// A cable's contact with a rigid body's shapes (multibody/cable_shape_contact.hpp) over its
+// elements' quadrature points, as a contact surface's: one report per contact.
+std::vector<ContactReport> cable_shape_contact_reports(const Model& m, const Eigen::VectorXd& q, const Eigen::VectorXd& v);
+
+// Whether m has contacts of any kind (and so contacts.csv).
 bool has_contacts(const Model& m);
 
 // One report per contact surface of m at q and v (model-sized).

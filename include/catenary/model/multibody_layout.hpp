@@ -11,9 +11,10 @@
 
 namespace catenary {
 
-// Groups of mechanism coordinates that one joint, driver, attachment, body or spring-damper
-// couples, with the rows it owns: each group's coordinates form a dense block of the Newton
-// matrix.
+// Groups of mechanism coordinates that one joint, driver, attachment, body, spring-damper or rigid
+// contact couples, with the rows it owns: each group's coordinates form a dense block of the
+// Newton matrix. (Each element of a cable's contact with a body's shape couples the body and the
+// element's two node slots too: multibody_layout adds those groups.)
 struct MechanismCoupling {
   std::vector<int> slots;  // bodies b < body count; attachment k is slot body count + k
   int first_row = 0, rows = 0;

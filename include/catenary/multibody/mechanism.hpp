@@ -4,8 +4,9 @@
 // markers, drivers on joint coordinates, attachments of cable nodes to body points, gravity.
 //
 // The mechanism's coordinate vector q: the bodies' 7 coordinates, then the 6 coordinates
-// (r, r') of each attached cable node (attachment k at node_coordinate(k)); without attachments
-// it is the bodies' coordinates alone. Constraint rows in order: the joints, the drivers, the
+// (r, r') of each attached cable node (attachment k at node_coordinate(k)), then those of the
+// other nodes that cables' contacts with body shapes read (contact_nodes); without either it is
+// the bodies' coordinates alone. Constraint rows in order: the joints, the drivers, the
 // attachments, then one normalization row p.p - 1 per body. The equations of motion are
 //   M(q) q'' + Phi_q^T lambda = Q(q, q', t),   Phi(q, t) = 0,
 // with M = diag(m I, 4 G^T J' G) and Q = (m g, 8 G'^T J' G' p) (rigid/euler_parameters.hpp) on
@@ -17,6 +18,7 @@
 #include <Eigen/SparseCore>
 
 #include "catenary/core/time_function.hpp"
+#include "catenary/multibody/cable_shape_contact.hpp"
 #include "catenary/multibody/force_elements.hpp"
 #include "catenary/multibody/ground.hpp"
 #include "catenary/multibody/rigid_contact.hpp"
@@ -79,12 +81,17 @@ struct Mechanism {
   std::vector<Attachment> attachments;
   ForceElements forces;  // spring-damper-actuators and body loads
   RigidContacts contacts;  // shapes against planes, joints with clearance
+  std::vector<CableShapeContact> cable_contacts;  // cables against bodies' shapes
+  // The nodes cable_contacts touch that are not attached, ascending (settle_contact_nodes).
+  std::vector<int> contact_nodes;
 
   bool empty() const { return bodies.empty(); }
   int body_coordinate_count() const { return 7 * static_cast<int>(bodies.size()); }
-  // The bodies' coordinates plus the attached nodes' (the size of the mechanism's q).
-  int coordinate_count() const { return body_coordinate_count() + 6 * static_cast<int>(attachments.size()); }
-  int node_coordinate(int k) const { return body_coordinate_count() + 6 * k; }
+  // Node slots: the attached nodes, then contact_nodes.
+  int node_slot_count() const { return static_cast<int>(attachments.size() + contact_nodes.size()); }
+  // The bodies' coordinates plus the node slots' (the size of the mechanism's q).
+  int coordinate_count() const { return body_coordinate_count() + 6 * node_slot_count(); }
+  int node_coordinate(int slot) const { return body_coordinate_count() + 6 * slot; }
   int row_count() const;
   // First row of joint k, of driver k, of attachment k, of body b's normalization.
   int joint_row(int k) const;
@@ -96,6 +103,18 @@ struct Mechanism {
   // Name of row r, e.g. "joint 'crank pin' row 2", for messages.
   std::string describe_row(int r) const;
 };
+
+// Sets contact_nodes from cable_contacts' spans and the attachments, and each span's node slots
+// (finalize_model and the batches' merge call it).
+void settle_contact_nodes(Mechanism& m);
+
+// The 12 coordinates (or rates) of span s's element out of the mechanism's q: node a's r, r', then
+// node b's.
+void span_coordinates(const Mechanism& m, const CableShapeSpan& s, const double* q, double* e);
+
+// Q += the generalized forces of the cables' contacts with body shapes at (q, q'); returns their
+// contact energy.
+double add_cable_shape_forces(const Mechanism& m, const double* q, const double* v, double* Q);
 
 // Phi(q, t), its Jacobian, and the velocity and acceleration right-hand sides
 // (Phi_q q' = nu, Phi_q q'' = gamma(q, q', t)).
@@ -109,7 +128,7 @@ ConstraintState evaluate_constraints(const Mechanism& m, const Eigen::VectorXd& 
 Eigen::VectorXd constraint_jacobian_transpose_product(const Mechanism& m, const Eigen::VectorXd& q,
                                                       const Eigen::VectorXd& v, double t, const Eigen::VectorXd& mu);
 
-// M(q) and Q(q, q', t) = gravity + quadratic velocity forces + force elements + contacts (zero on the
+// M(q) and Q(q, q', t) = gravity + quadratic velocity forces + force elements + rigid contacts (zero on the
 // attached nodes' coordinates); gravity is the model's (Model::gravity).
 void mass_matrix(const Mechanism& m, const Eigen::VectorXd& q, Eigen::MatrixXd& M);
 void generalized_forces(const Mechanism& m, const Vec<3>& gravity, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
@@ -119,8 +138,9 @@ void generalized_forces(const Mechanism& m, const Vec<3>& gravity, const Eigen::
 Eigen::Matrix<double, 7, 7> body_mass_block(const RigidBody& body, const double* q);
 // y += M(q) x over the bodies' coordinates (x, y of the mechanism's size).
 void add_mass_product(const Mechanism& m, const double* q, const double* x, double* y);
-// Q += the force elements' and the contacts' generalized forces at (q, q', t); returns their
-// potential energy (springs and the contact laws' elastic part).
+// Q += the force elements' and the rigid contacts' generalized forces at (q, q', t); returns their
+// potential energy (springs and the contact laws' elastic part). The cables' contacts with body
+// shapes are add_cable_shape_forces'.
 double add_applied_forces(const Mechanism& m, const double* q, const double* v, double t, double* Q);
 // Q += 8 G'^T J' G' p of every body (the Euler parameters' quadratic velocity force).
 void add_quadratic_velocity_forces(const Mechanism& m, const double* q, const double* v, double* Q);
