@@ -8,6 +8,7 @@
 
 #include "cable_shape_models.hpp"
 #include "catenary/model/case_loader.hpp"
+#include "catenary/model/model_merge.hpp"
 #include "catenary/multibody/shape_distance.hpp"
 #include "test_helpers.hpp"
 
@@ -132,4 +133,24 @@ TEST_CASE("sheave_hoist.json: the load rises as far as the winch hauls and the s
               load[2] + 1.5, turn, -0.5 / 0.51);
   CHECK(load[2] + 1.5 == Approx(0.5).margin(1e-3));
   CHECK(turn == Approx(-0.5 / 0.51).epsilon(5e-3));
+}
+
+TEST_CASE("a batch of two Atwood sheaves equals each run alone", "[contact][rigid-contact][sweep]") {
+  // The batch renumbers the copies' bodies, shapes, elements and nodes, and gives the second
+  // copy's touched nodes their slots after the first's: each copy must move as it does alone.
+  const std::vector<Model> copies = {testing::atwood_sheave(1.0, 1.5, 1.0), testing::atwood_sheave(1.0, 2.0, 1.0)};
+  std::vector<const Model*> pointers = {&copies[0], &copies[1]};
+  std::vector<CopyRange> ranges;
+  const Model batch = merge_models(pointers, ranges);
+  REQUIRE(batch.mechanism.cable_contacts.size() == 2);
+  CHECK(batch.mechanism.cable_contacts[1].shapes[0] == 1);
+  const AnalysisSettings a = testing::dynamic_settings(1e-3, 0.1, -0.3);
+  const Eigen::VectorXd together = testing::run_model(batch, a).frames.back().q;
+  for (size_t k = 0; k < copies.size(); ++k) {
+    const Eigen::VectorXd alone = testing::run_model(copies[k], a).frames.back().q;
+    const Eigen::VectorXd mine = together(ranges[k].dofs);
+    INFO("copy " << k);
+    REQUIRE(mine.size() == alone.size());
+    CHECK((mine - alone).cwiseAbs().maxCoeff() < 1e-8);
+  }
 }
