@@ -8,6 +8,7 @@
 
 #include "catenary/elements/hermite_shape.hpp"
 #include "catenary/model/contact_report.hpp"
+#include "catenary/model/line_tension.hpp"
 #include "catenary/rigid/euler_parameters.hpp"
 #include "output_file.hpp"
 #include "shape_mesh.hpp"
@@ -27,7 +28,7 @@ void interpolate(const double w[4], const double* e, int D, double out[3]) {
 // Points with their data, and cells: a poly-line per cable; per rigid body three lines (its
 // body-frame axes from the centre of mass) and its shapes' faces.
 struct Samples {
-  std::vector<double> points, velocities, strains;  // 3, 3, 1 per point
+  std::vector<double> points, velocities, strains, tensions;  // 3, 3, 1, 1 per point
   std::vector<double> contact_forces;               // 3 per point, for models with contact surfaces
   std::vector<int> connectivity, offsets, types;    // VTK cells
   std::vector<int> cell_bodies;                     // body_id per cell: cables, then rigid bodies
@@ -82,6 +83,7 @@ Samples sample_centrelines(const Model& m, const Eigen::VectorXd& q, const Eigen
         // The element's own strain law's axial strain (gradient_deficient_math.hpp).
         const bool reissner = reissner_law(el.properties[e]);
         out.strains.push_back(!(t0t0 > 0.0) ? 0.0 : reissner ? std::sqrt(tt / t0t0) - 1.0 : (tt - t0t0) / (2.0 * t0t0));
+        out.tensions.push_back(element_tension(m, e, xi, q, v));
         if (contacts) {
           const Vec<3> force = contact_force_at(m, e, r, t, rv);
           out.contact_forces.insert(out.contact_forces.end(), force.v, force.v + 3);
@@ -118,6 +120,7 @@ void add_rigid_bodies(const Model& m, const Eigen::VectorXd& q, const Eigen::Vec
       const Vec<3> point = vec_add(s.r, arm), velocity = vec_add(s.rd, cross3(omega, arm));
       for (int i = 0; i < 3; ++i) out.points.push_back(point[i]), out.velocities.push_back(velocity[i]);
       out.strains.push_back(0.0);
+      out.tensions.push_back(0.0);
       if (contacts) out.contact_forces.insert(out.contact_forces.end(), 3, 0.0);
     }
     for (int k = 1; k <= 3; ++k) out.add_cell(std::vector<int>{centre, centre + k}, kVtkLine, body_id);
@@ -130,6 +133,7 @@ void add_rigid_bodies(const Model& m, const Eigen::VectorXd& q, const Eigen::Vec
       out.points.insert(out.points.end(), mesh.points[k].v, mesh.points[k].v + 3);
       out.velocities.insert(out.velocities.end(), mesh.velocities[k].v, mesh.velocities[k].v + 3);
       out.strains.push_back(0.0);
+      out.tensions.push_back(0.0);
       if (contacts) out.contact_forces.insert(out.contact_forces.end(), 3, 0.0);
     }
     int begin = 0;
@@ -187,6 +191,7 @@ void write_vtu(const std::string& path, const Model& m, const Eigen::VectorXd& q
           "      <PointData Vectors=\"velocity\" Scalars=\"axial_strain\">\n");
     write_array(f, "Float64", "velocity", 3, s.velocities);
     write_array(f, "Float64", "axial_strain", 1, s.strains);
+    write_array(f, "Float64", "tension", 1, s.tensions);
     if (!s.contact_forces.empty()) write_array(f, "Float64", "contact_force", 3, s.contact_forces);
     // body_id: cables 0, 1, ... in model order, then the rigid bodies (axes and shapes alike).
     f.add("      </PointData>\n"

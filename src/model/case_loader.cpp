@@ -499,16 +499,17 @@ class Loader {
   }
 
   void read_output(const Node& n, const Model& m, OutputSettings& o) {
-    expect_object(n, {"directory", "interval", "nodes", "vtu", "vtu_samples_per_element", "checkpoint_interval",
-                      "checkpoint_wall_interval"});
+    expect_object(n, {"directory", "interval", "nodes", "tensions", "vtu", "vtu_samples_per_element",
+                      "checkpoint_interval", "checkpoint_wall_interval"});
     if (n.has("directory")) o.directory = get_name(n.child("directory"));
     if (n.has("interval")) o.interval = get_non_negative(n.child("interval"));
-    if (n.has("nodes")) {
-      const Node nodes = n.child("nodes");
+    for (const auto& [key, list] : {std::pair{"nodes", &o.nodes}, std::pair{"tensions", &o.tensions}}) {
+      if (!n.has(key)) continue;
+      const Node nodes = n.child(key);
       if (!nodes.v.is_array()) nodes.fail("must be an array of node references" + nodes.got());
       for (size_t i = 0; i < nodes.v.size(); ++i) {
         const NodeRef r = read_node_ref(nodes.at(i), m);
-        o.nodes.push_back(OutputNode{r.label, r.node});
+        list->push_back(OutputNode{r.label, r.node});
       }
     }
     if (n.has("vtu")) o.vtu = get_bool(n.child("vtu"));

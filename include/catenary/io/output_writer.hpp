@@ -14,6 +14,7 @@
 #include "catenary/integrators/run_results.hpp"
 #include "catenary/model/case.hpp"
 #include "catenary/model/contact_report.hpp"
+#include "catenary/model/line_tension.hpp"
 
 namespace catenary {
 
@@ -73,6 +74,9 @@ class OutputWriter {
   int mechanism_first_row_ = 0;
   size_t vtu_frames_ = 0;  // written so far
   std::string results_header_, last_results_row_;
+  std::vector<NodeOnElement> tension_elements_;  // where each output.tensions node's tension is read
+  // Each line's largest node tension over the frames so far, its time (-1: no frame yet) and node.
+  Eigen::VectorXd peak_tension_, peak_time_, peak_node_;
 };
 
 }  // namespace catenary
