@@ -47,6 +47,8 @@ const BadCase kBadCases[] = {
     {"contact_cylinder_without_radius", "/model/contacts/0/cylinder_radius", "required field is missing"},
     {"contact_unknown_type", "/model/contacts/0/type",
      "unknown contact type 'sphere' (expected one of: plane, cylinder, grid, shape)"},
+    {"initial_state_unknown", "/analysis/initial_state", "unknown initial state 'statics' (did you mean 'static'?"},
+    {"initial_state_zero_load_steps", "/analysis/initial_state/load_steps", "must be a positive integer (got 0)"},
     {"shape_contact_unknown_rigid_body", "/model/contacts/0/rigid_body", "unknown rigid body 'sheav' (did you mean 'sheave'?"},
     {"shape_contact_unknown_shape", "/model/contacts/0/shapes/1",
      "rigid body 'sheave' has no shape 'thread' (did you mean 'tread'?"},

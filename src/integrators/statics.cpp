@@ -6,6 +6,7 @@
 // bisected (down to 1/1024 of the load), and the increment doubles again after easy steps.
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <sstream>
 
 #include "catenary/core/errors.hpp"
@@ -153,9 +154,12 @@ class StaticEquilibrium final : public NewtonProblem {
 
 }  // namespace
 
-void run_static(System& sys, const StaticSettings& s, const FrameSink& sink, RunSummary& summary,
-                const Interruption* interruption) {
-  summary.analysis = "static";
+namespace {
+
+// Static equilibrium by load stepping from the consistent initial state: `accepted` sees the
+// start (load 0) and each accepted load step's state in x; the last one is the equilibrium.
+void step_loads(System& sys, const StaticSettings& s, RunSummary& summary, const Interruption* interruption,
+                const std::function<void(const StaticVectors& x, double load, int iterations)>& accepted) {
   Progress progress("static");
   Backend& backend = sys.backend();
   const int n = sys.dofs(), m = sys.constraints();
@@ -179,17 +183,7 @@ void run_static(System& sys, const StaticSettings& s, const FrameSink& sink, Run
   }
   NewtonSolver solver(static_newton_options(s));
 
-  // The load factor plays the role of time in static output.
-  Eigen::VectorXd q, lambda;
-  const Eigen::VectorXd zero_v = Eigen::VectorXd::Zero(n);
-  auto emit = [&](double load, int iterations) {
-    backend.download(x.q, q);
-    backend.download(x.lambda, lambda);
-    System::Energies E;
-    sys.energies(x.q, x.zero_v, q, zero_v, E);
-    emit_frame(load, 0.0, iterations, q, zero_v, lambda, E, sink);
-  };
-  emit(0.0, 0);
+  accepted(x, 0.0, 0);
 
   const double base_increment = 1.0 / std::max(1, s.load_steps);
   double load = 0.0, increment = base_increment;
@@ -228,7 +222,7 @@ void run_static(System& sys, const StaticSettings& s, const FrameSink& sink, Run
     load = target;
     summary.steps++;
     summary.end_time = load;
-    emit(load, out.iterations);
+    accepted(x, load, out.iterations);
     // A bisected increment doubles again after an easy step, where the load factor is a multiple
     // of the doubled increment (so that the load steps asked for are reached).
     const double doubled = 2.0 * increment;
@@ -242,6 +236,49 @@ void run_static(System& sys, const StaticSettings& s, const FrameSink& sink, Run
       throw Interrupted(msg.str());
     }
   }
+}
+
+}  // namespace
+
+void run_static(System& sys, const StaticSettings& s, const FrameSink& sink, RunSummary& summary,
+                const Interruption* interruption) {
+  summary.analysis = "static";
+  // The load factor plays the role of time in static output.
+  Eigen::VectorXd q, lambda;
+  const Eigen::VectorXd zero_v = Eigen::VectorXd::Zero(sys.dofs());
+  step_loads(sys, s, summary, interruption, [&](const StaticVectors& x, double load, int iterations) {
+    sys.backend().download(x.q, q);
+    sys.backend().download(x.lambda, lambda);
+    System::Energies E;
+    sys.energies(x.q, x.zero_v, q, zero_v, E);
+    emit_frame(load, 0.0, iterations, q, zero_v, lambda, E, sink);
+  });
+}
+
+ConsistentState static_initial_state(System& sys, const StaticSettings& s, RunSummary& summary) {
+  ConsistentState out;
+  RunSummary statics;
+  try {
+    step_loads(sys, s, statics, nullptr, [&](const StaticVectors& x, double, int) {
+      sys.backend().download(x.q, out.q);
+      sys.backend().download(x.lambda, out.lambda);
+    });
+  } catch (const SimulationError& e) {
+    throw SimulationError(std::string("the static initial state: ") + e.what(), e.dof(), e.unsettled_dofs());
+  }
+  summary.newton_iterations += statics.newton_iterations;
+  // At rest in equilibrium: the accelerations vanish to the Newton tolerance; solved for all the
+  // same, with the multipliers, as a restart after an impact is (consistent_accelerations).
+  Backend& b = sys.backend();
+  Vector q = b.make_vector(sys.dofs()), v = b.make_vector(sys.dofs()), a = b.make_vector(sys.dofs()),
+         lambda = b.make_vector(sys.constraints());
+  b.upload(out.q, q);
+  out.v = Eigen::VectorXd::Zero(sys.dofs());
+  b.upload(out.v, v);
+  consistent_accelerations(sys, q, v, 0.0, a, lambda);
+  b.download(a, out.a);
+  b.download(lambda, out.lambda);
+  return out;
 }
 
 }  // namespace catenary

@@ -410,7 +410,8 @@ void run_time_steps(System& sys, const DynamicSettings& s, double output_interva
     stepper.restore(*checkpoints.resume);
     summary.initial_state_seconds = seconds_since(run_start);
   } else {
-    const ConsistentState init = consistent_initial_state(sys, 0.0);
+    const ConsistentState init =
+        s.static_start ? static_initial_state(sys, s.start_statics, summary) : consistent_initial_state(sys, 0.0);
     state.t = 0.0;
     be.upload(init.q, state.q);
     be.upload(init.v, state.v);

@@ -36,6 +36,24 @@ void check_step_count(const Node& step, double end_time, double h, long long max
               " (raise /analysis/max_steps to allow more)");
 }
 
+// A dynamic run's start: "given" (the initial state made consistent), "static", or an object of
+// type static with the load stepping's settings.
+void read_initial_state(const Node& n, DynamicSettings& d) {
+  if (n.v.is_string()) {
+    d.static_start = get_choice(n, {"given", "static"}, "initial state") == "static";
+    return;
+  }
+  if (!n.v.is_object())
+    n.fail("must be \"given\", \"static\" or an object {\"type\": \"static\", \"load_steps\": ...}" + n.got());
+  expect_object(n, {"type", "load_steps", "max_iterations", "tolerance"});
+  if (get_choice(n.required("type"), {"static"}, "initial state type") != "static") return;
+  d.static_start = true;
+  StaticSettings& s = d.start_statics;
+  if (n.has("load_steps")) s.load_steps = get_positive_int(n.child("load_steps"));
+  if (n.has("max_iterations")) s.max_iterations = get_positive_int(n.child("max_iterations"));
+  if (n.has("tolerance")) s.tolerance = get_positive(n.child("tolerance"));
+}
+
 }  // namespace
 
 void read_analysis(const Node& n, AnalysisSettings& a) {
@@ -78,9 +96,10 @@ void read_analysis(const Node& n, AnalysisSettings& a) {
   }
   expect_object(n, {"type", "end_time", "step", "integrator", "alpha", "rho_infinity", "max_order",
                     "max_iterations", "tolerance", "adaptive", "formulation", "newton", "linear_solver", "event_tolerance",
-                    "float_factors", "max_steps"});
+                    "float_factors", "max_steps", "initial_state"});
   a.type = AnalysisSettings::Type::Dynamic;
   DynamicSettings& d = a.dynamics;
+  if (n.has("initial_state")) read_initial_state(n.child("initial_state"), d);
   d.end_time = get_positive(n.required("end_time"));
   const Node step = n.required("step");
   d.step = get_positive(step);

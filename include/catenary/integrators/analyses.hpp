@@ -48,6 +48,11 @@ void consistent_accelerations(System& sys, const Vector& q, const Vector& v, dou
 void run_static(System& sys, const StaticSettings& s, const FrameSink& sink, RunSummary& summary,
                 const Interruption* interruption = nullptr);
 
+// The static equilibrium under the loads at t = 0 (run_static's load stepping, without frames),
+// at rest, with its accelerations and multipliers: a dynamic run's start with
+// DynamicSettings::static_start. Its Newton iterations join summary's.
+ConsistentState static_initial_state(System& sys, const StaticSettings& s, RunSummary& summary);
+
 // The checkpoints of a dynamic run (output.checkpoint_interval in docs/case-format.md): after an
 // accepted step, every `interval` of simulated time and every `wall_interval` wall seconds (0: not
 // by that measure), and at a stop the Interruption asks for, the run puts its whole state (the

@@ -49,6 +49,10 @@ struct DynamicSettings {
   // Rigid contacts: a step across which a contact point's gap changes sign is shortened until the
   // gap at its end is within this distance of zero (m; src/integrators/contact_events.hpp).
   double event_tolerance = 1e-6;
+  // The start: the given initial state made consistent (false), or the static equilibrium under
+  // the loads at t = 0, at rest (true), found by these settings' load stepping.
+  bool static_start = false;
+  StaticSettings start_statics;
 };
 
 // Kinematic analysis of a zero-DOF rigid mechanism (run_kinematics): positions, velocities,
