@@ -1,5 +1,7 @@
 #include "case_reading.hpp"
 
+#include "time_table_reader.hpp"
+
 #include <algorithm>
 #include <limits>
 #include <sstream>
@@ -193,8 +195,12 @@ TimeFunction read_time_function(const Node& n) {
   if (n.v.is_number()) return TimeFunction::constant(n.v.get<double>());
   if (!n.v.is_object()) n.fail("must be a number or a time function object" + n.got());
   const std::string type =
-      get_choice(n.required("type"), {"constant", "ramp", "smooth_step", "harmonic"}, "time function type");
+      get_choice(n.required("type"), {"constant", "ramp", "smooth_step", "harmonic", "table"}, "time function type");
   TimeFunction f;
+  if (type == "table") {
+    const double ramp = n.has("ramp") ? get_non_negative(n.child("ramp")) : 0.0;
+    return TimeFunction::of_table(read_time_table(n), ramp);
+  }
   if (type == "constant") {
     expect_object(n, {"type", "value"});
     return TimeFunction::constant(get_number(n.required("value")));

@@ -1,25 +1,47 @@
 #pragma once
 // Scalar functions of time used for prescribed motion and load histories, with their first
 // and second derivatives (the constraint velocity and acceleration right-hand sides need them).
+#include <memory>
 #include <string>
+#include <vector>
 
 namespace catenary {
+
+// A sampled history (a platform's measured motion, a recorded load) as the natural cubic spline
+// through its samples: continuous with its first and second derivatives (the constraints'
+// acceleration right-hand sides read the second), its second derivative zero at the ends.
+// Before the first sample and after the last it holds the end value, at rest.
+struct TimeTable {
+  std::vector<double> times, values;  // times strictly increasing, at least two
+  std::vector<double> curvatures;     // the spline's second derivative at each sample
+  // Throws std::invalid_argument for fewer than two samples, times that do not increase, or values
+  // that are not finite.
+  TimeTable(std::vector<double> times, std::vector<double> values);
+  // The spline's value, first and second derivative at t (derivative 0, 1 or 2).
+  double at(double t, int derivative) const;
+};
 
 // ADAMS's STEP: h0 for x <= x0, h1 for x >= x1, and the cubic h0 + (h1 - h0) s^2 (3 - 2 s),
 // s = (x - x0) / (x1 - x0), between (continuous with its first derivative).
 double smooth_step(double x, double x0, double h0, double x1, double h1);
 
 struct TimeFunction {
-  enum class Kind { Constant, LinearRamp, Harmonic, SmoothStep };
+  enum class Kind { Constant, LinearRamp, Harmonic, SmoothStep, Table };
   Kind kind = Kind::Constant;
   // Constant: value = v0.
   // LinearRamp: v0 before t0, linear to v1 at t1, v1 after (continuous, kinked).
   // SmoothStep: v0 before t0, cubic 3x^2 - 2x^3 blend to v1 at t1, v1 after (ADAMS STEP).
   // Harmonic: v0 + amplitude * sin(2 pi frequency t + phase).
+  // Table: R(t) s(t), s the table's spline and R the quintic ramp 10 x^3 - 15 x^4 + 6 x^5,
+  // x = t / ramp, from 0 at t = 0 to 1 at t = ramp (continuous with two derivatives; R = 1 when
+  // ramp = 0): a history that does not start at zero is taken in without a jolt.
   double v0 = 0.0, v1 = 0.0, t0 = 0.0, t1 = 0.0;
   double amplitude = 0.0, frequency = 0.0, phase = 0.0;
+  std::shared_ptr<const TimeTable> table;
+  double ramp = 0.0;
 
   static TimeFunction constant(double value);
+  static TimeFunction of_table(std::shared_ptr<const TimeTable> table, double ramp);
   double value(double t) const;
   double first_derivative(double t) const;
   double second_derivative(double t) const;
