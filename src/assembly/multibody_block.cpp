@@ -120,7 +120,8 @@ void MultibodyBlock::add_cable_contact_columns(const Eigen::VectorXd& x, const E
         return out.points;
       };
       double f[19];
-      if (force(q, rate, f) == 0) continue;  // apart: a step that touches changes nothing to first order
+      // Apart: no entries (a contact that starts during a step enters the next iteration's matrix).
+      if (force(q, rate, f) == 0) continue;
       // Forward differences (half the evaluations of central ones; truncation 1e-8, round-off
       // 1e-8 relative: ample for Newton's matrix).
       const auto difference = [&](double* over, double weight) {
