@@ -51,6 +51,7 @@ const BadCase kBadCases[] = {
      "the table's samples: the times must increase: sample 2 at 1.000000 s follows 1.000000 s"},
     {"table_unknown_column", "/model/constraints/1/displacement/z/column",
      "has no column 'heav' (did you mean 'heave'? its columns after the time: surge, heave)"},
+    {"motion_empty", "/model/rigid_bodies/0/motion", "must prescribe at least one of x, y, z, roll, pitch, yaw"},
     {"initial_state_unknown", "/analysis/initial_state", "unknown initial state 'statics' (did you mean 'static'?"},
     {"initial_state_zero_load_steps", "/analysis/initial_state/load_steps", "must be a positive integer (got 0)"},
     {"shape_contact_unknown_rigid_body", "/model/contacts/0/rigid_body", "unknown rigid body 'sheav' (did you mean 'sheave'?"},

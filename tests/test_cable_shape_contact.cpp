@@ -71,7 +71,7 @@ TEST_CASE("the Atwood machine with a massive sheave: the rope turns it without s
   // (the legs' own weight shifts as they change length), so from rest
   //   x(t) = (A / B) (cosh(sqrt(B) t) - 1),  A = (m2 - m1) g / M,  B = 2 lambda g / M,
   // and the sheave turns by x / Rw (Rw: the rope centreline's radius, the pitch radius).
-  const double m1 = 1.0, m2 = 1.5, g = 9.81, T = 0.5;
+  const double m1 = 1.0, m2 = 1.5, g = 9.81, T = 0.3;
   const Model m = testing::atwood_sheave(m1, m2, 1.0);
   const testing::RunResult r = testing::run_model(m, testing::dynamic_settings(1e-3, T, -0.3), 0.1);
   const double Rw = testing::AtwoodSheave::pitch_radius(), lambda = testing::AtwoodSheave::kRopeMass;
@@ -91,9 +91,9 @@ TEST_CASE("the Atwood machine with a massive sheave: the rope turns it without s
                 rise, x, turn * Rw);
     INFO("t = " << f.time);
     CHECK(rise == Approx(x).epsilon(3e-3));
-    // The regularized friction creeps (the rope slips below the slip velocity): less than 0.1 % of
+    // The regularized friction creeps (the rope slips below the slip velocity): less than 0.2 % of
     // the whole travel.
-    CHECK(std::fabs(turn * Rw - rise) < 1e-3 * travel);
+    CHECK(std::fabs(turn * Rw - rise) < 2e-3 * travel);
   }
 }
 

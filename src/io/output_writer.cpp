@@ -186,6 +186,8 @@ void OutputWriter::write_mechanism_headers() {
     for (const char* c : {"force_f", "force_g", "force_h", "torque_f", "torque_g", "torque_h"})
       h += ',' + csv_field(j.name + '.' + c);
   for (const Driver& d : mech.drivers) h += ',' + csv_field(d.name + ".effort");
+  for (const BodyMotion& motion : mech.motions)
+    for (const char* c : {"fx", "fy", "fz", "tx", "ty", "tz"}) h += ',' + csv_field(motion.name + ".motion." + c);
   for (const Attachment& a : mech.attachments)
     for (const char* c : {"fx", "fy", "fz"}) h += ',' + csv_field(a.name + '.' + c);
   for (const Tsda& e : mech.forces.tsda)
@@ -240,6 +242,11 @@ void OutputWriter::write_mechanism_rows(const Frame& f) {
       for (const Vec<3>& e : axes) row += ',' + number(vec_norm(e) > 0.0 ? dot(e, *w) / vec_norm(e) : 0.0);
   }
   for (size_t d = 0; d < mech.drivers.size(); ++d) row += ',' + number(-lambda[mech.driver_row(static_cast<int>(d))]);
+  for (size_t k = 0; k < mech.motions.size(); ++k) {
+    const JointReaction r = motion_reaction(mech, static_cast<int>(k), x, lambda, f.time);
+    for (const Vec<3>* w : {&r.force, &r.torque})
+      for (int c = 0; c < 3; ++c) row += ',' + number((*w)[c]);
+  }
   for (size_t k = 0; k < mech.attachments.size(); ++k)
     for (int c = 0; c < 3; ++c) row += ',' + number(-lambda[mech.attachment_row(static_cast<int>(k)) + c]);
   for (const Tsda& e : mech.forces.tsda) {

@@ -161,7 +161,7 @@ class MechanismReader {
 
   void read_rigid_body(const Node& n, Model& m) {
     expect_object(n, {"name", "mass", "inertia", "position", "orientation", "velocity", "angular_velocity",
-                      "assembly_weight", "shapes"});
+                      "assembly_weight", "shapes", "motion"});
     const Node nn = n.required("name");
     RigidBody b;
     b.name = get_name(nn);
@@ -180,6 +180,27 @@ class MechanismReader {
     if (n.has("assembly_weight")) b.assembly_weight = get_positive(n.child("assembly_weight"));
     m.mechanism.bodies.push_back(b);
     if (n.has("shapes")) read_rigid_shapes(n.child("shapes"), static_cast<int>(m.mechanism.bodies.size()) - 1, m);
+    if (n.has("motion")) read_motion(n.child("motion"), m);
+  }
+
+  // The prescribed motion of the body just read: time functions of its centre of mass's
+  // displacement x, y, z (m) and of its rotation roll, pitch, yaw (rad) about the ground axes, each
+  // zero where not given.
+  void read_motion(const Node& n, Model& m) {
+    static const char* const keys[] = {"x", "y", "z", "roll", "pitch", "yaw"};
+    expect_object(n, {keys[0], keys[1], keys[2], keys[3], keys[4], keys[5]});
+    if (n.v.empty()) n.fail("must prescribe at least one of x, y, z, roll, pitch, yaw");
+    const RigidBody& b = m.mechanism.bodies.back();
+    BodyMotion motion;
+    motion.name = b.name;
+    motion.body = static_cast<int>(m.mechanism.bodies.size()) - 1;
+    motion.position = b.position;
+    motion.orientation = b.orientation;
+    for (int k = 0; k < 6; ++k) {
+      TimeFunction& f = k < 3 ? motion.translation[k] : motion.rotation[k - 3];
+      f = n.has(keys[k]) ? read_time_function(n.child(keys[k])) : TimeFunction::constant(0.0);
+    }
+    m.mechanism.motions.push_back(motion);
   }
 
   struct JointKind {

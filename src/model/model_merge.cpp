@@ -30,7 +30,7 @@ void reserve_for(std::vector<T>& to, const std::vector<const Model*>& copies, Co
 
 namespace {
 
-// Copy k's rigid bodies, joints, drivers, attachments, force elements and contacts appended to
+// Copy k's rigid bodies, joints, drivers, motions, attachments, force elements and contacts appended to
 // the batch's mechanism, with body, joint, shape, element and node indices shifted and names
 // prefixed by the copy.
 void append_mechanism(const Mechanism& from, int first_node, int first_element, const std::string& prefix,
@@ -51,6 +51,11 @@ void append_mechanism(const Mechanism& from, int first_node, int first_element, 
     d.name = prefix + d.name;
     d.joint += joint_offset;
     to.drivers.push_back(d);
+  }
+  for (BodyMotion motion : from.motions) {
+    motion.name = prefix + motion.name;
+    motion.body = body(motion.body);
+    to.motions.push_back(motion);
   }
   for (Attachment a : from.attachments) {
     a.name = prefix + a.name;
@@ -230,12 +235,14 @@ Model merge_models(const std::vector<const Model*>& copies, std::vector<CopyRang
   }
 
   // The copies' rigid coordinates and mechanism rows, now that the batch's layout is complete:
-  // each kind (bodies, joints, drivers, attachments, normalizations) holds the copies in order.
+  // each kind (bodies, joints, drivers, motions, attachments, normalizations) holds the copies in
+  // order.
   const Mechanism& batch = out.mechanism;
   const int rows = out.linear_constraint_count();
   int body = 0;                                   // the copy's first body in the batch
   int joint_row = rows + batch.joint_row(0);      // its first row of each kind
   int driver_row = rows + batch.driver_row(0);
+  int motion_row = rows + batch.motion_row(0);
   int attachment_row = rows + batch.attachment_row(0);
   int normalization_row = rows + batch.normalization_row(0);
   int plane = 0, clearance = static_cast<int>(batch.contacts.planes.size());  // the copy's first of each
@@ -248,6 +255,7 @@ Model merge_models(const std::vector<const Model*>& copies, std::vector<CopyRang
     append_run(out.rigid_offset() + 7 * body, 7 * bodies, r.dofs);
     append_run(joint_row, joint_rows, r.rows);
     append_run(driver_row, drivers, r.rows);
+    append_run(motion_row, 6 * static_cast<int>(m.motions.size()), r.rows);
     append_run(attachment_row, attachment_rows, r.rows);
     append_run(normalization_row, bodies, r.rows);
     append_run(plane, static_cast<int>(m.contacts.planes.size()), r.rigid_contacts);
@@ -257,6 +265,7 @@ Model merge_models(const std::vector<const Model*>& copies, std::vector<CopyRang
     body += bodies;
     joint_row += joint_rows;
     driver_row += drivers;
+    motion_row += 6 * static_cast<int>(m.motions.size());
     attachment_row += attachment_rows;
     normalization_row += bodies;
   }

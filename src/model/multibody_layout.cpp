@@ -31,6 +31,11 @@ std::vector<MechanismCoupling> mechanism_couplings(const Mechanism& m) {
     const Joint& j = m.joints[d.joint];
     out.push_back({bodies_of(j.body_i, j.body_j), row++, 1});
   }
+  row = m.motion_row(0);
+  for (const BodyMotion& motion : m.motions) {
+    out.push_back({{motion.body}, row, 6});
+    row += 6;
+  }
   row = m.attachment_row(0);
   for (size_t k = 0; k < m.attachments.size(); ++k) {
     out.push_back({{m.attachments[k].body, nb + static_cast<int>(k)}, row, m.attachments[k].row_count()});

@@ -109,6 +109,11 @@ void evaluate_rows(const Mechanism& m, const Eigen::VectorXd& q, const Eigen::Ve
     const Joint& j = m.joints[m.drivers[k].joint];
     put_rows(driver_rows(m, m.drivers[k], q, v, t), 1, first_row, j.body_i, j.body_j, s, jac);
   }
+  first_row = m.motion_row(0);
+  for (size_t k = 0; k < m.motions.size(); ++k, first_row += 6) {
+    const BodyMotion& motion = m.motions[k];
+    put_rows(body_motion_rows(motion, state_of(motion.body, q, v), t), 6, first_row, kGround, motion.body, s, jac);
+  }
   first_row = m.attachment_row(0);
   for (size_t k = 0; k < m.attachments.size(); ++k) {
     put_attachment_rows(m, static_cast<int>(k), first_row, q, v, s, jac);
@@ -133,8 +138,9 @@ int Mechanism::joint_row(int k) const {
   return row;
 }
 int Mechanism::driver_row(int k) const { return joint_row(static_cast<int>(joints.size())) + k; }
+int Mechanism::motion_row(int k) const { return driver_row(static_cast<int>(drivers.size())) + 6 * k; }
 int Mechanism::attachment_row(int k) const {
-  int row = driver_row(static_cast<int>(drivers.size()));
+  int row = motion_row(static_cast<int>(motions.size()));
   for (int i = 0; i < k; ++i) row += attachments[i].row_count();
   return row;
 }
@@ -148,6 +154,10 @@ std::string Mechanism::describe_row(int r) const {
   }
   for (size_t k = 0; k < drivers.size(); ++k)
     if (r == driver_row(static_cast<int>(k))) return "driver '" + drivers[k].name + "'";
+  for (size_t k = 0; k < motions.size(); ++k) {
+    const int first = motion_row(static_cast<int>(k));
+    if (r >= first && r < first + 6) return "the motion of rigid body '" + motions[k].name + "' row " + std::to_string(r - first);
+  }
   for (size_t k = 0; k < attachments.size(); ++k) {
     const int first = attachment_row(static_cast<int>(k));
     if (r >= first && r < first + attachments[k].row_count())
@@ -284,6 +294,26 @@ JointReaction joint_reaction(const Mechanism& m, int joint, const Eigen::VectorX
   for (int k = 0; k < 3; ++k) {
     out.force[k] = sign * force[k];
     out.torque[k] = sign * (torque[k] - shift[k]);
+  }
+  return out;
+}
+
+JointReaction motion_reaction(const Mechanism& m, int motion, const Eigen::VectorXd& q, const Eigen::VectorXd& lambda,
+                              double t) {
+  const BodyMotion& bm = m.motions[motion];
+  const rigid::BodyState b = state_of(bm.body, q, Eigen::VectorXd::Zero(q.size()));
+  const rigid::ConstraintRows<6> rows = body_motion_rows(bm, b, t);
+  // The generalized force -Phi_q^T lambda over the six rows; Q_p = 2 E^T n gives n = E Q_p / 2.
+  Vec<7> g = Vec<7>::zero();
+  const int first = m.motion_row(motion);
+  for (int r = 0; r < 6; ++r)
+    for (int c = 0; c < 7; ++c) g[c] -= rows.jac_j(r, c) * lambda[first + r];
+  JointReaction out;
+  const Mat<3, 4> E = rigid::e_matrix(b.p);
+  for (int k = 0; k < 3; ++k) {
+    out.force[k] = g[k];
+    out.torque[k] = 0.0;
+    for (int c = 0; c < 4; ++c) out.torque[k] += 0.5 * E(k, c) * g[3 + c];
   }
   return out;
 }

@@ -6,8 +6,9 @@
 // The mechanism's coordinate vector q: the bodies' 7 coordinates, then the 6 coordinates
 // (r, r') of each attached cable node (attachment k at node_coordinate(k)), then those of the
 // other nodes that cables' contacts with body shapes read (contact_nodes); without either it is
-// the bodies' coordinates alone. Constraint rows in order: the joints, the drivers, the
-// attachments, then one normalization row p.p - 1 per body. The equations of motion are
+// the bodies' coordinates alone. Constraint rows in order: the joints, the drivers, the bodies'
+// prescribed motions (six rows each), the attachments, then one normalization row p.p - 1 per
+// body. The equations of motion are
 //   M(q) q'' + Phi_q^T lambda = Q(q, q', t),   Phi(q, t) = 0,
 // with M = diag(m I, 4 G^T J' G) and Q = (m g, 8 G'^T J' G' p) (rigid/euler_parameters.hpp) on
 // the bodies' coordinates (the cable nodes' mass and forces belong to the cable elements).
@@ -18,6 +19,7 @@
 #include <Eigen/SparseCore>
 
 #include "catenary/core/time_function.hpp"
+#include "catenary/multibody/body_motion.hpp"
 #include "catenary/multibody/cable_shape_contact.hpp"
 #include "catenary/multibody/force_elements.hpp"
 #include "catenary/multibody/ground.hpp"
@@ -78,6 +80,7 @@ struct Mechanism {
   std::vector<RigidBody> bodies;
   std::vector<Joint> joints;
   std::vector<Driver> drivers;
+  std::vector<BodyMotion> motions;  // bodies moved along prescribed paths
   std::vector<Attachment> attachments;
   ForceElements forces;  // spring-damper-actuators and body loads
   RigidContacts contacts;  // shapes against planes, joints with clearance
@@ -93,9 +96,10 @@ struct Mechanism {
   int coordinate_count() const { return body_coordinate_count() + 6 * node_slot_count(); }
   int node_coordinate(int slot) const { return body_coordinate_count() + 6 * slot; }
   int row_count() const;
-  // First row of joint k, of driver k, of attachment k, of body b's normalization.
+  // First row of joint k, of driver k, of motion k, of attachment k, of body b's normalization.
   int joint_row(int k) const;
   int driver_row(int k) const;
+  int motion_row(int k) const;
   int attachment_row(int k) const;
   int normalization_row(int b) const;
   Eigen::VectorXd initial_positions() const;
@@ -152,5 +156,10 @@ struct JointReaction {
   Vec<3> force, torque;
 };
 JointReaction joint_reaction(const Mechanism& m, int joint, const Eigen::VectorXd& q, const Eigen::VectorXd& lambda);
+// What prescribed motion k does to its body from its multipliers at time t: the force (ground
+// frame) and the torque about the centre of mass that move it along its path (what it takes
+// beyond the body's other loads: m a - the rest of the forces, likewise for the moments).
+JointReaction motion_reaction(const Mechanism& m, int motion, const Eigen::VectorXd& q, const Eigen::VectorXd& lambda,
+                              double t);
 
 }  // namespace catenary
