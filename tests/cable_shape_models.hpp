@@ -7,6 +7,7 @@
 #include "catenary/model/builders.hpp"
 #include "catenary/multibody/mechanism_builders.hpp"
 #include "catenary/multibody/rigid_contact_builders.hpp"
+#include "contact_models.hpp"
 
 namespace catenary::testing {
 
@@ -30,8 +31,7 @@ struct AtwoodSheave {
 };
 
 inline Model atwood_sheave(double m1, double m2, double mu) {
-  const double Rw = AtwoodSheave::pitch_radius(), leg = AtwoodSheave::kLeg, arc = M_PI * Rw;
-  const double L = AtwoodSheave::rope_length();
+  const double Rw = AtwoodSheave::pitch_radius(), leg = AtwoodSheave::kLeg, L = AtwoodSheave::rope_length();
   const int elements = 60;
   Model m;
   m.dimension = 3;
@@ -69,23 +69,7 @@ inline Model atwood_sheave(double m1, double m2, double mu) {
   contact.slip_velocity = 1e-2;
   add_cable_shape_contact(m, contact, {rope});
   finalize_model(m);
-  // The draped shape along the unstretched length s: up the left leg, over the top, down the right.
-  for (int node = 0; node <= elements; ++node) {
-    const double s = L * node / elements;
-    double r[3] = {0, 0, 0}, t[3] = {0, 0, 0};
-    if (s <= leg) {
-      r[0] = -Rw, r[2] = s - leg, t[2] = 1.0;
-    } else if (s <= leg + arc) {
-      const double phi = (s - leg) / Rw;
-      r[0] = -Rw * std::cos(phi), r[2] = Rw * std::sin(phi), t[0] = std::sin(phi), t[2] = std::cos(phi);
-    } else {
-      r[0] = Rw, r[2] = -(s - leg - arc), t[2] = -1.0;
-    }
-    for (int i = 0; i < 3; ++i) {
-      m.initial_positions[6 * node + i] = r[i];
-      m.initial_positions[6 * node + 3 + i] = t[i];
-    }
-  }
+  drape_over_drum(m, elements, Rw, leg);
   return m;
 }
 

@@ -77,28 +77,11 @@ inline Model cable_on_bumpy_grid(int D, int elements, const PlaneLaw& law, const
   return m;
 }
 
-// The capstan: a cable (EA = 1e6 N, EI = 1e-3 N m^2, 0.1 kg/m, 60 elements, no gravity) draped
-// over a fixed cylinder of radius 0.5 m (axis y; the tube's radius 0.01 m) with two vertical legs
-// of 1.5 m: a wrap of pi. The left end, free to move vertically only, carries a force T1 = 100 N
-// down (ramped in over 0.2 s); the right end is held, then pulled down 0.5 m by a smooth step
-// from 0.2 s to 1.2 s, whose speed peaks at 0.75 m/s at 0.7 s with no acceleration: a sliding
-// started without a jolt. The drum's law is Hertz's (K = 1e8 N/m^2.5): the wrap's points start at
-// zero penetration, where the linear law's kink kept Newton from converging and Hertz's force is
-// smooth; friction mu, regularized at u_s = 0.01 m/s.
-inline Model capstan(double mu) {
-  const double Rw = 0.51, leg = 1.5, arc = M_PI * Rw, L = 2.0 * leg + arc;
-  const int elements = 60;
-  Model m;
-  m.dimension = 3;
-  const int body = add_straight_line(m, "rope", {0, 0, 0}, {L, 0, 0}, elements, {1e6, 1e-3, 0.1, 0.0});
-  ContactSurface drum = horizontal_plane(3, 0.0, 0.01, {1e8, 1.5, 0.0, 0.0, mu, mu, 1e-2});
-  drum.kind = double(SurfaceKind::cylinder);
-  drum.surface_radius = 0.5;
-  drum.direction[1] = 1.0;
-  drum.direction[2] = 0.0;
-  add_contact_surface(m, "drum", drum, {body});
-  finalize_model(m);
-  // The draped shape along its unstretched length s: up the left leg, over the top, down the right.
+// Places the first `elements` elements of a line (unstretched length 2 leg + pi Rw) draped over a
+// drum about y through the origin: up the left leg at x = -Rw, over the top at radius Rw, down the
+// right leg at x = Rw.
+inline void drape_over_drum(Model& m, int elements, double Rw, double leg) {
+  const double arc = M_PI * Rw, L = 2.0 * leg + arc;
   for (int node = 0; node <= elements; ++node) {
     const double s = L * node / elements;
     double r[3] = {0, 0, 0}, t[3] = {0, 0, 0};
@@ -115,6 +98,30 @@ inline Model capstan(double mu) {
       m.initial_positions[6 * node + 3 + i] = t[i];
     }
   }
+}
+
+// The capstan: a cable (EA = 1e6 N, EI = 1e-3 N m^2, 0.1 kg/m, 60 elements, no gravity) draped
+// over a fixed cylinder of radius 0.5 m (axis y; the tube's radius 0.01 m) with two vertical legs
+// of 1.5 m: a wrap of pi. The left end, free to move vertically only, carries a force T1 = 100 N
+// down (ramped in over 0.2 s); the right end is held, then pulled down 0.5 m by a smooth step
+// from 0.2 s to 1.2 s, whose speed peaks at 0.75 m/s at 0.7 s with no acceleration: a sliding
+// started without a jolt. The drum's law is Hertz's (K = 1e8 N/m^2.5): the wrap's points start at
+// zero penetration, where the linear law's kink kept Newton from converging and Hertz's force is
+// smooth; friction mu, regularized at u_s = 0.01 m/s.
+inline Model capstan(double mu) {
+  const double Rw = 0.51, leg = 1.5, L = 2.0 * leg + M_PI * Rw;
+  const int elements = 60;
+  Model m;
+  m.dimension = 3;
+  const int body = add_straight_line(m, "rope", {0, 0, 0}, {L, 0, 0}, elements, {1e6, 1e-3, 0.1, 0.0});
+  ContactSurface drum = horizontal_plane(3, 0.0, 0.01, {1e8, 1.5, 0.0, 0.0, mu, mu, 1e-2});
+  drum.kind = double(SurfaceKind::cylinder);
+  drum.surface_radius = 0.5;
+  drum.direction[1] = 1.0;
+  drum.direction[2] = 0.0;
+  add_contact_surface(m, "drum", drum, {body});
+  finalize_model(m);
+  drape_over_drum(m, elements, Rw, leg);
   add_fix(m, 0, {0, 1}, "left", "");
   TimeFunction load_in;
   load_in.kind = TimeFunction::Kind::SmoothStep;
