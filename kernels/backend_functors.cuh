@@ -24,7 +24,8 @@ namespace catenary::cuda {
 // the thread of shape function 0 writes the energy. Damped = false (a model without material
 // damping and without contacts that read velocities) compiles the damping terms out and never
 // reads the velocities. Elements that touch a surface add its contact to their rows
-// (add_surface_contact, the same call as the CPU backend's).
+// (add_surface_contact), elements in water its loads (add_fluid_load): the same calls as the CPU
+// backend's.
 template <int D, bool Damped, bool Jacobian>
 struct ElementPass {
   static constexpr int kLocal = 4 * D;
@@ -42,6 +43,7 @@ struct ElementPass {
   double *local_forces, *local_matrices, *local_row_sums, *energy;
   LocalEntryLayout<kLocal> local;  // of local_forces and local_row_sums (local_matrices: element-major)
   ContactSurfaceList contacts;     // the surfaces elements touch (surface_contact.hpp), in the pass's memory
+  FluidLoadList fluids;            // the water's loads (fluid_load.hpp), in the pass's memory, and the time
 
   CATENARY_HD void operator()(int t) const { evaluate(t, local_matrices + static_cast<size_t>(kRowValues) * t); }
 
@@ -75,6 +77,8 @@ struct ElementPass {
     evaluate_element<D, kShapes, Damped>(p, ref, qe, ve, Jacobian, out, newton_jacobian_weights(c), shape);
     if (contacts.count > 0)
       add_surface_contact<D, kShapes, Damped>(contacts, p, ref, qe, ve, Jacobian, out, newton_jacobian_weights(c));
+    if (fluids.count > 0)
+      add_fluid_load<D, kShapes, Damped>(fluids, p, ref, qe, ve, Jacobian, out, newton_jacobian_weights(c));
     write_forces<kShapes * D>(e, shape, out.force.v, force_rows);
     if (shape == 0) energy[e] = out.energy;
     if constexpr (Jacobian)

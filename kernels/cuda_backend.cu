@@ -83,6 +83,12 @@ class CudaBackend : public Backend {
         Doubles(surfaces, surfaces + el.contact_surfaces.size() * (sizeof(ContactSurface) / sizeof(double)));
     contact_count_ = static_cast<int>(el.contact_surfaces.size());
     contact_heights_ = Doubles(el.contact_heights.begin(), el.contact_heights.end());
+    static_assert(sizeof(FluidLoad) % sizeof(double) == 0, "a fluid load is doubles only");
+    const double* fluids = reinterpret_cast<const double*>(el.fluid_loads.data());
+    fluid_loads_ = Doubles(fluids, fluids + el.fluid_loads.size() * (sizeof(FluidLoad) / sizeof(double)));
+    fluid_count_ = static_cast<int>(el.fluid_loads.size());
+    fluid_values_ = Doubles(el.fluid_values.begin(), el.fluid_values.end());
+    gravity_ = m.gravity;
     // Residuals summed in the forces pass where the elements run along chains of nodes
     // (chain_forces_pass.cuh); the dofs of no element (rigid bodies, free nodes) take from alone.
     chain_forces_ = options.chain_forces_pass && elements_ > 0 &&
@@ -470,6 +476,10 @@ class CudaBackend : public Backend {
     return {reinterpret_cast<const ContactSurface*>(raw<double>(contact_surfaces_)), contact_count_,
             raw<double>(contact_heights_)};
   }
+  FluidLoadList fluid_list(double t) const {
+    return {reinterpret_cast<const FluidLoad*>(raw<double>(fluid_loads_)), fluid_count_, raw<double>(fluid_values_), t,
+            {gravity_[0], gravity_[1], gravity_[2]}};
+  }
 
   // The element pass's inputs and outputs for q, v, c and terms.
   template <int D, bool Damped, bool Jacobian>
@@ -491,7 +501,8 @@ class CudaBackend : public Backend {
             raw<double>(local_row_sums_),
             raw<double>(energy_),
             {elements_},  // local forces and row sums entry-major, as the pattern's sources
-            contact_list()};
+            contact_list(),
+            fluid_list(terms.time)};
   }
 
   template <int D, bool Damped, bool Jacobian>
@@ -506,10 +517,10 @@ class CudaBackend : public Backend {
     // the row pass, whose matrix rows go out through shared memory (for_each_staged) so that the
     // stores coalesce. The undamped forces pass is capped at two thread blocks an SM, which trades
     // a small spill (3D) for more warps in flight; the damped forces pass runs uncapped.
-    // Models with contact surfaces take the row pass also undamped: the block pass's points are the
-    // elastic energy's alone.
+    // Models with contact surfaces or water take the row pass also undamped: the block pass's
+    // points are the elastic energy's alone.
     if constexpr (Jacobian && !Damped) {
-      if (contact_count_ == 0)
+      if (contact_count_ == 0 && fluid_count_ == 0)
         launch_jacobian_blocks<Space, D>(elements_, JacobianBlockPass<D>{pass});
       else
         for_each_staged<Space, Pass::kRowValues>(threads, pass, pass.local_matrices);
@@ -593,7 +604,7 @@ class CudaBackend : public Backend {
   PinnedStaging staging_;  // vectors to and from the host (a frame's, the initial state's)
   size_t baseline_device_bytes_;
   int dimension_, elements_, nodes_, local_dofs_;
-  bool damped_;  // material damping or contacts that read velocities: the element pass reads them
+  bool damped_;  // damping, contacts or drag that read velocities: the element pass reads them
   Ints node_a_, node_b_;
   bool chain_forces_ = false;  // residuals summed in the forces pass (ChainForcesPass)
   Ints elementless_dofs_;      // the dofs of no element, where the residual is from alone
@@ -604,6 +615,10 @@ class CudaBackend : public Backend {
   Doubles contact_surfaces_;                       // the model's ContactSurfaces, as their doubles
   int contact_count_ = 0;
   Doubles contact_heights_;                        // the height grids' values
+  Doubles fluid_loads_;                            // the model's FluidLoads, as their doubles
+  int fluid_count_ = 0;
+  Doubles fluid_values_;                           // their current profiles and wave components
+  Vec<3> gravity_ = Vec<3>::zero();                // buoyancy's (FluidLoadList::gravity)
   Ints c_ptr_, c_col_, ct_row_, ct_ptr_, ct_col_;  // C in CSR, C^T by its listed rows
   Doubles c_val_, ct_val_;
   Floats coordinate_scales_;  // float (vector_kernels.hpp, WeightedEntryAt)

@@ -217,6 +217,7 @@ TEST_CASE("element records read through either layout are the model's own", "[as
       CHECK(p.eta == el.properties[e].eta);
       CHECK(p.strain_law == el.properties[e].strain_law);
       CHECK(p.contact == el.properties[e].contact);
+      CHECK(p.fluid == el.properties[e].fluid);
     }
     const ReferenceQuadratureValues<StridedValues> r(by_field[1][e]);
     for (int g = 0; g < AxialRule::kPoints; ++g) {

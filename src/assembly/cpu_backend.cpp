@@ -141,6 +141,7 @@ double CpuBackend::evaluate_elements(const Eigen::VectorXd& q, const Eigen::Vect
   const int ne = el.size();
   const double* origin = terms.origin ? host(*terms.origin).data() : nullptr;
   const ContactSurfaceList contacts = el.contact_list();
+  const FluidLoadList fluids = el.fluid_list(terms.time, model_.gravity);
   double energy = 0.0;
 #pragma omp parallel for reduction(+ : energy) schedule(static) if (ne > kParallelElements)
   for (int e = 0; e < ne; ++e) {
@@ -155,6 +156,8 @@ double CpuBackend::evaluate_elements(const Eigen::VectorXd& q, const Eigen::Vect
     evaluate_element<D>(el.properties[e], el.quadrature[e], qe, ve, jacobian, out, newton_jacobian_weights(c));
     add_surface_contact<D, 4, true>(contacts, el.properties[e], el.quadrature[e], qe, ve, jacobian, out,
                                   newton_jacobian_weights(c));
+    add_fluid_load<D, 4, true>(fluids, el.properties[e], el.quadrature[e], qe, ve, jacobian, out,
+                               newton_jacobian_weights(c));
     const double* Ms = &el.scalar_mass[16 * static_cast<size_t>(e)];
     for (int i = 0; i < nl; ++i)
       local_forces_[static_cast<size_t>(nl) * e + i] = element_force_output<D>(

@@ -65,11 +65,13 @@ void System::constraint_acceleration_rhs(const Vector& q, const Vector& v, doubl
 
 void System::newton_terms(const Vector& q, const Vector& v, double t, const ForceTerms& terms, const Vector& mu,
                           const NewtonMatrixCoefficients& c, Vector& y, Vector& phi, const NewtonTermsForm& form) {
+  ForceTerms at_t = terms;
+  at_t.time = t;
   if (form.matrix) {
-    backend_.assemble_newton_matrix(q, v, c, terms, y);
+    backend_.assemble_newton_matrix(q, v, c, at_t, y);
     matrix_norm_ = backend_.newton_matrix_norm();
   } else {
-    backend_.internal_force(q, v, terms, y);
+    backend_.internal_force(q, v, at_t, y);
   }
   const double sign = terms.from ? -1.0 : 1.0;  // y = from - (...) (ForceTerms::from)
   backend_.add_constraint_transpose_product(sign, mu, y);

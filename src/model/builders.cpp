@@ -454,6 +454,40 @@ void add_contact_surface(Model& m, const std::string& name, ContactSurface surfa
   m.finalized = false;
 }
 
+void add_water_values(Model& m, FluidLoad& water, const std::vector<double>& profile_heights,
+                      const std::vector<double>& profile_velocities, const std::vector<WaveComponent>& waves) {
+  if (!(water.density > 0.0)) throw ModelError("the water's density must be positive");
+  if (!waves.empty() && !(water.depth > 0.0)) throw ModelError("waves need a positive water depth");
+  if (profile_velocities.size() != 3 * profile_heights.size())
+    throw ModelError("a current profile needs 3 velocity components at each of its heights");
+  for (size_t i = 1; i < profile_heights.size(); ++i)
+    if (!(profile_heights[i] > profile_heights[i - 1]))
+      throw ModelError("a current profile's heights must increase strictly");
+  std::vector<double>& values = m.elements.fluid_values;
+  water.profile_offset = static_cast<double>(values.size());
+  water.profile_count = static_cast<double>(profile_heights.size());
+  values.insert(values.end(), profile_heights.begin(), profile_heights.end());
+  values.insert(values.end(), profile_velocities.begin(), profile_velocities.end());
+  water.wave_offset = static_cast<double>(values.size());
+  water.wave_count = static_cast<double>(waves.size());
+  for (const WaveComponent& c : waves) {
+    const double* v = reinterpret_cast<const double*>(&c);
+    values.insert(values.end(), v, v + kWaveValues);
+  }
+}
+
+void add_fluid_load(Model& m, const FluidLoad& f, int body) {
+  const Body& b = m.bodies.at(body);
+  if (!(f.diameter > 0.0)) throw ModelError("body '" + b.name + "': the hydrodynamic diameter must be positive");
+  if (!(f.drag_normal >= 0.0) || !(f.drag_tangential >= 0.0))
+    throw ModelError("body '" + b.name + "': drag coefficients must not be negative");
+  const double number = static_cast<double>(m.elements.fluid_loads.size());
+  m.elements.fluid_loads.push_back(f);
+  m.elements.fluid_names.push_back(b.name);
+  for (int e = b.first_element; e < b.first_element + b.element_count; ++e) m.elements.properties[e].fluid = number;
+  m.finalized = false;
+}
+
 void add_cable_shape_contact(Model& m, CableShapeContact c, const std::vector<int>& bodies) {
   if (m.dimension != 3) throw ModelError("contact '" + c.name + "': rigid bodies need a 3D model");
   if (c.body < 0 || c.body >= static_cast<int>(m.mechanism.bodies.size()))

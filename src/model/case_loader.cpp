@@ -21,6 +21,7 @@
 #include "contact_reader.hpp"
 #include "mechanism_reader.hpp"
 #include "output_reader.hpp"
+#include "water_reader.hpp"
 
 namespace catenary {
 
@@ -101,7 +102,7 @@ class Loader {
 
   void read_model(const Node& n, Model& m) {
     expect_object(n, {"dimension", "gravity", "materials", "sections", "bodies", "constraints", "loads", "rigid_bodies",
-                      "joints", "drivers", "springs", "rotational_springs", "body_loads", "attachments", "contacts"});
+                      "joints", "drivers", "springs", "rotational_springs", "body_loads", "attachments", "contacts", "water"});
     const Node dim = n.required("dimension");
     const int D = get_int(dim, "must be 2 or 3");
     if (D != 2 && D != 3) dim.fail("must be 2 or 3 (got " + std::to_string(D) + ")");
@@ -135,6 +136,7 @@ class Loader {
     }
     read_mechanism(n, m, mechanism_paths_);
     read_contacts(n, m);
+    read_water(n, m);
     finalize_model(m);
   }
 
@@ -164,18 +166,18 @@ class Loader {
       const std::string shape = get_choice(sec.required("shape"), {"circle", "rectangle", "general"}, "section shape");
       Section out;
       if (shape == "circle") {
-        expect_object(sec, {"shape", "diameter"});
+        expect_object(sec, {"shape", "diameter", "hydrodynamics"});
         const double d = get_positive(sec.required("diameter"));
         out.area = kPi * d * d / 4.0;
         out.inertia = kPi * d * d * d * d / 64.0;
       } else if (shape == "rectangle") {
-        expect_object(sec, {"shape", "width", "height"});
+        expect_object(sec, {"shape", "width", "height", "hydrodynamics"});
         const double w = get_positive(sec.required("width"));
         const double h = get_positive(sec.required("height"));
         out.area = w * h;
         out.inertia = w * h * h * h / 12.0;
       } else {
-        expect_object(sec, {"shape", "area", "inertia"});
+        expect_object(sec, {"shape", "area", "inertia", "hydrodynamics"});
         out.area = get_positive(sec.required("area"));
         out.inertia = get_positive(sec.required("inertia"));
       }

@@ -114,34 +114,71 @@ void append_run(int first, int count, std::vector<int>& to) {
   for (int i = 0; i < count; ++i) to.push_back(first + i);
 }
 
-// The batch's numbers of a copy's contact surfaces: equal surfaces (bit for bit) are one surface
-// of the batch, so that the elements of copies that touch the same one keep equal records (shared,
-// model/element_records.hpp); a new one is added with the copy's name.
-std::vector<int> merged_contact_surfaces(const ElementBlock& copy, const std::string& prefix, ElementBlock& batch,
-                                         std::map<std::vector<double>, int>& index) {
+// The batch's numbers of a copy's records (contact surfaces, fluid loads) with the values each
+// holds in an array of its block: equal records with equal values (bit for bit) are one record of
+// the batch, so that the elements of copies that name the same one keep equal records (shared,
+// model/element_records.hpp); a new one is added with the copy's name. held(record) returns the
+// record without its offsets and the values it holds; place(record, values) appends the values to
+// the batch's array and sets the record's offsets to them.
+template <class Record, class Held, class Place>
+std::vector<int> merged_records(const std::vector<Record>& records, const std::vector<std::string>& names,
+                                const std::string& prefix, std::vector<Record>& batch,
+                                std::vector<std::string>& batch_names, std::map<std::vector<double>, int>& index,
+                                Held held, Place place) {
+  static_assert(sizeof(Record) % sizeof(double) == 0, "records of doubles only");
   std::vector<int> number;
-  for (size_t c = 0; c < copy.contact_surfaces.size(); ++c) {
-    // A height grid is equal by its heights, wherever the copy holds them.
-    ContactSurface surface = copy.contact_surfaces[c];
-    const bool grid = surface.kind == double(SurfaceKind::grid);
-    const auto first = copy.contact_heights.begin() + (grid ? static_cast<long>(surface.grid_offset) : 0);
-    const auto last = first + (grid ? static_cast<long>(surface.grid_size[0] * surface.grid_size[1]) : 0);
-    if (grid) surface.grid_offset = -1.0;
-    const double* values = reinterpret_cast<const double*>(&surface);
-    std::vector<double> key(values, values + sizeof(ContactSurface) / sizeof(double));
-    key.insert(key.end(), first, last);
-    const auto [at, added] = index.emplace(key, static_cast<int>(batch.contact_surfaces.size()));
+  for (size_t c = 0; c < records.size(); ++c) {
+    auto [record, values] = held(records[c]);
+    const double* fields = reinterpret_cast<const double*>(&record);
+    std::vector<double> key(fields, fields + sizeof(Record) / sizeof(double));
+    key.insert(key.end(), values.begin(), values.end());
+    const auto [at, added] = index.emplace(key, static_cast<int>(batch.size()));
     if (added) {
-      if (grid) {
-        surface.grid_offset = static_cast<double>(batch.contact_heights.size());
-        batch.contact_heights.insert(batch.contact_heights.end(), first, last);
-      }
-      batch.contact_surfaces.push_back(surface);
-      batch.contact_names.push_back(prefix + copy.contact_names[c]);
+      place(record, values);
+      batch.push_back(record);
+      batch_names.push_back(prefix + names[c]);
     }
     number.push_back(at->second);
   }
   return number;
+}
+
+std::vector<int> merged_contact_surfaces(const ElementBlock& copy, const std::string& prefix, ElementBlock& batch,
+                                         std::map<std::vector<double>, int>& index) {
+  const auto held = [&](ContactSurface surface) {
+    const bool grid = surface.kind == double(SurfaceKind::grid);
+    const auto first = copy.contact_heights.begin() + (grid ? static_cast<long>(surface.grid_offset) : 0);
+    const auto last = first + (grid ? static_cast<long>(surface.grid_size[0] * surface.grid_size[1]) : 0);
+    if (grid) surface.grid_offset = -1.0;
+    return std::make_pair(surface, std::vector<double>(first, last));
+  };
+  const auto place = [&](ContactSurface& surface, const std::vector<double>& heights) {
+    if (surface.kind != double(SurfaceKind::grid)) return;
+    surface.grid_offset = static_cast<double>(batch.contact_heights.size());
+    batch.contact_heights.insert(batch.contact_heights.end(), heights.begin(), heights.end());
+  };
+  return merged_records(copy.contact_surfaces, copy.contact_names, prefix, batch.contact_surfaces, batch.contact_names,
+                        index, held, place);
+}
+
+// The same for fluid loads, whose values are a current profile (4 per height) and wave components.
+std::vector<int> merged_fluid_loads(const ElementBlock& copy, const std::string& prefix, ElementBlock& batch,
+                                    std::map<std::vector<double>, int>& index) {
+  const auto held = [&](FluidLoad f) {
+    const auto profile = copy.fluid_values.begin() + static_cast<long>(f.profile_offset);
+    const auto waves = copy.fluid_values.begin() + static_cast<long>(f.wave_offset);
+    std::vector<double> values(profile, profile + static_cast<long>(4 * f.profile_count));
+    values.insert(values.end(), waves, waves + static_cast<long>(kWaveValues * f.wave_count));
+    f.profile_offset = f.wave_offset = -1.0;
+    return std::make_pair(f, values);
+  };
+  const auto place = [&](FluidLoad& f, const std::vector<double>& values) {
+    f.profile_offset = static_cast<double>(batch.fluid_values.size());
+    f.wave_offset = f.profile_offset + 4 * f.profile_count;
+    batch.fluid_values.insert(batch.fluid_values.end(), values.begin(), values.end());
+  };
+  return merged_records(copy.fluid_loads, copy.fluid_names, prefix, batch.fluid_loads, batch.fluid_names, index, held,
+                        place);
 }
 
 }  // namespace
@@ -170,6 +207,7 @@ Model merge_models(const std::vector<const Model*>& copies, std::vector<CopyRang
   reserve_for(el.shape_integrals, copies, [](const Model& m) { return m.elements.shape_integrals.size(); });
   reserve_for(el.quadrature, copies, [](const Model& m) { return m.elements.quadrature.size(); });
   std::map<std::vector<double>, int> contact_index;  // a contact surface's values -> its number in the batch
+  std::map<std::vector<double>, int> fluid_index;    // a fluid load's values -> its number in the batch
   const auto copy_name = [&](size_t k) { return "copy " + std::to_string(numbers.empty() ? k : numbers.at(k)); };
   for (size_t k = 0; k < copies.size(); ++k) {
     const Model& m = *copies[k];
@@ -203,8 +241,12 @@ Model merge_models(const std::vector<const Model*>& copies, std::vector<CopyRang
     const size_t first_property = el.properties.size();
     append(el.properties, m.elements.properties);
     const std::vector<int> contact_of = merged_contact_surfaces(m.elements, copy + ": ", el, contact_index);
-    for (size_t e = first_property; e < el.properties.size(); ++e)
-      if (el.properties[e].contact >= 0.0) el.properties[e].contact = contact_of[int(el.properties[e].contact)];
+    const std::vector<int> fluid_of = merged_fluid_loads(m.elements, copy + ": ", el, fluid_index);
+    for (size_t e = first_property; e < el.properties.size(); ++e) {
+      ElementProperties& p = el.properties[e];
+      if (p.contact >= 0.0) p.contact = contact_of[int(p.contact)];
+      if (p.fluid >= 0.0) p.fluid = fluid_of[int(p.fluid)];
+    }
     append(el.reference, m.elements.reference);
     append(el.scalar_mass, m.elements.scalar_mass);
     append(el.shape_integrals, m.elements.shape_integrals);

@@ -68,10 +68,12 @@ struct Scaled {
 // terms that stay fixed through a step (loads, history) the gather that sums the element rows
 // subtracts from, instead of a pass of its own over the dofs (it read the output and two vectors
 // and wrote the output again: 4 of the sweep's 6,060,000-entry vectors an iteration).
+// time: the time of the evaluation, which the water's waves read (elements/fluid_load.hpp).
 struct ForceTerms {
   double force_scale = 1.0, mass_scale = 0.0;
   const Vector* origin = nullptr;
   const Vector* from = nullptr;
+  double time = 0.0;
 };
 
 // Linear combinations of the same input vectors, made in one pass by Backend::combine: output j is

@@ -42,19 +42,20 @@ struct ElementProperties {
   double eta;     // Kelvin-Voigt damping time (s); 0 for none
   double strain_law = double(StrainLaw::reissner);  // a StrainLaw's value
   double contact = -1.0;  // index of the element's contact plane (surface_contact.hpp); -1: none
+  double fluid = -1.0;    // index of the element's fluid load (fluid_load.hpp); -1: none
 };
 
 CATENARY_HD bool reissner_law(const ElementProperties& p) {
   return p.strain_law == double(StrainLaw::reissner);
 }
 
-// The properties from their 7 values in declaration order, values[f] (a pointer or the
+// The properties from their 8 values in declaration order, values[f] (a pointer or the
 // StridedValues of a RecordArray, core/record_array.hpp). Field by field, so that a device thread
 // keeps them in registers.
 template <class Values>
 CATENARY_HD ElementProperties element_properties_from(const Values& values) {
-  static_assert(sizeof(ElementProperties) == 7 * sizeof(double), "seven doubles, in this order");
-  return {values[0], values[1], values[2], values[3], values[4], values[5], values[6]};
+  static_assert(sizeof(ElementProperties) == 8 * sizeof(double), "eight doubles, in this order");
+  return {values[0], values[1], values[2], values[3], values[4], values[5], values[6], values[7]};
 }
 
 // What an evaluation's Jacobian holds: stiffness K = d2U/de2 (exact) and damping D(e) = d f /

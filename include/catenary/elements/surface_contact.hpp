@@ -24,13 +24,14 @@
 //
 // The element's internal-force rows take -(contact force): f_k += w S_k (-F n + F G), G = mu_a
 // phi(v_a) t + mu_l phi(v_l) l, and the Jacobian w S_k [c_k (S_l dfp/dr + S_l' dfp/da) + c_d S_l
-// dfp/dv] with fp = -F n + F G per unit length: not symmetric where friction acts. On a cylinder
+// dfp/dv] with fp = -F n + F G per unit length (line_load.hpp): not symmetric where friction acts. On a cylinder
 // n turns with r (dn/dr = (P_a - n n^T) / rho), which adds -F dn/dr and the turning of t and l.
 #include <math.h>
 
 #include "catenary/core/small_matrix.hpp"
 #include "catenary/elements/contact_law.hpp"
 #include "catenary/elements/gradient_deficient_math.hpp"
+#include "catenary/elements/line_load.hpp"
 
 namespace catenary {
 
@@ -171,9 +172,8 @@ CATENARY_HD SurfacePoint<D> surface_point(const ContactSurface& c, const double*
 // The contact at one point: the force per length fp = -F n + F G on the element (as an internal
 // force) and its derivatives in r, a = r' and v; the normal, the penetration and F.
 template <int D>
-struct ContactPoint {
-  Vec<D> force, normal;
-  Mat<D, D> d_r, d_a, d_v;
+struct ContactPoint : LinePointLoad<D> {
+  Vec<D> normal;
   double energy;  // per length
   double normal_force, penetration;
 };
@@ -317,25 +317,7 @@ CATENARY_HD void add_surface_contact(const ContactSurfaceList& surfaces, const E
     if (!detail::contact_point<D>(c, surfaces.heights, r, a, v, want_jacobian, point)) continue;
     const double w = ref.bending_w[g];
     out.energy += w * point.energy;
-    for (int k = 0; k < S; ++k) {
-      const double wk = w * h.s[out.first + k];
-      for (int i = 0; i < D; ++i) out.force[k * D + i] += wk * point.force[i];
-    }
-    if (!want_jacobian) continue;
-    // Column block l of the point's derivative, w (c_k (S_l dfp/dr + S_l' dfp/da) + c_d S_l
-    // dfp/dv), formed once for all row blocks.
-    for (int l = 0; l < 4; ++l) {
-      const double cr = w * weights.stiffness * h.s[l], ca = w * weights.stiffness * h.sx[l];
-      const double cv = w * weights.damping * h.s[l];
-      Mat<D, D> column;
-      for (int i = 0; i < D; ++i)
-        for (int j = 0; j < D; ++j) column(i, j) = cr * point.d_r(i, j) + ca * point.d_a(i, j) + cv * point.d_v(i, j);
-      for (int k = 0; k < S; ++k) {
-        const double sk = h.s[out.first + k];
-        for (int i = 0; i < D; ++i)
-          for (int j = 0; j < D; ++j) out.jacobian(k * D + i, l * D + j) += sk * column(i, j);
-      }
-    }
+    detail::add_line_point<D, S>(h, w, point, want_jacobian, weights, out);
   }
 }
 

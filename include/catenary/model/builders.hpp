@@ -74,6 +74,18 @@ void add_distributed_load(Model& m, int body, const Vec3& force_per_length,
 void add_contact_surface(Model& m, const std::string& name, ContactSurface surface, const std::vector<int>& bodies,
                          const std::vector<double>& heights = {});
 
+// The water (elements/fluid_kinematics.hpp) for the fluid loads of add_fluid_load: its current
+// profile (heights strictly increasing, 3 velocity components each; none: the uniform
+// water.current) and its wave components join the model's fluid_values, and water's offsets and
+// counts are set to them. Throws ModelError for a density or (with waves) a depth that is not
+// positive, or a profile that is not increasing or whose velocities do not match its heights.
+void add_water_values(Model& m, FluidLoad& water, const std::vector<double>& profile_heights,
+                      const std::vector<double>& profile_velocities, const std::vector<WaveComponent>& waves);
+// The water's loads (elements/fluid_load.hpp) on line body `body`: f is the water of
+// add_water_values with the body's section (diameter > 0, drag coefficients >= 0); the body's
+// elements take its number. Leaves the model to be finalized again.
+void add_fluid_load(Model& m, const FluidLoad& f, int body);
+
 // A contact of the line bodies `bodies` (3D cables) with shapes of a rigid body
 // (multibody/cable_shape_contact.hpp): c names the body, its shapes and the law; every element of
 // the bodies becomes one of its spans. finalize_model sets the spans' lengths, weights and slots.

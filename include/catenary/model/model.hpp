@@ -14,6 +14,7 @@
 
 #include "catenary/core/host_device.hpp"
 #include "catenary/core/time_function.hpp"
+#include "catenary/elements/fluid_load.hpp"
 #include "catenary/elements/gradient_deficient_math.hpp"
 #include "catenary/elements/surface_contact.hpp"
 #include "catenary/multibody/mechanism.hpp"
@@ -40,17 +41,28 @@ struct ElementBlock {
   std::vector<ContactSurface> contact_surfaces;
   std::vector<std::string> contact_names;
   std::vector<double> contact_heights;  // the height grids' values (ContactSurface::grid_offset)
+  // The water's loads elements take (ElementProperties::fluid): a section in its water each, the
+  // line body's name for each, and their current profiles' and wave components' values.
+  std::vector<FluidLoad> fluid_loads;
+  std::vector<std::string> fluid_names;
+  std::vector<double> fluid_values;
   int size() const { return static_cast<int>(node_a.size()); }
   ContactSurfaceList contact_list() const {
     return {contact_surfaces.data(), static_cast<int>(contact_surfaces.size()), contact_heights.data()};
   }
-  // Whether any element has material damping (eta > 0) or a contact whose law or friction reads
-  // velocities: only then do the elements' forces read the velocities.
+  // The fluid loads at time t under gravity g.
+  FluidLoadList fluid_list(double t, const Vec<3>& g) const {
+    return {fluid_loads.data(), static_cast<int>(fluid_loads.size()), fluid_values.data(), t, {g[0], g[1], g[2]}};
+  }
+  // Whether any element has material damping (eta > 0), a contact whose law or friction reads
+  // velocities or drag in water: only then do the elements' forces read the velocities.
   bool damped() const {
     for (const ElementProperties& p : properties)
       if (p.eta > 0.0) return true;
     for (const ContactSurface& c : contact_surfaces)
       if (contact_reads_velocity(c)) return true;
+    for (const FluidLoad& f : fluid_loads)
+      if (fluid_reads_velocity(f)) return true;
     return false;
   }
 };

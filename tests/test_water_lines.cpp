@@ -1,0 +1,112 @@
+// Lines in water, read from case files and run: a neutrally buoyant line stays put, rods sinking
+// in still water reach the terminal velocity of the drag balance (broadside and end-on), and a
+// taut string in a uniform current takes the closed-form deflection of a string under tension.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "catenary/model/case_loader.hpp"
+#include "test_helpers.hpp"
+
+using namespace catenary;
+using nlohmann::json;
+
+namespace {
+
+constexpr double kG = 9.81, kWater = 1025.0;
+
+// A case with one cable "line" of the given generator fields in water of the given fields.
+json water_case(const json& body, double density, double diameter, const json& hydrodynamics, const json& water,
+                const json& analysis, double gravity = kG) {
+  json line = body;
+  line["name"] = "line";
+  line["element"] = "cable3d";
+  line["material"] = "m";
+  line["section"] = "s";
+  return {{"name", "water"},
+          {"model",
+           {{"dimension", 3},
+            {"gravity", {0, 0, -gravity}},
+            {"materials", {{"m", {{"youngs_modulus", 2e11}, {"density", density}}}}},
+            {"sections", {{"s", {{"shape", "circle"}, {"diameter", diameter}, {"hydrodynamics", hydrodynamics}}}}},
+            {"bodies", {line}},
+            {"water", water}}},
+          {"analysis", analysis}};
+}
+
+Case load(const json& c, const std::string& name) {
+  const std::filesystem::path file = std::filesystem::temp_directory_path() / ("catenary_water_" + name + ".json");
+  std::ofstream(file) << c.dump();
+  return load_case(file.string());
+}
+
+// The velocity of node `node` along z at the run's end.
+double final_velocity_z(const testing::RunResult& r, int node) { return r.frames.back().v[6 * node + 2]; }
+
+}  // namespace
+
+TEST_CASE("a neutrally buoyant line in still water stays put", "[water][dynamics]") {
+  // rho A = rho_w pi d^2 / 4: buoyancy cancels the weight on every element, drag sees no flow.
+  const json body = {{"generator", "straight"}, {"start", {0, 0, -20}}, {"end", {8, 0, -14}}, {"elements", 8}};
+  const json c = water_case(body, kWater, 0.05, {{"diameter", 0.05}, {"drag_normal", 1.2}, {"drag_tangential", 0.1}},
+                            {{"density", kWater}, {"surface", 0.0}},
+                            {{"type", "dynamic"}, {"end_time", 1.0}, {"step", 0.01}});
+  const Case loaded = load(c, "neutral");
+  const testing::RunResult r = testing::run_model(loaded.model, loaded.analysis, 0.1);
+  double moved = 0.0;
+  for (const testing::StoredFrame& f : r.frames) moved = std::max(moved, (f.q - r.frames.front().q).cwiseAbs().maxCoeff());
+  std::printf("neutral buoyancy: the line moves %.1e m in 1 s\n", moved);
+  CHECK(moved < 1e-10);
+}
+
+TEST_CASE("rods sinking in still water reach the drag balance's terminal velocity", "[water][dynamics]") {
+  // Submerged weight w = (rho - rho_w) A g per length against drag: broadside
+  // 1/2 rho_w C_dn d v^2, end-on 1/2 rho_w C_dt pi d v^2.
+  const double d = 0.05, rho = 7800.0, area = M_PI * d * d / 4.0, w = (rho - kWater) * area * kG;
+  const json water = {{"density", kWater}, {"surface", 1000.0}};
+  const json analysis = {{"type", "dynamic"}, {"end_time", 4.0}, {"step", 0.01}};
+  const json hydro = {{"diameter", d}, {"drag_normal", 1.0}, {"drag_tangential", 0.5}};
+  const double broadside = std::sqrt(w / (0.5 * kWater * 1.0 * d)), end_on = std::sqrt(w / (0.5 * kWater * 0.5 * M_PI * d));
+  const json flat = {{"generator", "straight"}, {"start", {0, 0, 0}}, {"end", {1, 0, 0}}, {"elements", 4}};
+  const json upright = {{"generator", "straight"}, {"start", {0, 0, 0}}, {"end", {0, 0, 1}}, {"elements", 4}};
+  const Case down = load(water_case(flat, rho, d, hydro, water, analysis), "flat");
+  const testing::RunResult a = testing::run_model(down.model, down.analysis, 1.0);
+  const Case up = load(water_case(upright, rho, d, hydro, water, analysis), "upright");
+  const testing::RunResult b = testing::run_model(up.model, up.analysis, 1.0);
+  std::printf("terminal velocity: broadside %.6f m/s (closed form %.6f), end-on %.6f (%.6f)\n", -final_velocity_z(a, 2),
+              broadside, -final_velocity_z(b, 2), end_on);
+  for (int node = 0; node <= 4; ++node) {
+    CHECK(-final_velocity_z(a, node) == Approx(broadside).epsilon(1e-6));
+    CHECK(-final_velocity_z(b, node) == Approx(end_on).epsilon(1e-6));
+  }
+}
+
+TEST_CASE("a taut string in a uniform current deflects as a string under tension", "[water][statics]") {
+  // A 10 m wire pinned at x = 0, its other end free along x and pulled by T, in a current U along
+  // y without gravity: the normal drag q = 1/2 rho_w C_dn d U^2 deflects it by the beam-string's
+  // midspan value q L^2 / (8 T) - q / (T k^2) (1 - 1 / cosh(k L / 2)), k^2 = T / EI (its bending
+  // stiffness's share, 0.1 % here); the slopes' effects (the drag's cos^2 and the tension's
+  // turning, (4 delta / L)^2) are 4e-4.
+  const double d = 0.01, T = 1e4, U = 2.5, Cdn = 1.2;
+  const json body = {{"generator", "straight"}, {"start", {0, 0, 0}}, {"end", {10, 0, 0}}, {"elements", 40}};
+  json c = water_case(body, 7800.0, d, {{"diameter", d}, {"drag_normal", Cdn}},
+                      {{"density", kWater}, {"surface", 100.0}, {"current", {{"velocity", {0, U, 0}}}}},
+                      {{"type", "static"}, {"load_steps", 4}, {"max_iterations", 100}}, 0.0);
+  c["model"]["constraints"] = {
+      {{"type", "spherical"}, {"node", {{"body", "line"}, {"index", "start"}}}},
+      {{"type", "fix"}, {"node", {{"body", "line"}, {"index", "end"}}}, {"coordinates", {"y", "z"}}}};
+  c["model"]["loads"] = {{{"type", "point_force"}, {"node", {{"body", "line"}, {"index", "end"}}}, {"force", {T, 0, 0}}}};
+  const Case loaded = load(c, "string");
+  const testing::RunResult r = testing::run_model(loaded.model, loaded.analysis);
+  const Eigen::VectorXd& q = r.frames.back().q;
+  const double L = q[6 * 40], EI = 2e11 * M_PI * std::pow(d, 4) / 64.0, k = std::sqrt(T / EI);
+  const double qd = 0.5 * kWater * Cdn * d * U * U;
+  const double expected = qd * L * L / (8.0 * T) - qd / (T * k * k) * (1.0 - 1.0 / std::cosh(k * L / 2.0));
+  std::printf("string in current: midspan deflection %.6f m, closed form %.6f m\n", q[6 * 20 + 1], expected);
+  CHECK(q[6 * 20 + 1] == Approx(expected).epsilon(1e-3));
+}
