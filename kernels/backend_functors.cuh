@@ -77,12 +77,34 @@ struct ElementPass {
     evaluate_element<D, kShapes, Damped>(p, ref, qe, ve, Jacobian, out, newton_jacobian_weights(c), shape);
     if (contacts.count > 0)
       add_surface_contact<D, kShapes, Damped>(contacts, p, ref, qe, ve, Jacobian, out, newton_jacobian_weights(c));
-    if (fluids.count > 0)
-      add_fluid_load<D, kShapes, Damped>(fluids, p, ref, qe, ve, Jacobian, out, newton_jacobian_weights(c));
-    write_forces<kShapes * D>(e, shape, out.force.v, force_rows);
+    if (fluids.count > 0) {
+      add_water(e, p, ref, qe, ve, out, force_rows);
+    } else {
+      write_forces<kShapes * D>(e, shape, out.force.v, force_rows);
+    }
     if (shape == 0) energy[e] = out.energy;
     if constexpr (Jacobian)
       element_newton_matrix<D>(out, scalar_mass[e], c, matrix_rows, local.entries(local_row_sums, e, shape * D));
+  }
+
+  // The water's loads on element e (add_fluid_load) and its force rows, with the added mass in the
+  // mass term: apart from the pass without water, whose registers it would otherwise take.
+  template <class ForceRows>
+  CATENARY_HD void add_water(int e, const ElementProperties& p, const ReferenceQuadratureValues<StridedValues>& ref,
+                             const double* qe, const double* ve, ElementEvaluation<D, kShapes>& out,
+                             const ForceRows& force_rows) const {
+    double we[kLocal], mass_rows[kShapes * D] = {};
+    if (origin)
+      for (int i = 0; i < kLocal; ++i) {
+        const int g = local_to_global_dof(node_a[e], node_b[e], 2 * D, i);
+        we[i] = q[g] - origin[g];
+      }
+    add_fluid_load<D, kShapes, Damped>(fluids, p, ref, qe, ve, Jacobian, out, newton_jacobian_weights(c),
+                                       {origin ? we : nullptr, mass_scale, c.mass, mass_rows});
+    write_forces<kShapes * D>(e, out.first, out.force.v, force_rows);
+    if (!origin) return;
+    const StridedSlots rows = force_rows(e, out.first * D);
+    for (int i = 0; i < kShapes * D; ++i) rows[i] += mass_scale * mass_rows[i];
   }
 
   // Element e's force rows of shape functions first_shape on (Rows values, the element math's
@@ -124,6 +146,37 @@ struct NodeMassProduct {
   CATENARY_HD void operator()(int node) const {
     node_mass_product<D>(ptr, sources, local, scalar_mass, node_a, node_b, x, node, y, out);
   }
+};
+
+// The water's added mass times x for one element a thread (add_added_mass_product), into the
+// element's local force entries, for GatherSum to sum per dof (Backend::mass_product with q).
+template <int D>
+struct AddedMassPass {
+  static constexpr int kLocal = 4 * D;
+  RecordArray properties, quadrature;
+  const int *node_a, *node_b;
+  const double *q, *x;
+  FluidLoadList fluids;
+  double* local_forces;
+  LocalEntryLayout<kLocal> local;
+  CATENARY_HD void operator()(int e) const {
+    double qe[kLocal], xe[kLocal], rows[kLocal] = {};
+    for (int i = 0; i < kLocal; ++i) {
+      const int g = local_to_global_dof(node_a[e], node_b[e], 2 * D, i);
+      qe[i] = q[g];
+      xe[i] = x[g];
+    }
+    add_added_mass_product<D>(fluids, element_properties_from(properties[e]),
+                              ReferenceQuadratureValues<StridedValues>(quadrature[e]), qe, xe, rows);
+    const StridedSlots out = local.entries(local_forces, e, 0);
+    for (int i = 0; i < kLocal; ++i) out[i] = rows[i];
+  }
+};
+
+// b + s a.
+struct PlusScaled {
+  double s;
+  CATENARY_HD double operator()(double a, double b) const { return b + s * a; }
 };
 
 // out[k] = sum of values[sources[ptr[k] .. ptr[k+1])]: matrix slots and force entries alike.

@@ -279,7 +279,7 @@ class CudaBackend : public Backend {
     to_host(energy_, energies.data());
   }
 
-  void mass_product(const Vector& x, Vector& y, double scale, const Scaled& plus) override {
+  void mass_product(const Vector& x, Vector& y, double scale, const Scaled& plus, const MassAt& at) override {
     const thrust::counting_iterator<int> first(0);
     const int *ptr = raw<int>(pattern_.dof_source_ptr), *sources = raw<int>(pattern_.dof_sources);
     const int *a = raw<int>(node_a_), *b = raw<int>(node_b_);
@@ -301,6 +301,25 @@ class CudaBackend : public Backend {
                         array(y).begin() + node_dofs, Times{plus.a});
     else
       thrust::fill(Space::policy(), array(y).begin() + node_dofs, array(y).end(), 0.0);
+    if (at.q && fluid_count_ > 0)
+      dimension_ == 3 ? add_added_mass<3>(*at.q, at.time, x, scale, y) : add_added_mass<2>(*at.q, at.time, x, scale, y);
+  }
+
+  // y += scale M_a(q) x, the water's added mass at q and time t: element by element into the
+  // local force entries (AddedMassPass), summed per dof as the forces are.
+  template <int D>
+  void add_added_mass(const Vector& q, double t, const Vector& x, double scale, Vector& y) {
+    const thrust::counting_iterator<int> first(0);
+    thrust::for_each(Space::policy(), first, first + elements_,
+                     AddedMassPass<D>{records(properties_), records(quadrature_), raw<int>(node_a_), raw<int>(node_b_),
+                                      raw<double>(array(q)), raw<double>(array(x)), fluid_list(t),
+                                      raw<double>(local_forces_), {elements_}});
+    if (added_mass_.size() != static_cast<size_t>(dof_count())) added_mass_ = Doubles(dof_count(), 0.0);
+    thrust::for_each(Space::policy(), first, first + dof_count(),
+                     GatherSum{raw<int>(pattern_.dof_source_ptr), raw<int>(pattern_.dof_sources),
+                               raw<double>(local_forces_), raw<double>(added_mass_)});
+    thrust::transform(Space::policy(), added_mass_.begin(), added_mass_.end(), array(y).begin(), array(y).begin(),
+                      PlusScaled{scale});
   }
 
   void assemble_newton_matrix(const Vector& q, const Vector& v, const NewtonMatrixCoefficients& c,
@@ -619,6 +638,7 @@ class CudaBackend : public Backend {
   int fluid_count_ = 0;
   Doubles fluid_values_;                           // their current profiles and wave components
   Vec<3> gravity_ = Vec<3>::zero();                // buoyancy's (FluidLoadList::gravity)
+  Doubles added_mass_;                             // M_a x summed per dof (add_added_mass)
   Ints c_ptr_, c_col_, ct_row_, ct_ptr_, ct_col_;  // C in CSR, C^T by its listed rows
   Doubles c_val_, ct_val_;
   Floats coordinate_scales_;  // float (vector_kernels.hpp, WeightedEntryAt)

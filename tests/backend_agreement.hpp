@@ -65,7 +65,7 @@ inline void check_operators_agree(const Model& m, Backend& other, unsigned seed,
     Vector xb = backend->make_vector(n), zb = backend->make_vector(n), yb = backend->make_vector(n);
     backend->upload(x, xb);
     backend->upload(z, zb);
-    backend->mass_product(xb, yb, -0.7, {0.4, &zb});
+    backend->mass_product(xb, yb, -0.7, {0.4, &zb}, {});
     Eigen::VectorXd y;
     backend->download(yb, y);
     INFO("the affine product on " << backend->name());

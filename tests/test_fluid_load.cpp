@@ -186,6 +186,8 @@ TEST_CASE("the water's loads have their analytic Jacobian", "[water]") {
   water.f.diameter = 0.15;
   water.f.drag_normal = 1.2;
   water.f.drag_tangential = 0.4;
+  water.f.added_mass_normal = 1.0;
+  water.f.added_mass_tangential = 0.3;
   const FluidLoadList list{&water.f, 1, water.values.data(), 2.1, {0.0, 0.0, -kG}};
   const double L = 3.0;
   const ElementProperties p{L, 1e6, 1.0, 1.0, 0.0, 0.0, -1.0, 0.0};
@@ -219,5 +221,46 @@ TEST_CASE("the water's loads have their analytic Jacobian", "[water]") {
       CHECK(stiffness.jacobian(i, j) == Approx((fp.force[i] - fm.force[i]) / (2 * h)).margin(1e-6 * largest));
       CHECK(damping.jacobian(i, j) == Approx((gp.force[i] - gm.force[i]) / (2 * h)).margin(1e-6 * largest));
     }
+  }
+  // The added mass in a pass's mass term: rows M_a(e) w, whose Jacobian (w held) is c_m M_a +
+  // mass_scale d(M_a w)/de; M_a against the rows of unit vectors w, d(M_a w)/de against
+  // differences of the rows.
+  const double w[12] = {0.5, -0.2, 1.0, 0.1, 0.3, -0.4, -0.7, 0.2, 0.6, 0.05, -0.1, 0.2};
+  const auto mass_rows = [&](const double* x, const double* wx, JacobianWeights weights, double c_m, double scale,
+                             Vec<12>& rows) {
+    ElementEvaluation<3> out;
+    out.force = Vec<12>::zero();
+    out.jacobian = Mat<12, 12>::zero();
+    rows = Vec<12>::zero();
+    add_fluid_load<3, 4, true>(list, p, rq, x, ed, true, out, weights, {wx, scale, c_m, rows.v});
+    return out;
+  };
+  Vec<12> mass;
+  const ElementEvaluation<3> inertia = mass_rows(e, nullptr, {0.0, 0.0}, 1.0, 0.0, mass);
+  const ElementEvaluation<3> turning = mass_rows(e, w, {0.0, 0.0}, 0.0, 1.0, mass);
+  double product[12] = {};
+  add_added_mass_product<3>(list, p, rq, e, w, product);
+  for (int i = 0; i < 12; ++i) CHECK(product[i] == Approx(mass[i]).epsilon(1e-14));
+  double mass_largest = 0.0;
+  for (int j = 0; j < 12; ++j) {
+    double unit[12] = {}, column[12] = {};
+    unit[j] = 1.0;
+    add_added_mass_product<3>(list, p, rq, e, unit, column);
+    for (int i = 0; i < 12; ++i) {
+      CHECK(inertia.jacobian(i, j) == Approx(column[i]).margin(1e-12));
+      mass_largest = std::max(mass_largest, std::fabs(column[i]));
+    }
+  }
+  REQUIRE(mass_largest > 0.0);
+  for (int j = 0; j < 12; ++j) {
+    double ep[12], em[12];
+    for (int i = 0; i < 12; ++i) ep[i] = em[i] = e[i];
+    ep[j] += h;
+    em[j] -= h;
+    Vec<12> up, down;
+    mass_rows(ep, w, {}, 0.0, 0.0, up);
+    mass_rows(em, w, {}, 0.0, 0.0, down);
+    for (int i = 0; i < 12; ++i)
+      CHECK(turning.jacobian(i, j) == Approx((up[i] - down[i]) / (2 * h)).margin(1e-6 * mass_largest));
   }
 }

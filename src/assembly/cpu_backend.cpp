@@ -156,12 +156,16 @@ double CpuBackend::evaluate_elements(const Eigen::VectorXd& q, const Eigen::Vect
     evaluate_element<D>(el.properties[e], el.quadrature[e], qe, ve, jacobian, out, newton_jacobian_weights(c));
     add_surface_contact<D, 4, true>(contacts, el.properties[e], el.quadrature[e], qe, ve, jacobian, out,
                                   newton_jacobian_weights(c));
+    double added_mass_rows[nl] = {};
     add_fluid_load<D, 4, true>(fluids, el.properties[e], el.quadrature[e], qe, ve, jacobian, out,
-                               newton_jacobian_weights(c));
+                               newton_jacobian_weights(c),
+                               {origin ? we : nullptr, terms.mass_scale, c.mass, added_mass_rows});
     const double* Ms = &el.scalar_mass[16 * static_cast<size_t>(e)];
     for (int i = 0; i < nl; ++i)
-      local_forces_[static_cast<size_t>(nl) * e + i] = element_force_output<D>(
-          out.force[i], origin != nullptr, terms.force_scale, terms.mass_scale, Ms, we, i / D, i % D);
+      local_forces_[static_cast<size_t>(nl) * e + i] =
+          element_force_output<D>(out.force[i], origin != nullptr, terms.force_scale, terms.mass_scale, Ms, we, i / D,
+                                  i % D) +
+          terms.mass_scale * added_mass_rows[i];
     energy += out.energy;
     local_energy_[e] = out.energy;
     if (!jacobian) continue;
@@ -170,6 +174,24 @@ double CpuBackend::evaluate_elements(const Eigen::VectorXd& q, const Eigen::Vect
   }
   timings_.element_bytes += element_pass_bytes<D>(ne, q.size(), jacobian, origin != nullptr, ne);
   return energy;
+}
+
+template <int D>
+void CpuBackend::add_added_mass(const Eigen::VectorXd& q, double t, const double* x, double scale, double* y) const {
+  constexpr int nl = 4 * D;
+  const ElementBlock& el = model_.elements;
+  const FluidLoadList fluids = el.fluid_list(t, model_.gravity);
+  for (int e = 0; e < el.size(); ++e) {  // serial: elements share nodes
+    if (!(el.properties[e].fluid >= 0.0)) continue;
+    double qe[nl], xe[nl], rows[nl] = {};
+    for (int i = 0; i < nl; ++i) {
+      const int g = element_global_dof(model_, e, i);
+      qe[i] = q[g];
+      xe[i] = x[g];
+    }
+    add_added_mass_product<D>(fluids, el.properties[e], el.quadrature[e], qe, xe, rows);
+    for (int i = 0; i < nl; ++i) y[element_global_dof(model_, e, i)] += scale * rows[i];
+  }
 }
 
 double CpuBackend::evaluate_elements(const Eigen::VectorXd& q, const Eigen::VectorXd& v, bool jacobian,
@@ -223,7 +245,7 @@ double CpuBackend::strain_energy_at(const Vector& q, const Vector&) {
   return strain_energy_;
 }
 
-void CpuBackend::mass_product(const Vector& x, Vector& y, double scale, const Scaled& plus) {
+void CpuBackend::mass_product(const Vector& x, Vector& y, double scale, const Scaled& plus, const MassAt& at) {
   const SystemPattern& p = pattern_;
   const ElementBlock& el = model_.elements;
   const int *ptr = p.dof_source_ptr.data(), *sources = p.dof_sources.data();
@@ -238,6 +260,8 @@ void CpuBackend::mass_product(const Vector& x, Vector& y, double scale, const Sc
   for (int node = 0; node < nodes; ++node)
     spatial ? node_mass_product<3>(ptr, sources, {0}, Ms, a, b, xs, node, ys, out)  // element-major
             : node_mass_product<2>(ptr, sources, {0}, Ms, a, b, xs, node, ys, out);
+  if (at.q && !el.fluid_loads.empty())
+    spatial ? add_added_mass<3>(host(*at.q), at.time, xs, scale, ys) : add_added_mass<2>(host(*at.q), at.time, xs, scale, ys);
   // Rigid bodies: System adds theirs.
   const int rigid = p.dof_count - model_.node_dof_count();
   if (plus.x)

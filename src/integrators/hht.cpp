@@ -28,7 +28,7 @@ class HHTStepper : public TimeStepper {
 
   // F0 = f - g + C^T lambda from the initial state's equations of motion, M a0 + F0 = 0, as each
   // step ends: a mass product on the backend's vectors instead of an element pass on the host's.
-  void start(StepState& state) override { sys_.mass_product(state.q, state.a, state.history, -1.0); }
+  void start(StepState& state) override { sys_.mass_product(state.q, state.t, state.a, state.history, -1.0); }
 
   StepOutcome step(const StepState& from, double h, StepState& to) override {
     const double bh2 = beta_ * h * h;
@@ -45,7 +45,7 @@ class HHTStepper : public TimeStepper {
     if (!out.converged) return out;
     // F1 from the converged equilibrium M a1 + (1 + alpha) F1 - alpha F0 = 0, without another
     // element pass: the mass product and the combination in one pass.
-    sys_.mass_product(to.q, to.a, to.history, -1.0 / (1.0 + alpha_), {alpha_ / (1.0 + alpha_), &from.history});
+    sys_.mass_product(to.q, to.t, to.a, to.history, -1.0 / (1.0 + alpha_), {alpha_ / (1.0 + alpha_), &from.history});
     return out;
   }
 

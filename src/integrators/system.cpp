@@ -108,8 +108,8 @@ void System::constraint_residual(const Vector& q, const Vector& v, const Vector&
   add_at(block_rows_, velocity_level ? Eigen::VectorXd(cs.jacobian * xv - cs.nu) : cs.phi, phi);
 }
 
-void System::mass_product(const Vector& q, const Vector& x, Vector& y, double scale, const Scaled& plus) {
-  backend_.mass_product(x, y, scale, plus);
+void System::mass_product(const Vector& q, double t, const Vector& x, Vector& y, double scale, const Scaled& plus) {
+  backend_.mass_product(x, y, scale, plus, {&q, t});
   if (block_.empty()) return;
   const std::vector<int>& dofs = block_.layout().dofs;
   Eigen::VectorXd yb;

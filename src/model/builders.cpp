@@ -479,8 +479,9 @@ void add_water_values(Model& m, FluidLoad& water, const std::vector<double>& pro
 void add_fluid_load(Model& m, const FluidLoad& f, int body) {
   const Body& b = m.bodies.at(body);
   if (!(f.diameter > 0.0)) throw ModelError("body '" + b.name + "': the hydrodynamic diameter must be positive");
-  if (!(f.drag_normal >= 0.0) || !(f.drag_tangential >= 0.0))
-    throw ModelError("body '" + b.name + "': drag coefficients must not be negative");
+  if (!(f.drag_normal >= 0.0) || !(f.drag_tangential >= 0.0) || !(f.added_mass_normal >= 0.0) ||
+      !(f.added_mass_tangential >= 0.0))
+    throw ModelError("body '" + b.name + "': drag and added mass coefficients must not be negative");
   const double number = static_cast<double>(m.elements.fluid_loads.size());
   m.elements.fluid_loads.push_back(f);
   m.elements.fluid_names.push_back(b.name);

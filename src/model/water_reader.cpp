@@ -98,13 +98,17 @@ void read_current(const Node& c, int D, FluidLoad& water, std::vector<double>& h
   }
 }
 
-// A section's hydrodynamics into f (its diameter and drag).
+// A section's hydrodynamics into f (its diameter, drag and added mass coefficients; those not
+// given are 0).
 void read_hydrodynamics(const Node& n, FluidLoad& f) {
   if (!n.v.is_object()) n.fail("must be an object" + n.got());
-  expect_object(n, {"diameter", "drag_normal", "drag_tangential"});
+  expect_object(n, {"diameter", "drag_normal", "drag_tangential", "added_mass_normal", "added_mass_tangential"});
   f.diameter = get_positive(n.required("diameter"));
-  f.drag_normal = n.has("drag_normal") ? get_non_negative(n.child("drag_normal")) : 0.0;
-  f.drag_tangential = n.has("drag_tangential") ? get_non_negative(n.child("drag_tangential")) : 0.0;
+  const auto coefficient = [&](const char* key) { return n.has(key) ? get_non_negative(n.child(key)) : 0.0; };
+  f.drag_normal = coefficient("drag_normal");
+  f.drag_tangential = coefficient("drag_tangential");
+  f.added_mass_normal = coefficient("added_mass_normal");
+  f.added_mass_tangential = coefficient("added_mass_tangential");
 }
 
 }  // namespace

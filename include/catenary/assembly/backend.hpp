@@ -68,6 +68,13 @@ struct Scaled {
 // terms that stay fixed through a step (loads, history) the gather that sums the element rows
 // subtracts from, instead of a pass of its own over the dofs (it read the output and two vectors
 // and wrote the output again: 4 of the sweep's 6,060,000-entry vectors an iteration).
+// The configuration of a mass that depends on it (the water's added mass, elements/fluid_load.hpp)
+// in a mass product: q null, the constant mass alone.
+struct MassAt {
+  const Vector* q = nullptr;
+  double time = 0.0;
+};
+
 // time: the time of the evaluation, which the water's waves read (elements/fluid_load.hpp).
 struct ForceTerms {
   double force_scale = 1.0, mass_scale = 0.0;
@@ -200,11 +207,13 @@ class BackendOperators {
   // pass; the CPU backend evaluates the energies alone, a third of that time. The device's
   // forces pass is no cost beside a frame's downloads.
   virtual double strain_energy_at(const Vector& q, const Vector& v) = 0;
-  // y = scale M x + plus.a plus.x (M the constant consistent mass; plus.x null: scale M x alone), in
-  // one pass; x and y distinct. The coordinates of no element (rigid bodies) get the plus term
-  // alone: System adds their mass product.
-  virtual void mass_product(const Vector& x, Vector& y, double scale, const Scaled& plus) = 0;
-  void mass_product(const Vector& x, Vector& y) { mass_product(x, y, 1.0, {0.0, nullptr}); }
+  // y = scale M x + plus.a plus.x (M the consistent mass; plus.x null: scale M x alone), in one
+  // pass; x and y distinct. With at.q, M holds the water's added mass at (at.q, at.time) too
+  // (elements/fluid_load.hpp); without, it is the constant mass of the elements alone. The
+  // coordinates of no element (rigid bodies) get the plus term alone: System adds their mass
+  // product.
+  virtual void mass_product(const Vector& x, Vector& y, double scale, const Scaled& plus, const MassAt& at) = 0;
+  void mass_product(const Vector& x, Vector& y) { mass_product(x, y, 1.0, {0.0, nullptr}, {}); }
   // Writes the Newton matrix c.mass M + c.stiffness K(q, v) + c.damping D(q, v) with the
   // constraint blocks, and returns f_int(q, v) (or with terms, ForceTerms) from the same element pass.
   virtual void assemble_newton_matrix(const Vector& q, const Vector& v, const NewtonMatrixCoefficients& c,

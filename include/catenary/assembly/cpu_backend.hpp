@@ -59,7 +59,7 @@ class CpuBackend : public Backend {
   double strain_energy() override { return strain_energy_; }
   double strain_energy_at(const Vector& q, const Vector& v) override;
   void element_energies(std::vector<double>& energies) override { energies = local_energy_; }
-  void mass_product(const Vector& x, Vector& y, double scale, const Scaled& plus) override;
+  void mass_product(const Vector& x, Vector& y, double scale, const Scaled& plus, const MassAt& at) override;
   void assemble_newton_matrix(const Vector& q, const Vector& v, const NewtonMatrixCoefficients& c,
                               const ForceTerms& terms, Vector& f) override;
   double newton_matrix_norm() const override { return matrix_norm_; }
@@ -86,6 +86,9 @@ class CpuBackend : public Backend {
   // The elements' strain energies alone into local_energy_; returns their sum.
   template <int D>
   double evaluate_energies(const Eigen::VectorXd& q);
+  // y += scale M_a(q) x, the water's added mass at q and time t (elements/fluid_load.hpp).
+  template <int D>
+  void add_added_mass(const Eigen::VectorXd& q, double t, const double* x, double scale, double* y) const;
   // f = the element rows summed per dof, or from - that sum (ForceTerms::from).
   void gather_forces(Eigen::VectorXd& f, const Vector* from = nullptr) const;
 

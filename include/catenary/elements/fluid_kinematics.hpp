@@ -35,6 +35,7 @@ constexpr int kWaveValues = sizeof(WaveComponent) / sizeof(double);
 struct FluidLoad {
   double diameter;                        // outer (hydrodynamic) diameter d (m)
   double drag_normal, drag_tangential;    // C_dn, C_dt
+  double added_mass_normal, added_mass_tangential;  // C_an, C_at
   double density;                         // water density (kg/m^3)
   double surface;                         // the mean water level on the up axis (m)
   double depth;                           // water depth h below the mean level (m); waves only

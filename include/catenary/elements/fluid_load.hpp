@@ -1,28 +1,36 @@
 #pragma once
 // The water's loads on a cable's or beam's element, per unit reference length, host and device
-// code: buoyancy, Morison drag and the fluid inertia (Froude-Krylov), in the element's own rows
+// code: buoyancy, Morison drag, the fluid inertia and the added mass, in the element's own rows
 // with their analytic Jacobian (fluid_kinematics.hpp for the water).
 //
-// With A = pi d^2 / 4 the displaced area, t = r' / |r'| the tangent and u_r = u - v the water's
-// velocity relative to the centreline (u_r = s t + u_n, s = t.u_r):
+// With A = pi d^2 / 4 the displaced area, t = r' / |r'| the tangent, P = I - t t^T, u_r = u - v
+// the water's velocity relative to the centreline (u_r = s t + u_n, s = t.u_r) and a_w the water's
+// acceleration:
 //   buoyancy        f_b = -rho_w A g                        on the wet part of the element,
 //   drag            f_d = 1/2 rho_w C_dn d |u_n| u_n + 1/2 rho_w C_dt pi d |s| s t,
-//   fluid inertia   f_i = rho_w A a_w                       (a_w: the water's acceleration),
+//   fluid inertia   f_i = rho_w A a_w + m_a a_w             (Froude-Krylov and its added mass),
+//   added mass      -m_a r'',  m_a = rho_w A (C_an P + C_at t t^T),
 // the tangential drag on the wetted perimeter pi d, as lumped-mass mooring codes (MoorDyn) take it.
-// Drag and inertia act at the five bending quadrature points that are below the surface; buoyancy
-// is integrated over the wet part of the element exactly: the element is cut where its centreline
-// crosses the instantaneous surface (eta, with the waves), found by sampling the height above it at
-// kSurfaceSamples + 1 points and refining each sign change, and each wet interval has its own
-// five-point rule, with the reference stretch |r0'| between the element's points the quartic
-// through its five values (exact for straight references). The cut points move with the
-// coordinates; their motion is in the Jacobian. A crossing and its return within one sample
-// interval (1 / kSurfaceSamples of the element) are not seen.
+// The added mass is a mass that turns with the line: it joins the mass term M (q - origin) of a
+// pass (ForceTerms, assembly/backend.hpp) as M_a(q) (q - origin), with c_m M_a + d(M_a w)/dq in
+// the Newton matrix (w = q - origin held fixed, as the rigid bodies' M(q) has it), and the mass
+// products (Backend::mass_product with q). Drag, inertia and added mass act at the five bending
+// quadrature points that are below the surface; buoyancy is integrated over the wet part of the
+// element exactly: the element is cut where its centreline crosses the instantaneous surface
+// (eta, with the waves), found by sampling the height above it at kSurfaceSamples + 1 points and
+// refining each sign change, and each wet interval has its own five-point rule, with the
+// reference stretch |r0'| between the element's points the quartic through its five values
+// (exact for straight references). The cut points move with the coordinates; their motion is in
+// the Jacobian. A crossing and its return within one sample interval (1 / kSurfaceSamples of the
+// element) are not seen.
 //
 // The loads enter as internal forces fp = -(f_b + f_d + f_i) (line_load.hpp), with
-//   dfp/dv = G,  dfp/dr = -(G du/dr + rho_w A da_w/dr),  dfp/da = -(df_d/dt) P / |r'|,
+//   dfp/dv = G,  dfp/dr = -(G du/dr + (rho_w A I + m_a) da_w/dr),
+//   dfp/da = -(df_d/dt + d(m_a a_w)/dt) P / |r'|,
 //   G = df_d/du_r = 1/2 rho_w d [C_dn (|u_n| P + u_n u_n^T / |u_n|) + 2 C_dt pi |s| t t^T],
 //   df_d/dt = 1/2 rho_w d [-C_dn (|u_n| I + u_n u_n^T / |u_n|) (t u_r^T + s I) + C_dt pi |s| (2 t u_r^T + s I)],
-// P = I - t t^T. Neither load has a potential: none adds to the strain energy.
+//   d(m_a x)/dt = rho_w A (C_at - C_an) ((t.x) I + t x^T)   (m_a x = rho_w A (C_an x + (C_at - C_an) t (t.x))).
+// None of these loads has a potential: none adds to the strain energy.
 #include <math.h>
 
 #include "catenary/core/small_matrix.hpp"
@@ -31,6 +39,20 @@
 #include "catenary/elements/line_load.hpp"
 
 namespace catenary {
+
+// The added mass's share of a pass's mass term (ForceTerms: mass_scale M (q - origin)): w, the
+// element's 4D values of q - origin (null: no mass term); scale, the term's mass_scale; weight, the
+// Newton matrix's c_m; rows, where the element's rows of M_a w go (unscaled; null: none).
+struct AddedMassTerm {
+  const double* w = nullptr;
+  double scale = 0.0, weight = 0.0;
+  double* rows = nullptr;
+};
+
+// Whether f has added mass.
+CATENARY_HD bool has_added_mass(const FluidLoad& f) {
+  return f.added_mass_normal > 0.0 || f.added_mass_tangential > 0.0;
+}
 
 // Whether the loads of f read velocities (drag).
 CATENARY_HD bool fluid_reads_velocity(const FluidLoad& f) { return f.drag_normal > 0.0 || f.drag_tangential > 0.0; }
@@ -172,6 +194,32 @@ CATENARY_HD void add_buoyancy(const FluidLoad& f, const FluidLoadList& list, con
     add_wet_interval<D, S>(f, list, p, ref, e, fb, wet_from, 1.0, from_crossing, false, want_jacobian, weights, out);
 }
 
+// m_a x at a point of tangent t (slope a, 1 / |a| = inv) and, where d_t is set, d(m_a x)/dt.
+template <int D>
+CATENARY_HD Vec<D> added_mass_times(const FluidLoad& f, const Vec<D>& t, const Vec<D>& x, Mat<D, D>* d_t) {
+  const double mass = f.density * 0.25 * M_PI * f.diameter * f.diameter;
+  const double cn = mass * f.added_mass_normal, ct = mass * f.added_mass_tangential, tx = dot(t, x);
+  Vec<D> out;
+  for (int i = 0; i < D; ++i) out[i] = cn * x[i] + (ct - cn) * t[i] * tx;
+  if (d_t)
+    for (int i = 0; i < D; ++i)
+      for (int j = 0; j < D; ++j) (*d_t)(i, j) = (ct - cn) * ((i == j ? tx : 0.0) + t[i] * x[j]);
+  return out;
+}
+
+// d/da of a function of t = a / |a| from its d/dt: (d/dt) P / |a|.
+template <int D>
+CATENARY_HD Mat<D, D> through_tangent(const Mat<D, D>& d_t, const Vec<D>& t, double inv) {
+  Mat<D, D> out;
+  for (int i = 0; i < D; ++i)
+    for (int j = 0; j < D; ++j) {
+      double sum = 0.0;
+      for (int m = 0; m < D; ++m) sum += d_t(i, m) * ((m == j ? 1.0 : 0.0) - t[m] * t[j]);
+      out(i, j) = sum * inv;
+    }
+  return out;
+}
+
 // Drag and fluid inertia at one wet point (see the top of this file).
 template <int D>
 CATENARY_HD void morison_point(const FluidLoad& f, const FluidPoint<D>& water, const Vec<D>& a, const Vec<D>& v,
@@ -188,8 +236,10 @@ CATENARY_HD void morison_point(const FluidLoad& f, const FluidPoint<D>& water, c
   const double s = dot(t, ur);
   for (int i = 0; i < D; ++i) un[i] = ur[i] - s * t[i];
   const double n = sqrt(dot(un, un)), as = fabs(s);
+  Mat<D, D> dma_dt;
+  const Vec<D> ma = added_mass_times<D>(f, t, water.acceleration, jacobian ? &dma_dt : nullptr);
   for (int i = 0; i < D; ++i)
-    out.force[i] = -(cn * n * un[i] + ct * as * s * t[i] + f.density * area * water.acceleration[i]);
+    out.force[i] = -(cn * n * un[i] + ct * as * s * t[i] + f.density * area * water.acceleration[i] + ma[i]);
   if (!jacobian) return;
   // N = |u_n| I + u_n u_n^T / |u_n| (0 where u_n = 0).
   Mat<D, D> N, G, dfd_dt;
@@ -203,33 +253,71 @@ CATENARY_HD void morison_point(const FluidLoad& f, const FluidPoint<D>& water, c
       double Nt = 0.0;  // N (t u_r^T + s I), column j
       for (int m = 0; m < D; ++m) Nt += N(i, m) * t[m] * ur[j];
       Nt += N(i, j) * s;
-      dfd_dt(i, j) = -cn * Nt + ct * as * (2.0 * t[i] * ur[j] + (i == j ? s : 0.0));
+      dfd_dt(i, j) = -cn * Nt + ct * as * (2.0 * t[i] * ur[j] + (i == j ? s : 0.0)) + dma_dt(i, j);
     }
-  for (int i = 0; i < D; ++i)
-    for (int j = 0; j < D; ++j) {
-      double du = 0.0, dt = 0.0;
-      for (int m = 0; m < D; ++m) {
-        du += G(i, m) * water.velocity_gradient(m, j);
-        dt += dfd_dt(i, m) * ((m == j ? 1.0 : 0.0) - t[m] * t[j]) * inv;
-      }
+  const Mat<D, D> d_a = through_tangent<D>(dfd_dt, t, inv);
+  for (int j = 0; j < D; ++j) {
+    Vec<D> column;  // the acceleration gradient's column j
+    for (int m = 0; m < D; ++m) column[m] = water.acceleration_gradient(m, j);
+    const Vec<D> ma_column = added_mass_times<D>(f, t, column, nullptr);
+    for (int i = 0; i < D; ++i) {
+      double du = 0.0;
+      for (int m = 0; m < D; ++m) du += G(i, m) * water.velocity_gradient(m, j);
       out.d_v(i, j) = G(i, j);
-      out.d_r(i, j) = -(du + f.density * area * water.acceleration_gradient(i, j));
-      out.d_a(i, j) = -dt;
+      out.d_r(i, j) = -(du + f.density * area * column[i] + ma_column[i]);
+      out.d_a(i, j) = -d_a(i, j);
+    }
+  }
+}
+
+// The added mass's share of a pass's mass term at one wet point (weight w, shapes h, slope a):
+// rows += w S_k m_a x (x the mass term's vector there) and, with the Jacobian, the blocks
+// w S_k (c_m S_l m_a + mass_scale S_l' d(m_a x)/da).
+template <int D, int S>
+CATENARY_HD void add_added_mass_point(const FluidLoad& f, const HermiteShape& h, double w, const Vec<D>& a,
+                                      const AddedMassTerm& term, bool want_jacobian, ElementEvaluation<D, S>& out) {
+  const double inv = 1.0 / sqrt(dot(a, a));
+  Vec<D> t;
+  for (int i = 0; i < D; ++i) t[i] = a[i] * inv;
+  Vec<D> x = Vec<D>::zero();
+  if (term.w) x = interpolate<D>(h.s, term.w);
+  Mat<D, D> dma_dt;
+  const Vec<D> mx = added_mass_times<D>(f, t, x, want_jacobian && term.w ? &dma_dt : nullptr);
+  if (term.rows)
+    for (int k = 0; k < S; ++k)
+      for (int i = 0; i < D; ++i) term.rows[k * D + i] += w * h.s[out.first + k] * mx[i];
+  if (!want_jacobian) return;
+  Mat<D, D> M, d_a = Mat<D, D>::zero();  // m_a, by its columns
+  for (int j = 0; j < D; ++j) {
+    Vec<D> unit = Vec<D>::zero();
+    unit[j] = 1.0;
+    const Vec<D> column = added_mass_times<D>(f, t, unit, nullptr);
+    for (int i = 0; i < D; ++i) M(i, j) = column[i];
+  }
+  if (term.w) d_a = through_tangent<D>(dma_dt, t, inv);
+  for (int k = 0; k < S; ++k)
+    for (int l = 0; l < 4; ++l) {
+      const double cm = w * h.s[out.first + k] * term.weight * h.s[l];
+      const double ca = w * h.s[out.first + k] * term.scale * h.sx[l];
+      for (int i = 0; i < D; ++i)
+        for (int j = 0; j < D; ++j) out.jacobian(k * D + i, l * D + j) += cm * M(i, j) + ca * d_a(i, j);
     }
 }
 
 }  // namespace detail
 
 // Adds the water's loads on element e (p.fluid; none where negative) to an evaluation of its rows
-// (evaluate_element's out, after it: the blocks are not symmetric). e and edot are the element's
-// coordinates and velocities; ReadsVelocity = false (a model without drag or damping: the element
-// pass's Damped) evaluates at zero velocity.
+// (evaluate_element's out, after it: the blocks are not symmetric), and the added mass to the
+// pass's mass term (AddedMassTerm). e and edot are the element's coordinates and velocities;
+// ReadsVelocity = false (a model without drag or damping: the element pass's Damped) evaluates at
+// zero velocity.
 template <int D, int S, bool ReadsVelocity, class Quadrature>
 CATENARY_HD void add_fluid_load(const FluidLoadList& list, const ElementProperties& p, const Quadrature& ref,
                                 const double* e, const double* edot, bool want_jacobian, ElementEvaluation<D, S>& out,
-                                JacobianWeights weights = {}) {
+                                JacobianWeights weights = {}, const AddedMassTerm& mass = {}) {
   if (!(p.fluid >= 0.0)) return;
   const FluidLoad& f = list.loads[static_cast<int>(p.fluid)];
+  const bool added_mass = has_added_mass(f);
   detail::add_buoyancy<D, S>(f, list, p, ref, e, want_jacobian, weights, out);
   for (int g = 0; g < GaussRule5::kPoints; ++g) {
     const HermiteShape h = hermite_shape(GaussRule5::point(g), p.length);
@@ -241,6 +329,27 @@ CATENARY_HD void add_fluid_load(const FluidLoadList& list, const ElementProperti
     detail::LinePointLoad<D> point;
     detail::morison_point<D>(f, water, a, v, want_jacobian, point);
     detail::add_line_point<D, S>(h, ref.bending_w[g], point, want_jacobian, weights, out);
+    if (added_mass) detail::add_added_mass_point<D, S>(f, h, ref.bending_w[g], a, mass, want_jacobian, out);
+  }
+}
+
+// Rows of M_a(e) x for element e (4 D of them, added to rows): the added mass's share of a mass
+// product (Backend::mass_product with q), at the wet points.
+template <int D, class Quadrature>
+CATENARY_HD void add_added_mass_product(const FluidLoadList& list, const ElementProperties& p, const Quadrature& ref,
+                                        const double* e, const double* x, double* rows) {
+  if (!(p.fluid >= 0.0)) return;
+  const FluidLoad& f = list.loads[static_cast<int>(p.fluid)];
+  if (!has_added_mass(f)) return;
+  ElementEvaluation<D, 4> unused;
+  unused.first = 0;
+  const AddedMassTerm term{x, 0.0, 0.0, rows};
+  for (int g = 0; g < GaussRule5::kPoints; ++g) {
+    const HermiteShape h = hermite_shape(GaussRule5::point(g), p.length);
+    const Vec<D> r = detail::interpolate<D>(h.s, e);
+    Vec<D> slope;
+    if (!(r[D - 1] - f.surface < wave_elevation<D>(f, list.values, r, list.time, slope))) continue;
+    detail::add_added_mass_point<D, 4>(f, h, ref.bending_w[g], detail::interpolate<D>(h.sx, e), term, false, unused);
   }
 }
 

@@ -75,8 +75,10 @@ class System {
                            Vector& phi);
   // Infinity norm of the coordinate rows of the Newton matrix last assembled.
   double newton_matrix_norm() const { return matrix_norm_; }
-  // y = scale M(q) x + plus.a plus.x on backend vectors (Backend::mass_product; x and y distinct).
-  void mass_product(const Vector& q, const Vector& x, Vector& y, double scale = 1.0,
+  // y = scale M(q, t) x + plus.a plus.x on backend vectors (Backend::mass_product; x and y
+  // distinct): the rigid bodies' mass and the water's added mass depend on q, the added mass on
+  // t through the waves.
+  void mass_product(const Vector& q, double t, const Vector& x, Vector& y, double scale = 1.0,
                     const Scaled& plus = {0.0, nullptr});
 
   // Per-coordinate scale for convergence and error tests (coordinate_scales: characteristic

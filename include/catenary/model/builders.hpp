@@ -82,7 +82,7 @@ void add_contact_surface(Model& m, const std::string& name, ContactSurface surfa
 void add_water_values(Model& m, FluidLoad& water, const std::vector<double>& profile_heights,
                       const std::vector<double>& profile_velocities, const std::vector<WaveComponent>& waves);
 // The water's loads (elements/fluid_load.hpp) on line body `body`: f is the water of
-// add_water_values with the body's section (diameter > 0, drag coefficients >= 0); the body's
+// add_water_values with the body's section (diameter > 0, drag and added mass coefficients >= 0); the body's
 // elements take its number. Leaves the model to be finalized again.
 void add_fluid_load(Model& m, const FluidLoad& f, int body);
 
