@@ -18,6 +18,7 @@
 #include "backend_agreement.hpp"
 #include "contact_models.hpp"
 #include "multibody_models.hpp"
+#include "water_models.hpp"
 #endif
 
 using namespace catenary;
@@ -102,6 +103,9 @@ std::vector<OperatorCase> operator_cases() {
       {"a planar beam on a height profile", testing::cable_on_bumpy_grid(2, 8, {1e7, 1.5, 1e5, 1.5, 0.4, 0.0, 0.01},
                                                                           {0.5, 0.0, 0.0}),
        S::Auto, "", 36},
+      {"a line through a wave's surface in a current: buoyancy, drag, inertia and added mass",
+       testing::line_in_waves(3, 8), S::Auto, "", 37},
+      {"a planar beam through a wave's surface", testing::line_in_waves(2, 8), S::Auto, "", 38},
   };
 }
 

@@ -66,6 +66,27 @@ TEST_CASE("a table's ramp starts the history at rest with two continuous derivat
   CHECK(f.first_derivative(3.0) == Approx(1.0));
 }
 
+TEST_CASE("a ramped harmonic starts from rest and is the harmonic after its ramp", "[time-function]") {
+  // f = R(t) (1 + 0.5 sin(3 t + 0.4)) over a 2 s ramp: at rest at t = 0; its derivatives against
+  // central differences of its value and of its first derivative; the plain harmonic after 2 s.
+  TimeFunction f;
+  f.kind = TimeFunction::Kind::Harmonic;
+  f.v0 = 1.0;
+  f.amplitude = 0.5;
+  f.frequency = 3.0 / (2.0 * M_PI);
+  f.phase = 0.4;
+  f.ramp = 2.0;
+  CHECK(f.value(0.0) == 0.0);
+  CHECK(f.first_derivative(0.0) == 0.0);
+  const double h = 1e-5;
+  for (double t : {0.3, 1.1, 1.9, 2.5}) {
+    CHECK(f.first_derivative(t) == Approx((f.value(t + h) - f.value(t - h)) / (2 * h)).margin(1e-8));
+    CHECK(f.second_derivative(t) ==
+          Approx((f.first_derivative(t + h) - f.first_derivative(t - h)) / (2 * h)).margin(1e-7));
+  }
+  CHECK(f.value(2.5) == Approx(1.0 + 0.5 * std::sin(7.5 + 0.4)).epsilon(1e-15));
+}
+
 TEST_CASE("a rope's top driven by a sampled motion from a CSV file follows the closed-form motion's run",
           "[time-function][dynamics]") {
   // The top of a 2 m rope surges x = 0.1 sin(2 pi t) (smooth: from rest, sin's derivatives ramped

@@ -1,5 +1,7 @@
 #include "catenary/core/time_function.hpp"
 
+#include "catenary/core/quintic_ramp.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -9,23 +11,23 @@ namespace catenary {
 namespace {
 constexpr double kTwoPi = 6.283185307179586476925286766559;
 
-// The quintic ramp of a table (TimeFunction) and its derivatives at t.
-double ramp_at(double t, double ramp, int derivative) {
-  if (ramp <= 0.0 || t >= ramp) return derivative == 0 ? 1.0 : 0.0;
-  if (t <= 0.0) return 0.0;
-  const double x = t / ramp;
-  if (derivative == 0) return x * x * x * (10.0 - 15.0 * x + 6.0 * x * x);
-  if (derivative == 1) return 30.0 * x * x * (1.0 - x) * (1.0 - x) / ramp;
-  return 60.0 * x * (1.0 - x) * (1.0 - 2.0 * x) / (ramp * ramp);
+// A harmonic's or a table's value s(t) or its derivative, before the ramp.
+double unramped(const TimeFunction& f, double t, int derivative) {
+  if (f.kind == TimeFunction::Kind::Table) return f.table->at(t, derivative);
+  const double w = kTwoPi * f.frequency, angle = w * t + f.phase;
+  if (derivative == 0) return f.v0 + f.amplitude * std::sin(angle);
+  if (derivative == 1) return f.amplitude * w * std::cos(angle);
+  return -f.amplitude * w * w * std::sin(angle);
 }
 
-// f = R s, f' = R' s + R s', f'' = R'' s + 2 R' s' + R s''.
-double table_at(const TimeFunction& f, double t, int derivative) {
-  const double s = f.table->at(t, 0);
-  if (derivative == 0) return ramp_at(t, f.ramp, 0) * s;
-  const double ds = f.table->at(t, 1);
-  if (derivative == 1) return ramp_at(t, f.ramp, 1) * s + ramp_at(t, f.ramp, 0) * ds;
-  return ramp_at(t, f.ramp, 2) * s + 2.0 * ramp_at(t, f.ramp, 1) * ds + ramp_at(t, f.ramp, 0) * f.table->at(t, 2);
+// f = R s, f' = R' s + R s', f'' = R'' s + 2 R' s' + R s'' (R the quintic ramp).
+double ramped(const TimeFunction& f, double t, int derivative) {
+  const double s = unramped(f, t, 0);
+  if (derivative == 0) return quintic_ramp(t, f.ramp, 0) * s;
+  const double ds = unramped(f, t, 1);
+  if (derivative == 1) return quintic_ramp(t, f.ramp, 1) * s + quintic_ramp(t, f.ramp, 0) * ds;
+  return quintic_ramp(t, f.ramp, 2) * s + 2.0 * quintic_ramp(t, f.ramp, 1) * ds +
+         quintic_ramp(t, f.ramp, 0) * unramped(f, t, 2);
 }
 
 }  // namespace
@@ -104,8 +106,8 @@ double TimeFunction::value(double t) const {
       if (t >= t1) return v1;
       return v0 + (v1 - v0) * (t - t0) / (t1 - t0);
     case Kind::SmoothStep: return smooth_step(t, t0, v0, t1, v1);
-    case Kind::Harmonic: return v0 + amplitude * std::sin(kTwoPi * frequency * t + phase);
-    case Kind::Table: return table_at(*this, t, 0);
+    case Kind::Harmonic:
+    case Kind::Table: return ramped(*this, t, 0);
   }
   return 0.0;
 }
@@ -119,11 +121,8 @@ double TimeFunction::first_derivative(double t) const {
       const double d = t1 - t0, x = (t - t0) / d;
       return (v1 - v0) * 6.0 * x * (1.0 - x) / d;
     }
-    case Kind::Harmonic: {
-      const double w = kTwoPi * frequency;
-      return amplitude * w * std::cos(w * t + phase);
-    }
-    case Kind::Table: return table_at(*this, t, 1);
+    case Kind::Harmonic:
+    case Kind::Table: return ramped(*this, t, 1);
   }
   return 0.0;
 }
@@ -137,11 +136,8 @@ double TimeFunction::second_derivative(double t) const {
       const double d = t1 - t0, x = (t - t0) / d;
       return (v1 - v0) * 6.0 * (1.0 - 2.0 * x) / (d * d);
     }
-    case Kind::Harmonic: {
-      const double w = kTwoPi * frequency;
-      return -amplitude * w * w * std::sin(w * t + phase);
-    }
-    case Kind::Table: return table_at(*this, t, 2);
+    case Kind::Harmonic:
+    case Kind::Table: return ramped(*this, t, 2);
   }
   return 0.0;
 }

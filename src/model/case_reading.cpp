@@ -215,8 +215,9 @@ TimeFunction read_time_function(const Node& n) {
     f.v1 = get_number(n.required("to"));
     return f;
   }
-  expect_object(n, {"type", "amplitude", "frequency", "phase", "offset"});
+  expect_object(n, {"type", "amplitude", "frequency", "phase", "offset", "ramp"});
   f.kind = TimeFunction::Kind::Harmonic;
+  f.ramp = n.has("ramp") ? get_non_negative(n.child("ramp")) : 0.0;
   f.amplitude = get_number(n.required("amplitude"));
   f.frequency = get_positive(n.required("frequency"));
   f.phase = n.has("phase") ? get_number(n.child("phase")) : 0.0;

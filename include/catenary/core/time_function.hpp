@@ -31,10 +31,10 @@ struct TimeFunction {
   // Constant: value = v0.
   // LinearRamp: v0 before t0, linear to v1 at t1, v1 after (continuous, kinked).
   // SmoothStep: v0 before t0, cubic 3x^2 - 2x^3 blend to v1 at t1, v1 after (ADAMS STEP).
-  // Harmonic: v0 + amplitude * sin(2 pi frequency t + phase).
-  // Table: R(t) s(t), s the table's spline and R the quintic ramp 10 x^3 - 15 x^4 + 6 x^5,
-  // x = t / ramp, from 0 at t = 0 to 1 at t = ramp (continuous with two derivatives; R = 1 when
-  // ramp = 0): a history that does not start at zero is taken in without a jolt.
+  // Harmonic: R(t) (v0 + amplitude * sin(2 pi frequency t + phase)).
+  // Table: R(t) s(t), s the table's spline.
+  // R is the quintic ramp over [0, ramp] (core/quintic_ramp.hpp; 1 when ramp = 0): a history or
+  // an oscillation that does not start at rest is taken in without a jolt.
   double v0 = 0.0, v1 = 0.0, t0 = 0.0, t1 = 0.0;
   double amplitude = 0.0, frequency = 0.0, phase = 0.0;
   std::shared_ptr<const TimeTable> table;

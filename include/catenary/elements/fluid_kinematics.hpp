@@ -5,7 +5,7 @@
 //
 // Waves are a sum of Airy components j (amplitude a, wavenumber k, circular frequency w, unit
 // horizontal direction c, phase p; k from the finite-depth dispersion relation w^2 = g k tanh(k h),
-// model/waves.hpp), each ramped in by R(t), the quintic 10 x^3 - 15 x^4 + 6 x^5 of x = t / ramp:
+// model/waves.hpp), each ramped in by R(t), the quintic ramp (core/quintic_ramp.hpp):
 //   elevation   eta = R sum a cos(theta),   theta = k c.x_h - w t + p,
 //   velocity    u_h = R sum a w C(z') cos(theta) c,      u_up = R sum a w S(z') sin(theta),
 //   acceleration    R sum a w^2 C(z') sin(theta) c,          - R sum a w^2 S(z') cos(theta),
@@ -20,6 +20,7 @@
 // velocity and is not ramped (a static start includes it).
 #include <math.h>
 
+#include "catenary/core/quintic_ramp.hpp"
 #include "catenary/core/small_matrix.hpp"
 
 namespace catenary {
@@ -68,14 +69,6 @@ struct FluidPoint {
 
 namespace detail {
 
-// R(t) (see the top of this file).
-CATENARY_HD double wave_ramp(double ramp, double t) {
-  if (!(ramp > 0.0) || t >= ramp) return 1.0;
-  if (t <= 0.0) return 0.0;
-  const double x = t / ramp;
-  return x * x * x * (10.0 + x * (-15.0 + 6.0 * x));
-}
-
 CATENARY_HD const WaveComponent& wave_component(const FluidLoad& f, const double* values, int j) {
   return *reinterpret_cast<const WaveComponent*>(values + static_cast<int>(f.wave_offset) + kWaveValues * j);
 }
@@ -94,7 +87,7 @@ CATENARY_HD double wave_phase(const WaveComponent& c, const Vec<D>& r, double t)
 template <int D>
 CATENARY_HD double wave_elevation(const FluidLoad& f, const double* values, const Vec<D>& r, double t, Vec<D>& slope) {
   slope = Vec<D>::zero();
-  const double R = detail::wave_ramp(f.ramp, t);
+  const double R = quintic_ramp(t, f.ramp);
   double eta = 0.0;
   if (R == 0.0) return 0.0;
   for (int j = 0; j < static_cast<int>(f.wave_count); ++j) {
@@ -139,7 +132,7 @@ CATENARY_HD FluidPoint<D> fluid_kinematics(const FluidLoad& f, const double* val
       if (np > 1 && !beyond) out.velocity_gradient(i, up) = (v1 - v0) / (heights[k + 1] - heights[k]);
     }
   }
-  const double R = detail::wave_ramp(f.ramp, t);
+  const double R = quintic_ramp(t, f.ramp);
   if (R == 0.0 || f.wave_count == 0.0) return out;
   // Wheeler stretching: z' and its derivatives in z and in eta.
   const double h = f.depth, eta = out.elevation, span = h + eta;
