@@ -4,7 +4,7 @@
 //   catenary_benchmark [--backend cpu|cuda|cuda-host]
 //                      [--solver auto|block_tridiagonal|chain_elimination|sparse_qr|krylov] [--steps S]
 //                      [--large-steps S2] [--large-from N] [--step H] [--newton full|modified]
-//                      [--crane] [--seabed F] [--no-stage-times] [--csv FILE] [n ...]
+//                      [--crane] [--seabed F] [--water] [--no-stage-times] [--csv FILE] [n ...]
 //
 // On the CUDA backend, cuSOLVER's batched QR factorizes and solves in one call: its time is
 // reported as factorization. Block cyclic reduction (the default for these chains) reports both.
@@ -34,6 +34,10 @@
 // (lay_on_seabed; F = 0.5: a line half on the seabed; F = 0: the seabed present, nothing touching):
 // the cost of contact against the same line without it, per Newton iteration (ms_per_newton,
 // element_ms_per_step / newton_per_step): the two take other numbers of iterations a step.
+//
+// With --water, every line falls through water (submerge): a current across it, a regular wave,
+// buoyancy, drag and added mass at each quadrature point (elements/fluid_load.hpp), against the
+// same line in air.
 //
 // The model: 3D cable of n elements of 0.1 m, pinned at its first node (add_spherical_to_ground),
 // straight and horizontal along x at t = 0, gravity -9.81 z, diameter 0.02 m, E = 2e9 Pa,
@@ -73,6 +77,7 @@
 #include "catenary/integrators/analyses.hpp"
 #include "catenary/model/builders.hpp"
 #include "catenary/model/model_merge.hpp"
+#include "catenary/model/waves.hpp"
 #include "catenary/model/reference_models.hpp"
 #include "catenary/run/backend_factory.hpp"
 #ifdef CATENARY_WITH_CUDA
@@ -152,8 +157,7 @@ void lay_on_seabed(Model& m, double fraction) {
   seabed.direction[2] = 1.0;
   seabed.point[2] = -radius;
   seabed.radius = radius;
-  seabed.stiffness = K;
-  seabed.exponent = 1.0;
+  seabed.law = {K, 1.0, 0.0, 0.0};
   seabed.friction_axial = 0.5;
   seabed.friction_lateral = 1.0;
   seabed.slip_velocity = 0.01;
@@ -170,13 +174,34 @@ void lay_on_seabed(Model& m, double fraction) {
   finalize_model(m);
 }
 
+// The water of --water around every line of m: its surface 1 m above the lines' start (z = 0),
+// 100 m deep, a 0.5 m/s current along y (across the lines), a regular wave of 1 m and 5 s along x;
+// the lines' 0.02 m diameter with C_dn = 1.2, C_dt = 0.1, C_an = 1, C_at = 0.2.
+void submerge(Model& m) {
+  FluidLoad water{};
+  water.density = 1025.0;
+  water.surface = 1.0;
+  water.depth = 100.0;
+  water.current[1] = 0.5;
+  add_water_values(m, water, {}, {}, {regular_wave_component({1.0, 5.0, 0.0, 0.0}, 100.0, 9.81)});
+  FluidLoad section = water;
+  section.diameter = 0.02;
+  section.drag_normal = 1.2;
+  section.drag_tangential = 0.1;
+  section.added_mass_normal = 1.0;
+  section.added_mass_tangential = 0.2;
+  for (int b = 0; b < static_cast<int>(m.bodies.size()); ++b) add_fluid_load(m, section, b);
+  finalize_model(m);
+}
+
 // n elements (hung from a crane's boom with crane), or with sweep_elements > 0 n copies of that
 // model of sweep_elements elements; with seabed >= 0, that fraction of each line lying on a seabed
-// (lay_on_seabed).
-Model benchmark_model(int n, int sweep_elements, bool crane, double seabed) {
-  const auto model = [crane, seabed](int elements) {
+// (lay_on_seabed); with water, in water (submerge).
+Model benchmark_model(int n, int sweep_elements, bool crane, double seabed, bool water) {
+  const auto model = [crane, seabed, water](int elements) {
     Model m = crane ? crane_falling_cable(elements) : falling_cable_pendulum(elements);
     if (seabed >= 0.0) lay_on_seabed(m, seabed);
+    if (water) submerge(m);
     return m;
   };
   if (sweep_elements <= 0) return model(n);
@@ -187,11 +212,12 @@ Model benchmark_model(int n, int sweep_elements, bool crane, double seabed) {
 }
 
 Row run_one(const std::string& backend_name, LinearSolverChoice solver, int n, int steps, double step,
-            DynamicSettings::Newton newton, int sweep_elements, bool crane, double seabed, bool stage_times) {
+            DynamicSettings::Newton newton, int sweep_elements, bool crane, double seabed, bool water,
+            bool stage_times) {
   Row r;
   r.n = n;
   const auto t_setup = Clock::now();
-  const Model m = benchmark_model(n, sweep_elements, crane, seabed);
+  const Model m = benchmark_model(n, sweep_elements, crane, seabed, water);
   const double model_ms = 1e3 * seconds_since(t_setup);
   AnalysisSettings analysis;  // HHT, fixed step
   analysis.linear_solver = solver;
@@ -277,6 +303,7 @@ void usage() {
       "  --sweep E: n is a number of copies of an E-element cable (or crane) run as one batch\n"
       "  --crane: the cable hangs from a rigid boom's tip (crane_falling_cable): a chain with a border\n"
       "  --seabed F: the far fraction F of each line lies on a frictional seabed (0: the seabed, nothing touching)\n"
+      "  --water: the lines fall through water with a current and a wave (buoyancy, drag, added mass)\n"
       "  --no-stage-times: the CUDA backend does not wait for the device at each stage's end (stage columns 0)\n"
       "  --csv FILE: also write the rows as CSV\n");
 }
@@ -285,7 +312,7 @@ void usage() {
 
 int main(int argc, char** argv) {
   int steps = 50, large_steps = -1, large_from = 4096, sweep_elements = 0;
-  bool stage_times = true, crane = false;
+  bool stage_times = true, crane = false, water = false;
   double seabed = -1.0;  // no seabed
   double step = 1e-3;
   std::string csv_path, backend_name = "cpu", solver_name = "auto", newton_name = "full";
@@ -309,6 +336,7 @@ int main(int argc, char** argv) {
     else if (a == "--sweep") sweep_elements = std::atoi(value());
     else if (a == "--crane") crane = true;
     else if (a == "--seabed") seabed = std::atof(value());
+    else if (a == "--water") water = true;
     else if (a == "--csv") csv_path = value();
     else if (a == "--no-stage-times") stage_times = false;
     else if (a == "-h" || a == "--help") {
@@ -358,8 +386,9 @@ int main(int argc, char** argv) {
   }
 
   const int threads = omp_get_max_threads();
-  std::printf("# falling cable pendulum%s%s, h = %g s, HHT alpha = -0.2, %s Newton, backend %s, OpenMP threads = %d\n",
-              crane ? " hung from a crane's boom" : "", seabed >= 0.0 ? " partly on a seabed" : "", step, newton_name.c_str(), backend_name.c_str(), threads);
+  std::printf("# falling cable pendulum%s%s%s, h = %g s, HHT alpha = -0.2, %s Newton, backend %s, OpenMP threads = %d\n",
+              crane ? " hung from a crane's boom" : "", seabed >= 0.0 ? " partly on a seabed" : "",
+              water ? " in water" : "", step, newton_name.c_str(), backend_name.c_str(), threads);
   double peak_bandwidth = 0.0;  // bytes per second, known on the device only
 #ifdef CATENARY_WITH_CUDA
   if (backend_name == "cuda") {
@@ -392,7 +421,7 @@ int main(int argc, char** argv) {
     const int s = n >= large_from ? large_steps : steps;
     const Row r = run_one(backend_name, solver, n, s, step,
                           newton_name == "modified" ? DynamicSettings::Newton::Modified : DynamicSettings::Newton::Full,
-                          sweep_elements, crane, seabed, stage_times);
+                          sweep_elements, crane, seabed, water, stage_times);
     const double k = r.steps > 0 ? 1.0 / r.steps : 0.0;
     const double it = r.iterations * k, wall = r.wall_ms * k;
     const double marginal = r.steps > 1 ? r.stepping_ms / (r.steps - 1) : 0.0;
