@@ -37,6 +37,7 @@ struct Water {
     f.depth = h;
     f.wave_offset = 0.0;
     f.wave_count = 1.0;
+    f.wave_reach = a;
     const WaveComponent c = regular_wave_component({2.0 * a, T, heading, 0.3}, h, kG);
     const double* v = reinterpret_cast<const double*>(&c);
     values.assign(v, v + kWaveValues);

@@ -470,7 +470,9 @@ void add_water_values(Model& m, FluidLoad& water, const std::vector<double>& pro
   values.insert(values.end(), profile_velocities.begin(), profile_velocities.end());
   water.wave_offset = static_cast<double>(values.size());
   water.wave_count = static_cast<double>(waves.size());
+  water.wave_reach = 0.0;
   for (const WaveComponent& c : waves) {
+    water.wave_reach += std::fabs(c.amplitude);
     const double* v = reinterpret_cast<const double*>(&c);
     values.insert(values.end(), v, v + kWaveValues);
   }

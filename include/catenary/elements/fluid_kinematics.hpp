@@ -44,6 +44,7 @@ struct FluidLoad {
   double profile_offset, profile_count;   // a current profile: profile_count heights, then 3
                                           // velocity components each, from values[profile_offset]
   double wave_offset, wave_count;         // wave components (WaveComponent) from values[wave_offset]
+  double wave_reach;                      // the sum of the components' amplitudes: |eta| <= it
   double ramp;                            // the waves' ramp-in time (s); 0: none
 };
 

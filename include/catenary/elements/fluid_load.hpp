@@ -17,7 +17,8 @@
 // products (Backend::mass_product with q). Drag, inertia and added mass act at the five bending
 // quadrature points that are below the surface; buoyancy is integrated over the wet part of the
 // element exactly: the element is cut where its centreline crosses the instantaneous surface
-// (eta, with the waves), found by sampling the height above it at kSurfaceSamples + 1 points and
+// (eta, with the waves; an element whose Bezier hull lies below the lowest trough or above the
+// highest crest is not sampled), found by sampling the height above it at kSurfaceSamples + 1 points and
 // refining each sign change, and each wet interval has its own five-point rule, with the
 // reference stretch |r0'| between the element's points the quartic through its five values
 // (exact for straight references). The cut points move with the coordinates; their motion is in
@@ -170,6 +171,22 @@ CATENARY_HD void add_buoyancy(const FluidLoad& f, const FluidLoadList& list, con
     any = any || fb[i] != 0.0;
   }
   if (!any) return;
+  // The element's heights lie within the hull of its Bezier control values z_A, z_A + L z'_A / 3,
+  // z_B - L z'_B / 3, z_B; the surface within wave_reach of its mean level. An element below the
+  // lowest trough is wet all along, one above the highest crest dry: no cut to look for.
+  const double third = p.length / 3.0;
+  const double controls[4] = {e[D - 1], e[D - 1] + third * e[2 * D - 1], e[3 * D - 1] - third * e[4 * D - 1],
+                              e[3 * D - 1]};
+  double lowest = controls[0], highest = controls[0];
+  for (double z : controls) {
+    lowest = z < lowest ? z : lowest;
+    highest = z > highest ? z : highest;
+  }
+  if (lowest > f.surface + f.wave_reach) return;
+  if (highest < f.surface - f.wave_reach) {
+    add_wet_interval<D, S>(f, list, p, ref, e, fb, 0.0, 1.0, false, false, want_jacobian, weights, out);
+    return;
+  }
   double x_prev = 0.0, h_prev = surface_height<D>(f, list.values, list.time, p, e, 0.0).value;
   double wet_from = h_prev < 0.0 ? 0.0 : -1.0;  // start of the wet interval being walked; -1: dry
   bool from_crossing = false;
