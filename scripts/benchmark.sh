@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the solver benchmark (Release) and runs it R times; prints the median of every column per n.
 #
-#   scripts/benchmark.sh [-B cpu|cuda|cuda-host] [-L SOLVER] [-S ELEMENTS] [--crane] [--seabed F] [-r REPS] [-t THREADS]
+#   scripts/benchmark.sh [-B cpu|cuda|cuda-host] [-L SOLVER] [-S ELEMENTS] [--crane] [--seabed F] [--water] [-r REPS] [-t THREADS]
 #                        [-s STEPS] [-H STEP] [-N NEWTON]
 #                        [-b BUILD_DIR] [-o OUT_DIR]
 #                        [--no-stage-times] [--no-build] [-- n ...]
@@ -16,6 +16,7 @@
 #                 with -S, copies of the crane, each boom a block of its cable's chain)
 #   --seabed F    the far fraction F of each cable lies on a frictional seabed (docs/performance.md,
 #                 Contact)
+#   --water       the cable falls through water with a current and a wave (docs/performance.md, Water)
 #   -r REPS       repetitions (default 3)
 #   -t THREADS    OMP_NUM_THREADS (default: all cores, nproc)
 #   -s STEPS      HHT steps per run (default 50, the benchmark's default)
@@ -35,6 +36,7 @@ backend=cpu
 sweep=()
 crane=()
 seabed=()
+water=()
 solver=()
 stage_times=()
 reps=3
@@ -52,6 +54,7 @@ while [[ $# -gt 0 ]]; do
     -S) sweep=(--sweep "$2"); shift 2 ;;
     --crane) crane=(--crane); shift ;;
     --seabed) seabed=(--seabed "$2"); shift 2 ;;
+    --water) water=(--water); shift ;;
     -L) solver=(--solver "$2"); shift 2 ;;
     -r) reps=$2; shift 2 ;;
     -t) threads=$2; shift 2 ;;
@@ -91,7 +94,7 @@ for ((r = 1; r <= reps; ++r)); do
   # Exit 1: some sizes failed, each with its reason in the status column; anything else (bad
   # arguments, no usable backend, a crash) stops the script with catenary_benchmark's own words.
   status=0
-  "$exe" --backend "$backend" "${sweep[@]}" "${crane[@]}" "${seabed[@]}" "${solver[@]}" "${stage_times[@]}" \
+  "$exe" --backend "$backend" "${sweep[@]}" "${crane[@]}" "${seabed[@]}" "${water[@]}" "${solver[@]}" "${stage_times[@]}" \
     --steps "$steps" --step "$step" \
     --newton "$newton" --csv "$csv" "${sizes[@]}" 2>"$errors" || status=$?
   if [[ $status -ne 0 && $status -ne 1 ]]; then
