@@ -88,7 +88,9 @@ struct ElementPass {
   }
 
   // The water's loads on element e (add_fluid_load) and its force rows, with the added mass in the
-  // mass term: apart from the pass without water, whose registers it would otherwise take.
+  // mass term (M_a(q) w, collected apart and added to the rows after write_forces). The branch is
+  // part of every pass's kernel: what it costs a pass without water in registers is not measured
+  // (scripts/kernel_resources.sh).
   template <class ForceRows>
   CATENARY_HD void add_water(int e, const ElementProperties& p, const ReferenceQuadratureValues<StridedValues>& ref,
                              const double* qe, const double* ve, ElementEvaluation<D, kShapes>& out,
