@@ -89,8 +89,9 @@ struct ElementPass {
 
   // The water's loads on element e (add_fluid_load) and its force rows, with the added mass in the
   // mass term (M_a(q) w, collected apart and added to the rows after write_forces). The branch is
-  // part of every pass's kernel: what it costs a pass without water in registers is not measured
-  // (scripts/kernel_resources.sh).
+  // inlined into every pass's kernel, and costs the passes without water spills: ptxas sm_90 gives
+  // the undamped 3D forces pass 638 / 712 bytes of spill stores / loads against 44 / 84 without it
+  // (docs/performance.md, Water).
   template <class ForceRows>
   CATENARY_HD void add_water(int e, const ElementProperties& p, const ReferenceQuadratureValues<StridedValues>& ref,
                              const double* qe, const double* ve, ElementEvaluation<D, kShapes>& out,
