@@ -24,8 +24,8 @@ namespace catenary::cuda {
 // the thread of shape function 0 writes the energy. Damped = false (a model without material
 // damping and without contacts that read velocities) compiles the damping terms out and never
 // reads the velocities. Elements that touch a surface add its contact to their rows
-// (add_surface_contact), elements in water its loads (add_fluid_load): the same calls as the CPU
-// backend's.
+// (add_surface_contact), the same call as the CPU backend's; the water's loads follow in a pass of
+// their own (water_pass.cuh).
 template <int D, bool Damped, bool Jacobian>
 struct ElementPass {
   static constexpr int kLocal = 4 * D;
@@ -43,7 +43,6 @@ struct ElementPass {
   double *local_forces, *local_matrices, *local_row_sums, *energy;
   LocalEntryLayout<kLocal> local;  // of local_forces and local_row_sums (local_matrices: element-major)
   ContactSurfaceList contacts;     // the surfaces elements touch (surface_contact.hpp), in the pass's memory
-  FluidLoadList fluids;            // the water's loads (fluid_load.hpp), in the pass's memory, and the time
 
   CATENARY_HD void operator()(int t) const { evaluate(t, local_matrices + static_cast<size_t>(kRowValues) * t); }
 
@@ -77,37 +76,10 @@ struct ElementPass {
     evaluate_element<D, kShapes, Damped>(p, ref, qe, ve, Jacobian, out, newton_jacobian_weights(c), shape);
     if (contacts.count > 0)
       add_surface_contact<D, kShapes, Damped>(contacts, p, ref, qe, ve, Jacobian, out, newton_jacobian_weights(c));
-    if (fluids.count > 0) {
-      add_water(e, p, ref, qe, ve, out, force_rows);
-    } else {
-      write_forces<kShapes * D>(e, shape, out.force.v, force_rows);
-    }
+    write_forces<kShapes * D>(e, shape, out.force.v, force_rows);
     if (shape == 0) energy[e] = out.energy;
     if constexpr (Jacobian)
       element_newton_matrix<D>(out, scalar_mass[e], c, matrix_rows, local.entries(local_row_sums, e, shape * D));
-  }
-
-  // The water's loads on element e (add_fluid_load) and its force rows, with the added mass in the
-  // mass term (M_a(q) w, collected apart and added to the rows after write_forces). The branch is
-  // inlined into every pass's kernel, and costs the passes without water spills: ptxas sm_90 gives
-  // the undamped 3D forces pass 638 / 712 bytes of spill stores / loads against 44 / 84 without it
-  // (docs/performance.md, Water).
-  template <class ForceRows>
-  CATENARY_HD void add_water(int e, const ElementProperties& p, const ReferenceQuadratureValues<StridedValues>& ref,
-                             const double* qe, const double* ve, ElementEvaluation<D, kShapes>& out,
-                             const ForceRows& force_rows) const {
-    double we[kLocal], mass_rows[kShapes * D] = {};
-    if (origin)
-      for (int i = 0; i < kLocal; ++i) {
-        const int g = local_to_global_dof(node_a[e], node_b[e], 2 * D, i);
-        we[i] = q[g] - origin[g];
-      }
-    add_fluid_load<D, kShapes, Damped>(fluids, p, ref, qe, ve, Jacobian, out, newton_jacobian_weights(c),
-                                       {origin ? we : nullptr, mass_scale, c.mass, mass_rows});
-    write_forces<kShapes * D>(e, out.first, out.force.v, force_rows);
-    if (!origin) return;
-    const StridedSlots rows = force_rows(e, out.first * D);
-    for (int i = 0; i < kShapes * D; ++i) rows[i] += mass_scale * mass_rows[i];
   }
 
   // Element e's force rows of shape functions first_shape on (Rows values, the element math's
@@ -148,31 +120,6 @@ struct NodeMassProduct {
   MassProductOutput out;
   CATENARY_HD void operator()(int node) const {
     node_mass_product<D>(ptr, sources, local, scalar_mass, node_a, node_b, x, node, y, out);
-  }
-};
-
-// The water's added mass times x for one element a thread (add_added_mass_product), into the
-// element's local force entries, for GatherSum to sum per dof (Backend::mass_product with q).
-template <int D>
-struct AddedMassPass {
-  static constexpr int kLocal = 4 * D;
-  RecordArray properties, quadrature;
-  const int *node_a, *node_b;
-  const double *q, *x;
-  FluidLoadList fluids;
-  double* local_forces;
-  LocalEntryLayout<kLocal> local;
-  CATENARY_HD void operator()(int e) const {
-    double qe[kLocal], xe[kLocal], rows[kLocal] = {};
-    for (int i = 0; i < kLocal; ++i) {
-      const int g = local_to_global_dof(node_a[e], node_b[e], 2 * D, i);
-      qe[i] = q[g];
-      xe[i] = x[g];
-    }
-    add_added_mass_product<D>(fluids, element_properties_from(properties[e]),
-                              ReferenceQuadratureValues<StridedValues>(quadrature[e]), qe, xe, rows);
-    const StridedSlots out = local.entries(local_forces, e, 0);
-    for (int i = 0; i < kLocal; ++i) out[i] = rows[i];
   }
 };
 

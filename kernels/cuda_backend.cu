@@ -33,6 +33,7 @@
 #include "device_pattern.cuh"
 #include "jacobian_block_pass.cuh"
 #include "pinned_staging.cuh"
+#include "water_pass.cuh"
 
 namespace catenary::cuda {
 
@@ -91,7 +92,8 @@ class CudaBackend : public Backend {
     gravity_ = m.gravity;
     // Residuals summed in the forces pass where the elements run along chains of nodes
     // (chain_forces_pass.cuh); the dofs of no element (rigid bodies, free nodes) take from alone.
-    chain_forces_ = options.chain_forces_pass && elements_ > 0 &&
+    // Models in water sum through the gather: their water pass adds to the element-local rows.
+    chain_forces_ = options.chain_forces_pass && elements_ > 0 && fluid_count_ == 0 &&
                     elements_along_node_chains(el.node_a, el.node_b, nodes_);
     if (chain_forces_) {
       std::vector<bool> covered(m.dof_count(), false);
@@ -520,8 +522,7 @@ class CudaBackend : public Backend {
             raw<double>(local_row_sums_),
             raw<double>(energy_),
             {elements_},  // local forces and row sums entry-major, as the pattern's sources
-            contact_list(),
-            fluid_list(terms.time)};
+            contact_list()};
   }
 
   template <int D, bool Damped, bool Jacobian>
@@ -536,10 +537,10 @@ class CudaBackend : public Backend {
     // the row pass, whose matrix rows go out through shared memory (for_each_staged) so that the
     // stores coalesce. The undamped forces pass is capped at two thread blocks an SM, which trades
     // a small spill (3D) for more warps in flight; the damped forces pass runs uncapped.
-    // Models with contact surfaces or water take the row pass also undamped: the block pass's
-    // points are the elastic energy's alone.
+    // Models with contact surfaces take the row pass also undamped: the block pass's points are
+    // the elastic energy's alone.
     if constexpr (Jacobian && !Damped) {
-      if (contact_count_ == 0 && fluid_count_ == 0)
+      if (contact_count_ == 0)
         launch_jacobian_blocks<Space, D>(elements_, JacobianBlockPass<D>{pass});
       else
         for_each_staged<Space, Pass::kRowValues>(threads, pass, pass.local_matrices);
@@ -551,7 +552,22 @@ class CudaBackend : public Backend {
       const thrust::counting_iterator<int> first(0);
       thrust::for_each(Space::policy(), first, first + threads, pass);
     }
+    if (fluid_count_ > 0) add_water<D, Jacobian>(threads, q, v, c, terms);
     timings_.element_bytes += element_pass_bytes<D>(elements_, dof_count(), Jacobian, terms.origin != nullptr, records_);
+  }
+  // The water's loads added to the element pass's rows (WaterPass, its thread layout).
+  template <int D, bool Jacobian>
+  void add_water(int threads, const Vector& q, const Vector& v, const NewtonMatrixCoefficients& c,
+                 const ForceTerms& terms) {
+    const thrust::counting_iterator<int> first(0);
+    thrust::for_each(Space::policy(), first, first + threads,
+                     WaterPass<D, Jacobian>{records(properties_), records(quadrature_), raw<int>(node_a_),
+                                            raw<int>(node_b_), raw<double>(array(q)),
+                                            damped_ ? raw<double>(array(v)) : nullptr,
+                                            terms.origin ? raw<double>(array(*terms.origin)) : nullptr,
+                                            terms.force_scale, terms.mass_scale, c, raw<double>(local_forces_),
+                                            raw<double>(local_matrices_), raw<double>(local_row_sums_), {elements_},
+                                            fluid_list(terms.time)});
   }
   // The pass compiled for this model's dimension and damping.
   template <int D, bool Damped>
