@@ -13,6 +13,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -20,6 +21,7 @@
 #include "catenary/io/vtu_writer.hpp"
 #include "catenary/model/builders.hpp"
 #include "catenary/model/case_loader.hpp"
+#include "catenary/model/line_touchdown.hpp"
 #include "catenary/model/model_merge.hpp"
 #include "cli_helpers.hpp"
 #include "contact_models.hpp"
@@ -327,6 +329,41 @@ TEST_CASE("seabed_mooring_line.json: touchdown and fairlead tension of the elast
     REQUIRE_FALSE(state.folded);
     CHECK(state.touchdown == Approx(closed_form.grounded_length).epsilon(5e-3));
     CHECK(state.fairlead_tension == Approx(closed_form.fairlead_tension).epsilon(5e-3));
+    // line_touchdown (results.csv's LINE.touchdown): the end of contact searched from the fairlead,
+    // bisected; the sampled centreline's last point on the plane lies within its 1 mm samples.
+    const Touchdown td = line_touchdown(loaded.model, loaded.model.bodies[0], r.frames.back().q);
+    REQUIRE(td.found);
+    CHECK(td.arc_length == Approx(closed_form.grounded_length).epsilon(5e-3));
+    CHECK(std::abs(td.arc_length - state.touchdown) < 2e-3);
+    CHECK(std::abs(td.position.z()) < 1e-6);
+  }
+}
+
+TEST_CASE("line_touchdown from the line's first node: the seabed line laid from its fairlead", "[contact][statics]") {
+  // The same line with its nodes numbered from the fairlead: the touchdown lies L - (the grounded
+  // length) from the first node, found walking from the fairlead (the end farther off the seabed;
+  // the anchor sits on it at zero penetration).
+  nlohmann::json c =
+      nlohmann::json::parse(testing::slurp(std::string(CATENARY_SOURCE_DIR) + "/cases/seabed_mooring_line.json"));
+  c["model"]["bodies"][0]["start"] = {100, 0, 50};
+  c["model"]["bodies"][0]["end"] = {0, 0, 0};
+  const std::filesystem::path file = std::filesystem::temp_directory_path() / "catenary_seabed_line_reversed.json";
+  std::ofstream(file) << c.dump();
+  const Case loaded = load_case(file.string());
+  const testing::RunResult r = testing::run_model(loaded.model, loaded.analysis);
+  const testing::SeabedCatenary closed_form = testing::seabed_catenary(130.0, 100.0 * 9.81, 5e8, 100.0, 50.0);
+  const Touchdown td = line_touchdown(loaded.model, loaded.model.bodies[0], r.frames.back().q);
+  std::printf("seabed line from its fairlead: touchdown %.4f m from the first node (closed form %.4f)\n", td.arc_length,
+              130.0 - closed_form.grounded_length);
+  REQUIRE(td.found);
+  CHECK(td.arc_length == Approx(130.0 - closed_form.grounded_length).epsilon(5e-3));
+  CHECK(td.position.x() == Approx(closed_form.grounded_length).epsilon(5e-3));
+  // Lifted off the seabed, or sunk into it at both ends, the line has no touchdown.
+  for (const double shift : {10.0, -100.0}) {
+    Eigen::VectorXd q = r.frames.back().q;
+    for (int node = 0; node < loaded.model.node_count; ++node) q[6 * node + 2] += shift;
+    INFO("shifted by " << shift << " m");
+    CHECK_FALSE(line_touchdown(loaded.model, loaded.model.bodies[0], q).found);
   }
 }
 
@@ -354,7 +391,28 @@ TEST_CASE("contacts.csv: the seabed's normal force carries the grounded line's w
   // bending concentrates the reaction (1.8e-4 m), and small beside the 50 m depth.
   CHECK(penetration >= 0.99 * w / 1e7);
   CHECK(penetration < 1e-3);
-  CHECK(nlohmann::json::parse(testing::slurp(out / "summary.json"))["output_files"]["contacts"] == "contacts.csv");
+  const nlohmann::json summary = nlohmann::json::parse(testing::slurp(out / "summary.json"));
+  CHECK(summary["output_files"]["contacts"] == "contacts.csv");
+
+  // results.csv's touchdown columns (output.touchdowns): the grounded length from the anchor, at
+  // the plane; summary.json's range over the load steps holds the last.
+  const std::string results = testing::slurp(out / "results.csv");
+  std::vector<std::string> names, values;
+  std::istringstream header_fields(results.substr(0, results.find('\n')));
+  std::istringstream last_fields(results.substr(results.rfind('\n', results.size() - 2) + 1));
+  for (std::string f; std::getline(header_fields, f, ',');) names.push_back(f);
+  for (std::string f; std::getline(last_fields, f, ',');) values.push_back(f);
+  const auto column = std::find(names.begin(), names.end(), "line.touchdown");
+  REQUIRE(column != names.end());
+  REQUIRE(column + 3 < names.end());
+  CHECK(*(column + 3) == "line.touchdown.z");
+  const size_t at = static_cast<size_t>(column - names.begin());
+  const double touchdown = std::stod(values.at(at));
+  CHECK(touchdown == Approx(closed_form.grounded_length).epsilon(5e-3));
+  CHECK(std::stod(values.at(at + 1)) == Approx(touchdown).epsilon(1e-3));  // x: the grounded part lies along x
+  CHECK(std::abs(std::stod(values.at(at + 3))) < 1e-6);
+  CHECK(summary["touchdowns"]["line"]["smallest"].get<double>() <= touchdown);
+  CHECK(summary["touchdowns"]["line"]["largest"].get<double>() >= touchdown);
 }
 
 TEST_CASE("a cylinder contact as a case gives it: its axis normalized, its radii, the law's K, e, C and m",

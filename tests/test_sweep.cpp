@@ -69,15 +69,37 @@ void check_copy_table(const fs::path& table, const fs::path& dir, const SweepCop
     REQUIRE(header[parameter_columns] == "status");
     CHECK(fields[parameter_columns] == "ok");
     const fs::path results = dir / SweepWriter::copy_directory_name(k) / "results.csv";
+    const std::string last_row = last_line(results);
     size_t at = 0;
     for (size_t c = 0; c <= parameter_columns; ++c) at = row.find(',', at) + 1;
-    CHECK(row.substr(at) == last_line(results));
+    CHECK(row.substr(at, last_row.size()) == last_row);
     std::ifstream results_file(results);
     std::string results_header;
     std::getline(results_file, results_header);
-    at = 0;
-    for (size_t c = 0; c <= parameter_columns; ++c) at = header_line.find(',', at) + 1;
-    CHECK(header_line.substr(at) == results_header);
+    size_t header_at = 0;
+    for (size_t c = 0; c <= parameter_columns; ++c) header_at = header_line.find(',', header_at) + 1;
+    CHECK(header_line.substr(header_at, results_header.size()) == results_header);
+    // Then the lines' extremes over the run, as the copy's summary.json reports them.
+    if (header_line.size() == header_at + results_header.size()) continue;
+    const std::vector<std::string> names = split_fields(header_line.substr(header_at + results_header.size() + 1));
+    const std::vector<std::string> values = split_fields(row.substr(at + last_row.size() + 1));
+    REQUIRE(values.size() == names.size());
+    const nlohmann::json summary =
+        nlohmann::json::parse(testing::slurp(dir / SweepWriter::copy_directory_name(k) / "summary.json"));
+    const std::vector<std::pair<std::string, std::pair<const char*, const char*>>> reported = {
+        {".largest_tension", {"line_tensions", "largest"}}, {".largest_tension_time", {"line_tensions", "time"}},
+        {".touchdown_smallest", {"touchdowns", "smallest"}}, {".touchdown_largest", {"touchdowns", "largest"}}};
+    for (size_t c = 0; c < names.size(); ++c) {
+      bool known = false;
+      for (const auto& [suffix, key] : reported) {
+        const size_t cut = names[c].size() - suffix.size();
+        if (names[c].size() <= suffix.size() || names[c].substr(cut) != suffix) continue;
+        INFO(names[c]);
+        CHECK(std::stod(values[c]) == summary.at(key.first).at(names[c].substr(0, cut)).at(key.second).get<double>());
+        known = true;
+      }
+      CHECK(known);
+    }
   }
   std::string extra;
   CHECK_FALSE(std::getline(in, extra));

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 
@@ -55,7 +56,7 @@ void check_size(const Eigen::VectorXd* x, long expected, const char* what) {
 
 OutputWriter::OutputWriter(const Case& c, const std::string& directory, const StateRecord* resume,
                            const std::string& prefix)
-    : case_(c), directory_(directory) {
+    : case_(c), directory_(directory), extremes_(c) {
   if (directory_.empty()) throw std::invalid_argument("output directory name is empty");
   const Model& m = case_.model;
   for (const auto* list : {&case_.output.nodes, &case_.output.tensions})
@@ -66,10 +67,6 @@ OutputWriter::OutputWriter(const Case& c, const std::string& directory, const St
   if (case_.output.vtu && case_.output.vtu_samples_per_element < 1)
     throw std::invalid_argument("VTU samples per element must be at least 1");
   for (const OutputNode& n : case_.output.tensions) tension_elements_.push_back(element_on_node(m, n.node));
-  const Eigen::Index lines = static_cast<Eigen::Index>(m.bodies.size());
-  peak_tension_ = Eigen::VectorXd::Zero(lines);
-  peak_time_ = Eigen::VectorXd::Constant(lines, -1.0);
-  peak_node_ = Eigen::VectorXd::Zero(lines);
   create_directory(directory_);
   if (resume) {
     resume_files(*resume, prefix);
@@ -106,9 +103,7 @@ void OutputWriter::save(StateRecord& record, const std::string& prefix) const {
   if (vtu_frames_ > 0)
     record.set(prefix + "pvd_bytes", static_cast<double>(fs::file_size(join(directory_, "results.pvd"))));
   record.set(prefix + "last_results_row", last_results_row_);
-  record.set(prefix + "peak_tension", peak_tension_);
-  record.set(prefix + "peak_tension_time", peak_time_);
-  record.set(prefix + "peak_tension_node", peak_node_);
+  extremes_.save(record, prefix);
 }
 
 void OutputWriter::resume_files(const StateRecord& record, const std::string& prefix) {
@@ -116,9 +111,7 @@ void OutputWriter::resume_files(const StateRecord& record, const std::string& pr
   csv_ = std::make_unique<OutputFile>(join(directory_, "results.csv"), record.count(prefix + "results_bytes"));
   results_header_ = csv_header();
   last_results_row_ = record.text(prefix + "last_results_row");
-  peak_tension_ = record.vector(prefix + "peak_tension", peak_tension_.size());
-  peak_time_ = record.vector(prefix + "peak_tension_time", peak_time_.size());
-  peak_node_ = record.vector(prefix + "peak_tension_node", peak_node_.size());
+  extremes_.restore(record, prefix);
   if (!m.mechanism.empty()) {
     const MultibodyLayout layout = multibody_layout(m);
     mechanism_dofs_ = layout.dofs;
@@ -279,6 +272,11 @@ std::string OutputWriter::csv_header() const {
     for (int k = 0; k < m.dimension; ++k) h << ',' << csv_field(n.label + ".v" + axes[k]);
   }
   for (const OutputNode& n : case_.output.tensions) h << ',' << csv_field(n.label + ".tension");
+  for (int b : case_.output.touchdowns) {
+    const std::string& name = m.bodies[b].name;
+    h << ',' << csv_field(name + ".touchdown");
+    for (int k = 0; k < m.dimension; ++k) h << ',' << csv_field(name + ".touchdown." + axes[k]);
+  }
   for (const ConstraintGroup& g : m.constraint_groups)
     for (int i = 0; i < g.row_count; ++i)
       h << ',' << csv_field("reaction." + g.name + '.' +
@@ -306,13 +304,15 @@ void OutputWriter::write_frame(const Frame& f) {
     for (int k = 0; k < D; ++k) row += ',' + number(v[node.node * n + k]);
   }
   for (const NodeOnElement& at : tension_elements_) row += ',' + number(node_tension(m, at, q, v));
-  const std::vector<LineTension> largest = largest_line_tensions(m, q, v);
-  for (size_t b = 0; b < largest.size(); ++b)
-    if (peak_time_[b] < 0.0 || largest[b].value > peak_tension_[b]) {
-      peak_tension_[b] = largest[b].value;
-      peak_time_[b] = f.time;
-      peak_node_[b] = largest[b].node;
-    }
+  std::vector<Touchdown> touchdowns;
+  for (int b : case_.output.touchdowns) {
+    const Touchdown t = line_touchdown(m, m.bodies[b], q);
+    touchdowns.push_back(t);
+    const double none = std::numeric_limits<double>::quiet_NaN();  // "nan": no touchdown
+    row += ',' + number(t.found ? t.arc_length : none);
+    for (int k = 0; k < D; ++k) row += ',' + number(t.found ? t.position[k] : none);
+  }
+  extremes_.add_frame(f.time, q, v, touchdowns);
   for (const ConstraintGroup& g : m.constraint_groups)
     for (int i = 0; i < g.row_count; ++i)
       row += ',' + number(f.lambda ? -(*f.lambda)[g.first_row + i] : 0.0);
@@ -430,13 +430,7 @@ void OutputWriter::write_summary(const RunSummary& s) {
     j["output_writing_wall_seconds"] = s.output_writing_seconds;
   }
   if (s.resumed_at >= 0.0) j["resumed_at"] = s.resumed_at;
-  // Each line's largest tension over the output frames: where (its node, 0 the first) and when.
-  nlohmann::json tensions = nlohmann::json::object();
-  for (size_t b = 0; b < m.bodies.size(); ++b)
-    if (peak_time_[b] >= 0.0)
-      tensions[m.bodies[b].name] = {{"largest", peak_tension_[b]}, {"time", peak_time_[b]},
-                                    {"node", static_cast<int>(peak_node_[b])}};
-  if (!tensions.empty()) j["line_tensions"] = tensions;
+  extremes_.add_to_summary(j);
   j["warnings"] = s.warnings;
   if (s.analysis == "assembly") {
     nlohmann::json moved = nlohmann::json::array();

@@ -14,6 +14,7 @@
 #include "catenary/integrators/run_results.hpp"
 #include "catenary/model/case.hpp"
 #include "catenary/model/contact_report.hpp"
+#include "catenary/io/line_extremes.hpp"
 #include "catenary/model/line_tension.hpp"
 
 namespace catenary {
@@ -53,6 +54,8 @@ class OutputWriter {
   // line ends: a sweep's table of every copy's last frame (SweepWriter).
   const std::string& results_header() const { return results_header_; }
   const std::string& last_results_row() const { return last_results_row_; }
+  // The lines' extremes over the frames so far (LineExtremes): a sweep's table carries them.
+  const LineExtremes& line_extremes() const { return extremes_; }
 
  private:
   void write_csv_header();
@@ -75,8 +78,7 @@ class OutputWriter {
   size_t vtu_frames_ = 0;  // written so far
   std::string results_header_, last_results_row_;
   std::vector<NodeOnElement> tension_elements_;  // where each output.tensions node's tension is read
-  // Each line's largest node tension over the frames so far, its time (-1: no frame yet) and node.
-  Eigen::VectorXd peak_tension_, peak_time_, peak_node_;
+  LineExtremes extremes_;  // the lines' largest tensions and touchdown ranges over the frames so far
 };
 
 }  // namespace catenary

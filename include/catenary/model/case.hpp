@@ -105,6 +105,7 @@ struct OutputSettings {
   double interval = 0.0;          // time between output frames (0: every step)
   std::vector<OutputNode> nodes;  // nodes whose position and velocity go to the CSV
   std::vector<OutputNode> tensions;  // nodes whose line tension goes to the CSV
+  std::vector<int> touchdowns;       // lines (body indices) whose touchdown goes to the CSV
   bool vtu = true;
   int vtu_samples_per_element = 4;
   // Checkpoints of a dynamic run: every so much simulated time and every so many wall seconds
