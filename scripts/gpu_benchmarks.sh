@@ -8,7 +8,7 @@
 #   scripts/gpu_benchmarks.sh [OPTIONS] [PART ...]
 #
 # With no PART, the standard set:
-#   tests gpu solvers sweep methods contact water kernels transfers frames casefile cpu
+#   tests gpu solvers sweep methods contact water mooring kernels transfers frames casefile cpu
 # (gpu, sweep and cpu take the longest). `all`: the standard set, then the parts that need
 # compute-sanitizer or Nsight Compute (memcheck racecheck profile element-ncu group-ncu), and
 # resources.
@@ -42,6 +42,9 @@
 #                repetitions. docs/performance.md, "Contact".
 #   water        the cost of the water's loads: the benchmark's cable in air and in water (--water),
 #                10,000 and 100,000 elements, 3 repetitions. docs/performance.md, "Water".
+#   mooring      the OC3-Hywind mooring in waves (scripts/oc3_benchmark.sh): 50 and 200 elements a
+#                line for 600 s of simulated time on the GPU, 3 repetitions (about 5 minutes).
+#                docs/performance.md, "Mooring".
 #   kernels      the device element pass alone at 100,000 and 1,000,000 elements, launched as the
 #                backend does and with registers capped for 2 to 4 blocks an SM: time, bandwidth
 #                and fraction of the peak of each launch (catenary_element_pass_benchmark; about
@@ -101,7 +104,7 @@ set -euo pipefail
 script=$0
 usage() { awk 'NR == 1 { next } !/^#/ { exit } { sub(/^# ?/, ""); print }' "$script"; }
 
-standard=(tests gpu solvers sweep methods contact water kernels transfers frames casefile cpu)
+standard=(tests gpu solvers sweep methods contact water mooring kernels transfers frames casefile cpu)
 tooled=(memcheck racecheck profile element-ncu group-ncu resources)
 out_dir=results/gpu_benchmarks
 arch=
@@ -118,7 +121,7 @@ while [[ $# -gt 0 ]]; do
     --timeout) limit=$2; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     all) parts+=("${standard[@]}" "${tooled[@]}"); shift ;;
-    tests|gpu|solvers|sweep|methods|contact|water|check|kernels|transfers|frames|casefile|cpu|memcheck|racecheck|profile|element-ncu|group-ncu|resources)
+    tests|gpu|solvers|sweep|methods|contact|water|mooring|check|kernels|transfers|frames|casefile|cpu|memcheck|racecheck|profile|element-ncu|group-ncu|resources)
       parts+=("$1"); shift ;;
     *) echo "unknown part or option '$1' (scripts/gpu_benchmarks.sh --help lists them)" >&2; exit 2 ;;
   esac
@@ -260,6 +263,11 @@ for part in "${parts[@]}"; do
     water)
       bench gpu_in_air -B cuda -r 3 -s 20 -- 10000 100000
       bench gpu_in_water -B cuda --water -r 3 -s 20 -- 10000 100000 ;;
+    mooring)
+      for elements in 50 200; do
+        run_into "$out_dir/mooring_$elements.txt" scripts/oc3_benchmark.sh -B cuda -b "$build_dir" -e "$elements" \
+          -T 600 -r 3 -o "$out_dir/mooring_$elements"
+      done ;;
     methods)
       for solver in block_tridiagonal chain_elimination; do
         bench "methods_full_$solver" -B cuda -L "$solver" -S 100 -r 3 -s 10 -- 1000 10000
