@@ -5,6 +5,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -37,6 +39,35 @@ std::string last_line(const fs::path& file) {
   while (std::getline(in, line))
     if (!line.empty()) last = line;
   return last;
+}
+
+// A statistic of output.statistics (ColumnStatistic::name: "max(C)", "min(C)", "max_abs(C)" or
+// "C@T"), taken here from the copy's results.csv: over its rows, or linear between the rows
+// around T.
+double statistic_from_results(const fs::path& results, const std::string& name) {
+  std::ifstream in(results);
+  std::string line;
+  std::getline(in, line);
+  const std::vector<std::string> header = split_fields(line);
+  const size_t open = name.find('('), at = name.rfind('@');
+  const bool timed = open == std::string::npos;
+  const std::string kind = timed ? "at" : name.substr(0, open);
+  const std::string column = timed ? name.substr(0, at) : name.substr(open + 1, name.size() - open - 2);
+  const double time = timed ? std::stod(name.substr(at + 1)) : 0.0;
+  const size_t c = static_cast<size_t>(std::find(header.begin(), header.end(), column) - header.begin());
+  REQUIRE(c < header.size());
+  double result = kind == "min" ? INFINITY : -INFINITY, t0 = 0.0, x0 = 0.0;
+  bool first = true;
+  while (std::getline(in, line)) {
+    const std::vector<std::string> fields = split_fields(line);
+    const double t = std::stod(fields[0]), x = std::stod(fields[c]);
+    if (kind == "max") result = std::max(result, x);
+    if (kind == "min") result = std::min(result, x);
+    if (kind == "max_abs") result = std::max(result, std::abs(x));
+    if (kind == "at" && t >= time) return first ? x : x0 + (x - x0) * (time - t0) / (t - t0);
+    t0 = t, x0 = x, first = false;
+  }
+  return result;
 }
 
 // The sweep's table (sweep.csv): a row a copy, its number, each parameter's value (a column a
@@ -90,6 +121,12 @@ void check_copy_table(const fs::path& table, const fs::path& dir, const SweepCop
         {".largest_tension", {"line_tensions", "largest"}}, {".largest_tension_time", {"line_tensions", "time"}},
         {".touchdown_smallest", {"touchdowns", "smallest"}}, {".touchdown_largest", {"touchdowns", "largest"}}};
     for (size_t c = 0; c < names.size(); ++c) {
+      if (summary.contains("statistics") && summary["statistics"].contains(names[c])) {
+        INFO(names[c]);
+        CHECK(std::stod(values[c]) == summary["statistics"][names[c]].get<double>());
+        CHECK(std::stod(values[c]) == Approx(statistic_from_results(results, names[c])).epsilon(1e-12));
+        continue;
+      }
       bool known = false;
       for (const auto& [suffix, key] : reported) {
         const size_t cut = names[c].size() - suffix.size();

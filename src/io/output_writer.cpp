@@ -5,7 +5,6 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
-#include <sstream>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
@@ -13,6 +12,7 @@
 #include "catenary/io/vtu_writer.hpp"
 #include "catenary/model/contact_report.hpp"
 #include "catenary/model/multibody_layout.hpp"
+#include "catenary/model/results_columns.hpp"
 #include "catenary/rigid/euler_parameters.hpp"
 #include "earlier_outputs.hpp"
 #include "output_file.hpp"
@@ -262,26 +262,9 @@ void OutputWriter::write_csv_header() {
 }
 
 std::string OutputWriter::csv_header() const {
-  const Model& m = case_.model;
-  static const char* axes[] = {"x", "y", "z"};
-  std::ostringstream h;
-  h << "time,step,newton_iterations,kinetic_energy,gravitational_energy,elastic_energy,"
-       "total_energy";
-  for (const OutputNode& n : case_.output.nodes) {
-    for (int k = 0; k < m.dimension; ++k) h << ',' << csv_field(n.label + '.' + axes[k]);
-    for (int k = 0; k < m.dimension; ++k) h << ',' << csv_field(n.label + ".v" + axes[k]);
-  }
-  for (const OutputNode& n : case_.output.tensions) h << ',' << csv_field(n.label + ".tension");
-  for (int b : case_.output.touchdowns) {
-    const std::string& name = m.bodies[b].name;
-    h << ',' << csv_field(name + ".touchdown");
-    for (int k = 0; k < m.dimension; ++k) h << ',' << csv_field(name + ".touchdown." + axes[k]);
-  }
-  for (const ConstraintGroup& g : m.constraint_groups)
-    for (int i = 0; i < g.row_count; ++i)
-      h << ',' << csv_field("reaction." + g.name + '.' +
-                            (i < static_cast<int>(g.row_labels.size()) ? g.row_labels[i] : std::to_string(i)));
-  return h.str();
+  std::string h;
+  for (const std::string& column : results_columns(case_.model, case_.output)) h += ',' + csv_field(column);
+  return h.substr(1);
 }
 
 void OutputWriter::write_frame(const Frame& f) {
@@ -312,11 +295,11 @@ void OutputWriter::write_frame(const Frame& f) {
     row += ',' + number(t.found ? t.arc_length : none);
     for (int k = 0; k < D; ++k) row += ',' + number(t.found ? t.position[k] : none);
   }
-  extremes_.add_frame(f.time, q, v, touchdowns);
   for (const ConstraintGroup& g : m.constraint_groups)
     for (int i = 0; i < g.row_count; ++i)
       row += ',' + number(f.lambda ? -(*f.lambda)[g.first_row + i] : 0.0);
   write_rows(*csv_, row + '\n');
+  extremes_.add_frame(f.time, q, v, touchdowns, row);
   last_results_row_ = std::move(row);
   if (!m.mechanism.empty()) write_mechanism_rows(f);
   if (contacts_csv_) write_contact_rows(f, q, v);

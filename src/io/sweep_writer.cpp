@@ -63,8 +63,8 @@ void SweepIndex::record(size_t position, const RunSummary& s, const OutputWriter
   o.message = s.message;
   o.results_header = w.results_header();
   o.last_results_row = w.last_results_row();
-  o.extremes_header = w.line_extremes().table_header();
-  o.extremes_row = w.line_extremes().table_row();
+  o.extras_header = w.extremes().table_header();
+  o.extras_row = w.extremes().table_row();
 }
 
 std::vector<size_t> SweepIndex::failed_copies() const {
@@ -83,8 +83,8 @@ void SweepIndex::save(StateRecord& record) const {
     record.set(at + "message", o.message);
     record.set(at + "results_header", o.results_header);
     record.set(at + "last_results_row", o.last_results_row);
-    record.set(at + "extremes_header", o.extremes_header);
-    record.set(at + "extremes_row", o.extremes_row);
+    record.set(at + "extras_header", o.extras_header);
+    record.set(at + "extras_row", o.extras_row);
   }
 }
 
@@ -97,8 +97,8 @@ void SweepIndex::restore(const StateRecord& record) {
     o.message = record.text(at + "message");
     o.results_header = record.text(at + "results_header");
     o.last_results_row = record.text(at + "last_results_row");
-    o.extremes_header = record.text(at + "extremes_header");
-    o.extremes_row = record.text(at + "extremes_row");
+    o.extras_header = record.text(at + "extras_header");
+    o.extras_row = record.text(at + "extras_row");
   }
 }
 
@@ -142,19 +142,20 @@ void SweepIndex::write(const std::string& status) const {
   write_atomically(at.string() + ".csv", table());
 }
 
-// The copy's number, its parameters, its status, then its last frame of results.csv and its lines'
-// extremes over the run (LineExtremes), each where every copy has the same columns.
+// The copy's number, its parameters, its status, then its last frame of results.csv and what else
+// it reports over the run (RunExtremes: the lines' extremes, output.statistics), each where every
+// copy has the same columns.
 std::string SweepIndex::table() const {
   std::vector<std::pair<std::string, size_t>> parameters;  // path, width
   for (const auto& item : cases_.front().values.items())
     parameters.emplace_back(item.key(), parameter_width(cases_, item.key()));
   const std::string& results_header = outcomes_.front().results_header;
   bool same_columns = !results_header.empty();
-  const std::string& extremes_header = outcomes_.front().extremes_header;
-  bool same_extremes = !extremes_header.empty();
+  const std::string& extras_header = outcomes_.front().extras_header;
+  bool same_extras = !extras_header.empty();
   for (const Outcome& o : outcomes_) {
     same_columns = same_columns && o.results_header == results_header;
-    same_extremes = same_extremes && o.extremes_header == extremes_header;
+    same_extras = same_extras && o.extras_header == extras_header;
   }
   std::string table = "copy";
   for (const auto& [path, width] : parameters) {
@@ -163,10 +164,10 @@ std::string SweepIndex::table() const {
   }
   table += ",status";
   if (same_columns) table += ',' + results_header;
-  if (same_extremes) table += ',' + extremes_header;
+  if (same_extras) table += ',' + extras_header;
   table += '\n';
   const std::string no_frame(std::count(results_header.begin(), results_header.end(), ','), ',');
-  const std::string no_extremes(std::count(extremes_header.begin(), extremes_header.end(), ','), ',');
+  const std::string no_extras(std::count(extras_header.begin(), extras_header.end(), ','), ',');
   for (size_t k = 0; k < cases_.size(); ++k) {
     table += std::to_string(cases_[k].index);
     for (const auto& [path, width] : parameters) {
@@ -176,7 +177,7 @@ std::string SweepIndex::table() const {
     }
     table += ',' + outcomes_[k].status;
     if (same_columns) table += ',' + (outcomes_[k].last_results_row.empty() ? no_frame : outcomes_[k].last_results_row);
-    if (same_extremes) table += ',' + (outcomes_[k].extremes_row.empty() ? no_extremes : outcomes_[k].extremes_row);
+    if (same_extras) table += ',' + (outcomes_[k].extras_row.empty() ? no_extras : outcomes_[k].extras_row);
     table += '\n';
   }
   return table;

@@ -14,7 +14,7 @@
 #include "catenary/integrators/run_results.hpp"
 #include "catenary/model/case.hpp"
 #include "catenary/model/contact_report.hpp"
-#include "catenary/io/line_extremes.hpp"
+#include "catenary/io/run_extremes.hpp"
 #include "catenary/model/line_tension.hpp"
 
 namespace catenary {
@@ -54,8 +54,8 @@ class OutputWriter {
   // line ends: a sweep's table of every copy's last frame (SweepWriter).
   const std::string& results_header() const { return results_header_; }
   const std::string& last_results_row() const { return last_results_row_; }
-  // The lines' extremes over the frames so far (LineExtremes): a sweep's table carries them.
-  const LineExtremes& line_extremes() const { return extremes_; }
+  // What the run reports over its frames so far (RunExtremes): a sweep's table carries it.
+  const RunExtremes& extremes() const { return extremes_; }
 
  private:
   void write_csv_header();
@@ -78,7 +78,7 @@ class OutputWriter {
   size_t vtu_frames_ = 0;  // written so far
   std::string results_header_, last_results_row_;
   std::vector<NodeOnElement> tension_elements_;  // where each output.tensions node's tension is read
-  LineExtremes extremes_;  // the lines' largest tensions and touchdown ranges over the frames so far
+  RunExtremes extremes_;  // the lines' largest tensions, touchdown ranges and output.statistics so far
 };
 
 }  // namespace catenary

@@ -45,7 +45,7 @@ class SweepIndex {
  private:
   std::string table() const;  // sweep.csv's text
   struct Outcome {
-    std::string status = "not run", message, results_header, last_results_row, extremes_header, extremes_row;
+    std::string status = "not run", message, results_header, last_results_row, extras_header, extras_row;
   };
   const std::vector<SweepCase>& cases_;
   std::string directory_;

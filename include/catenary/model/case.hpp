@@ -100,12 +100,27 @@ struct OutputNode {
   int node = 0;
 };
 
+// A statistic of one results.csv column over a run's frames (output.statistics): its largest,
+// smallest or largest absolute value, or its value at a time (linear between the frames around
+// it). summary.json reports it, and a sweep's table carries it per copy.
+struct ColumnStatistic {
+  enum class Kind { max, min, max_abs, at };
+  std::string column;
+  int index = 0;  // the column's place in results.csv
+  Kind kind = Kind::max;
+  double time = 0.0;  // Kind::at
+  // Its name in summary.json and the sweep table: "max(COLUMN)", "min(...)", "max_abs(...)",
+  // "COLUMN@TIME".
+  std::string name() const;
+};
+
 struct OutputSettings {
   std::string directory;          // default: the case name next to the working directory
   double interval = 0.0;          // time between output frames (0: every step)
   std::vector<OutputNode> nodes;  // nodes whose position and velocity go to the CSV
   std::vector<OutputNode> tensions;  // nodes whose line tension goes to the CSV
   std::vector<int> touchdowns;       // lines (body indices) whose touchdown goes to the CSV
+  std::vector<ColumnStatistic> statistics;
   bool vtu = true;
   int vtu_samples_per_element = 4;
   // Checkpoints of a dynamic run: every so much simulated time and every so many wall seconds
