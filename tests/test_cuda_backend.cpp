@@ -106,6 +106,8 @@ std::vector<OperatorCase> operator_cases() {
       {"a line through a wave's surface in a current: buoyancy, drag, inertia and added mass",
        testing::line_in_waves(3, 8), S::Auto, "", 37},
       {"a planar beam through a wave's surface", testing::line_in_waves(2, 8), S::Auto, "", 38},
+      {"a line through a wave's surface without drag: undamped, the block pass then the water pass",
+       testing::line_in_waves(3, 8, false), S::Auto, "", 39},
   };
 }
 

@@ -10,8 +10,8 @@ namespace catenary::testing {
 // A 3 m line (2D: a beam) from 1 m below the still surface to 0.5 m above it, under gravity, in a
 // current that grows towards the surface and a regular wave (0.4 m, 3 s) without a ramp: the
 // surface cuts elements at any time, and every load of the water acts (buoyancy, drag across and
-// along, fluid inertia, added mass).
-inline Model line_in_waves(int D, int elements) {
+// along, fluid inertia, added mass). Without drag the model reads no velocities (undamped).
+inline Model line_in_waves(int D, int elements, bool drag = true) {
   Model m;
   m.dimension = D;
   m.gravity[D - 1] = -9.81;
@@ -27,8 +27,8 @@ inline Model line_in_waves(int D, int elements) {
   add_water_values(m, water, {-12.0, 0.0}, {0.1, 0.05, 0.0, 0.6, -0.1, 0.0}, wave);
   FluidLoad section = water;
   section.diameter = 0.05;
-  section.drag_normal = 1.2;
-  section.drag_tangential = 0.3;
+  section.drag_normal = drag ? 1.2 : 0.0;
+  section.drag_tangential = drag ? 0.3 : 0.0;
   section.added_mass_normal = 1.0;
   section.added_mass_tangential = 0.2;
   add_fluid_load(m, section, body);
