@@ -81,7 +81,13 @@ class SquarePositions final : public NewtonProblem {
 
 std::string describe_singularity(const Mechanism& m, const Eigen::VectorXd& q, double t, double* relative_smallest) {
   const ConstraintState s = evaluate_constraints(m, q, Eigen::VectorXd::Zero(q.size()), t);
-  const Eigen::JacobiSVD<Eigen::MatrixXd> svd(Eigen::MatrixXd(s.jacobian), Eigen::ComputeFullU);
+  // Each row scaled to unit length: rows in metres (a joint's point with its lever arm) and
+  // dimensionless rows (an orientation, the Euler parameters' norm) differ in scale by the
+  // lever arms, which would read as a near dependence on a large body; scaling keeps a true one.
+  Eigen::MatrixXd J(s.jacobian);
+  for (Eigen::Index r = 0; r < J.rows(); ++r)
+    if (const double norm = J.row(r).norm(); norm > 0.0) J.row(r) /= norm;
+  const Eigen::JacobiSVD<Eigen::MatrixXd> svd(J, Eigen::ComputeFullU);
   const Eigen::VectorXd& sigma = svd.singularValues();
   const int rows = static_cast<int>(s.jacobian.rows());
   // Rows beyond the coordinates' count have no singular value: they are dependent for sure.
