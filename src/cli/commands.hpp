@@ -6,6 +6,7 @@
 
 #include "catenary/assembly/backend.hpp"
 #include "catenary/core/interruption.hpp"
+#include "catenary/core/thread_budget.hpp"
 #include "catenary/io/result_comparison.hpp"
 #include "catenary/model/case.hpp"
 #include "catenary/model/case_loader.hpp"
@@ -26,6 +27,15 @@ constexpr int kExitOutputFailed = 4;  // a result file could not be written (Out
 inline int exit_interrupted(const Interruption& interruption) { return 128 + interruption.signal(); }
 
 void print_case_summary(const Case& c);
+
+// --threads (0: none given) and the environment main read.
+struct ThreadRequest {
+  int requested = 0;
+  ThreadEnvironment environment;
+};
+// Sets the threads for the loaded cases (a sweep: all its selected copies, which run as batches)
+// by choose_threads and prints how many and why.
+void set_run_threads(const ThreadRequest& request, const std::vector<SweepCase>& cases);
 
 // An output directory and where its name came from ("--out", "/output/directory", ...), so the
 // message for a directory that cannot be written points at what to change.
@@ -57,7 +67,7 @@ int run_sweep_and_report(const std::vector<SweepCase>& cases, const std::string&
                          BackendChoice choice, const Interruption& interruption,
                          std::vector<size_t>* failed = nullptr, bool resume = false);
 
-int check_command(const std::string& case_path);
+int check_command(const std::string& case_path, const ThreadRequest& threads);
 // Joins the index files of a sweep's parts in `directory` into sweep.json and sweep.csv
 // (gather_sweep_parts); kExitSimulationFailed, naming them, where copies failed, else
 // kExitBadInput, naming them, where a stopped run left copies unfinished (their part must run
@@ -66,9 +76,11 @@ int gather_command(const std::string& directory);
 // run and compare stop between two steps where `interruption` asks (the signal handlers of main.cpp).
 // resume: the output directory of a run to continue from its checkpoint (empty: none).
 int run_command(const std::string& case_path, const std::string& out, const std::string& resume,
-                const std::string& backend, const CopySelection& selection, const Interruption& interruption);
+                const std::string& backend, const CopySelection& selection, const ThreadRequest& threads,
+                const Interruption& interruption);
 // cuda: the CUDA side's backend (Cuda, or CudaOnHost for the tests).
 int compare_command(const std::string& case_path, const std::string& out, const ComparisonTolerance& tolerance,
-                    const CopySelection& selection, BackendChoice cuda, const Interruption& interruption);
+                    const CopySelection& selection, BackendChoice cuda, const ThreadRequest& threads,
+                    const Interruption& interruption);
 
 }  // namespace catenary::cli

@@ -118,10 +118,12 @@ int compare_sweep(const std::vector<SweepCase>& cases, const std::string& case_p
 }  // namespace
 
 int compare_command(const std::string& case_path, const std::string& out, const ComparisonTolerance& tolerance,
-                    const CopySelection& selection, BackendChoice cuda_choice, const Interruption& interruption) {
+                    const CopySelection& selection, BackendChoice cuda_choice, const ThreadRequest& threads,
+                    const Interruption& interruption) {
   const std::vector<SweepCase> cases = load_cases(case_path, selection);
   const Case& c = cases.front().c;
   print_case_summary(c);
+  set_run_threads(threads, cases);
   const fs::path root = out.empty() ? fs::path("results") / (c.name + "-compare") : fs::path(out);
   const std::string origin = out.empty() ? "(default compare directory)" : "--out";
   if (cases.front().sweep_size > 1)

@@ -4,6 +4,7 @@
 // output directory another run holds, 3 simulation failed, 4 a result file could not be written
 // (a full disk), 130 / 143 run or compare stopped by SIGINT / SIGTERM (128 + the signal).
 #include <CLI/CLI.hpp>
+#include <climits>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -12,6 +13,7 @@
 
 #include "catenary/core/errors.hpp"
 #include "catenary/core/state_record.hpp"
+#include "catenary/core/thread_budget.hpp"
 #include "catenary/run/backend_factory.hpp"
 #include "commands.hpp"
 
@@ -75,6 +77,7 @@ std::string check_selection(const std::string& text) {
 struct Options {
   std::string case_path, out_dir, resume_dir, backend = "cpu", copies, part, directory;
   bool cuda_on_host = false;  // compare: the CUDA side by the CUDA backend's code on the host
+  int threads = 0;            // --threads (0: what the environment grants)
   catenary::ComparisonTolerance tolerance;
   catenary::CopySelection selection() const {
     if (!copies.empty()) return catenary::parse_copy_range(copies);
@@ -85,6 +88,15 @@ struct Options {
 
 void add_case_argument(CLI::App* command, Options& o) {
   command->add_option("case", o.case_path, "case file (JSON)")->required();
+}
+
+// --threads, on every command.
+void add_threads_option(CLI::App* command, Options& o) {
+  command
+      ->add_option("--threads", o.threads,
+                   "OpenMP threads (default: what the environment grants: OMP_NUM_THREADS, else the smallest of "
+                   "SLURM_CPUS_PER_TASK, the CPU affinity and the cgroup's CPU quota; one for a small model)")
+      ->check(CLI::PositiveNumber.description(""), "N");
 }
 
 // --copies / --part: some copies of a sweep (a sweep split over the jobs of an array).
@@ -114,6 +126,7 @@ CLI::App* add_run(CLI::App& app, Options& o) {
                   "(cuda-host, for tests: the CUDA backend's code on the host)")
       ->check(check_backend_name, "cpu|cuda|auto");
   add_copy_selection(run, o);
+  add_threads_option(run, o);
   return run;
 }
 
@@ -132,23 +145,28 @@ CLI::App* add_compare(CLI::App& app, Options& o) {
   compare->add_flag("--cuda-on-host", o.cuda_on_host,
                     "for tests: the CUDA side runs the CUDA backend's code on the host (no GPU needed; slow)");
   add_copy_selection(compare, o);
+  add_threads_option(compare, o);
   return compare;
 }
 
 int dispatch(const CLI::App& app, const CLI::App* run, const CLI::App* compare, const CLI::App* gather,
              const Options& o) {
+  // The grant until a command knows its model's size (set_run_threads).
+  const ThreadRequest threads{o.threads, catenary::read_thread_environment()};
+  catenary::use_threads(
+      catenary::choose_threads(threads.requested, threads.environment, LONG_MAX, [] { return -1.0; }).threads);
   if (app.got_subcommand(run)) {
     stop_on_signals();
-    return run_command(o.case_path, o.out_dir, o.resume_dir, o.backend, o.selection(), interruption);
+    return run_command(o.case_path, o.out_dir, o.resume_dir, o.backend, o.selection(), threads, interruption);
   }
   if (app.got_subcommand(compare)) {
     stop_on_signals();
     return compare_command(o.case_path, o.out_dir, o.tolerance, o.selection(),
                            o.cuda_on_host ? catenary::BackendChoice::CudaOnHost : catenary::BackendChoice::Cuda,
-                           interruption);
+                           threads, interruption);
   }
   if (app.got_subcommand(gather)) return gather_command(o.directory);
-  return check_command(o.case_path);
+  return check_command(o.case_path, threads);
 }
 
 }  // namespace
@@ -161,9 +179,11 @@ int main(int argc, char** argv) {
   CLI::App* compare = add_compare(app, options);
   auto* check = app.add_subcommand("check", "validate a case file without running it");
   add_case_argument(check, options);
+  add_threads_option(check, options);
   auto* gather = app.add_subcommand(
       "gather", "join the indexes of a sweep's parts (run --part K/N into one directory) into sweep.json and sweep.csv");
   gather->add_option("directory", options.directory, "the parts' output directory")->required();
+  add_threads_option(gather, options);
   // CLI11 says only that a subcommand is required: name the word that is none.
   if (argc > 1 && argv[1][0] != '-' && !is_command(app, argv[1])) {
     std::fprintf(stderr, "catenary: error: unknown command '%s' (commands: run, compare, check, gather; see --help)\n",

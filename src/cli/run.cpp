@@ -92,6 +92,17 @@ void print_case_summary(const Case& c) {
                 mech.forces.tsda.size(), mech.forces.rsda.size(), mech.forces.loads.size());
 }
 
+void set_run_threads(const ThreadRequest& request, const std::vector<SweepCase>& cases) {
+  long unknowns = 0;
+  for (const SweepCase& copy : cases) unknowns += copy.c.model.dof_count() + copy.c.model.constraint_count();
+  // A 50 ms look at the idle CPUs: 5 ticks of /proc/stat per CPU, only for a model big enough to
+  // run on threads, whose run takes longer by far.
+  const ThreadChoice choice =
+      choose_threads(request.requested, request.environment, unknowns, [] { return idle_cpus(50); });
+  use_threads(choice.threads);
+  std::printf("threads: %d (%s)\n", choice.threads, choice.reason.c_str());
+}
+
 void print_backend(const Backend& backend) {
   std::printf("backend: %s (linear solver: %s)\n", backend.name().c_str(), backend.linear_solver().c_str());
   std::fflush(stdout);  // before the analysis' progress lines on stderr
@@ -120,9 +131,10 @@ int run_and_report(const Case& c, Backend& backend, const OutputDirectory& dir, 
   return run.failed() ? kExitSimulationFailed : kExitOk;
 }
 
-int check_command(const std::string& case_path) {
+int check_command(const std::string& case_path, const ThreadRequest& threads) {
   const std::vector<SweepCase> cases = load_cases(case_path);
   print_case_summary(cases.front().c);
+  set_run_threads(threads, cases);
   if (cases.size() > 1) {
     std::printf("sweep of %zu copies\n", cases.size());
     // Each parameter: how many values it takes, and the first and last copy's.
@@ -153,9 +165,11 @@ int check_command(const std::string& case_path) {
 }
 
 int run_command(const std::string& case_path, const std::string& out, const std::string& resume,
-                const std::string& backend, const CopySelection& selection, const Interruption& interruption) {
+                const std::string& backend, const CopySelection& selection, const ThreadRequest& threads,
+                const Interruption& interruption) {
   const BackendChoice choice = parse_backend_choice(backend);
   const std::vector<SweepCase> cases = load_cases(case_path, selection);
+  set_run_threads(threads, cases);
   if (cases.front().sweep_size > 1) {
     if (!resume.empty())
       return run_sweep_and_report(cases, case_path, {resume, "--resume"}, choice, interruption, nullptr, true);
