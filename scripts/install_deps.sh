@@ -2,7 +2,7 @@
 # Installs the Debian packages catenary builds with, if any is missing; with --fuzz also Clang,
 # for scripts/fuzz.sh. The CUDA toolkit (nvcc) is optional: with it the CUDA backend is built too.
 set -euo pipefail
-packages=(cmake g++ make libeigen3-dev nlohmann-json3-dev catch2 libsuitesparse-dev libcli11-dev python3)
+packages=(cmake g++ make libeigen3-dev nlohmann-json3-dev catch2 libsuitesparse-dev libcli11-dev python3 libopenmpi-dev openmpi-bin)
 [ "${1:-}" = "--fuzz" ] && packages+=(clang)
 missing=()
 for p in "${packages[@]}"; do
