@@ -3,6 +3,8 @@
 # for scripts/fuzz.sh. The CUDA toolkit (nvcc) is optional: with it the CUDA backend is built too.
 set -euo pipefail
 packages=(cmake g++ make libeigen3-dev nlohmann-json3-dev catch2 libsuitesparse-dev libcli11-dev python3 libopenmpi-dev openmpi-bin)
+# zlib compresses the VTU frames; VTK's Python reader reads them back in the tests.
+packages+=(zlib1g-dev python3-vtk9)
 [ "${1:-}" = "--fuzz" ] && packages+=(clang)
 missing=()
 for p in "${packages[@]}"; do
@@ -13,5 +15,5 @@ if [ ${#missing[@]} -gt 0 ]; then
   SUDO=""
   [ "$(id -u)" -ne 0 ] && SUDO="sudo"
   $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi

@@ -163,6 +163,8 @@ const BadCase kBadCases[] = {
      "no column 'cable.end.q' in results.csv (did you mean 'cable.end.x'? columns: time, step,"},
     {"statistic_and_time", "/output/statistics/0", "must give either 'statistic' (\"max\", \"min\" or \"max_abs\") or 'at'"},
     {"statistic_unknown_kind", "/output/statistics/0/statistic", "unknown statistic 'mean'"},
+    {"vtu_unknown_encoding", "/output/vtu_encoding",
+     "unknown VTU encoding 'base64' (expected one of: binary, compressed, ascii)"},
     {"output_interval_too_small", "/output/interval",
      "implies 1e+20 output frames over end_time 1; at most max_steps = 1000000"},
     {"too_many_steps", "/analysis/step",

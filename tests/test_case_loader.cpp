@@ -58,7 +58,7 @@ const char* kStraightCable = R"({
                "adaptive": {"min_step": 1e-6, "max_step": 1e-2, "error_tolerance": 1e-5}},
   "output": {"directory": "results/cantilever", "interval": 0.01,
              "nodes": [{"body": "cable", "index": "end"}, {"body": "cable", "index": 3}, {"body": "cable", "index": -2}],
-             "vtu": false, "vtu_samples_per_element": 6}
+             "vtu": false, "vtu_samples_per_element": 6, "vtu_encoding": "compressed"}
 })";
 
 }  // namespace
@@ -161,6 +161,7 @@ TEST_CASE("analysis and output settings", "[loader]") {
   CHECK(c.output.interval == Approx(0.01));
   CHECK_FALSE(c.output.vtu);
   CHECK(c.output.vtu_samples_per_element == 6);
+  CHECK(c.output.vtu_encoding == VtuEncoding::compressed);
   REQUIRE(c.output.nodes.size() == 3);
   CHECK(c.output.nodes[0].label == "cable.end");
   CHECK(c.output.nodes[0].node == 8);
@@ -212,6 +213,7 @@ TEST_CASE("defaults: static analysis, no output object, no gravity", "[loader]")
   CHECK(c.output.nodes.empty());
   CHECK(c.output.vtu);
   CHECK(c.output.vtu_samples_per_element == 4);
+  CHECK(c.output.vtu_encoding == VtuEncoding::binary);
   CHECK(c.output.interval == 0.0);
 }
 

@@ -484,17 +484,19 @@ TEST_CASE("VTU draws each rigid body as its three body axes, with the velocities
           "[output][multibody]") {
   TempDir dir;
   fs::create_directories(dir.path);
-  const Model m = testing::spinning_top(0.5, 15.0);  // one body, no cables
+  const Model m = testing::spinning_top(0.5, 15.0);  // one body, no cables, no shapes
   const Eigen::VectorXd q = initial_coordinates(m), v = initial_rates(m);
   const std::string path = dir.str("top.vtu");
   write_vtu(path, m, q, v, 4);
   const std::string text = read_text(path);
-  CHECK(vtu_attribute(text, "NumberOfPoints") == 4);
-  CHECK(vtu_attribute(text, "NumberOfCells") == 3);
-  CHECK(vtu_array(text, "types") == std::vector<double>{3, 3, 3});
-  CHECK(vtu_array(text, "connectivity") == std::vector<double>{0, 1, 0, 2, 0, 3});
+  // The axes' centre and ends, then the eight corners of its inertia box and its six faces.
+  CHECK(vtu_attribute(text, "NumberOfPoints") == 4 + 8);
+  CHECK(vtu_attribute(text, "NumberOfCells") == 3 + 6);
+  CHECK(vtu_array(text, "types") == std::vector<double>{3, 3, 3, 9, 9, 9, 9, 9, 9});
+  const auto connectivity = vtu_array(text, "connectivity");
+  CHECK(std::vector<double>(connectivity.begin(), connectivity.begin() + 6) == std::vector<double>{0, 1, 0, 2, 0, 3});
   const auto points = vtu_array(text, "points"), velocity = vtu_array(text, "velocity");
-  REQUIRE(points.size() == 12);
+  REQUIRE(points.size() == 3 * (4 + 8));
   // Independently: A from Eigen's quaternion, omega from the body's initial angular velocity.
   const Eigen::Quaterniond p(q[3], q[4], q[5], q[6]);
   const Eigen::Matrix3d A = p.normalized().toRotationMatrix();

@@ -26,6 +26,7 @@
 #include "cli_helpers.hpp"
 #include "contact_models.hpp"
 #include "test_helpers.hpp"
+#include "vtu_reading.hpp"
 
 using namespace catenary;
 
@@ -450,13 +451,10 @@ TEST_CASE("VTU frames carry the contact force per length: a resting cable's weig
   Eigen::VectorXd q(m.dof_count()), v = Eigen::VectorXd::Zero(m.dof_count());
   for (int i = 0; i < m.dof_count(); ++i) q[i] = m.initial_positions[i];
   write_vtu(file.string(), m, q, v, 4);
-  const std::string text = testing::slurp(file);
-  const size_t at = text.find("Name=\"contact_force\"");
-  REQUIRE(at != std::string::npos);
-  std::istringstream values(text.substr(text.find('>', at) + 1));
+  const std::vector<double> forces = testing::vtu_array(testing::slurp(file), "contact_force");
+  REQUIRE(forces.size() == 3 * (10 * 4 + 1));
   for (int point = 0; point < 10 * 4 + 1; ++point) {
-    double f[3];
-    REQUIRE(values >> f[0] >> f[1] >> f[2]);
+    const double* f = &forces[3 * point];
     INFO("point " << point);
     CHECK(f[2] == Approx(1.5 * 9.81).epsilon(1e-12));
     CHECK(f[0] == 0.0);

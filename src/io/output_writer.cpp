@@ -306,7 +306,7 @@ void OutputWriter::write_frame(const Frame& f) {
 
   if (case_.output.vtu) {
     const std::string name = frame_name(vtu_frames_);
-    write_vtu(join(directory_, name), m, q, v, case_.output.vtu_samples_per_element);
+    write_vtu(join(directory_, name), m, q, v, case_.output.vtu_samples_per_element, case_.output.vtu_encoding);
     ++vtu_frames_;
     add_pvd_entry(f.time, name);
   }

@@ -35,6 +35,9 @@ struct Material {
 };
 struct Section {
   double area = 0.0, inertia = 0.0;
+  // The outer diameter the VTU frames draw: a circle's own, else that of the circle of the
+  // section's area.
+  double diameter = 0.0;
 };
 
 class Loader {
@@ -170,6 +173,7 @@ class Loader {
         const double d = get_positive(sec.required("diameter"));
         out.area = kPi * d * d / 4.0;
         out.inertia = kPi * d * d * d * d / 64.0;
+        out.diameter = d;
       } else if (shape == "rectangle") {
         expect_object(sec, {"shape", "width", "height", "hydrodynamics"});
         const double w = get_positive(sec.required("width"));
@@ -181,6 +185,7 @@ class Loader {
         out.area = get_positive(sec.required("area"));
         out.inertia = get_positive(sec.required("inertia"));
       }
+      if (shape != "circle") out.diameter = std::sqrt(4.0 * out.area / kPi);
       sections_[it.key()] = out;
     }
   }
@@ -322,6 +327,7 @@ class Loader {
     }
     read_body_velocity(n, m);
     m.bodies.back().element_type = type;
+    m.bodies.back().diameter = sections_.at(get_name(n.child("section"))).diameter;
     body_paths_.push_back(n.path);
   }
 

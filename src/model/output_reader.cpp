@@ -48,7 +48,7 @@ void read_statistics(const Node& list, const Model& m, OutputSettings& o) {
 
 void read_output(const Node& n, const Model& m, OutputSettings& o) {
   expect_object(n, {"directory", "interval", "nodes", "tensions", "touchdowns", "statistics", "vtu",
-                    "vtu_samples_per_element", "checkpoint_interval", "checkpoint_wall_interval"});
+                    "vtu_samples_per_element", "vtu_encoding", "checkpoint_interval", "checkpoint_wall_interval"});
   if (n.has("directory")) o.directory = get_name(n.child("directory"));
   if (n.has("interval")) o.interval = get_non_negative(n.child("interval"));
   for (const auto& [key, list] : {std::pair{"nodes", &o.nodes}, std::pair{"tensions", &o.tensions}}) {
@@ -75,6 +75,12 @@ void read_output(const Node& n, const Model& m, OutputSettings& o) {
   if (n.has("vtu")) o.vtu = get_bool(n.child("vtu"));
   if (n.has("vtu_samples_per_element"))
     o.vtu_samples_per_element = get_positive_int(n.child("vtu_samples_per_element"));
+  if (n.has("vtu_encoding")) {
+    const std::string encoding = get_choice(n.child("vtu_encoding"), {"binary", "compressed", "ascii"}, "VTU encoding");
+    o.vtu_encoding = encoding == "binary" ? VtuEncoding::binary
+                     : encoding == "compressed" ? VtuEncoding::compressed
+                                                : VtuEncoding::ascii;
+  }
   if (n.has("checkpoint_interval")) o.checkpoint_interval = get_positive(n.child("checkpoint_interval"));
   if (n.has("checkpoint_wall_interval"))
     o.checkpoint_wall_interval = get_positive(n.child("checkpoint_wall_interval"));

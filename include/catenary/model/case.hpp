@@ -114,6 +114,10 @@ struct ColumnStatistic {
   std::string name() const;
 };
 
+// How a VTU frame stores its arrays: as text, as raw bytes appended after the XML, or as those
+// bytes compressed with zlib (io/vtu_writer.hpp).
+enum class VtuEncoding { ascii, binary, compressed };
+
 struct OutputSettings {
   std::string directory;          // default: the case name next to the working directory
   double interval = 0.0;          // time between output frames (0: every step)
@@ -123,6 +127,7 @@ struct OutputSettings {
   std::vector<ColumnStatistic> statistics;
   bool vtu = true;
   int vtu_samples_per_element = 4;
+  VtuEncoding vtu_encoding = VtuEncoding::binary;
   // Checkpoints of a dynamic run: every so much simulated time and every so many wall seconds
   // (0: not by that measure; both 0: none).
   double checkpoint_interval = 0.0, checkpoint_wall_interval = 0.0;

@@ -27,6 +27,7 @@ struct Body {
   std::string element_type;  // "cable3d" or "beam2d"
   int first_node = 0, node_count = 0;
   int first_element = 0, element_count = 0;
+  double diameter = 0.0;  // the section's outer diameter (m), for drawing; 0 where none is given
 };
 
 // All gradient-deficient elements, structure of arrays.
