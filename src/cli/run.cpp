@@ -90,6 +90,12 @@ void print_case_summary(const Case& c) {
                 "springs, %zu body loads\n",
                 mech.bodies.size(), mech.joints.size(), mech.drivers.size(), mech.attachments.size(),
                 mech.forces.tsda.size(), mech.forces.rsda.size(), mech.forces.loads.size());
+  for (const BodyMotion& motion : mech.motions)
+    if (motion.coupled)
+      std::fprintf(stderr,
+                   "catenary: note: rigid body '%s' is coupled: a program moves it through the coupling API; run "
+                   "here, it holds its initial pose\n",
+                   motion.name.c_str());
 }
 
 void set_run_threads(const ThreadRequest& request, const std::vector<SweepCase>& cases) {

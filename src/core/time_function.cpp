@@ -84,6 +84,28 @@ TimeFunction TimeFunction::of_table(std::shared_ptr<const TimeTable> table, doub
   return f;
 }
 
+// The Hermite basis on s = (t - t0) / h: x = h00 x0 + h10 h r0 + h01 x1 + h11 h r1, its
+// derivatives by d/dt = (1 / h) d/ds.
+double CoupledPath::at(double t, int derivative) const {
+  const double h = t1 - t0;
+  if (!(h > 0.0) || t <= t0) return derivative == 0 ? x0 + rate0 * (t - t0) : derivative == 1 ? rate0 : 0.0;
+  if (t >= t1) return derivative == 0 ? x1 + rate1 * (t - t1) : derivative == 1 ? rate1 : 0.0;
+  const double s = (t - t0) / h, s2 = s * s, s3 = s2 * s;
+  const double a = h * rate0, b = h * rate1;
+  if (derivative == 0)
+    return (2 * s3 - 3 * s2 + 1) * x0 + (s3 - 2 * s2 + s) * a + (3 * s2 - 2 * s3) * x1 + (s3 - s2) * b;
+  if (derivative == 1)
+    return ((6 * s2 - 6 * s) * (x0 - x1) + (3 * s2 - 4 * s + 1) * a + (3 * s2 - 2 * s) * b) / h;
+  return ((12 * s - 6) * (x0 - x1) + (6 * s - 4) * a + (6 * s - 2) * b) / (h * h);
+}
+
+TimeFunction TimeFunction::of_path(std::shared_ptr<const CoupledPath> path) {
+  TimeFunction f;
+  f.kind = Kind::Coupled;
+  f.path = std::move(path);
+  return f;
+}
+
 TimeFunction TimeFunction::constant(double value) {
   TimeFunction f;
   f.kind = Kind::Constant;
@@ -108,6 +130,7 @@ double TimeFunction::value(double t) const {
     case Kind::SmoothStep: return smooth_step(t, t0, v0, t1, v1);
     case Kind::Harmonic:
     case Kind::Table: return ramped(*this, t, 0);
+    case Kind::Coupled: return path->at(t, 0);
   }
   return 0.0;
 }
@@ -123,6 +146,7 @@ double TimeFunction::first_derivative(double t) const {
     }
     case Kind::Harmonic:
     case Kind::Table: return ramped(*this, t, 1);
+    case Kind::Coupled: return path->at(t, 1);
   }
   return 0.0;
 }
@@ -138,6 +162,7 @@ double TimeFunction::second_derivative(double t) const {
     }
     case Kind::Harmonic:
     case Kind::Table: return ramped(*this, t, 2);
+    case Kind::Coupled: return path->at(t, 2);
   }
   return 0.0;
 }

@@ -548,6 +548,7 @@ void run_time_steps(System& sys, const DynamicSettings& s, double output_interva
       throw SimulationError(msg.str());
     }
   }
+  if (checkpoints.at_end && checkpoints.write) write_checkpoint();
   // A fixed step that leaves the local error far above the tolerance does not resolve the motion;
   // say so rather than hand back a possibly wrong answer in silence.
   constexpr double kWarnErrorFactor = 100.0;

@@ -522,8 +522,8 @@ namespace {
 // The copies of a case file that a selection takes, each loaded and checked when asked for.
 class SelectedCopies {
  public:
-  SelectedCopies(const std::string& path, const CopySelection& selection, const CaseLimits& limits)
-      : path_(path), limits_(limits), doc_(read_case_document(path)), copies_(doc_, path) {
+  SelectedCopies(json doc, const std::string& path, const CopySelection& selection, const CaseLimits& limits)
+      : path_(path), limits_(limits), doc_(std::move(doc)), copies_(doc_, path) {
     const bool has_sweep = doc_.is_object() && doc_.contains("sweep");
     if (selection.kind != CopySelection::Kind::All && !has_sweep)
       throw InputError(path, "/sweep", selection.option + " selects copies of a sweep, and this case has no sweep");
@@ -579,8 +579,9 @@ class SelectedCopies {
 
 }  // namespace
 
-std::vector<SweepCase> load_cases(const std::string& path, const CopySelection& selection, const CaseLimits& limits) {
-  const SelectedCopies copies(path, selection, limits);
+namespace {
+
+std::vector<SweepCase> load_selected(const SelectedCopies& copies) {
   std::vector<SweepCase> cases;
   const size_t heap_before = heap_bytes_in_use();
   cases.push_back(copies.load(copies.first()));
@@ -593,8 +594,19 @@ std::vector<SweepCase> load_cases(const std::string& path, const CopySelection& 
   return cases;
 }
 
+}  // namespace
+
+std::vector<SweepCase> load_cases(const std::string& path, const CopySelection& selection, const CaseLimits& limits) {
+  return load_selected(SelectedCopies(read_case_document(path), path, selection, limits));
+}
+
+std::vector<SweepCase> load_cases_from_text(const std::string& text, const std::string& path,
+                                            const CopySelection& selection, const CaseLimits& limits) {
+  return load_selected(SelectedCopies(parse_strict(text, path), path, selection, limits));
+}
+
 size_t check_cases(const std::string& path, const CopySelection& selection, const CaseLimits& limits) {
-  const SelectedCopies copies(path, selection, limits);
+  const SelectedCopies copies(read_case_document(path), path, selection, limits);
   for (size_t k = copies.first(); k <= copies.last(); ++k) copies.load(k);
   return copies.count();
 }

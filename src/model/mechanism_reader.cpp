@@ -185,17 +185,25 @@ class MechanismReader {
 
   // The prescribed motion of the body just read: time functions of its centre of mass's
   // displacement x, y, z (m) and of its rotation roll, pitch, yaw (rad) about the ground axes, each
-  // zero where not given.
+  // zero where not given; or "coupled": the six move as a coupling program says (at rest until it
+  // does: run/coupled_run.hpp).
   void read_motion(const Node& n, Model& m) {
     static const char* const keys[] = {"x", "y", "z", "roll", "pitch", "yaw"};
-    expect_object(n, {keys[0], keys[1], keys[2], keys[3], keys[4], keys[5]});
-    if (n.v.empty()) n.fail("must prescribe at least one of x, y, z, roll, pitch, yaw");
     const RigidBody& b = m.mechanism.bodies.back();
     BodyMotion motion;
     motion.name = b.name;
     motion.body = static_cast<int>(m.mechanism.bodies.size()) - 1;
     motion.position = b.position;
     motion.orientation = b.orientation;
+    if (n.v.is_string()) {
+      if (n.v.get<std::string>() != "coupled")
+        n.fail("must be an object of time functions (x, y, z, roll, pitch, yaw) or \"coupled\", got \"" +
+               n.v.get<std::string>() + "\"");
+      motion.coupled = true;
+    } else {
+      expect_object(n, {keys[0], keys[1], keys[2], keys[3], keys[4], keys[5]});
+      if (n.v.empty()) n.fail("must prescribe at least one of x, y, z, roll, pitch, yaw");
+    }
     for (int k = 0; k < 6; ++k) {
       TimeFunction& f = k < 3 ? motion.translation[k] : motion.rotation[k - 3];
       f = n.has(keys[k]) ? read_time_function(n.child(keys[k])) : TimeFunction::constant(0.0);

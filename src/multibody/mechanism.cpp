@@ -298,24 +298,46 @@ JointReaction joint_reaction(const Mechanism& m, int joint, const Eigen::VectorX
   return out;
 }
 
-JointReaction motion_reaction(const Mechanism& m, int motion, const Eigen::VectorXd& q, const Eigen::VectorXd& lambda,
-                              double t) {
-  const BodyMotion& bm = m.motions[motion];
-  const rigid::BodyState b = state_of(bm.body, q, Eigen::VectorXd::Zero(q.size()));
-  const rigid::ConstraintRows<6> rows = body_motion_rows(bm, b, t);
-  // The generalized force -Phi_q^T lambda over the six rows; Q_p = 2 E^T n gives n = E Q_p / 2.
-  Vec<7> g = Vec<7>::zero();
-  const int first = m.motion_row(motion);
-  for (int r = 0; r < 6; ++r)
-    for (int c = 0; c < 7; ++c) g[c] -= rows.jac_j(r, c) * lambda[first + r];
+namespace {
+
+// A body's generalized force g over (r, p) as a force and a torque: Q_p = 2 E^T n gives n = E Q_p / 2.
+JointReaction force_and_torque(const double* g, const Vec<4>& p) {
   JointReaction out;
-  const Mat<3, 4> E = rigid::e_matrix(b.p);
+  const Mat<3, 4> E = rigid::e_matrix(p);
   for (int k = 0; k < 3; ++k) {
     out.force[k] = g[k];
     out.torque[k] = 0.0;
     for (int c = 0; c < 4; ++c) out.torque[k] += 0.5 * E(k, c) * g[3 + c];
   }
   return out;
+}
+
+}  // namespace
+
+JointReaction motion_reaction(const Mechanism& m, int motion, const Eigen::VectorXd& q, const Eigen::VectorXd& lambda,
+                              double t) {
+  const BodyMotion& bm = m.motions[motion];
+  const rigid::BodyState b = state_of(bm.body, q, Eigen::VectorXd::Zero(q.size()));
+  const rigid::ConstraintRows<6> rows = body_motion_rows(bm, b, t);
+  // The generalized force -Phi_q^T lambda over the six rows.
+  Vec<7> g = Vec<7>::zero();
+  const int first = m.motion_row(motion);
+  for (int r = 0; r < 6; ++r)
+    for (int c = 0; c < 7; ++c) g[c] -= rows.jac_j(r, c) * lambda[first + r];
+  return force_and_torque(g.v, b.p);
+}
+
+JointReaction attachment_loads(const Mechanism& m, int body, const Eigen::VectorXd& q, const Eigen::VectorXd& lambda) {
+  // -Phi_q^T mu over the body's columns, mu the multipliers of its attachments' rows alone.
+  Eigen::VectorXd mu = Eigen::VectorXd::Zero(m.row_count());
+  for (size_t k = 0; k < m.attachments.size(); ++k) {
+    if (m.attachments[k].body != body) continue;
+    const int first = m.attachment_row(static_cast<int>(k));
+    mu.segment(first, m.attachments[k].row_count()) = lambda.segment(first, m.attachments[k].row_count());
+  }
+  const Eigen::VectorXd g =
+      -constraint_jacobian_transpose_product(m, q, Eigen::VectorXd::Zero(q.size()), 0.0, mu).segment(7 * body, 7);
+  return force_and_torque(g.data(), state_of(body, q, Eigen::VectorXd::Zero(q.size())).p);
 }
 
 }  // namespace catenary

@@ -61,10 +61,13 @@ ConsistentState static_initial_state(System& sys, const StaticSettings& s, RunSu
 // `resume` continues from that record instead of its initial state, without writing its first
 // frame again; resumed, it computes what the uninterrupted run would have, bit for bit on one
 // backend (modified Newton's kept factorization is formed again where it was formed).
+// With at_end, a record is written after the last step too (a coupled run's advance, which the
+// next resumes: run/coupled_run.hpp).
 struct Checkpoints {
   double interval = 0.0, wall_interval = 0.0;
   std::function<void(StateRecord&)> write;
   const StateRecord* resume = nullptr;
+  bool at_end = false;
   bool enabled() const { return write && (interval > 0.0 || wall_interval > 0.0); }
 };
 

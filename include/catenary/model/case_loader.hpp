@@ -43,6 +43,11 @@ struct SweepCase {
 // both figures).
 std::vector<SweepCase> load_cases(const std::string& path, const CopySelection& selection = {},
                                   const CaseLimits& limits = {});
+// The same from a case's text in memory (the Python module's cases, built or changed in code):
+// `path` names the file it stands for, which messages name and beside which the files it refers
+// to (time tables) are found.
+std::vector<SweepCase> load_cases_from_text(const std::string& text, const std::string& path,
+                                            const CopySelection& selection = {}, const CaseLimits& limits = {});
 // The fingerprint of a run of these copies (their Case::fingerprint, in order, hashed), which a
 // sweep's checkpoint records.
 std::string copies_fingerprint(const std::vector<SweepCase>& cases);

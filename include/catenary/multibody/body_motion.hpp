@@ -23,6 +23,7 @@ struct BodyMotion {
   TimeFunction rotation[3];     // roll, pitch, yaw (rad), from the initial orientation
   Vec<3> position = Vec<3>::zero();          // r0
   Vec<4> orientation = vec4(1.0, 0.0, 0.0, 0.0);  // p0
+  bool coupled = false;  // the six functions are a coupling program's paths (run/coupled_run.hpp)
 };
 
 // The six rows at the body's state b and time t (jac_j: the body's columns).

@@ -161,5 +161,9 @@ JointReaction joint_reaction(const Mechanism& m, int joint, const Eigen::VectorX
 // beyond the body's other loads: m a - the rest of the forces, likewise for the moments).
 JointReaction motion_reaction(const Mechanism& m, int motion, const Eigen::VectorXd& q, const Eigen::VectorXd& lambda,
                               double t);
+// What the attachments on `body` do to it from their multipliers: the force (ground frame) and the
+// torque about its centre of mass with which the attached cables pull it (a platform's fairlead
+// loads; with align_slope the couple of the slope rows too).
+JointReaction attachment_loads(const Mechanism& m, int body, const Eigen::VectorXd& q, const Eigen::VectorXd& lambda);
 
 }  // namespace catenary
