@@ -704,6 +704,11 @@ bool device_available(std::string& why) {
   return true;
 }
 
+int device_count() {
+  int count = 0;
+  return cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
+}
+
 double peak_memory_bandwidth() {
   int device = 0, clock_khz = 0, bus_bits = 0;
   if (cudaGetDevice(&device) != cudaSuccess ||
@@ -822,6 +827,12 @@ size_t estimated_device_bytes(const Model& m, int vectors, const BackendOptions&
 
 std::unique_ptr<Backend> make_cuda_backend(const Model& m, LinearSolver solver, int vectors,
                                            bool reuses_factorizations, const BackendOptions& options) {
+  if (options.cuda_device >= 0) {
+    const cudaError_t status = cudaSetDevice(options.cuda_device);
+    if (status != cudaSuccess)
+      throw BackendUnavailable("CUDA device " + std::to_string(options.cuda_device) +
+                               " cannot be used: " + cudaGetErrorString(status));
+  }
   size_t free_bytes = 0, total_bytes = 0;
   check_cuda(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
   require_finalized(m);

@@ -43,6 +43,14 @@ struct OutputDirectory {
   std::string path;
   std::string origin;
 };
+// A run's: --resume's where given, else --out, else the case's output.directory, else results/NAME.
+OutputDirectory run_directory(const Case& c, const std::string& out, const std::string& resume);
+
+// In a catch block: says on stderr what the exception in flight is ("catenary: " + who +
+// "error: ...") and returns its exit code: InputError, CheckpointError (a checkpoint that does not
+// hold what the run needs) and BackendUnavailable (asked for, cannot be had) kExitBadInput,
+// OutputError kExitOutputFailed, anything else kExitSimulationFailed.
+int report_exception(const std::string& who = "");
 
 // "backend: NAME (linear solver: ...)" on stdout, before an analysis' progress lines on stderr.
 void print_backend(const Backend& backend);
@@ -62,10 +70,10 @@ int run_and_report(const Case& c, Backend& backend, const OutputDirectory& dir, 
 // (run/run_sweep.hpp) into dir, with its batches and notes printed; kExitOk when every copy ran
 // to its end, exit_interrupted where `interruption` stopped it, else kExitSimulationFailed (the
 // failed copies' sweep numbers put in failed where given). With `resume`, from the sweep's
-// checkpoint in dir.
+// checkpoint in dir. cuda_device: the GPU a CUDA backend runs on (-1: the current one).
 int run_sweep_and_report(const std::vector<SweepCase>& cases, const std::string& case_path, const OutputDirectory& dir,
                          BackendChoice choice, const Interruption& interruption,
-                         std::vector<size_t>* failed = nullptr, bool resume = false);
+                         std::vector<size_t>* failed = nullptr, bool resume = false, int cuda_device = -1);
 
 int check_command(const std::string& case_path, const ThreadRequest& threads);
 // Joins the index files of a sweep's parts in `directory` into sweep.json and sweep.csv

@@ -1,5 +1,5 @@
 // The catenary command: run, check, compare, gather (the subcommands are in run.cpp, compare.cpp
-// and sweep_run.cpp).
+// and sweep_run.cpp; a sweep run over the ranks of an MPI job in sweep_over_ranks.cpp).
 // Exit codes: 0 success, 1 compare found differences, 2 bad input, an unavailable backend or an
 // output directory another run holds, 3 simulation failed, 4 a result file could not be written
 // (a full disk), 130 / 143 run or compare stopped by SIGINT / SIGTERM (128 + the signal).
@@ -16,6 +16,9 @@
 #include "catenary/core/thread_budget.hpp"
 #include "catenary/run/backend_factory.hpp"
 #include "commands.hpp"
+#ifdef CATENARY_WITH_MPI
+#include "sweep_over_ranks.hpp"
+#endif
 
 namespace {
 
@@ -149,12 +152,29 @@ CLI::App* add_compare(CLI::App& app, Options& o) {
   return compare;
 }
 
-int dispatch(const CLI::App& app, const CLI::App* run, const CLI::App* compare, const CLI::App* gather,
-             const Options& o) {
-  // The grant until a command knows its model's size (set_run_threads).
+// --threads and the environment's grant, whose count the threads take until a command knows its
+// model's size (set_run_threads).
+ThreadRequest start_threads(const Options& o) {
   const ThreadRequest threads{o.threads, catenary::read_thread_environment()};
   catenary::use_threads(
       catenary::choose_threads(threads.requested, threads.environment, LONG_MAX, [] { return -1.0; }).threads);
+  return threads;
+}
+
+#ifdef CATENARY_WITH_MPI
+// On more than one rank of an MPI job `run` splits a sweep over the ranks; the other commands are refused.
+int dispatch_over_ranks(const MpiRanks& ranks, const CLI::App& app, const CLI::App* run, const Options& o) {
+  if (!app.got_subcommand(run)) return refuse_command_over_ranks(ranks, app.get_subcommands().front()->get_name());
+  const ThreadRequest threads = start_threads(o);
+  stop_on_signals();
+  return run_sweep_over_ranks(ranks, o.case_path, o.out_dir, o.resume_dir, o.backend, o.selection(), threads,
+                              interruption);
+}
+#endif
+
+int dispatch(const CLI::App& app, const CLI::App* run, const CLI::App* compare, const CLI::App* gather,
+             const Options& o) {
+  const ThreadRequest threads = start_threads(o);
   if (app.got_subcommand(run)) {
     stop_on_signals();
     return run_command(o.case_path, o.out_dir, o.resume_dir, o.backend, o.selection(), threads, interruption);
@@ -171,7 +191,30 @@ int dispatch(const CLI::App& app, const CLI::App* run, const CLI::App* compare, 
 
 }  // namespace
 
+int catenary::cli::report_exception(const std::string& who) {
+  const auto say = [&](const std::exception& e, int code) {
+    std::fprintf(stderr, "catenary: %serror: %s\n", who.c_str(), e.what());
+    return code;
+  };
+  try {
+    throw;
+  } catch (const catenary::InputError& e) {
+    return say(e, kExitBadInput);
+  } catch (const catenary::CheckpointError& e) {  // a checkpoint that does not hold what the run needs
+    return say(e, kExitBadInput);
+  } catch (const catenary::BackendUnavailable& e) {  // asked for, cannot be had: like bad input
+    return say(e, kExitBadInput);
+  } catch (const catenary::OutputError& e) {
+    return say(e, kExitOutputFailed);
+  } catch (const std::exception& e) {
+    return say(e, kExitSimulationFailed);
+  }
+}
+
 int main(int argc, char** argv) {
+#ifdef CATENARY_WITH_MPI
+  const MpiRanks ranks(argc, argv);  // MPI_Finalize as main returns
+#endif
   CLI::App app{"catenary: ANCF cables and beams, statics and implicit HHT dynamics"};
   app.require_subcommand(1);
   Options options;
@@ -197,21 +240,11 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : kExitBadInput;
   }
   try {
+#ifdef CATENARY_WITH_MPI
+    if (ranks.ranks() > 1) return dispatch_over_ranks(ranks, app, run, options);
+#endif
     return dispatch(app, run, compare, gather, options);
-  } catch (const catenary::InputError& e) {
-    std::fprintf(stderr, "catenary: error: %s\n", e.what());
-    return kExitBadInput;
-  } catch (const catenary::CheckpointError& e) {  // a checkpoint that does not hold what the run needs
-    std::fprintf(stderr, "catenary: error: %s\n", e.what());
-    return kExitBadInput;
-  } catch (const catenary::BackendUnavailable& e) {  // asked for, cannot be had: like bad input
-    std::fprintf(stderr, "catenary: error: %s\n", e.what());
-    return kExitBadInput;
-  } catch (const catenary::OutputError& e) {
-    std::fprintf(stderr, "catenary: error: %s\n", e.what());
-    return kExitOutputFailed;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "catenary: error: %s\n", e.what());
-    return kExitSimulationFailed;
+  } catch (const std::exception&) {
+    return report_exception();
   }
 }

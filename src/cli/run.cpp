@@ -25,13 +25,6 @@ namespace catenary::cli {
 
 namespace {
 
-// --out, else the case's output.directory, else results/NAME.
-OutputDirectory run_directory(const Case& c, const std::string& out) {
-  if (!out.empty()) return {out, "--out"};
-  if (!c.output.directory.empty()) return {c.output.directory, "/output/directory"};
-  return {(std::filesystem::path("results") / c.name).string(), "/output/directory"};
-}
-
 // The run's output directory, locked for it, its writer, and for a resumed run the checkpoint.
 struct OpenOutput {
   std::unique_ptr<DirectoryLock> lock;
@@ -78,6 +71,13 @@ void print_run_summary(const RunSummary& s, const std::string& dir, const char* 
 }
 
 }  // namespace
+
+OutputDirectory run_directory(const Case& c, const std::string& out, const std::string& resume) {
+  if (!resume.empty()) return {resume, "--resume"};
+  if (!out.empty()) return {out, "--out"};
+  if (!c.output.directory.empty()) return {c.output.directory, "/output/directory"};
+  return {(std::filesystem::path("results") / c.name).string(), "/output/directory"};
+}
 
 void print_case_summary(const Case& c) {
   const Model& m = c.model;
@@ -176,18 +176,15 @@ int run_command(const std::string& case_path, const std::string& out, const std:
   const BackendChoice choice = parse_backend_choice(backend);
   const std::vector<SweepCase> cases = load_cases(case_path, selection);
   set_run_threads(threads, cases);
-  if (cases.front().sweep_size > 1) {
-    if (!resume.empty())
-      return run_sweep_and_report(cases, case_path, {resume, "--resume"}, choice, interruption, nullptr, true);
-    return run_sweep_and_report(cases, case_path, run_directory(cases.front().c, out), choice, interruption);
-  }
+  const OutputDirectory dir = run_directory(cases.front().c, out, resume);
+  if (cases.front().sweep_size > 1)
+    return run_sweep_and_report(cases, case_path, dir, choice, interruption, nullptr, !resume.empty());
   const Case& c = cases.front().c;
   print_case_summary(c);
   const SelectedBackend selected =
       make_backend(choice, c.model, c.analysis);
   if (!selected.notice.empty()) std::fprintf(stderr, "catenary: note: %s\n", selected.notice.c_str());
-  if (!resume.empty()) return run_and_report(c, *selected.backend, {resume, "--resume"}, interruption, true);
-  return run_and_report(c, *selected.backend, run_directory(c, out), interruption, false);
+  return run_and_report(c, *selected.backend, dir, interruption, !resume.empty());
 }
 
 }  // namespace catenary::cli

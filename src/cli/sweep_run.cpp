@@ -30,9 +30,10 @@ class PrintingObserver : public SweepObserver {
 
 int run_sweep_and_report(const std::vector<SweepCase>& cases, const std::string& case_path, const OutputDirectory& dir,
                          BackendChoice choice, const Interruption& interruption, std::vector<size_t>* failed,
-                         bool resume) {
+                         bool resume, int cuda_device) {
   PrintingObserver observer;
-  const SweepRun run = run_sweep(cases, case_path, dir.path, dir.origin, choice, observer, &interruption, resume);
+  const SweepRun run =
+      run_sweep(cases, case_path, dir.path, dir.origin, choice, observer, &interruption, resume, cuda_device);
   if (failed) *failed = run.failed;
   if (run.interrupted) return exit_interrupted(interruption);
   return run.failed.empty() ? kExitOk : kExitSimulationFailed;

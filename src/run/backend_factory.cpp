@@ -83,9 +83,20 @@ SelectedBackend make_backend(BackendChoice choice, const Model& m, LinearSolverC
   return select_backend(choice, m, solver, kMostBackendVectors, false, options);
 }
 
-SelectedBackend make_backend(BackendChoice choice, const Model& m, const AnalysisSettings& analysis) {
+SelectedBackend make_backend(BackendChoice choice, const Model& m, const AnalysisSettings& analysis,
+                             int cuda_device) {
+  BackendOptions options = backend_options(analysis);
+  options.cuda_device = cuda_device;
   return select_backend(choice, m, analysis.linear_solver, backend_vector_count(analysis),
-                        reuses_factorizations(analysis), backend_options(analysis));
+                        reuses_factorizations(analysis), options);
+}
+
+int cuda_device_count() {
+#ifdef CATENARY_WITH_CUDA
+  return cuda::device_count();
+#else
+  return 0;
+#endif
 }
 
 }  // namespace catenary

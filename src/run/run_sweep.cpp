@@ -108,13 +108,13 @@ std::deque<std::vector<size_t>> restore_batches(const StateRecord& record, size_
   return batches;
 }
 
-// The copies at `positions` of cases merged into one batch, run on a backend of their own and
-// written through `index`; from the checkpoint `resume` where given.
+// The copies at `positions` of cases merged into one batch, run on a backend of their own (a CUDA
+// one on cuda_device) and written through `index`; from the checkpoint `resume` where given.
 BatchResult run_batch(const std::vector<SweepCase>& cases, const std::vector<size_t>& positions,
                       const std::string& case_path, const std::string& dir, const std::string& dir_origin,
                       BackendChoice choice, SweepIndex& index, const std::string& files, SweepObserver& observer,
                       const Interruption* interruption, const SweepCheckpoints& sweep_checkpoints,
-                      const StateRecord* resume) {
+                      const StateRecord* resume, int cuda_device) {
   std::vector<size_t> numbers;
   for (size_t k : positions) numbers.push_back(cases[k].index);
   std::vector<CopyRange> ranges;
@@ -126,7 +126,7 @@ BatchResult run_batch(const std::vector<SweepCase>& cases, const std::vector<siz
                              ? copy_list(numbers) + " of the " + std::to_string(cases.front().sweep_size) +
                                    " of the sweep '" + first.name + "': " + size
                              : "sweep of " + std::to_string(cases.size()) + " copies of '" + first.name + "': " + size);
-  const SelectedBackend selected = make_backend(choice, batch, first.analysis);
+  const SelectedBackend selected = make_backend(choice, batch, first.analysis, cuda_device);
   allow_open_files(cases, positions, case_path);
   std::unique_ptr<SweepWriter> writer;
   try {
@@ -172,7 +172,7 @@ Model merge_sweep_copies(const std::vector<SweepCase>& cases, const std::vector<
 
 SweepRun run_sweep(const std::vector<SweepCase>& cases, const std::string& case_path, const std::string& dir,
                    const std::string& dir_origin, BackendChoice choice, SweepObserver& observer,
-                   const Interruption* interruption, bool resume) {
+                   const Interruption* interruption, bool resume, int cuda_device) {
   const std::string stem = SweepIndex::stem(cases);
   // A whole sweep needs the directory alone; the parts of one share it, each its own copies.
   std::unique_ptr<DirectoryLock> lock, part_lock;
@@ -227,7 +227,7 @@ SweepRun run_sweep(const std::vector<SweepCase>& cases, const std::string& case_
       positions = std::move(batches.front());
       batches.pop_front();
       const BatchResult result = run_batch(cases, positions, case_path, dir, dir_origin, choice, index, files, observer,
-                                           interruption, sweep_checkpoints, checkpoint.get());
+                                           interruption, sweep_checkpoints, checkpoint.get(), cuda_device);
       checkpoint.reset();  // only the first batch resumes
       if (result.run.interrupted()) {
         outcome.interrupted = true;

@@ -21,6 +21,10 @@ struct BackendOptions {
   // chains (kernels/chain_forces_pass.cuh); false: the plain forces pass and its gather.
   bool chain_forces_pass = true;
   BlockSolverOptions block_solver;
+  // CUDA: the device the backend runs on (its number, from 0; set as the constructing thread's
+  // current device, on which the backend then makes all its calls); -1: the thread's current one.
+  // One process per GPU (mpirun ranks) passes its own.
+  int cuda_device = -1;
 };
 
 }  // namespace catenary

@@ -16,6 +16,8 @@ namespace catenary::cuda {
 
 // True if a CUDA device can be used; otherwise `why` says what is missing (no driver, no device).
 bool device_available(std::string& why);
+// The CUDA devices present (0 without a driver or a device).
+int device_count();
 
 // The current device's peak memory bandwidth in bytes per second (memory clock x bus width,
 // double data rate), and its name; 0 and "" when no device can be asked.
@@ -65,7 +67,9 @@ using LinearSolver = LinearSolverChoice;
 // solver's workspace after analysis), or when a block method is asked for a model that is not a
 // chain. reuses_factorizations: the analysis solves several times from a factorization (modified
 // Newton: reuses_factorizations(AnalysisSettings)), which weighs Auto's block method. options:
-// the paths it takes where there is a choice (BackendOptions).
+// the paths it takes where there is a choice (BackendOptions), and the device it runs on
+// (options.cuda_device, made the calling thread's current device first; BackendUnavailable where
+// it cannot be).
 std::unique_ptr<Backend> make_cuda_backend(const Model& m, LinearSolver solver, int vectors,
                                            bool reuses_factorizations = false, const BackendOptions& options = {});
 // The same with room for the most vectors any analysis holds.

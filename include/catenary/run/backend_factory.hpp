@@ -34,7 +34,12 @@ SelectedBackend make_backend(BackendChoice choice, const Model& m, LinearSolverC
 // The same for the analysis to run: its linear solver, its vectors (backend_vector_count), whether
 // it reuses factorizations (reuses_factorizations: the CUDA backend's automatic block method) and
 // its float factors (backend_options), all from the analysis (integrators/analyses.hpp).
-SelectedBackend make_backend(BackendChoice choice, const Model& m, const AnalysisSettings& analysis);
+// cuda_device: the GPU a CUDA backend runs on (BackendOptions::cuda_device; -1: the current one).
+SelectedBackend make_backend(BackendChoice choice, const Model& m, const AnalysisSettings& analysis,
+                             int cuda_device = -1);
+
+// The CUDA devices this process can use: 0 without a driver or a device, or in a build without CUDA.
+int cuda_device_count();
 
 // The backend options an analysis asks for (analysis.float_factors); the rest at their defaults.
 BackendOptions backend_options(const AnalysisSettings& analysis);

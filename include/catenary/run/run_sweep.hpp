@@ -57,9 +57,10 @@ struct SweepRun {
 // With the case's checkpoint settings the batch that runs checkpoints into DIR/STEM.checkpoint.bin
 // (SweepIndex::checkpoint_file) with every copy's writer, the index's outcomes and the batches
 // still to run; `resume` continues from that checkpoint: the batch it was written in from its
-// state, then the batches that were still to run.
+// state, then the batches that were still to run. cuda_device: the GPU the batches' CUDA backends
+// run on (make_backend; -1: the current one).
 SweepRun run_sweep(const std::vector<SweepCase>& cases, const std::string& case_path, const std::string& dir,
                    const std::string& dir_origin, BackendChoice choice, SweepObserver& observer,
-                   const Interruption* interruption = nullptr, bool resume = false);
+                   const Interruption* interruption = nullptr, bool resume = false, int cuda_device = -1);
 
 }  // namespace catenary
