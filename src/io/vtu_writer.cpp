@@ -1,5 +1,6 @@
 #include "catenary/io/vtu_writer.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <iterator>
