@@ -136,3 +136,67 @@ def test_the_standard_plots_of_a_run_are_written_as_png_files(tmp_path):
             assert f.read(8) == b"\x89PNG\r\n\x1a\n"
     bad = subprocess.run([sys.executable, "-m", "catenary.plot", str(tmp_path)], capture_output=True, text=True)
     assert bad.returncode == 2 and "no results.csv" in bad.stderr
+
+
+def test_the_c_api_from_python_through_ctypes():
+    """The C ABI itself (catenary/coupling.h), as a Python tool without the module would call it."""
+    import ctypes
+    lib = ctypes.CDLL(os.environ["CATENARY_COUPLING_LIBRARY"])
+    lib.catenary_error.restype = ctypes.c_char_p
+    lib.catenary_time.restype = ctypes.c_double
+    lib.catenary_coupled_body_name.restype = ctypes.c_char_p
+    run = ctypes.c_void_p()
+    path = os.path.join(CASES, "oc3_coupled_platform.json").encode()
+    assert lib.catenary_create(b"no_such_case.json", b"cpu", None, ctypes.byref(run)) == 2
+    assert b"no_such_case.json" in lib.catenary_error()
+    assert lib.catenary_create(path, b"cpu", None, ctypes.byref(run)) == 0, lib.catenary_error()
+    assert lib.catenary_coupled_body_name(run, 0) == b"spar"
+    assert lib.catenary_initialize(run, 1) == 0
+    Six = ctypes.c_double * 6
+    motion, rates, loads = Six(1.0, 0, 0, 0, 0, 0), Six(), Six()
+    assert lib.catenary_advance(run, ctypes.c_double(0.5), motion, rates) == 0, lib.catenary_error()
+    assert lib.catenary_time(run) == pytest.approx(0.5)
+    assert lib.catenary_loads(run, loads) == 0
+    # The same steps through the module: the same loads, bit for bit.
+    module_run = shipped("oc3_coupled_platform.json").coupled().initialize(True)
+    module_run.advance(0.5, [list(motion)], [list(rates)])
+    np.testing.assert_array_equal(module_run.loads()[0], np.array(loads[:]))
+    lib.catenary_destroy(run)
+
+
+def test_the_oc3_lines_stiffness_through_the_coupled_run_is_jonkmans():
+    """The OC3-Hywind mooring's linearized restoring at the undisplaced spar (Jonkman, Definition of
+    the Floating System for Phase IV of OC3, NREL/TP-500-47535, 2010): K11 = 41,180 N/m,
+    K33 = 11,940 N/m, K15 = -2,821,000 N/rad about the platform's reference point at the still
+    water line, 89.9155 m above the centre of mass. The spar is moved 0.2 m slowly (a cosine ramp
+    over 40 s, then held 20 s) from the static equilibrium; the lines' 20 elements add under 3 %."""
+    case = shipped("oc3_coupled_platform.json")
+
+    def load_change(dof):
+        run = case.coupled().initialize(True)
+        rest = run.loads()[0]
+        ramp, amplitude = 40.0, 0.2
+        while run.time < ramp + 20.0 - 1e-9:
+            t = run.time + 0.5
+            motion, rates = np.zeros((1, 6)), np.zeros((1, 6))
+            motion[0, dof] = amplitude * (1 - math.cos(math.pi * min(t / ramp, 1.0))) / 2
+            rates[0, dof] = amplitude * math.pi / (2 * ramp) * math.sin(math.pi * t / ramp) if t < ramp else 0.0
+            run.advance(t, motion, rates)
+        return (run.loads()[0] - rest) / amplitude
+
+    surge = load_change(0)
+    assert -surge[0] == pytest.approx(41180, rel=0.03)
+    # The moment about the still-water-line point: about the centre of mass, plus (0, 0, -89.9155) x F
+    # (the centre of mass below that point); the restoring -K15 x per metre of surge.
+    assert surge[4] - 89.9155 * surge[0] == pytest.approx(2.821e6, rel=0.03)
+    assert -load_change(2)[2] == pytest.approx(11940, rel=0.03)
+
+
+@pytest.mark.parametrize("example, arguments", [("falling_cable.py", ["--end-time", "0.05", "--out"]),
+                                                ("coupled_spar.py", ["--end-time", "20"])])
+def test_the_python_examples_run(tmp_path, example, arguments):
+    script = os.path.join(os.path.dirname(__file__), "..", "..", "python", "examples", example)
+    if arguments[-1] == "--out":
+        arguments = arguments + [str(tmp_path / "plot.png")]
+    done = subprocess.run([sys.executable, script] + arguments, capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
