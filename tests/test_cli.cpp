@@ -174,9 +174,13 @@ TEST_CASE("compare passes for every shipped case with the CUDA backend's code on
     // The clearance pin's collisions are located by shortening steps until a gap is within its
     // tolerance, and the backends' round-off moves those steps' ends (by 2e-9 s): the rattle that
     // follows carries the difference to 1.3e-5 of the pin's force and penetration.
+    // The coupled spar, run alone, is held still between its three symmetric lines: its motion's
+    // reactions are what is left of their cancelling pulls (moments of 1e7 N m to 0.3 N m), whose
+    // round-off the backends share to 1.2e-3 N m.
     const std::string tolerance = name == "rancf_pendulum_flexible"  ? " --rtol 1e-6"
                                   : name == "cantilever_static"      ? " --atol 1e-10"
                                   : name == "slider_crank_clearance" ? " --rtol 1e-4"
+                                  : name == "oc3_coupled_platform"   ? " --atol 1e-2"
                                                                      : "";
     const fs::path log = out / (name + ".log");
     fs::create_directories(out);

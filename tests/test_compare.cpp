@@ -226,8 +226,10 @@ TEST_CASE("catenary compare passes for every shipped case (CPU against CUDA)", "
     // 1e-9 on shorter runs of the same kinds of model.
     // The clearance pin's located collisions carry the backends' round-off into the rattle that
     // follows (1.3e-5 of the pin's force in the CUDA host build, [cuda-host] compare test).
+    // The coupled spar held still: its motion's reactions are round-off ([cuda-host] compare test).
     const std::string rtol = name == "rancf_pendulum_flexible"  ? " --rtol 1e-6"
                              : name == "slider_crank_clearance" ? " --rtol 1e-4"
+                             : name == "oc3_coupled_platform"   ? " --atol 1e-2"
                                                                 : "";
     const std::string cmd = std::string(CATENARY_BINARY) + " compare " + entry.path().string() + rtol + " --out " +
                             (out / name).string() + " > " + log.string() + " 2>&1";
