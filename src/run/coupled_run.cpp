@@ -1,5 +1,6 @@
 #include "catenary/run/coupled_run.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "catenary/core/errors.hpp"
@@ -23,6 +24,7 @@ struct CoupledRun::Parts {
 namespace {
 
 constexpr const char* kPathsKey = "coupling.paths";  // t0, t1, x0, x1, rate0, rate1 of each path
+constexpr const char* kNextFrameKey = "coupling.next_frame";
 
 }  // namespace
 
@@ -74,6 +76,7 @@ void CoupledRun::store_paths(StateRecord& record) const {
     for (int i = 0; i < 6; ++i) values[6 * static_cast<Eigen::Index>(k) + i] = v[i];
   }
   record.set(kPathsKey, values);
+  record.set(kNextFrameKey, next_frame_);
 }
 
 void CoupledRun::initialize(bool static_equilibrium) {
@@ -111,8 +114,13 @@ void CoupledRun::advance_to(const DynamicSettings& s, const StateRecord* from) {
     store_paths(record);
     reached = record;
   };
+  // Each advance ends on a frame (run_dynamic's last step): the outputs keep those at the case's
+  // output interval alone, whatever the coupling step.
+  const double interval = p.c.output.interval;
   const FrameSink sink = [&](const Frame& f) {
-    if (p.writer) p.writer->write_frame(f);
+    if (!p.writer || f.time < next_frame_ - 1e-9 * std::max(interval, f.step)) return;
+    p.writer->write_frame(f);
+    while (interval > 0.0 && next_frame_ <= f.time + 1e-9 * std::max(interval, f.step)) next_frame_ += interval;
   };
   try {
     run_dynamic(*p.system, s, p.c.output.interval, sink, summary_, nullptr, checkpoints);
@@ -162,6 +170,7 @@ void CoupledRun::restore(const StateRecord& record) {
     const double* v = values.data() + 6 * k;
     *paths_[k] = {v[0], v[1], v[2], v[3], v[4], v[5]};
   }
+  next_frame_ = record.number(kNextFrameKey);
   state_ = record;
   initialized_ = true;
 }

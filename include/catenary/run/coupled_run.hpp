@@ -61,6 +61,7 @@ class CoupledRun {
   std::vector<int> bodies_;                         // each coupled body's index among the rigid bodies
   std::vector<std::shared_ptr<CoupledPath>> paths_;  // six per coupled body
   StateRecord state_;                               // the record at time()
+  double next_frame_ = 0.0;                         // the next output frame's time
   RunSummary summary_;
   bool initialized_ = false;
 };
