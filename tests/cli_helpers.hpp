@@ -13,6 +13,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace catenary::testing {
@@ -32,23 +33,35 @@ inline std::string slurp(const std::filesystem::path& p) {
   return s.str();
 }
 
-// `catenary ARGS` started in the background, its stdout and stderr into log; its process id.
-inline pid_t start_catenary(const std::vector<std::string>& args, const std::filesystem::path& log) {
-  std::vector<std::string> words = {CATENARY_BINARY};
-  words.insert(words.end(), args.begin(), args.end());
+// The program words[0] with arguments words[1..] started in the background, with the environment
+// and `extra_environment` ("NAME=VALUE"), its stdout and stderr into log; its process id.
+inline pid_t start_process(std::vector<std::string> words, const std::vector<std::string>& extra_environment,
+                           const std::filesystem::path& log) {
   std::vector<char*> argv;
   for (std::string& w : words) argv.push_back(w.data());
   argv.push_back(nullptr);
+  std::vector<std::string> variables = extra_environment;
+  for (char** v = environ; *v; ++v) variables.emplace_back(*v);
+  std::vector<char*> envp;
+  for (std::string& v : variables) envp.push_back(v.data());
+  envp.push_back(nullptr);
   const std::string log_path = log.string();
   const pid_t pid = ::fork();
   if (pid == 0) {  // only async-signal-safe calls until exec
     const int fd = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     ::dup2(fd, 1);
     ::dup2(fd, 2);
-    ::execv(argv[0], argv.data());
+    ::execve(argv[0], argv.data(), envp.data());
     ::_exit(127);
   }
   return pid;
+}
+
+// `catenary ARGS` started in the background, its stdout and stderr into log; its process id.
+inline pid_t start_catenary(const std::vector<std::string>& args, const std::filesystem::path& log) {
+  std::vector<std::string> words = {CATENARY_BINARY};
+  words.insert(words.end(), args.begin(), args.end());
+  return start_process(std::move(words), {}, log);
 }
 
 // Whether `ready` came true, checked every 20 ms for at most 60 s.

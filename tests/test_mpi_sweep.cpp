@@ -86,24 +86,8 @@ pid_t start_mpirun(int ranks, const std::vector<std::string>& args, const fs::pa
   std::vector<std::string> words = {CATENARY_MPIEXEC, "--oversubscribe", "-n", std::to_string(ranks), CATENARY_BINARY};
   words.insert(words.end(), args.begin(), args.end());
   words.insert(words.end(), {"--threads", "1"});
-  std::vector<char*> argv;
-  for (std::string& w : words) argv.push_back(w.data());
-  argv.push_back(nullptr);
-  std::vector<std::string> variables = {"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"};
-  for (char** v = environ; *v; ++v) variables.emplace_back(*v);
-  std::vector<char*> envp;
-  for (std::string& v : variables) envp.push_back(v.data());
-  envp.push_back(nullptr);
-  const std::string log_path = log.string();
-  const pid_t pid = ::fork();
-  if (pid == 0) {  // only async-signal-safe calls until exec
-    const int fd = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    ::dup2(fd, 1);
-    ::dup2(fd, 2);
-    ::execve(argv[0], argv.data(), envp.data());
-    ::_exit(127);
-  }
-  return pid;
+  return catenary::testing::start_process(std::move(words),
+                                          {"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"}, log);
 }
 
 // The processes `pid` started (mpirun's: its ranks), from /proc.

@@ -40,15 +40,20 @@ def read_columns(path):
     return columns
 
 
-def energies(columns, ax=None):
-    ax = _axes(ax, "energies")
-    for name in ("kinetic_energy", "gravitational_energy", "elastic_energy", "total_energy"):
-        if name in columns:
-            ax.plot(columns["time"], columns[name], label=name.replace("_", " "))
+def _over_time(columns, curves, title, unit, ax, **legend):
+    """curves: (label, column name) pairs, each drawn against time."""
+    ax = _axes(ax, title)
+    for label, name in curves:
+        ax.plot(columns["time"], columns[name], label=label)
     ax.set_xlabel("time (s)")
-    ax.set_ylabel("J")
-    ax.legend()
+    ax.set_ylabel(unit)
+    ax.legend(**legend)
     return ax
+
+
+def energies(columns, ax=None):
+    names = [n for n in ("kinetic_energy", "gravitational_energy", "elastic_energy", "total_energy") if n in columns]
+    return _over_time(columns, [(n.replace("_", " "), n) for n in names], "energies", "J", ax)
 
 
 def node_paths(columns, ax=None):
@@ -72,25 +77,13 @@ def node_paths(columns, ax=None):
 
 
 def tensions(columns, ax=None):
-    ax = _axes(ax, "line tensions")
-    for name, values in columns.items():
-        if name.endswith(".tension"):
-            ax.plot(columns["time"], values, label=name[: -len(".tension")])
-    ax.set_xlabel("time (s)")
-    ax.set_ylabel("N")
-    ax.legend()
-    return ax
+    curves = [(n[: -len(".tension")], n) for n in columns if n.endswith(".tension")]
+    return _over_time(columns, curves, "line tensions", "N", ax)
 
 
 def reactions(columns, ax=None):
-    ax = _axes(ax, "constraint reactions")
-    for name, values in columns.items():
-        if name.startswith("reaction."):
-            ax.plot(columns["time"], values, label=name[len("reaction."):])
-    ax.set_xlabel("time (s)")
-    ax.set_ylabel("N (or N m)")
-    ax.legend(fontsize="small", ncol=2)
-    return ax
+    curves = [(n[len("reaction."):], n) for n in columns if n.startswith("reaction.")]
+    return _over_time(columns, curves, "constraint reactions", "N (or N m)", ax, fontsize="small", ncol=2)
 
 
 def sweep_table(columns, x, y, ax=None):
