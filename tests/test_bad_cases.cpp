@@ -178,6 +178,7 @@ const BadCase kBadCases[] = {
     {"sweep_index_beyond_size", "/sweep/parameters/0/path",
      "no value at '/model/bodies/99999999999999999999999/elements' in this case to vary"},
     {"model_beyond_memory", "/model/bodies", "the bodies ask for 1000000000 elements, which need about 558.8 GiB of memory to build"},
+    {"step5_t1_not_after_t0", "/model/springs/0/actuator/t1", "must be greater than t0 (0.5)"},
     {"long_unknown_key", "/model/bodies/0/colourrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrr",
      "unknown key 'colourrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrr...' ("},
 };

@@ -113,11 +113,16 @@ TimeFunction TimeFunction::constant(double value) {
   return f;
 }
 
-double smooth_step(double x, double x0, double h0, double x1, double h1) {
-  if (x <= x0) return h0;
-  if (x >= x1) return h1;
-  const double s = (x - x0) / (x1 - x0);
-  return h0 + (h1 - h0) * s * s * (3.0 - 2.0 * s);
+double smooth_step(double x, double x0, double h0, double x1, double h1, int derivative) {
+  if (x <= x0 || x >= x1) return derivative == 0 ? (x <= x0 ? h0 : h1) : 0.0;
+  const double d = x1 - x0, s = (x - x0) / d;
+  if (derivative == 0) return h0 + (h1 - h0) * s * s * (3.0 - 2.0 * s);
+  if (derivative == 1) return (h1 - h0) * 6.0 * s * (1.0 - s) / d;
+  return (h1 - h0) * 6.0 * (1.0 - 2.0 * s) / (d * d);
+}
+
+double quintic_step(double x, double x0, double h0, double x1, double h1, int derivative) {
+  return (derivative == 0 ? h0 : 0.0) + (h1 - h0) * quintic_ramp(x - x0, x1 - x0, derivative);
 }
 
 double TimeFunction::value(double t) const {
@@ -128,6 +133,7 @@ double TimeFunction::value(double t) const {
       if (t >= t1) return v1;
       return v0 + (v1 - v0) * (t - t0) / (t1 - t0);
     case Kind::SmoothStep: return smooth_step(t, t0, v0, t1, v1);
+    case Kind::Step5: return quintic_step(t, t0, v0, t1, v1);
     case Kind::Harmonic:
     case Kind::Table: return ramped(*this, t, 0);
     case Kind::Coupled: return path->at(t, 0);
@@ -139,11 +145,8 @@ double TimeFunction::first_derivative(double t) const {
   switch (kind) {
     case Kind::Constant: return 0.0;
     case Kind::LinearRamp: return (t > t0 && t < t1) ? (v1 - v0) / (t1 - t0) : 0.0;
-    case Kind::SmoothStep: {
-      if (t <= t0 || t >= t1) return 0.0;
-      const double d = t1 - t0, x = (t - t0) / d;
-      return (v1 - v0) * 6.0 * x * (1.0 - x) / d;
-    }
+    case Kind::SmoothStep: return smooth_step(t, t0, v0, t1, v1, 1);
+    case Kind::Step5: return quintic_step(t, t0, v0, t1, v1, 1);
     case Kind::Harmonic:
     case Kind::Table: return ramped(*this, t, 1);
     case Kind::Coupled: return path->at(t, 1);
@@ -155,11 +158,8 @@ double TimeFunction::second_derivative(double t) const {
   switch (kind) {
     case Kind::Constant:
     case Kind::LinearRamp: return 0.0;
-    case Kind::SmoothStep: {
-      if (t <= t0 || t >= t1) return 0.0;
-      const double d = t1 - t0, x = (t - t0) / d;
-      return (v1 - v0) * 6.0 * (1.0 - 2.0 * x) / (d * d);
-    }
+    case Kind::SmoothStep: return smooth_step(t, t0, v0, t1, v1, 2);
+    case Kind::Step5: return quintic_step(t, t0, v0, t1, v1, 2);
     case Kind::Harmonic:
     case Kind::Table: return ramped(*this, t, 2);
     case Kind::Coupled: return path->at(t, 2);

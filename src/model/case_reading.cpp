@@ -195,7 +195,7 @@ TimeFunction read_time_function(const Node& n) {
   if (n.v.is_number()) return TimeFunction::constant(n.v.get<double>());
   if (!n.v.is_object()) n.fail("must be a number or a time function object" + n.got());
   const std::string type =
-      get_choice(n.required("type"), {"constant", "ramp", "smooth_step", "harmonic", "table"}, "time function type");
+      get_choice(n.required("type"), {"constant", "ramp", "smooth_step", "step5", "harmonic", "table"}, "time function type");
   TimeFunction f;
   if (type == "table") {
     const double ramp = n.has("ramp") ? get_non_negative(n.child("ramp")) : 0.0;
@@ -205,9 +205,11 @@ TimeFunction read_time_function(const Node& n) {
     expect_object(n, {"type", "value"});
     return TimeFunction::constant(get_number(n.required("value")));
   }
-  if (type == "ramp" || type == "smooth_step") {
+  if (type == "ramp" || type == "smooth_step" || type == "step5") {
     expect_object(n, {"type", "t0", "t1", "from", "to"});
-    f.kind = type == "ramp" ? TimeFunction::Kind::LinearRamp : TimeFunction::Kind::SmoothStep;
+    f.kind = type == "ramp"          ? TimeFunction::Kind::LinearRamp
+             : type == "smooth_step" ? TimeFunction::Kind::SmoothStep
+                                     : TimeFunction::Kind::Step5;
     f.t0 = get_number(n.required("t0"));
     f.t1 = get_number(n.required("t1"));
     if (!(f.t1 > f.t0)) n.child("t1").fail("must be greater than t0 (" + format_number(f.t0) + ")");

@@ -33,15 +33,22 @@ struct CoupledPath {
 };
 
 // ADAMS's STEP: h0 for x <= x0, h1 for x >= x1, and the cubic h0 + (h1 - h0) s^2 (3 - 2 s),
-// s = (x - x0) / (x1 - x0), between (continuous with its first derivative).
-double smooth_step(double x, double x0, double h0, double x1, double h1);
+// s = (x - x0) / (x1 - x0), between (continuous with its first derivative); or its first or
+// second derivative in x (derivative 0, 1 or 2).
+double smooth_step(double x, double x0, double h0, double x1, double h1, int derivative = 0);
+
+// ADAMS's STEP5: as STEP with the quintic h0 + (h1 - h0) s^3 (10 - 15 s + 6 s^2) (the quintic
+// ramp of core/quintic_ramp.hpp over [x0, x1]), continuous with its first and second
+// derivatives; or its first or second derivative in x (derivative 0, 1 or 2).
+double quintic_step(double x, double x0, double h0, double x1, double h1, int derivative = 0);
 
 struct TimeFunction {
-  enum class Kind { Constant, LinearRamp, Harmonic, SmoothStep, Table, Coupled };
+  enum class Kind { Constant, LinearRamp, Harmonic, SmoothStep, Step5, Table, Coupled };
   Kind kind = Kind::Constant;
   // Constant: value = v0.
   // LinearRamp: v0 before t0, linear to v1 at t1, v1 after (continuous, kinked).
   // SmoothStep: v0 before t0, cubic 3x^2 - 2x^3 blend to v1 at t1, v1 after (ADAMS STEP).
+  // Step5: the same with the quintic 10x^3 - 15x^4 + 6x^5 blend (ADAMS STEP5).
   // Harmonic: R(t) (v0 + amplitude * sin(2 pi frequency t + phase)).
   // Table: R(t) s(t), s the table's spline.
   // Coupled: the path's value (shared with the coupling program, which moves it between advances).
