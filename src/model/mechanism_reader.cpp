@@ -380,26 +380,49 @@ class MechanismReader {
     return rigid::rotate_back(s.p, vec_sub(ground_point, s.r));
   }
 
-  // What translational and rotational spring-dampers share: name, bodies, stiffness, damping,
-  // actuator.
+  // What translational and rotational spring-dampers share: name, bodies, stiffness, damping
+  // (unless the element has another law: linear = false), actuator.
   template <class Element>
-  void read_spring_damper(const Node& n, const Model& m, Element& e, const std::string& what) {
+  void read_spring_damper(const Node& n, const Model& m, Element& e, const std::string& what, bool linear = true) {
     e.name = read_element_name(n, what);
     const auto bodies = read_body_pair(n, m, "a " + what);
     e.body_i = bodies.first;
     e.body_j = bodies.second;
-    e.stiffness = get_non_negative(n.required("stiffness"));
-    e.damping = n.has("damping") ? get_non_negative(n.child("damping")) : 0.0;
+    if (linear) {
+      e.stiffness = get_non_negative(n.required("stiffness"));
+      e.damping = n.has("damping") ? get_non_negative(n.child("damping")) : 0.0;
+    }
     if (n.has("actuator")) {
       e.has_actuator = true;
       e.actuator = read_time_function(n.child("actuator"));
     }
   }
 
+  // ADAMS's IMPACT law of a spring (multibody/impact_law.hpp): k, e, cmax, d.
+  ImpactLaw read_impact_law(const Node& n) {
+    expect_object(n, {"stiffness", "exponent", "max_damping", "penetration"});
+    ImpactLaw law;
+    law.stiffness = get_positive(n.required("stiffness"));
+    const Node en = n.required("exponent");
+    law.exponent = get_number(en);
+    if (!(law.exponent >= 1.0))
+      en.fail("must be at least 1 (got " + format_number(law.exponent) + "): below 1 the force's slope is infinite at contact");
+    law.max_damping = get_non_negative(n.required("max_damping"));
+    law.penetration = get_positive(n.required("penetration"));
+    return law;
+  }
+
   void read_spring(const Node& n, Model& m) {
-    expect_object(n, {"name", "body_i", "body_j", "point_i", "point_j", "stiffness", "damping", "free_length", "actuator"});
+    expect_object(n, {"name", "body_i", "body_j", "point_i", "point_j", "stiffness", "damping", "free_length", "impact",
+                      "actuator"});
     Tsda s;
-    read_spring_damper(n, m, s, "spring");
+    s.has_impact = n.has("impact");
+    if (s.has_impact)
+      for (const char* key : {"stiffness", "damping"})
+        if (n.has(key))
+          n.child(key).fail("must not be given with \"impact\": the IMPACT law has its own stiffness and damping");
+    read_spring_damper(n, m, s, "spring", !s.has_impact);
+    if (s.has_impact) s.impact = read_impact_law(n.child("impact"));
     const Vec<3> pi = get_vector(n.required("point_i"), 3);
     const Node pjn = n.required("point_j");
     const Vec<3> pj = get_vector(pjn, 3);

@@ -55,7 +55,8 @@ TsdaGeometry tsda_geometry(const Tsda& e, const double* q, const double* v) {
 }
 
 double tsda_force(const Tsda& e, double length, double rate, double t) {
-  return e.stiffness * (length - e.free_length) + e.damping * rate + (e.has_actuator ? e.actuator.value(t) : 0.0);
+  const double stop = e.has_impact ? impact_force(e.impact, e.free_length, length, rate).value : 0.0;
+  return e.stiffness * (length - e.free_length) + e.damping * rate - stop + (e.has_actuator ? e.actuator.value(t) : 0.0);
 }
 
 // RSDA angle from rigid::rotation_coordinate (value, dtheta/dq_i, dtheta/dq_j, theta'), with the
@@ -105,6 +106,7 @@ double add_force_element_forces(const ForceElements& fe, const double* q, const 
     add_point_force(e.body_j, g.bj.p, e.point_j, vec_scale(-F, g.u), Q);
     const double x = g.length - e.free_length;
     energy += 0.5 * e.stiffness * x * x;
+    if (e.has_impact) energy += impact_energy(e.impact, e.free_length, g.length);
   }
 
   // RSDA: Q = -T dtheta/dq (theta has no r dependence; its p columns are B-matrix products).

@@ -10,20 +10,25 @@
 
 #include "catenary/core/time_function.hpp"
 #include "catenary/multibody/ground.hpp"
+#include "catenary/multibody/impact_law.hpp"
 #include "catenary/rigid/joints.hpp"
 
 namespace catenary {
 
 // Translational spring-damper-actuator between the body-frame point point_i of body i and
 // point_j of body j (ground: a ground-frame point). Along the line P_i -> P_j, l = |P_j - P_i|:
-//   F = stiffness (l - free_length) + damping l' + actuator(t)
-// F > 0 is tension: it pulls the two points together. Potential 1/2 stiffness (l - free_length)^2.
+//   F = stiffness (l - free_length) + damping l' - IMPACT(l, l', free_length) + actuator(t)
+// F > 0 is tension: it pulls the two points together. The IMPACT term (has_impact: ADAMS's
+// one-sided stop, multibody/impact_law.hpp) pushes the points apart while l < free_length.
+// Potential 1/2 stiffness (l - free_length)^2 plus the stop's impact_energy.
 // At l = 0 the line has no direction: the element then applies no force (see force_elements.cpp).
 struct Tsda {
   std::string name;
   int body_i = kGround, body_j = kGround;
   Vec<3> point_i = Vec<3>::zero(), point_j = Vec<3>::zero();
   double stiffness = 0.0, damping = 0.0, free_length = 0.0;
+  bool has_impact = false;
+  ImpactLaw impact;
   bool has_actuator = false;
   TimeFunction actuator;
 };
@@ -67,7 +72,7 @@ struct ForceElements {
 
 // Q += generalized forces of all elements at (q, q' = v, t); q, v, Q hold 7 entries per body
 // (size >= 7 * the largest body index + 7). Returns the springs' potential energy
-// (sum of 1/2 k (l - l0)^2 and 1/2 k (theta - theta0)^2).
+// (sum of 1/2 k (l - l0)^2, the stops' impact_energy and 1/2 k (theta - theta0)^2).
 double add_force_element_forces(const ForceElements& fe, const double* q, const double* v, double t, double* Q);
 
 // Per element, for output. TSDA: length l, rate l', force F (tension positive).
