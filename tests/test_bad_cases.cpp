@@ -184,6 +184,11 @@ const BadCase kBadCases[] = {
     {"impact_negative_damping", "/model/springs/0/impact/max_damping", "must be zero or positive (got -1)"},
     {"impact_missing_stiffness", "/model/springs/0/impact/stiffness", "required field is missing"},
     {"step5_t1_not_after_t0", "/model/springs/0/actuator/t1", "must be greater than t0 (0.5)"},
+    {"euler_angles_unknown_convention", "/model/rigid_bodies/0/orientation/convention",
+     "unknown Euler angle convention '321'"},
+    {"euler_angles_two_numbers", "/model/rigid_bodies/0/orientation/euler_angles",
+     "must be an array of 3 numbers (a, b, c in radians) (got 2 numbers)"},
+    {"euler_angles_without_convention", "/model/rigid_bodies/0/orientation/convention", "required field is missing"},
     {"long_unknown_key", "/model/bodies/0/colourrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrr",
      "unknown key 'colourrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrr...' ("},
 };

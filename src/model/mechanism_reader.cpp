@@ -14,6 +14,7 @@
 #include "catenary/model/model_operators.hpp"
 #include "catenary/model/multibody_layout.hpp"
 #include "catenary/multibody/mechanism_builders.hpp"
+#include "catenary/rigid/euler_angles.hpp"
 #include "catenary/rigid/euler_parameters.hpp"
 
 namespace catenary {
@@ -83,18 +84,37 @@ class MechanismReader {
     return s;
   }
 
+  // "313" (z-x-z) or "123" (x-y-z, Bryant): rigid/euler_angles.hpp.
+  rigid::EulerConvention read_euler_convention(const Node& n) {
+    return get_choice(n, {"313", "123"}, "Euler angle convention") == "313" ? rigid::EulerConvention::z_x_z
+                                                                          : rigid::EulerConvention::x_y_z;
+  }
+
   Vec<4> read_orientation(const Node& n) {
-    if (!n.v.is_object()) n.fail("must be an object with \"axis\" and \"angle\", \"rotation_matrix\" or \"euler_parameters\"" + n.got());
+    if (!n.v.is_object())
+      n.fail("must be an object with \"axis\" and \"angle\", \"rotation_matrix\", \"euler_parameters\" or "
+             "\"euler_angles\" and \"convention\"" + n.got());
     const bool axis_angle = n.has("axis") || n.has("angle");
-    const int forms = (axis_angle ? 1 : 0) + (n.has("rotation_matrix") ? 1 : 0) + (n.has("euler_parameters") ? 1 : 0);
+    const bool angles = n.has("euler_angles") || n.has("convention");
+    const int forms = (axis_angle ? 1 : 0) + (angles ? 1 : 0) + (n.has("rotation_matrix") ? 1 : 0) +
+                      (n.has("euler_parameters") ? 1 : 0);
     if (forms != 1)
       n.fail(std::string(forms == 0 ? "gives no orientation" : "gives the orientation in more than one form") +
-             ": use exactly one of {\"axis\": [x, y, z], \"angle\": radians}, {\"rotation_matrix\": [[...], [...], [...]]} "
-             "or {\"euler_parameters\": [e0, e1, e2, e3]}");
+             ": use exactly one of {\"axis\": [x, y, z], \"angle\": radians}, {\"rotation_matrix\": [[...], [...], [...]]}, "
+             "{\"euler_parameters\": [e0, e1, e2, e3]} or {\"euler_angles\": [a, b, c], \"convention\": \"313\" or \"123\"}");
     if (axis_angle) {
       expect_object(n, {"axis", "angle"});
       const Vec<3> axis = get_direction(n.required("axis"));
       return rigid::from_axis_angle(axis, get_number(n.required("angle")));
+    }
+    if (angles) {
+      expect_object(n, {"euler_angles", "convention"});
+      const Node an = n.required("euler_angles");
+      if (!an.v.is_array() || an.v.size() != 3)
+        an.fail("must be an array of 3 numbers (a, b, c in radians)" +
+                (an.v.is_array() ? " (got " + std::to_string(an.v.size()) + " numbers)" : an.got()));
+      return rigid::from_euler_angles(vec3(get_number(an.at(0)), get_number(an.at(1)), get_number(an.at(2))),
+                                      read_euler_convention(n.required("convention")));
     }
     if (n.has("euler_parameters")) {
       expect_object(n, {"euler_parameters"});

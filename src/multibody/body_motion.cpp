@@ -8,14 +8,6 @@
 namespace catenary {
 namespace {
 
-// The quaternion product a (x) b = (a0 b0 - a.b, a0 b + b0 a + a x b).
-Vec<4> product(const Vec<4>& a, const Vec<4>& b) {
-  return vec4(a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
-              a[0] * b[1] + b[0] * a[1] + a[2] * b[3] - a[3] * b[2],
-              a[0] * b[2] + b[0] * a[2] + a[3] * b[1] - a[1] * b[3],
-              a[0] * b[3] + b[0] * a[3] + a[1] * b[2] - a[2] * b[1]);
-}
-
 // The rotation by angle(t) about ground axis `axis` as a quaternion, with its two time
 // derivatives: q = (cos h, sin h e), h = angle / 2.
 TargetOrientation about_axis(const TimeFunction& angle, int axis, double t) {
@@ -31,10 +23,11 @@ TargetOrientation about_axis(const TimeFunction& angle, int axis, double t) {
 // a (x) b with its derivatives by Leibniz's rule.
 TargetOrientation product(const TargetOrientation& a, const TargetOrientation& b) {
   TargetOrientation out;
-  out.q = product(a.q, b.q);
-  out.rate = vec_add(product(a.rate, b.q), product(a.q, b.rate));
-  out.acceleration = vec_add(vec_add(product(a.acceleration, b.q), product(a.q, b.acceleration)),
-                             vec_scale(2.0, product(a.rate, b.rate)));
+  using rigid::quaternion_product;
+  out.q = quaternion_product(a.q, b.q);
+  out.rate = vec_add(quaternion_product(a.rate, b.q), quaternion_product(a.q, b.rate));
+  out.acceleration = vec_add(vec_add(quaternion_product(a.acceleration, b.q), quaternion_product(a.q, b.acceleration)),
+                             vec_scale(2.0, quaternion_product(a.rate, b.rate)));
   return out;
 }
 

@@ -104,6 +104,15 @@ inline Vec<4> p_rate_from_angular_velocity(const Vec<4>& p, const Vec<3>& omega)
   return vec_scale(0.5, mat_t_vec(e_matrix(p), omega));
 }
 
+// The quaternion product a (x) b = (a0 b0 - a.b, a0 b + b0 a + a x b): the Euler parameters of
+// the rotation A(a) A(b) (b first, then a).
+inline Vec<4> quaternion_product(const Vec<4>& a, const Vec<4>& b) {
+  return vec4(a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
+              a[0] * b[1] + b[0] * a[1] + a[2] * b[3] - a[3] * b[2],
+              a[0] * b[2] + b[0] * a[2] + a[3] * b[1] - a[1] * b[3],
+              a[0] * b[3] + b[0] * a[3] + a[1] * b[2] - a[2] * b[1]);
+}
+
 // p / |p|
 inline Vec<4> normalized(const Vec<4>& p) { return vec_scale(1.0 / vec_norm(p), p); }
 
