@@ -2,7 +2,7 @@
 # Installs the Debian packages catenary builds with, if any is missing; with --fuzz also Clang,
 # for scripts/fuzz.sh. The CUDA toolkit (nvcc) is optional: with it the CUDA backend is built too.
 set -euo pipefail
-packages=(cmake g++ make libeigen3-dev nlohmann-json3-dev catch2 libsuitesparse-dev libcli11-dev python3 libopenmpi-dev openmpi-bin)
+packages=(cmake g++ make libeigen3-dev nlohmann-json3-dev catch2 libsuitesparse-dev libspectra-dev libcli11-dev python3 libopenmpi-dev openmpi-bin)
 # The Python module (pybind11) and what it and its tests use.
 packages+=(python3-dev python3-pybind11 pybind11-dev python3-numpy python3-pytest python3-matplotlib)
 # zlib compresses the VTU frames; VTK's Python reader reads them back in the tests.

@@ -68,7 +68,7 @@ void print_report(const ComparisonReport& report, const ComparisonTolerance& tol
 // Every result file the CPU run wrote, against the CUDA run's; true when all pass.
 bool compare_outputs(const fs::path& cpu_dir, const fs::path& cuda_dir, const ComparisonTolerance& tolerance) {
   bool pass = true;
-  for (const char* file : {"results.csv", "rigid_bodies.csv", "joint_reactions.csv", "contacts.csv"}) {
+  for (const char* file : {"results.csv", "rigid_bodies.csv", "joint_reactions.csv", "contacts.csv", "modes.csv"}) {
     if (std::string(file) != "results.csv" && !fs::exists(cpu_dir / file)) continue;
     std::printf("\n%s:", file);
     const ComparisonReport report =

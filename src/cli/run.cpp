@@ -66,6 +66,10 @@ void print_run_summary(const RunSummary& s, const std::string& dir, const char* 
     std::printf("; initial state %.1f ms, output %.1f ms (writing %.1f)", 1e3 * s.initial_state_seconds,
                 1e3 * s.output_seconds, 1e3 * s.output_writing_seconds);
   std::printf("\n");
+  for (size_t k = 0; k < s.eigenvalues.size(); ++k) {
+    const ModeFrequencies f = mode_frequencies(s.eigenvalues[k]);
+    std::printf("mode %zu: %.6g Hz, damping ratio %.4g\n", k + 1, f.natural_hz, f.damping_ratio);
+  }
   std::printf("results written to %s (%s)\n", std::filesystem::absolute(dir).string().c_str(), files);
   for (const std::string& w : s.warnings) std::fprintf(stderr, "catenary: warning: %s\n", w.c_str());
 }
@@ -125,7 +129,9 @@ int run_and_report(const Case& c, Backend& backend, const OutputDirectory& dir, 
   const OpenOutput out = open_output(c, dir, resume);
   const std::string listed = std::string("results.csv, ") +
                             (c.model.mechanism.empty() ? "" : "rigid_bodies.csv, joint_reactions.csv, ") +
-                            (has_contacts(c.model) ? "contacts.csv, " : "") + "results.pvd, summary.json";
+                            (has_contacts(c.model) ? "contacts.csv, " : "") +
+                            (c.analysis.type == AnalysisSettings::Type::Eigen ? "modes.csv, mode_shapes.csv, modes/, " : "") +
+                            "results.pvd, summary.json";
   const char* files = listed.c_str();
   print_backend(backend);
   if (resume)

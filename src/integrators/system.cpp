@@ -139,21 +139,7 @@ double System::residual_floor(double matrix_norm, double q_max_abs) const {
   return kRoundoffFactor * matrix_norm * (model_.characteristic_length + q_max_abs);
 }
 
-std::string System::describe_dof(int dof) const {
-  if (dof >= model_.rigid_offset()) {
-    static const char* rigid_names[7] = {"x", "y", "z", "e0", "e1", "e2", "e3"};
-    const int b = (dof - model_.rigid_offset()) / 7;
-    return "rigid body '" + model_.mechanism.bodies[b].name + "', coordinate " + rigid_names[(dof - model_.rigid_offset()) % 7];
-  }
-  const int n = model_.coordinates_per_node(), node = dof / n, k = dof % n;
-  static const char* axes = "xyz";
-  const std::string coord = k < model_.dimension ? std::string(1, axes[k])
-                                                 : std::string("slope_") + axes[k - model_.dimension];
-  for (const Body& b : model_.bodies)
-    if (node >= b.first_node && node < b.first_node + b.node_count)
-      return "body '" + b.name + "' node " + std::to_string(node - b.first_node) + ", coordinate " + coord;
-  return "node " + std::to_string(node) + ", coordinate " + coord;
-}
+std::string System::describe_dof(int dof) const { return describe_coordinate(model_, dof); }
 
 std::string System::singularity_note(const Vector& q, double t) {
   if (block_.empty()) return "";

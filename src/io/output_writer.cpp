@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "catenary/integrators/eigen_analysis.hpp"
 #include "catenary/io/vtu_writer.hpp"
 #include "catenary/model/contact_report.hpp"
 #include "catenary/model/multibody_layout.hpp"
@@ -17,6 +18,7 @@
 #include "earlier_outputs.hpp"
 #include "output_file.hpp"
 #include "text_output.hpp"
+#include "vtu_format.hpp"
 
 namespace catenary {
 
@@ -41,6 +43,7 @@ std::string analysis_name(AnalysisSettings::Type type) {
     case AnalysisSettings::Type::Dynamic: return "dynamic";
     case AnalysisSettings::Type::Assembly: return "assembly";
     case AnalysisSettings::Type::Kinematic: return "kinematic";
+    case AnalysisSettings::Type::Eigen: return "eigen";
   }
   return {};
 }
@@ -83,12 +86,6 @@ OutputWriter::OutputWriter(const Case& c, const std::string& directory, const St
 }
 
 namespace {
-
-// The collection's closing lines: each frame's entry is written over them and they follow it, so
-// the file is whole after every frame, and a frame writes one entry, not the list again (which made
-// a run of 10,000 frames spend 98 % of its time rewriting results.pvd). The entry is added once
-// its frame file is whole under its own name.
-constexpr char kPvdEnd[] = "  </Collection>\n</VTKFile>\n";
 
 }  // namespace
 
@@ -350,14 +347,15 @@ void OutputWriter::write_contact_rows(const Frame& f, const Eigen::VectorXd& q, 
   write_rows(*contacts_csv_, row + '\n');
 }
 
+// Each frame's entry is written over the collection's closing lines and they follow it, so the
+// file is whole after every frame, and a frame writes one entry, not the list again (which made a
+// run of 10,000 frames spend 98 % of its time rewriting results.pvd). The entry is added once its
+// frame file is whole under its own name.
 void OutputWriter::add_pvd_entry(double time, const std::string& file) {
   const std::string path = join(directory_, "results.pvd");
-  const std::string entry =
-      "    <DataSet timestep=\"" + number(time) + "\" group=\"\" part=\"0\" file=\"" + file + "\"/>\n" + kPvdEnd;
+  const std::string entry = pvd_entry(time, file) + kPvdEnd;
   if (vtu_frames_ == 1) {
-    write_atomically(path, "<?xml version=\"1.0\"?>\n"
-                           "<VTKFile type=\"Collection\" version=\"0.1\" byte_order=\"LittleEndian\">\n"
-                           "  <Collection>\n" + entry);
+    write_atomically(path, pvd_start() + entry);
     return;
   }
   // Opened for each frame, not held: a sweep's thousands of copies would each hold one more file.
@@ -388,6 +386,11 @@ void OutputWriter::write_summary(const RunSummary& s) {
     files["joint_reactions"] = "joint_reactions.csv";
   }
   if (has_contacts(m)) files["contacts"] = "contacts.csv";
+  if (!s.eigenvalues.empty()) {
+    files["modes"] = "modes.csv";
+    files["mode_shapes"] = "mode_shapes.csv";
+    if (case_.output.vtu) files["mode_frames"] = "modes";
+  }
   nlohmann::json j;
   j["analysis"] = s.analysis;
   j["status"] = s.status;
@@ -427,6 +430,17 @@ void OutputWriter::write_summary(const RunSummary& s) {
     }
     j["moved"] = moved;
     j["constraint_violation"] = s.constraint_violation;
+  }
+  if (s.analysis == "eigen") {
+    nlohmann::json modes = nlohmann::json::array();
+    for (const std::complex<double>& eigenvalue : s.eigenvalues) {
+      const ModeFrequencies f = mode_frequencies(eigenvalue);
+      modes.push_back({{"natural_frequency_hz", f.natural_hz},
+                       {"damped_frequency_hz", f.damped_hz},
+                       {"damping_ratio", f.damping_ratio},
+                       {"eigenvalue", {eigenvalue.real(), eigenvalue.imag()}}});
+    }
+    j["modes"] = modes;
   }
   j["case"] = case_.name;
   j["source_file"] = case_.source_file;

@@ -149,4 +149,13 @@ void write_vtu_piece(OutputFile& f, const VtuPiece& piece, VtuEncoding encoding)
   f.add("</VTKFile>\n");
 }
 
+std::string pvd_start() {
+  return "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"0.1\" byte_order=\"LittleEndian\">\n"
+         "  <Collection>\n";
+}
+
+std::string pvd_entry(double time, const std::string& file) {
+  return "    <DataSet timestep=\"" + number(time) + "\" group=\"\" part=\"0\" file=\"" + file + "\"/>\n";
+}
+
 }  // namespace catenary

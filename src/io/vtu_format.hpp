@@ -37,4 +37,10 @@ struct VtuPiece {
 // Adds the whole .vtu file to f.
 void write_vtu_piece(OutputFile& f, const VtuPiece& piece, VtuEncoding encoding);
 
+// A ParaView collection (.pvd) of frame files by time: its opening lines, one frame's entry, and
+// its closing lines.
+std::string pvd_start();
+std::string pvd_entry(double time, const std::string& file);
+inline constexpr char kPvdEnd[] = "  </Collection>\n</VTKFile>\n";
+
 }  // namespace catenary

@@ -36,22 +36,29 @@ void check_step_count(const Node& step, double end_time, double h, long long max
               " (raise /analysis/max_steps to allow more)");
 }
 
-// A dynamic run's start: "given" (the initial state made consistent), "static", or an object of
-// type static with the load stepping's settings.
-void read_initial_state(const Node& n, DynamicSettings& d) {
-  if (n.v.is_string()) {
-    d.static_start = get_choice(n, {"given", "static"}, "initial state") == "static";
-    return;
-  }
+// A state found by statics or given: "static" (true), "given" (false), or an object of type
+// static with the load stepping's settings (true, the settings into s). `what` names it.
+bool read_static_or_given(const Node& n, const std::string& what, StaticSettings& s) {
+  if (n.v.is_string()) return get_choice(n, {"given", "static"}, what) == "static";
   if (!n.v.is_object())
     n.fail("must be \"given\", \"static\" or an object {\"type\": \"static\", \"load_steps\": ...}" + n.got());
   expect_object(n, {"type", "load_steps", "max_iterations", "tolerance"});
-  if (get_choice(n.required("type"), {"static"}, "initial state type") != "static") return;
-  d.static_start = true;
-  StaticSettings& s = d.start_statics;
+  get_choice(n.required("type"), {"static"}, what + " type");
   if (n.has("load_steps")) s.load_steps = get_positive_int(n.child("load_steps"));
   if (n.has("max_iterations")) s.max_iterations = get_positive_int(n.child("max_iterations"));
   if (n.has("tolerance")) s.tolerance = get_positive(n.child("tolerance"));
+  return true;
+}
+
+// The eigen analysis: how many modes, the shift, the state it linearizes about ("static", an
+// object of type static with the load stepping's settings, or "given") and how modes are drawn.
+void read_eigen(const Node& n, EigenSettings& e) {
+  expect_object(n, {"type", "modes", "shift", "about", "mode_frames", "mode_amplitude", "linear_solver"});
+  if (n.has("modes")) e.modes = get_positive_int(n.child("modes"));
+  if (n.has("shift")) e.shift = get_number(n.child("shift"));
+  if (n.has("mode_frames")) e.mode_frames = get_positive_int(n.child("mode_frames"));
+  if (n.has("mode_amplitude")) e.amplitude = get_positive(n.child("mode_amplitude"));
+  if (n.has("about")) e.static_equilibrium = read_static_or_given(n.child("about"), "state to linearize about", e.statics);
 }
 
 }  // namespace
@@ -59,7 +66,7 @@ void read_initial_state(const Node& n, DynamicSettings& d) {
 void read_analysis(const Node& n, AnalysisSettings& a) {
   if (!n.v.is_object()) n.fail("must be an object" + n.got());
   const std::string type =
-      get_choice(n.required("type"), {"static", "dynamic", "assembly", "kinematic"}, "analysis type");
+      get_choice(n.required("type"), {"static", "dynamic", "assembly", "kinematic", "eigen"}, "analysis type");
   if (type == "assembly") {
     expect_object(n, {"type"});
     a.type = AnalysisSettings::Type::Assembly;
@@ -77,6 +84,11 @@ void read_analysis(const Node& n, AnalysisSettings& a) {
   if (n.has("linear_solver")) {
     const std::string solver = get_choice(n.child("linear_solver"), kLinearSolverNames, "linear solver");
     a.linear_solver = *linear_solver_from_name(solver);  // get_choice admitted only these names
+  }
+  if (type == "eigen") {
+    read_eigen(n, a.eigen);
+    a.type = AnalysisSettings::Type::Eigen;
+    return;
   }
   if (type == "static") {
     expect_object(n, {"type", "load_steps", "max_iterations", "tolerance", "linear_solver", "max_steps"});
@@ -99,7 +111,8 @@ void read_analysis(const Node& n, AnalysisSettings& a) {
                     "float_factors", "max_steps", "initial_state"});
   a.type = AnalysisSettings::Type::Dynamic;
   DynamicSettings& d = a.dynamics;
-  if (n.has("initial_state")) read_initial_state(n.child("initial_state"), d);
+  if (n.has("initial_state"))
+    d.static_start = read_static_or_given(n.child("initial_state"), "initial state", d.start_statics);
   d.end_time = get_positive(n.required("end_time"));
   const Node step = n.required("step");
   d.step = get_positive(step);

@@ -1,6 +1,7 @@
 #include "catenary/model/model_operators.hpp"
 
 #include <algorithm>
+#include <string>
 
 #include "catenary/elements/gradient_deficient_math.hpp"
 
@@ -122,6 +123,22 @@ Eigen::VectorXd initial_rates(const Model& m) {
   Eigen::VectorXd v(m.dof_count());
   v << Eigen::Map<const Eigen::VectorXd>(m.initial_velocities.data(), m.node_dof_count()), m.mechanism.initial_velocities();
   return v;
+}
+
+std::string describe_coordinate(const Model& m, int dof) {
+  if (dof >= m.rigid_offset()) {
+    static const char* rigid_names[7] = {"x", "y", "z", "e0", "e1", "e2", "e3"};
+    const int b = (dof - m.rigid_offset()) / 7;
+    return "rigid body '" + m.mechanism.bodies[b].name + "', coordinate " + rigid_names[(dof - m.rigid_offset()) % 7];
+  }
+  const int n = m.coordinates_per_node(), node = dof / n, k = dof % n;
+  static const char* axes = "xyz";
+  const std::string coord = k < m.dimension ? std::string(1, axes[k])
+                                                 : std::string("slope_") + axes[k - m.dimension];
+  for (const Body& b : m.bodies)
+    if (node >= b.first_node && node < b.first_node + b.node_count)
+      return "body '" + b.name + "' node " + std::to_string(node - b.first_node) + ", coordinate " + coord;
+  return "node " + std::to_string(node) + ", coordinate " + coord;
 }
 
 }  // namespace catenary

@@ -7,6 +7,7 @@
 #include "catenary/core/errors.hpp"
 #include "catenary/integrators/analyses.hpp"
 #include "catenary/io/directory_lock.hpp"
+#include "catenary/io/mode_files.hpp"
 #include "catenary/io/output_writer.hpp"
 
 namespace catenary {
@@ -28,6 +29,7 @@ AnalysisRun run_analysis(const AnalysisSettings& analysis, double output_interva
       case AnalysisSettings::Type::Kinematic:
         run_kinematic(model, analysis.kinematics, output_interval, sink, summary);
         break;
+      case AnalysisSettings::Type::Eigen: run_eigen(sys, analysis.eigen, sink, summary, run.modes, interruption); break;
     }
     summary.status = "ok";
   } catch (const SimulationError& e) {
@@ -78,6 +80,7 @@ AnalysisRun run_case(const Case& c, Backend& backend, OutputWriter& writer, cons
   try {
     run = run_analysis(c.analysis, c.output.interval, c.model, backend,
                        [&](const Frame& f) { writer.write_frame(f); }, interruption, checkpoints);
+    if (!run.modes.modes.empty()) write_mode_files(c, writer.directory(), run.modes);
   } catch (const OutputError& e) {
     // A result file that cannot be written ends the run: its summary, where the disk still takes
     // it, says so rather than "running".

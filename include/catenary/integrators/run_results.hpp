@@ -1,6 +1,7 @@
 #pragma once
 // What an analysis hands out: its output frames (to a FrameSink) and the summary of its run. The
 // writers (io/) and the library's callers read them.
+#include <complex>
 #include <functional>
 #include <string>
 #include <vector>
@@ -38,7 +39,7 @@ struct MovedPart {
 
 // What the run did, for the summary JSON and the command line.
 struct RunSummary {
-  std::string analysis;  // "static" or "dynamic"
+  std::string analysis;  // "static", "dynamic", "assembly", "kinematic" or "eigen"
   // "ok", "failed" or "interrupted" (stopped between two steps at a caller's request); summary.json
   // says "running" from the run's start until its end replaces it.
   std::string status;
@@ -71,6 +72,9 @@ struct RunSummary {
   // the impacts (velocity jumps of the classical impact model), and the steps tried again shorter
   // to locate a switch (src/integrators/contact_events.hpp).
   long contact_events = 0, impacts = 0, event_retries = 0;
+  // Eigen analysis: the modes' eigenvalues (1/s), nearest the shift first
+  // (integrators/eigen_analysis.hpp).
+  std::vector<std::complex<double>> eigenvalues;
 };
 
 using FrameSink = std::function<void(const Frame&)>;

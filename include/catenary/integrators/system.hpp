@@ -95,7 +95,7 @@ class System {
   // the size of matrix_norm times the rounding of the coordinates. Below it a Newton iteration
   // cannot make progress, so convergence tests accept it.
   double residual_floor(double matrix_norm, double q_max_abs) const;
-  // The coordinate with the largest weighted entry, described as "body 'x' node n, coordinate c".
+  // A coordinate in words (describe_coordinate), such as the one with the largest weighted entry.
   std::string describe_dof(int dof) const;
   // For a failed step of a model with a mechanism: how close its constraint Jacobian at q is to
   // singular and in which joints (describe_singularity); empty without a mechanism.

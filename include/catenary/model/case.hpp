@@ -63,9 +63,23 @@ struct KinematicSettings {
   long long max_steps = kDefaultMaxSteps;
 };
 
+// Linearized eigen analysis (integrators/eigen_analysis.hpp): the `modes` modes nearest the real
+// shift (1/s) about the static equilibrium (static_equilibrium, by these statics) or the given
+// state made consistent; each drawn for ParaView as mode_frames frames over one period, its
+// largest position displacement `amplitude` metres (0: a tenth of the model's characteristic
+// length).
+struct EigenSettings {
+  int modes = 10;
+  double shift = 0.0;
+  bool static_equilibrium = true;
+  StaticSettings statics;
+  int mode_frames = 12;
+  double amplitude = 0.0;
+};
+
 // Static: equilibrium. Dynamic: time integration. Assembly: the consistent initial state alone
 // (positions and velocities projected onto the constraints), reporting what moved. Kinematic:
-// see KinematicSettings.
+// see KinematicSettings. Eigen: see EigenSettings.
 // The CUDA backend's linear solver (the CPU backend takes its own chain elimination or UMFPACK:
 // docs/case-format.md, analysis.linear_solver): Auto takes a block-tridiagonal method for chain
 // models (block cyclic reduction for long chains, elimination along each chain for many short
@@ -84,7 +98,7 @@ inline std::optional<LinearSolverChoice> linear_solver_from_name(const std::stri
 }
 
 struct AnalysisSettings {
-  enum class Type { Static, Dynamic, Assembly, Kinematic };
+  enum class Type { Static, Dynamic, Assembly, Kinematic, Eigen };
   Type type = Type::Dynamic;
   StaticSettings statics;
   DynamicSettings dynamics;
@@ -93,6 +107,7 @@ struct AnalysisSettings {
   // (BlockSolverOptions::float_factors); false: every solve in double.
   bool float_factors = true;
   KinematicSettings kinematics;
+  EigenSettings eigen;
 };
 
 struct OutputNode {

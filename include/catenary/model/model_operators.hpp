@@ -2,6 +2,7 @@
 // The model's linear operators that every backend builds once from the same definitions: the
 // constraint Jacobian C, the external load patterns, and the per-coordinate scales of the
 // convergence norm. Backends copy these to their memory; they never re-derive them.
+#include <string>
 #include <vector>
 
 #include <Eigen/Core>
@@ -46,5 +47,9 @@ Eigen::VectorXd coordinate_scales(const Model& m);
 // the rigid bodies' (r, p and r', p' from their initial velocity and angular velocity).
 Eigen::VectorXd initial_coordinates(const Model& m);
 Eigen::VectorXd initial_rates(const Model& m);
+
+// A coordinate in words: "body 'x' node n, coordinate c" (c: x, y, z or slope_x ...) or
+// "rigid body 'x', coordinate c" (c: x, y, z or e0 ... e3).
+std::string describe_coordinate(const Model& m, int dof);
 
 }  // namespace catenary

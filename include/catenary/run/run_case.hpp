@@ -1,13 +1,14 @@
 #pragma once
 // Running a case: the one library call behind `catenary run` (and compare, and a sweep's
 // batches), for the tests and for programs that link catenary. The analysis is the case's
-// (static, dynamic, assembly or kinematic); its frames go to a sink or to the case's writers.
+// (static, dynamic, assembly, kinematic or eigen); its frames go to a sink or to the case's writers.
 #include <string>
 #include <vector>
 
 #include "catenary/assembly/backend.hpp"
 #include "catenary/core/interruption.hpp"
 #include "catenary/integrators/analyses.hpp"
+#include "catenary/integrators/eigen_analysis.hpp"
 #include "catenary/integrators/run_results.hpp"
 #include "catenary/io/checkpoint_file.hpp"
 #include "catenary/model/case.hpp"
@@ -19,13 +20,14 @@ class OutputWriter;
 
 // How an analysis ended: its summary (status "ok", "failed" or "interrupted", with the message),
 // and where a failure happened the SimulationError's coordinate (-1: none) and the coordinates it
-// left unsettled (SimulationError::unsettled_dofs).
+// left unsettled (SimulationError::unsettled_dofs). An eigen analysis's modes are in `modes`.
 struct AnalysisRun {
   RunSummary summary;
   bool failed() const { return summary.status == "failed"; }
   bool interrupted() const { return summary.status == "interrupted"; }
   int failed_dof = -1;
   std::vector<int> unsettled_dofs;
+  LinearModes modes;
 };
 
 // Runs `analysis` over `model` (a case's own, or a sweep's batch) on `backend`, frames to `sink`
@@ -37,7 +39,8 @@ AnalysisRun run_analysis(const AnalysisSettings& analysis, double output_interva
                          Backend& backend, const FrameSink& sink, const Interruption* interruption = nullptr,
                          const Checkpoints& checkpoints = {});
 
-// Runs case c on `backend` into `writer` (its frames, then its summary): what a run writes is
+// Runs case c on `backend` into `writer` (its frames, an eigen analysis's modes (io/mode_files.hpp),
+// then its summary): what a run writes is
 // valid however it ends. A result file that cannot be written ends the run with OutputError, its
 // summary saying so where the disk still takes it. Where the case asks for checkpoints, they go to
 // checkpoint.bin in the writer's directory (io/checkpoint_file.hpp) with the writer's state; with
