@@ -122,7 +122,8 @@ def _table(header, rows):
 
 class Results:
     """A run's frames: time, q, v, lambda (frames x unknowns), the energies, and every column of
-    results.csv (columns) as the run wrote it; summary is summary.json."""
+    results.csv (columns) as the run wrote it; summary is summary.json. An eigen analysis's modes:
+    eigenvalues, mode_shapes, natural_frequencies, damping_ratios."""
 
     def __init__(self, raw, directory, keep=None):
         self._keep = keep  # a temporary output directory lives as long as the results
@@ -133,9 +134,22 @@ class Results:
         self.energies = {"kinetic": raw["kinetic"], "gravitational": raw["gravitational"], "elastic": raw["elastic"]}
         self.energies["total"] = self.energies["kinetic"] + self.energies["gravitational"] + self.energies["elastic"]
         self.columns = _table(raw["header"], raw["rows"])
+        # An eigen analysis's modes (empty otherwise): eigenvalues s (1/s) and shapes (modes by
+        # coordinates, each scaled to 1 at its largest position entry), complex.
+        self.eigenvalues, self.mode_shapes = raw["eigenvalues"], raw["mode_shapes"]
         with open(os.path.join(directory, "summary.json"), encoding="utf-8") as f:
             self.summary = json.load(f)
         self._layout = raw
+
+    @property
+    def natural_frequencies(self):
+        """An eigen analysis's natural frequencies |s| / 2 pi (Hz), nearest the shift first."""
+        return np.abs(self.eigenvalues) / (2 * np.pi)
+
+    @property
+    def damping_ratios(self):
+        """An eigen analysis's damping ratios -Re s / |s|."""
+        return -self.eigenvalues.real / np.abs(self.eigenvalues)
 
     def node(self, body, index):
         """Positions of a node of a cable or beam over the frames (frames x dimension): index is a

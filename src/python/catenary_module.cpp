@@ -2,12 +2,14 @@
 // same library calls as the command line, its frames handed to Python as numpy arrays, and the
 // coupled run. Errors become the module's exceptions with the command line's messages
 // (python/catenary/__init__.py defines them and the Python-side API).
+#include <pybind11/complex.h>
 #include <pybind11/eigen.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include <climits>
+#include <complex>
 #include <memory>
 #include <string>
 #include <vector>
@@ -90,7 +92,6 @@ py::dict run(const std::string& text, const std::string& path, const std::string
     const DirectoryLock lock(directory);
     OutputWriter writer(c, directory);
     const FrameSink sink = [&](const Frame& f) {
-      writer.write_frame(f);
       time.push_back(f.time);
       q.push_back(*f.q);
       v.push_back(f.v ? *f.v : Eigen::VectorXd::Zero(f.q->size()));
@@ -100,8 +101,7 @@ py::dict run(const std::string& text, const std::string& path, const std::string
       elastic.push_back(f.elastic_energy);
       rows.push_back(writer.last_results_row());
     };
-    outcome = run_analysis(c.analysis, c.output.interval, c.model, *selected.backend, sink);
-    writer.write_summary(outcome.summary);
+    outcome = run_case(c, *selected.backend, writer, nullptr, nullptr, &sink);
     header = writer.results_header();
   }
   py::dict out = layout_of(c);
@@ -118,6 +118,18 @@ py::dict run(const std::string& text, const std::string& path, const std::string
   out["elastic"] = py::array_t<double>(static_cast<py::ssize_t>(elastic.size()), elastic.data());
   out["header"] = header;
   out["rows"] = rows;
+  // An eigen analysis's modes: eigenvalues (1/s) and shapes (modes by coordinates), complex.
+  const std::vector<LinearMode>& modes = outcome.modes.modes;
+  py::array_t<std::complex<double>> eigenvalues(static_cast<py::ssize_t>(modes.size()));
+  py::array_t<std::complex<double>> shapes({static_cast<py::ssize_t>(modes.size()),
+                                            static_cast<py::ssize_t>(c.model.dof_count())});
+  auto shape_view = shapes.mutable_unchecked<2>();
+  for (size_t k = 0; k < modes.size(); ++k) {
+    eigenvalues.mutable_at(static_cast<py::ssize_t>(k)) = modes[k].eigenvalue;
+    for (int i = 0; i < c.model.dof_count(); ++i) shape_view(static_cast<py::ssize_t>(k), i) = modes[k].shape[i];
+  }
+  out["eigenvalues"] = eigenvalues;
+  out["mode_shapes"] = shapes;
   return out;
 }
 

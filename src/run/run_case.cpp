@@ -74,12 +74,16 @@ Checkpoints case_checkpoints(const Case& c, const Backend& backend, const Output
 }
 
 AnalysisRun run_case(const Case& c, Backend& backend, OutputWriter& writer, const Interruption* interruption,
-                     const StateRecord* resume) {
+                     const StateRecord* resume, const FrameSink* also) {
   AnalysisRun run;
   const Checkpoints checkpoints = case_checkpoints(c, backend, writer, resume);
   try {
     run = run_analysis(c.analysis, c.output.interval, c.model, backend,
-                       [&](const Frame& f) { writer.write_frame(f); }, interruption, checkpoints);
+                       [&](const Frame& f) {
+                         writer.write_frame(f);
+                         if (also) (*also)(f);
+                       },
+                       interruption, checkpoints);
     if (!run.modes.modes.empty()) write_mode_files(c, writer.directory(), run.modes);
   } catch (const OutputError& e) {
     // A result file that cannot be written ends the run: its summary, where the disk still takes

@@ -33,6 +33,20 @@ def test_small_tip_load_deflects_a_cantilever_by_f_l3_over_3_ei_and_halves_with_
     assert case.run().node("rod", "end")[-1][2] == pytest.approx(tip[2] / 2, rel=1e-6)
 
 
+def test_a_cantilevers_modes_scale_with_the_square_root_of_e_and_are_written_for_paraview():
+    case = shipped("cantilever_modes.json")
+    E, rho, side, L = 2.1e11, 7800, 0.02, 1.0
+    euler_bernoulli = 1.8751040687 ** 2 * math.sqrt(E * side ** 2 / 12 / rho) / L ** 2 / (2 * math.pi)
+    results = case.run()
+    assert results.natural_frequencies[0] == pytest.approx(euler_bernoulli, rel=2e-5)
+    assert np.all(np.abs(results.damping_ratios) < 1e-10)
+    assert results.mode_shapes.shape == (6, 33 * 4)
+    assert abs(results.mode_shapes[0, 32 * 4 + 1]) == pytest.approx(1.0)
+    assert os.path.exists(os.path.join(results.directory, "modes", "mode_001.pvd"))
+    case.set("/model/materials/steel/youngs_modulus", 4 * E)
+    assert case.run().natural_frequencies[0] == pytest.approx(2 * results.natural_frequencies[0], rel=1e-9)
+
+
 def irvine_sag(span, length, w, ea):
     """Midspan sag of the elastic catenary between equal supports (Irvine, Cable Structures, 2.2)."""
     lo, hi = 1e-6, 1e9

@@ -40,13 +40,14 @@ AnalysisRun run_analysis(const AnalysisSettings& analysis, double output_interva
                          const Checkpoints& checkpoints = {});
 
 // Runs case c on `backend` into `writer` (its frames, an eigen analysis's modes (io/mode_files.hpp),
-// then its summary): what a run writes is
-// valid however it ends. A result file that cannot be written ends the run with OutputError, its
+// then its summary): what a run writes is valid however it ends. A result file that cannot be written ends the run with OutputError, its
 // summary saying so where the disk still takes it. Where the case asks for checkpoints, they go to
 // checkpoint.bin in the writer's directory (io/checkpoint_file.hpp) with the writer's state; with
 // `resume` (that file's record, and a writer made with it) the run continues from it.
+// `also` (null: none) sees each frame after the writer has written it.
 AnalysisRun run_case(const Case& c, Backend& backend, OutputWriter& writer,
-                     const Interruption* interruption = nullptr, const StateRecord* resume = nullptr);
+                     const Interruption* interruption = nullptr, const StateRecord* resume = nullptr,
+                     const FrameSink* also = nullptr);
 // The same into the directory `dir`, locked for the run (io/directory_lock.hpp; created;
 // std::runtime_error when it cannot be written or another run holds it).
 AnalysisRun run_case(const Case& c, Backend& backend, const std::string& dir,
