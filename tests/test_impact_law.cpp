@@ -28,7 +28,7 @@ double impact_reference(const ImpactLaw& law, double x1, double x, double rate) 
   return std::max(0.0, law.stiffness * std::pow(x1 - x, law.exponent) - damping * rate);
 }
 
-// A mass of 1 kg whose centre starts `drop` above where a vertical IMPACT stop (free length 0.5 m,
+// A mass of 1 kg whose centre starts 0.1 m above where a vertical IMPACT stop (free length 0.5 m,
 // from the ground point at the origin) begins to push, k = 1e5 N/m, e = 1, no damping; the trapezoidal
 // rule (HHT with alpha = 0), which adds no numerical damping.
 const char* kDropCase = R"({
