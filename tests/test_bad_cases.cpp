@@ -31,6 +31,8 @@ const BadCase kBadCases[] = {
     {"sweep_bad_copy", "/model/materials/polymer/youngs_modulus", "(in sweep copy 1: youngs_modulus = -2e+08"},
     {"bad_max_order", "/analysis/max_order", "must be an integer from 1 to 5 (got 6)"},
     {"eigen_zero_modes", "/analysis/modes", "must be a positive integer (got 0)"},
+    {"euler_angle_columns_without_bodies", "/output/euler_angles",
+     "the model has no rigid bodies (/model/rigid_bodies) to give angles of"},
     {"eigen_about_unknown", "/analysis/about", "unknown state to linearize about 'sideways' (expected one of: given, static)"},
     {"eigen_step_given", "/analysis/step", "unknown key 'step' (allowed keys here: type, modes, shift, about"},
     {"eigen_negative_amplitude", "/analysis/mode_amplitude", "must be positive (got -0.1)"},

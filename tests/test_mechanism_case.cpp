@@ -195,6 +195,36 @@ TEST_CASE("kinematic slider-crank case follows the closed-form slider position",
   CHECK(worst < 1e-10);
 }
 
+TEST_CASE("the slider-crank's crank angle in rigid_bodies.csv as Euler angles in both conventions",
+          "[case][multibody]") {
+  // The crank turns about z by theta = pi/6 + 2 pi t: 1-2-3 angles (0, 0, theta) and, at 3-1-3's
+  // singularity b = 0, (theta, 0, 0) (c = 0), both wrapped into [-pi, pi].
+  for (const std::string convention : {"123", "313"}) {
+    const fs::path dir = scratch("euler_" + convention);
+    nlohmann::json document = nlohmann::json::parse(slurp(source("cases/slider_crank_kinematic.json")));
+    document["output"]["euler_angles"] = convention;
+    document["output"]["vtu"] = false;
+    std::ofstream(dir / "case.json") << document.dump();
+    REQUIRE(run_catenary("run " + (dir / "case.json").string() + " --out " + (dir / "out").string(), dir / "log.txt") ==
+            0);
+    double worst = 0.0;
+    int checked = 0;
+    for (const CsvRow& row : read_csv(dir / "out" / "rigid_bodies.csv")) {
+      if (row.text.at("body") != "crank") continue;
+      const double theta = std::remainder(M_PI / 6 + 2 * M_PI * row.value.at("time"), 2 * M_PI);
+      const double a = convention == "313" ? theta : 0.0, c = convention == "313" ? 0.0 : theta;
+      // +-pi name the same turn.
+      const double da = std::remainder(row.value.at("euler_a") - a, 2 * M_PI),
+                   dc = std::remainder(row.value.at("euler_c") - c, 2 * M_PI);
+      worst = std::max({worst, std::fabs(da), std::fabs(row.value.at("euler_b")), std::fabs(dc)});
+      ++checked;
+    }
+    INFO(convention << ": largest error " << worst << " rad over " << checked << " frames");
+    CHECK(checked == 101);
+    CHECK(worst < 1e-9);
+  }
+}
+
 TEST_CASE("the assembly analysis moves a misplaced body onto its joint", "[case][multibody]") {
   // The bob's pin (point_j, 0.1 m off the pivot) must meet the pivot (point_i) at the origin.
   nlohmann::json doc = pendulum_case(1.0, 2.0, 0.0, {{"type", "assembly"}});

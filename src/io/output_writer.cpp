@@ -14,6 +14,7 @@
 #include "catenary/model/contact_report.hpp"
 #include "catenary/model/multibody_layout.hpp"
 #include "catenary/model/results_columns.hpp"
+#include "catenary/rigid/euler_angles.hpp"
 #include "catenary/rigid/euler_parameters.hpp"
 #include "earlier_outputs.hpp"
 #include "output_file.hpp"
@@ -168,6 +169,7 @@ void OutputWriter::write_mechanism_headers() {
   bodies_csv_ = std::make_unique<OutputFile>(join(directory_, "rigid_bodies.csv"));
   std::string h = "time,body,x,y,z,e0,e1,e2,e3,vx,vy,vz,wx,wy,wz";
   if (accelerations) h += ",ax,ay,az,alpha_x,alpha_y,alpha_z";
+  if (case_.output.euler_angles != EulerAngleColumns::none) h += ",euler_a,euler_b,euler_c";
   write_rows(*bodies_csv_, h + '\n');
 
   reactions_csv_ = std::make_unique<OutputFile>(join(directory_, "joint_reactions.csv"));
@@ -212,6 +214,12 @@ void OutputWriter::write_mechanism_rows(const Frame& f) {
       const Vec<3> alpha = rigid::angular_velocity(p, sub4(a, at + 3));
       for (int k = 0; k < 3; ++k) row += ',' + number(a[at + k]);
       for (int k = 0; k < 3; ++k) row += ',' + number(alpha[k]);
+    }
+    if (case_.output.euler_angles != EulerAngleColumns::none) {
+      const Vec<3> angles = rigid::euler_angles(p, case_.output.euler_angles == EulerAngleColumns::z_x_z
+                                                      ? rigid::EulerConvention::z_x_z
+                                                      : rigid::EulerConvention::x_y_z);
+      for (int k = 0; k < 3; ++k) row += ',' + number(angles[k]);
     }
     body_rows += row + '\n';
   }

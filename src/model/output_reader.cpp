@@ -48,7 +48,8 @@ void read_statistics(const Node& list, const Model& m, OutputSettings& o) {
 
 void read_output(const Node& n, const Model& m, OutputSettings& o) {
   expect_object(n, {"directory", "interval", "nodes", "tensions", "touchdowns", "statistics", "vtu",
-                    "vtu_samples_per_element", "vtu_encoding", "checkpoint_interval", "checkpoint_wall_interval"});
+                    "vtu_samples_per_element", "vtu_encoding", "euler_angles", "checkpoint_interval",
+                    "checkpoint_wall_interval"});
   if (n.has("directory")) o.directory = get_name(n.child("directory"));
   if (n.has("interval")) o.interval = get_non_negative(n.child("interval"));
   for (const auto& [key, list] : {std::pair{"nodes", &o.nodes}, std::pair{"tensions", &o.tensions}}) {
@@ -80,6 +81,12 @@ void read_output(const Node& n, const Model& m, OutputSettings& o) {
     o.vtu_encoding = encoding == "binary" ? VtuEncoding::binary
                      : encoding == "compressed" ? VtuEncoding::compressed
                                                 : VtuEncoding::ascii;
+  }
+  if (n.has("euler_angles")) {
+    const Node angles = n.child("euler_angles");
+    o.euler_angles = get_choice(angles, {"313", "123"}, "Euler angle convention") == "313" ? EulerAngleColumns::z_x_z
+                                                                                     : EulerAngleColumns::x_y_z;
+    if (m.mechanism.bodies.empty()) angles.fail("the model has no rigid bodies (/model/rigid_bodies) to give angles of");
   }
   if (n.has("checkpoint_interval")) o.checkpoint_interval = get_positive(n.child("checkpoint_interval"));
   if (n.has("checkpoint_wall_interval"))

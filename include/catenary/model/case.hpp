@@ -133,6 +133,10 @@ struct ColumnStatistic {
 // bytes compressed with zlib (io/vtu_writer.hpp).
 enum class VtuEncoding { ascii, binary, compressed };
 
+// Rigid bodies' Euler angles in rigid_bodies.csv (output.euler_angles): none, 3-1-3 or 1-2-3
+// (rigid/euler_angles.hpp).
+enum class EulerAngleColumns { none, z_x_z, x_y_z };
+
 struct OutputSettings {
   std::string directory;          // default: the case name next to the working directory
   double interval = 0.0;          // time between output frames (0: every step)
@@ -143,6 +147,7 @@ struct OutputSettings {
   bool vtu = true;
   int vtu_samples_per_element = 4;
   VtuEncoding vtu_encoding = VtuEncoding::binary;
+  EulerAngleColumns euler_angles = EulerAngleColumns::none;
   // Checkpoints of a dynamic run: every so much simulated time and every so many wall seconds
   // (0: not by that measure; both 0: none).
   double checkpoint_interval = 0.0, checkpoint_wall_interval = 0.0;
