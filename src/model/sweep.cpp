@@ -115,25 +115,11 @@ std::vector<SweepParameter> read_parameters(const json& doc, const std::string& 
         throw InputError(file, at + "/" + item.key(), "unknown key (expected \"path\" or \"values\")");
     if (!p.contains("path")) throw InputError(file, at + "/path", "required field is missing");
     if (!p.contains("values")) throw InputError(file, at + "/values", "required field is missing");
-    if (!p.at("path").is_string()) throw InputError(file, at + "/path", "must be a JSON pointer string");
-    const std::string path = p.at("path").get<std::string>();
-    // The analysis and the output are shared by the batch; only the model varies per copy.
-    if (path.rfind("/model/", 0) != 0)
-      throw InputError(file, at + "/path",
-                       "must point into /model (got '" + shown(path) + "'): the analysis is shared by all copies");
     SweepParameter parameter;
+    // The analysis and the output are shared by the batch; only the model varies per copy.
+    parameter.pointer = model_value_pointer(doc, p.at("path"), file, at + "/path", "the analysis is shared by all copies");
+    const std::string path = p.at("path").get<std::string>();
     parameter.path = path;
-    try {
-      parameter.pointer = json::json_pointer(path);
-    } catch (const json::exception&) {
-      throw InputError(file, at + "/path", "is not a valid JSON pointer: '" + shown(path) + "'");
-    }
-    bool found = false;
-    try {
-      found = doc.contains(parameter.pointer);
-    } catch (const json::exception&) {  // an array index beyond any size
-    }
-    if (!found) throw InputError(file, at + "/path", "no value at '" + shown(path) + "' in this case to vary");
     for (size_t j = 0; j < parameters.size(); ++j)
       if (overlaps(parameters[j].pointer, parameter.pointer))
         throw InputError(file, at + "/path",
@@ -168,6 +154,27 @@ size_t parse_count(const std::string& text, const std::string& wanted) {
 }
 
 }  // namespace
+
+json::json_pointer model_value_pointer(const json& doc, const json& path_value, const std::string& file,
+                                       const std::string& at, const std::string& outside) {
+  if (!path_value.is_string()) throw InputError(file, at, "must be a JSON pointer string");
+  const std::string path = path_value.get<std::string>();
+  if (path.rfind("/model/", 0) != 0)
+    throw InputError(file, at, "must point into /model (got '" + shown(path) + "'): " + outside);
+  json::json_pointer pointer;
+  try {
+    pointer = json::json_pointer(path);
+  } catch (const json::exception&) {
+    throw InputError(file, at, "is not a valid JSON pointer: '" + shown(path) + "'");
+  }
+  bool found = false;
+  try {
+    found = doc.contains(pointer);
+  } catch (const json::exception&) {  // an array index beyond any size
+  }
+  if (!found) throw InputError(file, at, "no value at '" + shown(path) + "' in this case to vary");
+  return pointer;
+}
 
 CopySelection parse_copy_range(const std::string& text) {
   const std::string wanted = "FIRST-LAST or one copy number (0-based, as in copy_NNNN), got '" + text + "'";

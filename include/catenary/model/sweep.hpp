@@ -37,6 +37,14 @@ std::pair<size_t, size_t> selected_copies(const CopySelection& selection, size_t
 // "copies 2, 10 to 19 and 40" (a run of four or more as a range).
 std::string copy_list(const std::vector<size_t>& copies);
 
+// The pointer that path_value (a string at JSON path `at` in the file) gives to a value under
+// /model of doc: an InputError where it is not a string, not a valid JSON pointer, outside /model
+// (`outside` says why that is refused) or names no value of doc. Sweep parameters and design
+// sensitivities' variables name their values so.
+nlohmann::json::json_pointer model_value_pointer(const nlohmann::json& doc, const nlohmann::json& path_value,
+                                                 const std::string& file, const std::string& at,
+                                                 const std::string& outside);
+
 // A range of sweep values (docs/case-format.md, "sweep"): count values from `from` to `to`.
 struct SweepRange {
   std::vector<double> from, to;  // one number each, or a vector's components
