@@ -21,6 +21,7 @@
 #include "contact_reader.hpp"
 #include "mechanism_reader.hpp"
 #include "output_reader.hpp"
+#include "sensitivity_reader.hpp"
 #include "water_reader.hpp"
 
 namespace catenary {
@@ -46,7 +47,7 @@ class Loader {
 
   Case load(const json& doc) {
     const Node root{doc, "", file_};
-    expect_object(root, {"name", "description", "model", "analysis", "output", "sweep"});
+    expect_object(root, {"name", "description", "model", "analysis", "output", "sweep", "sensitivity"});
     Case c;
     c.source_file = file_;
     c.fingerprint = case_fingerprint(doc);
@@ -65,6 +66,7 @@ class Loader {
     check_constraints(c.model, file_);
     check_mechanism(c.model, mechanism_paths_, file_);
     check_analysis_fits(root.child("analysis"), c);
+    read_sensitivity(root, c);
     return c;
   }
 
@@ -517,6 +519,8 @@ Case load_case(const std::string& path, const CaseLimits& limits) {
   return Loader(path, limits).load(doc);
 }
 
+Case load_case_document(const json& doc, const std::string& path) { return Loader(path, {}).load(doc); }
+
 namespace {
 
 // The copies of a case file that a selection takes, each loaded and checked when asked for.
@@ -532,6 +536,8 @@ class SelectedCopies {
     } catch (const std::invalid_argument& e) {
       throw InputError(path, "/sweep", e.what());
     }
+    if (has_sweep && doc_.contains("sensitivity"))
+      throw InputError(path, "/sensitivity", "a case with a sweep has no sensitivities (each copy would need its own)");
     if (copies_.size() > 1 && doc_.contains("analysis") && doc_["analysis"].is_object() &&
         doc_["analysis"].contains("type") && doc_["analysis"]["type"].is_string()) {
       const std::string type = doc_["analysis"]["type"].get<std::string>();

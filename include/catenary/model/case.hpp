@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "catenary/model/model.hpp"
 
 namespace catenary {
@@ -153,6 +155,34 @@ struct OutputSettings {
   double checkpoint_interval = 0.0, checkpoint_wall_interval = 0.0;
 };
 
+// One objective of design sensitivities (docs/case-format.md, "sensitivity"): a value of the
+// static equilibrium, or with a target its squared difference from the target.
+struct SensitivityObjective {
+  enum class Type { node_position, reaction, strain_energy, tension, rigid_body };
+  std::string name;
+  Type type = Type::node_position;
+  // node_position: the coordinate node * 2D + component; rigid_body: the body's coordinate
+  // rigid_offset + 7 body + component; reaction: the constraint row (its reaction is -lambda);
+  // tension: the node; strain_energy: unused.
+  int index = 0;
+  bool has_target = false;
+  double target = 0.0;
+};
+
+// Design sensitivities of a static analysis (integrators/static_sensitivity.hpp): the
+// derivatives of the objectives at the equilibrium with respect to numbers under /model.
+struct SensitivitySettings {
+  std::vector<std::string> variables;  // JSON pointers into /model, each naming a number
+  std::vector<double> values;          // the variables' values in the case
+  std::vector<SensitivityObjective> objectives;
+  bool adjoint = false;                // false: the direct method
+  double relative_step = 1e-6;         // the central differences' step, relative to |b|
+  // The case document without "sensitivity", from which the models with a variable changed are
+  // loaded.
+  nlohmann::json document;
+  bool active() const { return !objectives.empty(); }
+};
+
 struct Case {
   std::string name;
   std::string source_file;
@@ -162,6 +192,7 @@ struct Case {
   Model model;
   AnalysisSettings analysis;
   OutputSettings output;
+  SensitivitySettings sensitivity;
 };
 
 }  // namespace catenary
