@@ -122,6 +122,12 @@ void report_run(const AnalysisRun& run, const std::string& dir, const std::strin
   if (run.failed()) std::fprintf(stderr, "catenary: simulation failed: %s\n", run.summary.message.c_str());
   if (run.interrupted()) std::fprintf(stderr, "catenary: %s\n", run.summary.message.c_str());
   print_run_summary(run.summary, dir, files.c_str());
+  for (const ObjectiveSensitivity& o : run.sensitivities.objectives) {
+    std::printf("sensitivity of %s = %.10g (%s):", o.name.c_str(), o.value, run.sensitivities.method.c_str());
+    for (size_t k = 0; k < o.derivatives.size(); ++k)
+      std::printf(" d/d%s %.10g", run.sensitivities.variables[k].c_str(), o.derivatives[k]);
+    std::printf("\n");
+  }
 }
 
 int run_and_report(const Case& c, Backend& backend, const OutputDirectory& dir, const Interruption& interruption,
@@ -131,6 +137,7 @@ int run_and_report(const Case& c, Backend& backend, const OutputDirectory& dir, 
                             (c.model.mechanism.empty() ? "" : "rigid_bodies.csv, joint_reactions.csv, ") +
                             (has_contacts(c.model) ? "contacts.csv, " : "") +
                             (c.analysis.type == AnalysisSettings::Type::Eigen ? "modes.csv, mode_shapes.csv, modes/, " : "") +
+                            (c.sensitivity.active() ? "sensitivities.json, sensitivities.csv, " : "") +
                             "results.pvd, summary.json";
   const char* files = listed.c_str();
   print_backend(backend);

@@ -70,7 +70,8 @@ void clear_earlier_run(const std::string& directory) {
   // A checkpoint of the earlier run goes whether or not its summary lists it (a run killed before
   // its end lists none): the new run's outputs are not those it recorded.
   for (const char* name : {"checkpoint.bin", "checkpoint.bin.tmp"}) fs::remove(dir / name, ignored);
-  for (const char* key : {"csv", "pvd", "rigid_bodies", "joint_reactions", "modes", "mode_shapes", "summary"}) {
+  for (const char* key : {"csv", "pvd", "rigid_bodies", "joint_reactions", "modes", "mode_shapes", "sensitivities",
+                          "sensitivities_csv", "summary"}) {
     const std::string name = files.contains(key) ? bare_name(files[key]) : std::string();
     if (name.empty()) continue;
     fs::remove(dir / name, ignored);

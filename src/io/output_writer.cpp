@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "catenary/integrators/eigen_analysis.hpp"
+#include "catenary/io/sensitivity_files.hpp"
 #include "catenary/io/vtu_writer.hpp"
 #include "catenary/model/contact_report.hpp"
 #include "catenary/model/multibody_layout.hpp"
@@ -398,6 +399,10 @@ void OutputWriter::write_summary(const RunSummary& s) {
     files["modes"] = "modes.csv";
     files["mode_shapes"] = "mode_shapes.csv";
     if (case_.output.vtu) files["mode_frames"] = "modes";
+  }
+  if (case_.sensitivity.active() && s.status == "ok") {
+    files["sensitivities"] = kSensitivitiesJson;
+    files["sensitivities_csv"] = kSensitivitiesCsv;
   }
   nlohmann::json j;
   j["analysis"] = s.analysis;

@@ -9,6 +9,8 @@
 #include "catenary/io/directory_lock.hpp"
 #include "catenary/io/mode_files.hpp"
 #include "catenary/io/output_writer.hpp"
+#include "catenary/io/sensitivity_files.hpp"
+#include "catenary/run/backend_factory.hpp"
 
 namespace catenary {
 
@@ -73,18 +75,50 @@ Checkpoints case_checkpoints(const Case& c, const Backend& backend, const Output
   return checkpoints;
 }
 
+namespace {
+
+// The design sensitivities of a static case at its equilibrium (q, lambda), written beside its
+// results; a failure to find them fails the run with its message. The models with a variable
+// changed are evaluated on CPU backends of their own.
+void add_sensitivities(const Case& c, Backend& backend, const std::string& directory, const Eigen::VectorXd& q,
+                       const Eigen::VectorXd& lambda, AnalysisRun& run) {
+  try {
+    run.sensitivities = static_sensitivities(c, backend, q, lambda, [](const Model& m) {
+      return make_backend(BackendChoice::Cpu, m).backend;
+    });
+  } catch (const SimulationError& e) {
+    run.summary.status = "failed";
+    run.summary.message = e.what();
+    return;
+  } catch (const InputError& e) {
+    run.summary.status = "failed";
+    run.summary.message = std::string("sensitivities: ") + e.what();
+    return;
+  }
+  write_sensitivity_files(directory, run.sensitivities);
+}
+
+}  // namespace
+
 AnalysisRun run_case(const Case& c, Backend& backend, OutputWriter& writer, const Interruption* interruption,
                      const StateRecord* resume, const FrameSink* also) {
   AnalysisRun run;
   const Checkpoints checkpoints = case_checkpoints(c, backend, writer, resume);
+  Eigen::VectorXd q, lambda;  // the last frame's state: the equilibrium of a static analysis
   try {
     run = run_analysis(c.analysis, c.output.interval, c.model, backend,
                        [&](const Frame& f) {
                          writer.write_frame(f);
                          if (also) (*also)(f);
+                         if (c.sensitivity.active()) {
+                           q = *f.q;
+                           lambda = *f.lambda;
+                         }
                        },
                        interruption, checkpoints);
     if (!run.modes.modes.empty()) write_mode_files(c, writer.directory(), run.modes);
+    if (c.sensitivity.active() && run.summary.status == "ok")
+      add_sensitivities(c, backend, writer.directory(), q, lambda, run);
   } catch (const OutputError& e) {
     // A result file that cannot be written ends the run: its summary, where the disk still takes
     // it, says so rather than "running".

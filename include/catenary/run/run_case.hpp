@@ -10,6 +10,7 @@
 #include "catenary/integrators/analyses.hpp"
 #include "catenary/integrators/eigen_analysis.hpp"
 #include "catenary/integrators/run_results.hpp"
+#include "catenary/integrators/static_sensitivity.hpp"
 #include "catenary/io/checkpoint_file.hpp"
 #include "catenary/model/case.hpp"
 #include "catenary/model/model.hpp"
@@ -20,7 +21,8 @@ class OutputWriter;
 
 // How an analysis ended: its summary (status "ok", "failed" or "interrupted", with the message),
 // and where a failure happened the SimulationError's coordinate (-1: none) and the coordinates it
-// left unsettled (SimulationError::unsettled_dofs). An eigen analysis's modes are in `modes`.
+// left unsettled (SimulationError::unsettled_dofs). An eigen analysis's modes are in `modes`, a
+// static case's sensitivities in `sensitivities`.
 struct AnalysisRun {
   RunSummary summary;
   bool failed() const { return summary.status == "failed"; }
@@ -28,6 +30,9 @@ struct AnalysisRun {
   int failed_dof = -1;
   std::vector<int> unsettled_dofs;
   LinearModes modes;
+  // A static case's design sensitivities (Case::sensitivity), computed by run_case after the
+  // equilibrium; empty without.
+  StaticSensitivities sensitivities;
 };
 
 // Runs `analysis` over `model` (a case's own, or a sweep's batch) on `backend`, frames to `sink`
