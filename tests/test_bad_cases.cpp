@@ -195,6 +195,13 @@ const BadCase kBadCases[] = {
     {"euler_angles_two_numbers", "/model/rigid_bodies/0/orientation/euler_angles",
      "must be an array of 3 numbers (a, b, c in radians) (got 2 numbers)"},
     {"euler_angles_without_convention", "/model/rigid_bodies/0/orientation/convention", "required field is missing"},
+    {"sensitivity_unknown_objective", "/sensitivity/objectives/0/type", "unknown objective type 'stress'"},
+    {"sensitivity_variable_outside_model", "/sensitivity/variables/0",
+     "must point into /model (got '/analysis/load_steps'): a design variable is a value of the model"},
+    {"sensitivity_dynamic_analysis", "/sensitivity", "sensitivities are computed for static analyses"},
+    {"sensitivity_adjoint_with_friction", "/sensitivity/method",
+     "the adjoint method solves with the static Newton matrix in place of its transpose, and contact friction makes "
+     "it unsymmetric"},
     {"long_unknown_key", "/model/bodies/0/colourrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrr",
      "unknown key 'colourrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrr...' ("},
 };
