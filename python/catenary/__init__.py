@@ -123,7 +123,8 @@ def _table(header, rows):
 class Results:
     """A run's frames: time, q, v, lambda (frames x unknowns), the energies, and every column of
     results.csv (columns) as the run wrote it; summary is summary.json. An eigen analysis's modes:
-    eigenvalues, mode_shapes, natural_frequencies, damping_ratios."""
+    eigenvalues, mode_shapes, natural_frequencies, damping_ratios. A static case's design
+    sensitivities: sensitivities."""
 
     def __init__(self, raw, directory, keep=None):
         self._keep = keep  # a temporary output directory lives as long as the results
@@ -140,6 +141,17 @@ class Results:
         with open(os.path.join(directory, "summary.json"), encoding="utf-8") as f:
             self.summary = json.load(f)
         self._layout = raw
+
+    @property
+    def sensitivities(self):
+        """A static case's design sensitivities, sensitivities.json as read (None without a
+        "sensitivity" section): "method", "variables" ({"path", "value"} each) and "objectives"
+        ({"name", "value", "derivatives": {pointer: d value / d variable}} each)."""
+        path = os.path.join(self.directory, "sensitivities.json")
+        if not os.path.exists(path):
+            return None
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
 
     @property
     def natural_frequencies(self):

@@ -33,6 +33,23 @@ def test_small_tip_load_deflects_a_cantilever_by_f_l3_over_3_ei_and_halves_with_
     assert case.run().node("rod", "end")[-1][2] == pytest.approx(tip[2] / 2, rel=1e-6)
 
 
+def test_a_cantilevers_design_sensitivities_are_the_closed_forms_by_both_methods():
+    case = shipped("cantilever_static.json")
+    case.set("/model/loads/0/force", [0, 0, -1.0])  # linear: tip z = F L^3 / (3 E I)
+    E, d, L = case.get("/model/materials/steel/youngs_modulus"), 0.02, 1.0
+    EI = E * math.pi * d ** 4 / 64
+    variables = ["/model/materials/steel/youngs_modulus", "/model/loads/0/force/2"]
+    objective = {"name": "tip_z", "type": "node_position", "node": {"body": "rod", "index": "end"}, "component": "z"}
+    for method in ("direct", "adjoint"):
+        case.set("/sensitivity", {"variables": variables, "objectives": [objective], "method": method})
+        s = case.run().sensitivities
+        assert s["method"] == method
+        tip = s["objectives"][0]
+        assert tip["derivatives"][variables[0]] == pytest.approx(-tip["value"] / E, rel=1e-5)
+        assert tip["derivatives"][variables[1]] == pytest.approx(L ** 3 / (3 * EI), rel=1e-4)
+    assert shipped("cantilever_static.json").run().sensitivities is None
+
+
 def test_a_cantilevers_modes_scale_with_the_square_root_of_e_and_are_written_for_paraview():
     case = shipped("cantilever_modes.json")
     E, rho, side, L = 2.1e11, 7800, 0.02, 1.0
