@@ -6,10 +6,14 @@ namespace {
 
 constexpr int kNewmarkVectors = 18;  // two step states, the Newton work vectors, the integrator's own
 constexpr int bdf_vectors(int max_order) { return 26 + 2 * max_order; }  // and the history
+// The Newmark count, an earlier stage's state (q, v, a, history and its multipliers), the error
+// estimate's work vector, and V and A of each earlier stage.
+constexpr int sdirk_vectors(int stages) { return kNewmarkVectors + 5 + 2 * (stages - 1); }
 // Modified Newton keeps the point its factorization was formed at (a checkpoint records it).
 constexpr int kKeptPointVectors = 4;
 static_assert(bdf_vectors(5) + kKeptPointVectors == kMostBackendVectors,
               "kMostBackendVectors is BDF's count at its highest order, 5, by modified Newton");
+static_assert(sdirk_vectors(3) <= bdf_vectors(5), "SDIRK holds fewer vectors than BDF at order 5");
 
 }  // namespace
 
@@ -17,6 +21,7 @@ int backend_vector_count(const AnalysisSettings& a) {
   if (a.type != AnalysisSettings::Type::Dynamic) return kNewmarkVectors;
   const int kept = a.dynamics.newton == DynamicSettings::Newton::Modified ? kKeptPointVectors : 0;
   if (a.dynamics.integrator == DynamicSettings::Integrator::BDF) return bdf_vectors(a.dynamics.max_order) + kept;
+  if (a.dynamics.integrator == DynamicSettings::Integrator::SDIRK) return sdirk_vectors(a.dynamics.stages) + kept;
   return kNewmarkVectors + kept;
 }
 

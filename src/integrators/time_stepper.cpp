@@ -570,6 +570,7 @@ void run_dynamic(System& sys, const DynamicSettings& s, double output_interval, 
     case DynamicSettings::Integrator::HHT: stepper = make_hht_stepper(sys, s); break;
     case DynamicSettings::Integrator::GeneralizedAlpha: stepper = make_generalized_alpha_stepper(sys, s); break;
     case DynamicSettings::Integrator::BDF: stepper = make_bdf_stepper(sys, s); break;
+    case DynamicSettings::Integrator::SDIRK: stepper = make_sdirk_stepper(sys, s); break;
   }
   run_time_steps(sys, s, output_interval, sink, summary, *stepper, interruption, checkpoints);
 }

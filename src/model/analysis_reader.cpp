@@ -106,7 +106,7 @@ void read_analysis(const Node& n, AnalysisSettings& a) {
     if (n.has("tolerance")) s.tolerance = get_positive(n.child("tolerance"));
     return;
   }
-  expect_object(n, {"type", "end_time", "step", "integrator", "alpha", "rho_infinity", "max_order",
+  expect_object(n, {"type", "end_time", "step", "integrator", "alpha", "rho_infinity", "max_order", "stages",
                     "max_iterations", "tolerance", "adaptive", "formulation", "newton", "linear_solver", "event_tolerance",
                     "float_factors", "max_steps", "initial_state"});
   a.type = AnalysisSettings::Type::Dynamic;
@@ -125,9 +125,11 @@ void read_analysis(const Node& n, AnalysisSettings& a) {
   };
   static const Method methods[] = {{"hht", DynamicSettings::Integrator::HHT, "alpha"},
                                    {"generalized_alpha", DynamicSettings::Integrator::GeneralizedAlpha, "rho_infinity"},
-                                   {"bdf", DynamicSettings::Integrator::BDF, "max_order"}};
+                                   {"bdf", DynamicSettings::Integrator::BDF, "max_order"},
+                                   {"sdirk", DynamicSettings::Integrator::SDIRK, "stages"}};
   const std::string chosen =
-      n.has("integrator") ? get_choice(n.child("integrator"), {"hht", "generalized_alpha", "bdf"}, "integrator") : "hht";
+      n.has("integrator") ? get_choice(n.child("integrator"), {"hht", "generalized_alpha", "bdf", "sdirk"}, "integrator")
+                           : "hht";
   const Method* method = &methods[0];
   for (const Method& m : methods)
     if (chosen == m.name) method = &m;
@@ -155,9 +157,17 @@ void read_analysis(const Node& n, AnalysisSettings& a) {
     d.max_order = get_int(on);
     if (d.max_order < 1 || d.max_order > 5) on.fail("must be an integer from 1 to 5 (got " + std::to_string(d.max_order) + ")");
   }
+  if (n.has("stages")) {
+    const Node sn = n.child("stages");
+    d.stages = get_int(sn);
+    if (d.stages != 2 && d.stages != 3) sn.fail("must be 2 or 3 (got " + std::to_string(d.stages) + ")");
+  }
   if (n.has("float_factors")) a.float_factors = get_bool(n.child("float_factors"));
   if (n.has("max_iterations")) d.max_iterations = get_positive_int(n.child("max_iterations"));
   if (n.has("tolerance")) d.newton_tolerance = get_positive(n.child("tolerance"));
+  // SDIRK's stages at index 3 converge at first order on nonlinear constraints (sdirk.cpp): its
+  // default is stabilized index 2.
+  if (d.integrator == DynamicSettings::Integrator::SDIRK) d.formulation = DynamicSettings::Formulation::StabilizedIndex2;
   if (n.has("formulation"))
     d.formulation = get_choice(n.child("formulation"), {"index3", "stabilized_index2"}, "constraint formulation") ==
                             "index3"
