@@ -98,12 +98,12 @@ class ShiftInvert {
   }
 
   Eigen::Index rows() const { return 2 * n_; }
+  Eigen::Index cols() const { return 2 * n_; }
   // Whether D is not zero: the first-order form's spectrum is then not symmetric about the
   // imaginary axis.
   bool damped() const { return damped_; }
   // ||Q|| / ||M||, the scale of the eigenvalues' squares (infinity norms as the elements give them).
   double eigenvalue_scale() const { return matrix_norm_ / std::max(mass_norm_, 1e-300); }
-  Eigen::Index cols() const { return 2 * n_; }
 
   void perform_op(const double* in, double* out) const {
     const Eigen::Map<const Eigen::VectorXd> x(in, n_), y(in + n_, n_);
