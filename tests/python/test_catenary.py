@@ -226,6 +226,7 @@ def test_the_oc3_lines_stiffness_through_the_coupled_run_is_jonkmans():
 @pytest.mark.parametrize("example, arguments", [("falling_cable.py", ["--end-time", "0.05", "--out"]),
                                                 ("mooring_line.py", ["--end-time", "1", "--out"]),
                                                 ("cable_sweep.py", ["--out"]),
+                                                ("cantilever_modes.py", ["--elements", "16", "--out"]),
                                                 ("coupled_spar.py", ["--end-time", "20"])])
 def test_the_python_examples_run(tmp_path, example, arguments):
     script = os.path.join(os.path.dirname(__file__), "..", "..", "python", "examples", example)
