@@ -218,6 +218,21 @@ inline double energy_drift(const RunResult& r) {
   return drift / released;
 }
 
+// Largest |Phi(q, t)| and |Phi_q v - nu| over the frames of a run with from <= t <= to.
+inline std::pair<double, double> constraint_violations(const Model& m, const RunResult& r, double from = 0.0,
+                                                       double to = HUGE_VAL) {
+  CpuBackend backend(m);
+  System sys(m, backend);
+  double position = 0, velocity = 0;
+  for (const StoredFrame& f : r.frames) {
+    if (f.time < from || f.time > to) continue;
+    const auto [phi, velocity_residual] = host_constraint_residuals(sys, f.q, f.v, f.time);
+    position = std::max(position, phi.lpNorm<Eigen::Infinity>());
+    velocity = std::max(velocity, velocity_residual.lpNorm<Eigen::Infinity>());
+  }
+  return {position, velocity};
+}
+
 // A planar 1 m cantilever (2 elements) swinging down under gravity from horizontal: smooth,
 // every mode resolved by steps of 1e-4 s; the convergence-order tests use it.
 inline Model swinging_cantilever() {

@@ -74,19 +74,6 @@ Drift conservation_drift(const Model& m, const RunResult& r) {
   return d;
 }
 
-// Largest |Phi(q, t)| and |Phi_q v - nu| over the frames of a run.
-std::pair<double, double> constraint_violations(const Model& m, const RunResult& r) {
-  CpuBackend backend(m);
-  System sys(m, backend);
-  double position = 0, velocity = 0;
-  for (const StoredFrame& f : r.frames) {
-    const auto [phi, velocity_residual] = host_constraint_residuals(sys, f.q, f.v, f.time);
-    position = std::max(position, phi.lpNorm<Eigen::Infinity>());
-    velocity = std::max(velocity, velocity_residual.lpNorm<Eigen::Infinity>());
-  }
-  return {position, velocity};
-}
-
 // Largest drift of the total energy, and the largest change of the gravitational energy (the
 // energy exchanged), over a run.
 std::pair<double, double> energy_drift_and_exchange(const RunResult& r) {

@@ -14,6 +14,11 @@ constexpr int kKeptPointVectors = 4;
 static_assert(bdf_vectors(5) + kKeptPointVectors == kMostBackendVectors,
               "kMostBackendVectors is BDF's count at its highest order, 5, by modified Newton");
 static_assert(sdirk_vectors(3) <= bdf_vectors(5), "SDIRK holds fewer vectors than BDF at order 5");
+// Two step states, the acceleration solve's vectors (g, g - f; the multipliers, rows and
+// right-hand side; b, Phi and Phi' for Baumgarte), the error estimate's work vector, and V and A
+// of the kept stages (explicit_rk.cpp): rk4 keeps 3, dopri5 5.
+constexpr int explicit_vectors(int kept_stages) { return 10 + 8 + 1 + 2 * kept_stages; }
+static_assert(explicit_vectors(5) <= bdf_vectors(5), "dopri5 holds fewer vectors than BDF at order 5");
 
 }  // namespace
 
@@ -22,6 +27,8 @@ int backend_vector_count(const AnalysisSettings& a) {
   const int kept = a.dynamics.newton == DynamicSettings::Newton::Modified ? kKeptPointVectors : 0;
   if (a.dynamics.integrator == DynamicSettings::Integrator::BDF) return bdf_vectors(a.dynamics.max_order) + kept;
   if (a.dynamics.integrator == DynamicSettings::Integrator::SDIRK) return sdirk_vectors(a.dynamics.stages) + kept;
+  if (a.dynamics.integrator == DynamicSettings::Integrator::RK4) return explicit_vectors(3);
+  if (a.dynamics.integrator == DynamicSettings::Integrator::DOPRI5) return explicit_vectors(5);
   return kNewmarkVectors + kept;
 }
 

@@ -9,6 +9,7 @@
 #include "catenary/core/errors.hpp"
 #include "catenary/integrators/analyses.hpp"
 #include "catenary/solve/newton.hpp"
+#include "accelerations.hpp"
 
 namespace catenary {
 
@@ -19,12 +20,11 @@ struct InitialVectors {
   InitialVectors(BackendVectors& b, int n, int m)
       : q(b.make_vector(n)), v(b.make_vector(n)), zero_v(b.make_vector(n)), zero_mu(b.make_vector(m)),
         b(b.make_vector(m)), phi(b.make_vector(m)), rhs(b.make_vector(m)), forces(b.make_vector(n)),
-        rows(b.make_vector(m)), loads(b.make_vector(n)), dx(b.make_vector(n)), mu(b.make_vector(m)) {}
+        rows(b.make_vector(m)), dx(b.make_vector(n)), mu(b.make_vector(m)) {}
   Vector q, v;
   Vector zero_v, zero_mu;
   Vector b, phi, rhs;     // b(t0) (or b'(t0)), a constraint residual, the constraints' right-hand side
   Vector forces, rows;    // newton_terms' vectors
-  Vector loads;           // g(t0)
   Vector dx, mu;          // a solve's update and multipliers
 };
 
@@ -95,18 +95,6 @@ class PositionProjection final : public NewtonProblem {
 }  // namespace
 
 namespace {
-
-// M a + Phi_q^T lambda = g - f, Phi_q a = gamma at (x.q, x.v) into x.dx (a) and x.mu (lambda),
-// with the mass matrix's factorization already in the backend; g - f stays in x.forces.
-void solve_accelerations(System& sys, InitialVectors& x, double t) {
-  NewtonMatrixCoefficients mass_only;
-  mass_only.mass = 1.0;
-  sys.external_force(t, x.loads);
-  sys.newton_terms(x.q, x.v, t, ForceTerms{1.0, 0.0, &x.q, &x.loads}, x.zero_mu, mass_only, x.forces, x.rows,
-                   NewtonTermsForm{false});
-  sys.constraint_acceleration_rhs(x.q, x.v, t, x.rhs);
-  sys.backend().solve(x.forces, x.rhs, x.dx, x.mu);
-}
 
 // The first entry of x that is not finite (x has one).
 int first_not_finite(const Eigen::VectorXd& x) {
@@ -180,12 +168,13 @@ ConsistentState initial_state(System& sys, double t0) {
     backend.factorize();
   }
   st.position_change = (st.q - q0).lpNorm<Eigen::Infinity>();
-  solve_accelerations(sys, x, t0);
+  AccelerationSolve accelerations(sys);
+  accelerations.solve_factorized(x.q, x.v, t0, x.dx, x.mu);
   backend.download(x.dx, st.a);
   backend.download(x.mu, st.lambda);
   if (!st.a.allFinite()) {
     Eigen::VectorXd forces;
-    backend.download(x.forces, forces);
+    backend.download(accelerations.forces(), forces);
     const int dof = first_not_finite(st.a);
     throw SimulationError(
         "the initial accelerations are not finite, first at " + sys.describe_dof(dof) + ": " +
@@ -202,17 +191,7 @@ ConsistentState initial_state(System& sys, double t0) {
 }  // namespace
 
 void consistent_accelerations(System& sys, const Vector& q, const Vector& v, double t, Vector& a, Vector& lambda) {
-  Backend& backend = sys.backend();
-  InitialVectors x(backend, sys.dofs(), sys.constraints());
-  backend.axpby(1.0, q, 0.0, x.q);
-  backend.axpby(1.0, v, 0.0, x.v);
-  NewtonMatrixCoefficients mass_only;
-  mass_only.mass = 1.0;
-  assemble(sys, x, x.v, t, mass_only);
-  backend.factorize();
-  solve_accelerations(sys, x, t);
-  backend.axpby(1.0, x.dx, 0.0, a);
-  backend.axpby(1.0, x.mu, 0.0, lambda);
+  AccelerationSolve(sys).solve(q, v, t, a, lambda);
 }
 
 ConsistentState consistent_initial_state(System& sys, double t0) {

@@ -463,7 +463,10 @@ void run_time_steps(System& sys, const DynamicSettings& s, double output_interva
       std::ostringstream msg;
       msg << "dynamic analysis failed at t = " << state.t << " s (step " << summary.steps + 1
           << ", h = " << h_try << " s): "
-          << newton_diagnosis(r, "force residual", "N", [&](int dof) { return sys.describe_dof(dof); })
+          // An explicit step (no Newton iteration) says why alone.
+          << (r.iterations > 0 ? newton_diagnosis(r, "force residual", "N",
+                                                  [&](int dof) { return sys.describe_dof(dof); })
+                               : r.why)
           << (s.adaptive ? "; the step is at its minimum" : "; try a smaller step or the adaptive step");
       const std::string singular = sys.singularity_note(state.q, state.t);
       if (!singular.empty()) msg << "; " << singular;
@@ -571,6 +574,8 @@ void run_dynamic(System& sys, const DynamicSettings& s, double output_interval, 
     case DynamicSettings::Integrator::GeneralizedAlpha: stepper = make_generalized_alpha_stepper(sys, s); break;
     case DynamicSettings::Integrator::BDF: stepper = make_bdf_stepper(sys, s); break;
     case DynamicSettings::Integrator::SDIRK: stepper = make_sdirk_stepper(sys, s); break;
+    case DynamicSettings::Integrator::RK4:
+    case DynamicSettings::Integrator::DOPRI5: stepper = make_explicit_rk_stepper(sys, s); break;
   }
   run_time_steps(sys, s, output_interval, sink, summary, *stepper, interruption, checkpoints);
 }

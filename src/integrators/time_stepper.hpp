@@ -1,6 +1,7 @@
 #pragma once
 // What the time integrators share (HHT-alpha in hht.cpp, generalized-alpha in
-// generalized_alpha.cpp, BDF in bdf.cpp, SDIRK in sdirk.cpp): the state of a step in backend vectors, the Newton
+// generalized_alpha.cpp, BDF in bdf.cpp, SDIRK in sdirk.cpp, the explicit rk4 and dopri5 in
+// explicit_rk.cpp): the state of a step in backend vectors, the Newton
 // iteration of one implicit step, and the step-control loop (fixed or adaptive step, rejection,
 // output frames, progress, failure messages) that run_dynamic hands the chosen method to. A
 // method is a TimeStepper.
@@ -65,11 +66,13 @@ class TimeStepper {
   virtual void restore(const StateRecord& record) { (void)record; }
 };
 
-// Defined in hht.cpp, generalized_alpha.cpp, bdf.cpp and sdirk.cpp.
+// Defined in hht.cpp, generalized_alpha.cpp, bdf.cpp, sdirk.cpp and explicit_rk.cpp (rk4 or dopri5,
+// as s.integrator says).
 std::unique_ptr<TimeStepper> make_hht_stepper(System& sys, const DynamicSettings& s);
 std::unique_ptr<TimeStepper> make_generalized_alpha_stepper(System& sys, const DynamicSettings& s);
 std::unique_ptr<TimeStepper> make_bdf_stepper(System& sys, const DynamicSettings& s);
 std::unique_ptr<TimeStepper> make_sdirk_stepper(System& sys, const DynamicSettings& s);
+std::unique_ptr<TimeStepper> make_explicit_rk_stepper(System& sys, const DynamicSettings& s);
 
 // One implicit step in the Newmark formulas
 //   q1 = qhat + beta h^2 a1,  v1 = vhat + gamma h a1,

@@ -107,8 +107,8 @@ void read_analysis(const Node& n, AnalysisSettings& a) {
     return;
   }
   expect_object(n, {"type", "end_time", "step", "integrator", "alpha", "rho_infinity", "max_order", "stages",
-                    "max_iterations", "tolerance", "adaptive", "formulation", "newton", "linear_solver", "event_tolerance",
-                    "float_factors", "max_steps", "initial_state"});
+                    "baumgarte", "max_iterations", "tolerance", "adaptive", "formulation", "newton", "linear_solver",
+                    "event_tolerance", "float_factors", "max_steps", "initial_state"});
   a.type = AnalysisSettings::Type::Dynamic;
   DynamicSettings& d = a.dynamics;
   if (n.has("initial_state"))
@@ -117,7 +117,8 @@ void read_analysis(const Node& n, AnalysisSettings& a) {
   const Node step = n.required("step");
   d.step = get_positive(step);
   d.max_steps = read_max_steps(n);
-  // Each integrator takes only its own parameter (numerical damping, or the BDF order).
+  // Each integrator takes only its own parameter (numerical damping, the BDF order, the SDIRK
+  // stages, the explicit methods' Baumgarte stabilization).
   struct Method {
     const char* name;
     DynamicSettings::Integrator integrator;
@@ -126,20 +127,28 @@ void read_analysis(const Node& n, AnalysisSettings& a) {
   static const Method methods[] = {{"hht", DynamicSettings::Integrator::HHT, "alpha"},
                                    {"generalized_alpha", DynamicSettings::Integrator::GeneralizedAlpha, "rho_infinity"},
                                    {"bdf", DynamicSettings::Integrator::BDF, "max_order"},
-                                   {"sdirk", DynamicSettings::Integrator::SDIRK, "stages"}};
+                                   {"sdirk", DynamicSettings::Integrator::SDIRK, "stages"},
+                                   {"rk4", DynamicSettings::Integrator::RK4, "baumgarte"},
+                                   {"dopri5", DynamicSettings::Integrator::DOPRI5, "baumgarte"}};
   const std::string chosen =
-      n.has("integrator") ? get_choice(n.child("integrator"), {"hht", "generalized_alpha", "bdf", "sdirk"}, "integrator")
-                           : "hht";
+      n.has("integrator")
+          ? get_choice(n.child("integrator"), {"hht", "generalized_alpha", "bdf", "sdirk", "rk4", "dopri5"}, "integrator")
+          : "hht";
   const Method* method = &methods[0];
   for (const Method& m : methods)
     if (chosen == m.name) method = &m;
   d.integrator = method->integrator;
-  for (const Method& other : methods)
-    if (&other != method && n.has(other.parameter))
-      n.child(other.parameter)
-          .fail(std::string("is a parameter of the ") + other.name + " integrator; this analysis uses " +
-                method->name + (n.has("integrator") ? "" : " (the default)") + ", whose parameter is '" +
-                method->parameter + "'");
+  for (const Method& other : methods) {
+    if (std::string(other.parameter) == method->parameter || !n.has(other.parameter)) continue;
+    std::string owners;  // the methods that take it (rk4 and dopri5 share theirs)
+    int count = 0;
+    for (const Method& owner : methods)
+      if (std::string(owner.parameter) == other.parameter) owners += (count++ ? " and " : "") + std::string(owner.name);
+    n.child(other.parameter)
+        .fail("is a parameter of the " + owners + (count > 1 ? " integrators" : " integrator") +
+              "; this analysis uses " + method->name + (n.has("integrator") ? "" : " (the default)") +
+              ", whose parameter is '" + method->parameter + "'");
+  }
   if (n.has("alpha")) {
     const Node an = n.child("alpha");
     d.alpha = get_number(an);
@@ -162,6 +171,12 @@ void read_analysis(const Node& n, AnalysisSettings& a) {
     d.stages = get_int(sn);
     if (d.stages != 2 && d.stages != 3) sn.fail("must be 2 or 3 (got " + std::to_string(d.stages) + ")");
   }
+  if (n.has("baumgarte")) {
+    const Node bn = n.child("baumgarte");
+    expect_object(bn, {"alpha", "beta"});
+    if (bn.has("alpha")) d.baumgarte_alpha = get_non_negative(bn.child("alpha"));
+    if (bn.has("beta")) d.baumgarte_beta = get_non_negative(bn.child("beta"));
+  }
   if (n.has("float_factors")) a.float_factors = get_bool(n.child("float_factors"));
   if (n.has("max_iterations")) d.max_iterations = get_positive_int(n.child("max_iterations"));
   if (n.has("tolerance")) d.newton_tolerance = get_positive(n.child("tolerance"));
@@ -181,6 +196,8 @@ void read_analysis(const Node& n, AnalysisSettings& a) {
   if (n.has("adaptive")) {
     const Node ad = n.child("adaptive");
     expect_object(ad, {"min_step", "max_step", "error_tolerance"});
+    if (d.integrator == DynamicSettings::Integrator::RK4)
+      ad.fail("needs a local error estimate, which rk4 does not have: take dopri5 for the adaptive step");
     d.adaptive = true;
     if (ad.has("min_step")) d.min_step = get_positive(ad.child("min_step"));
     if (ad.has("max_step")) d.max_step = get_positive(ad.child("max_step"));
