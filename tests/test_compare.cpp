@@ -274,3 +274,23 @@ TEST_CASE("the total energy is judged against its largest term", "[compare]") {
   const ComparisonReport bad = compare(reference, header + "0,0,0,0\n0.1,10,-10,1e-6\n", ComparisonTolerance{1e-8, 0.0});
   CHECK_FALSE(column(bad, "total_energy").pass);
 }
+
+TEST_CASE("an eigenvalue's parts are judged against its size, the damping ratio against 1", "[compare]") {
+  // An undamped mode (modes.csv): its real part and damping ratio are round-off of |s| = 8150 1/s,
+  // 4e-8 and 5e-12 apart, far above their own magnitudes but 5e-12 of the eigenvalue.
+  const std::string header =
+      "mode,natural_frequency_hz,damped_frequency_hz,damping_ratio,eigenvalue_real,eigenvalue_imag\n";
+  const std::string reference = header + "1,1297.19,1297.19,-6e-12,5e-8,8150.4\n";
+  const ComparisonReport r =
+      compare(reference, header + "1,1297.19,1297.19,-1.1e-12,1e-8,8150.4\n", ComparisonTolerance{1e-8, 1e-12});
+  CHECK(column(r, "eigenvalue_real").reference_scale == 8150.4);
+  CHECK(column(r, "eigenvalue_real").pass);
+  CHECK(column(r, "damping_ratio").reference_scale == 1.0);
+  CHECK(column(r, "damping_ratio").pass);
+  CHECK(r.pass());
+  // A damped mode's real part that differs beyond round-off still fails.
+  const ComparisonReport bad =
+      compare(reference, header + "1,1297.19,1297.19,0.01,-81.5,8150.4\n", ComparisonTolerance{1e-8, 1e-12});
+  CHECK_FALSE(column(bad, "eigenvalue_real").pass);
+  CHECK_FALSE(column(bad, "damping_ratio").pass);
+}
