@@ -188,4 +188,8 @@ TEST_CASE("the case file's rk4 and dopri5 integrators and their baumgarte object
         "is a parameter of the rk4 and dopri5 integrators; this analysis uses bdf");
   fails(R"(, "integrator": "rk4", "stages": 2)", "/analysis/stages",
         "is a parameter of the sdirk integrator; this analysis uses rk4, whose parameter is 'baumgarte'");
+  fails(R"(, "integrator": "dopri5", "newton": "modified")", "/analysis/newton",
+        "sets the implicit integrators' Newton step; dopri5 is explicit");
+  fails(R"(, "integrator": "rk4", "tolerance": 1e-8)", "/analysis/tolerance",
+        "sets the implicit integrators' Newton step; rk4 is explicit");
 }

@@ -149,6 +149,13 @@ void read_analysis(const Node& n, AnalysisSettings& a) {
               "; this analysis uses " + method->name + (n.has("integrator") ? "" : " (the default)") +
               ", whose parameter is '" + method->parameter + "'");
   }
+  // An explicit step has no Newton iteration and no constraint formulation to choose: the settings
+  // only an implicit step reads are refused rather than ignored.
+  if (d.integrator == DynamicSettings::Integrator::RK4 || d.integrator == DynamicSettings::Integrator::DOPRI5)
+    for (const char* key : {"newton", "formulation", "max_iterations", "tolerance", "float_factors"})
+      if (n.has(key))
+        n.child(key).fail(std::string("sets the implicit integrators' Newton step; ") + method->name +
+                          " is explicit (a solve for the accelerations at each stage, no Newton iteration)");
   if (n.has("alpha")) {
     const Node an = n.child("alpha");
     d.alpha = get_number(an);
