@@ -155,8 +155,7 @@ class ExplicitRKStepper : public TimeStepper {
     for (size_t j = 0; j < kept.size(); ++j)
       if (tableau_.d[j + 1] != 0.0) terms.push_back({scale * tableau_.d[j + 1], &kept[j]});
     terms.push_back({scale * tableau_.d.back(), &last});
-    be_.combine(terms, work_);
-    return be_.weighted_norm(work_, x, s_.error_tolerance, nullptr);
+    return weighted_sum_norm(be_, terms, work_, x, s_.error_tolerance);
   }
 
   BackendVectors& be_;

@@ -144,8 +144,7 @@ class SDIRKStepper : public TimeStepper {
     std::vector<Scaled> terms;
     for (int j = 0; j + 1 < tableau_.stages; ++j) terms.push_back({scale * tableau_.d[j], &earlier(j)});
     terms.push_back({scale * tableau_.d.back(), &last});
-    be_.combine(terms, work_);
-    return be_.weighted_norm(work_, x, s_.error_tolerance, nullptr);
+    return weighted_sum_norm(be_, terms, work_, x, s_.error_tolerance);
   }
 
   BackendVectors& be_;

@@ -566,6 +566,11 @@ void run_time_steps(System& sys, const DynamicSettings& s, double output_interva
 }
 
 
+double weighted_sum_norm(BackendVectors& b, const std::vector<Scaled>& terms, Vector& work, const Vector& x, double tol) {
+  b.combine(terms, work);
+  return b.weighted_norm(work, x, tol, nullptr);
+}
+
 void run_dynamic(System& sys, const DynamicSettings& s, double output_interval, const FrameSink& sink,
                  RunSummary& summary, const Interruption* interruption, const Checkpoints& checkpoints) {
   std::unique_ptr<TimeStepper> stepper;

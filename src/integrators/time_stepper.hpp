@@ -72,6 +72,10 @@ std::unique_ptr<TimeStepper> make_hht_stepper(System& sys, const DynamicSettings
 std::unique_ptr<TimeStepper> make_generalized_alpha_stepper(System& sys, const DynamicSettings& s);
 std::unique_ptr<TimeStepper> make_bdf_stepper(System& sys, const DynamicSettings& s);
 std::unique_ptr<TimeStepper> make_sdirk_stepper(System& sys, const DynamicSettings& s);
+
+// The weighted norm (error tolerance tol) at x of the sum of `terms`, formed in `work`: the
+// embedded error estimates of the Runge-Kutta methods (sdirk.cpp, explicit_rk.cpp).
+double weighted_sum_norm(BackendVectors& b, const std::vector<Scaled>& terms, Vector& work, const Vector& x, double tol);
 std::unique_ptr<TimeStepper> make_explicit_rk_stepper(System& sys, const DynamicSettings& s);
 
 // One implicit step in the Newmark formulas
