@@ -1,5 +1,6 @@
-// BDF weights against exact polynomial calculus: the corrector weights differentiate, and the
-// predictor weights interpolate, every polynomial of degree <= k exactly, on uneven steps.
+// BDF weights against exact polynomial calculus: the corrector weights differentiate, the
+// predictor weights interpolate and their slopes differentiate every polynomial of degree <= k
+// exactly, on uneven steps.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -45,6 +46,11 @@ TEST_CASE("BDF weights are exact for polynomials up to their order on uneven ste
     double y = 0.0;
     for (int j = 0; j <= k; ++j) y += p[j] * poly(c, t[j]);
     CHECK(y == Approx(poly(c, x)).epsilon(1e-10));
+    // Its slope there (the fixed-leading-coefficient form's predicted derivative).
+    const std::vector<double> s = interpolation_derivative_weights(t, x);
+    double dy = 0.0;
+    for (int j = 0; j <= k; ++j) dy += s[j] * poly(c, t[j]);
+    CHECK(dy == Approx(poly_derivative(c, x)).epsilon(1e-10));
 
     // Constant steps give the textbook BDF: order 2 is (3 y_{n+1} - 4 y_n + y_{n-1}) / (2 h).
     if (k == 2) {

@@ -1,4 +1,4 @@
-// BDF (Gear; GSTIFF-style, index 3) of orders 1 to 5 with variable step and order, for
+// BDF (Gear; index 3 or stabilized index 2) of orders 1 to 5 with variable step and order, for
 //   M q'' + f(q, q') + C^T lambda = g(t),  C q = b(t).
 //
 // The step to t1 of order k uses the points t1, t_n, ..., t_{n-k+1} (bdf_coefficients.hpp):
@@ -7,6 +7,11 @@
 //   qhat = -(alpha_0 qsum + vsum) / alpha_0^2,  vhat = -vsum / alpha_0.
 // The equations of motion divided by alpha_0^2 are then the shared Newton step of
 // time_stepper.hpp with s = 1 / alpha_0^2 and the Newton matrix M + K / alpha_0^2 + D / alpha_0.
+// The three coefficient forms (DynamicSettings::BdfCoefficients) differ only where the step
+// changes: the variable form (ADAMS's WSTIFF) takes the alphas from the actual points; the fixed
+// form (GSTIFF) re-interpolates the history onto an equal grid first (regrid_history); the fixed
+// leading coefficient form (DASSL, DSTIFF) corrects the variable-step predictor with the
+// equal-step alpha_0 (fixed_leading_corrector). On equal steps all three are one method.
 //
 // Error control (Milne's device): the predictor of degree k through the last k + 1 points gives
 // the local error estimate (q1 - q_pred) / (k + 1), on positions, and on velocities times h.
@@ -95,15 +100,11 @@ class BDFStepper : public TimeStepper {
       steps_at_order_ = 0;
     }
     used_order_ = k;
-    std::vector<double> times = {t1};
-    for (int j = 0; j < k; ++j) times.push_back(history_[j].t);
-    const std::vector<double> alpha = derivative_weights(times);
-    const double a0 = alpha[0];
-    combine_history(alpha, 1, k, qsum_, vsum_);
-    be_.combine(Combinations({&qsum_, &vsum_})
-                    .into(newton_.qhat(), {-1.0 / a0, -1.0 / (a0 * a0)})
-                    .into(newton_.vhat(), {0.0, -1.0 / a0}));
+    if (s_.bdf_coefficients == DynamicSettings::BdfCoefficients::Fixed) regrid_history(h, k);
     predict(from, t1, k);
+    const double a0 = s_.bdf_coefficients == DynamicSettings::BdfCoefficients::FixedLeading && history_.size() >= 2
+                          ? fixed_leading_corrector(t1, k)
+                          : interpolating_corrector(t1, k);
 
     NewmarkParameters p;
     p.c.mass = 1.0;
@@ -134,6 +135,9 @@ class BDFStepper : public TimeStepper {
     if (static_cast<int>(history_.size()) == capacity_) {  // reuse the oldest point's storage
       point = std::move(history_.back());
       history_.pop_back();
+    } else if (!spare_points_.empty()) {  // or that of one regrid_history dropped
+      point = std::move(spare_points_.back());
+      spare_points_.pop_back();
     } else {
       point.q = be_.make_vector(state.q.size());
       point.v = be_.make_vector(state.v.size());
@@ -214,6 +218,78 @@ class BDFStepper : public TimeStepper {
     }
     be_.combine(q_terms, qs);
     be_.combine(v_terms, vs);
+  }
+
+  // The corrector through the points themselves: v1 = a0 q1 + sum_j alpha_j q_{n+1-j},
+  // a1 = a0 v1 + sum_j alpha_j v_{n+1-j}, as qhat and vhat; returns a0. On an equal grid (the
+  // fixed form's history) these are the fixed coefficients.
+  double interpolating_corrector(double t1, int k) {
+    std::vector<double> times = {t1};
+    for (int j = 0; j < k; ++j) times.push_back(history_[j].t);
+    const std::vector<double> alpha = derivative_weights(times);
+    const double a0 = alpha[0];
+    combine_history(alpha, 1, k, qsum_, vsum_);
+    be_.combine(Combinations({&qsum_, &vsum_})
+                    .into(newton_.qhat(), {-1.0 / a0, -1.0 / (a0 * a0)})
+                    .into(newton_.vhat(), {0.0, -1.0 / a0}));
+    return a0;
+  }
+
+  // DASSL's fixed leading coefficient: with the predictor P (pred_q_, pred_v_ at t1) and its slopes
+  // P' at t1, v1 = P_q'(t1) + c (q1 - P_q(t1)) and a1 = P_v'(t1) + c (v1 - P_v(t1)) with the
+  // equal-step c = (1 + 1/2 + ... + 1/k) / h, that is a1 = c^2 (q1 - qhat), v1 = vhat + a1 / c with
+  //   qhat = P_q - P_q' / c + P_v / c - P_v' / c^2,  vhat = P_v - P_v' / c.
+  // Returns c. On equal steps it is the interpolating corrector (c is then its a0).
+  double fixed_leading_corrector(double t1, int k) {
+    const int points = std::min(k + 1, static_cast<int>(history_.size()));
+    std::vector<double> times;
+    for (int j = 0; j < points; ++j) times.push_back(history_[j].t);
+    std::vector<double> slope = interpolation_derivative_weights(times, t1);
+    slope.insert(slope.begin(), 0.0);  // combine_history counts from 1
+    combine_history(slope, 1, points, qsum_, vsum_);
+    double c = 0.0;
+    for (int j = 1; j <= k; ++j) c += 1.0 / j;
+    c /= t1 - history_[0].t;
+    be_.combine(Combinations({&pred_q_, &pred_v_, &qsum_, &vsum_})
+                    .into(newton_.qhat(), {1.0, 1.0 / c, -1.0 / c, -1.0 / (c * c)})
+                    .into(newton_.vhat(), {0.0, 1.0, 0.0, -1.0 / c}));
+    return c;
+  }
+
+  // GSTIFF's fixed coefficients keep the history on the grid t_n - j h of the coming step. At a
+  // change of step the newest k + 2 points are re-interpolated onto the new grid by the polynomial
+  // of degree k + 1 through them (what a Nordsieck array of order k holds, with the one further
+  // column its order selection reads) and the older points are dropped. The polynomial is kept,
+  // so a step retried with another h re-grids the same polynomial.
+  void regrid_history(double h, int k) {
+    if (history_.size() < 2 || std::fabs(history_[0].t - history_[1].t - h) <= 1e-12 * h) return;
+    while (static_cast<int>(history_.size()) > k + 2) {
+      spare_points_.push_back(std::move(history_.back()));
+      history_.pop_back();
+    }
+    const int m = static_cast<int>(history_.size());
+    std::vector<double> times;
+    for (int j = 0; j < m; ++j) times.push_back(history_[j].t);
+    while (static_cast<int>(regrid_q_.size()) < m) {
+      regrid_q_.push_back(be_.make_vector(qsum_.size()));
+      regrid_v_.push_back(be_.make_vector(qsum_.size()));
+    }
+    for (int j = 1; j < m; ++j) {
+      std::vector<double> w = interpolation_weights(times, times[0] - j * h);
+      std::vector<Scaled> q_terms, v_terms;
+      for (int i = 0; i < m; ++i) {
+        q_terms.push_back({w[i], &history_[i].q});
+        v_terms.push_back({w[i], &history_[i].v});
+      }
+      be_.combine(q_terms, regrid_q_[j]);
+      be_.combine(v_terms, regrid_v_[j]);
+    }
+    for (int j = 1; j < m; ++j) {
+      history_[j].t = times[0] - j * h;
+      history_[j].q.swap(regrid_q_[j]);
+      history_[j].v.swap(regrid_v_[j]);
+    }
+    frequency_t_ = NAN;
   }
 
   // Degree-k extrapolation of the last k + 1 points to t1; from a single point (the first step)
@@ -347,6 +423,10 @@ class BDFStepper : public TimeStepper {
   static constexpr double kOrder5Limit = 0.6;
   double frequency_t_ = NAN, frequency_ = -1.0;  // oscillation_frequency()'s, for the point at frequency_t_
   Vector qsum_, vsum_, pred_q_, pred_v_, work_;
+  // The fixed form's: points regrid_history dropped (their storage kept for accepted()), and the
+  // re-interpolated values before they replace the history's (index j for point j; 0 unused).
+  std::vector<HistoryPoint> spare_points_;
+  std::vector<Vector> regrid_q_, regrid_v_;
 };
 
 }  // namespace

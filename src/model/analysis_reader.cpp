@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 namespace catenary::case_reading {
 
@@ -106,7 +107,7 @@ void read_analysis(const Node& n, AnalysisSettings& a) {
     if (n.has("tolerance")) s.tolerance = get_positive(n.child("tolerance"));
     return;
   }
-  expect_object(n, {"type", "end_time", "step", "integrator", "alpha", "rho_infinity", "max_order", "stages",
+  expect_object(n, {"type", "end_time", "step", "integrator", "alpha", "rho_infinity", "max_order", "coefficients", "stages",
                     "baumgarte", "max_iterations", "tolerance", "adaptive", "formulation", "newton", "linear_solver",
                     "event_tolerance", "float_factors", "max_steps", "initial_state"});
   a.type = AnalysisSettings::Type::Dynamic;
@@ -117,38 +118,42 @@ void read_analysis(const Node& n, AnalysisSettings& a) {
   const Node step = n.required("step");
   d.step = get_positive(step);
   d.max_steps = read_max_steps(n);
-  // Each integrator takes only its own parameter (numerical damping, the BDF order, the SDIRK
-  // stages, the explicit methods' Baumgarte stabilization).
+  // Each integrator takes only its own parameters (numerical damping, the BDF order and
+  // coefficients, the SDIRK stages, the explicit methods' Baumgarte stabilization).
   struct Method {
     const char* name;
     DynamicSettings::Integrator integrator;
-    const char* parameter;
+    std::vector<std::string> parameters;
   };
-  static const Method methods[] = {{"hht", DynamicSettings::Integrator::HHT, "alpha"},
-                                   {"generalized_alpha", DynamicSettings::Integrator::GeneralizedAlpha, "rho_infinity"},
-                                   {"bdf", DynamicSettings::Integrator::BDF, "max_order"},
-                                   {"sdirk", DynamicSettings::Integrator::SDIRK, "stages"},
-                                   {"rk4", DynamicSettings::Integrator::RK4, "baumgarte"},
-                                   {"dopri5", DynamicSettings::Integrator::DOPRI5, "baumgarte"}};
-  const std::string chosen =
-      n.has("integrator")
-          ? get_choice(n.child("integrator"), {"hht", "generalized_alpha", "bdf", "sdirk", "rk4", "dopri5"}, "integrator")
-          : "hht";
+  static const Method methods[] = {{"hht", DynamicSettings::Integrator::HHT, {"alpha"}},
+                                   {"generalized_alpha", DynamicSettings::Integrator::GeneralizedAlpha, {"rho_infinity"}},
+                                   {"bdf", DynamicSettings::Integrator::BDF, {"max_order", "coefficients"}},
+                                   {"sdirk", DynamicSettings::Integrator::SDIRK, {"stages"}},
+                                   {"rk4", DynamicSettings::Integrator::RK4, {"baumgarte"}},
+                                   {"dopri5", DynamicSettings::Integrator::DOPRI5, {"baumgarte"}}};
+  std::vector<std::string> names;
+  for (const Method& m : methods) names.push_back(m.name);
+  const std::string chosen = n.has("integrator") ? get_choice(n.child("integrator"), names, "integrator") : "hht";
   const Method* method = &methods[0];
   for (const Method& m : methods)
     if (chosen == m.name) method = &m;
   d.integrator = method->integrator;
-  for (const Method& other : methods) {
-    if (std::string(other.parameter) == method->parameter || !n.has(other.parameter)) continue;
-    std::string owners;  // the methods that take it (rk4 and dopri5 share theirs)
-    int count = 0;
-    for (const Method& owner : methods)
-      if (std::string(owner.parameter) == other.parameter) owners += (count++ ? " and " : "") + std::string(owner.name);
-    n.child(other.parameter)
-        .fail("is a parameter of the " + owners + (count > 1 ? " integrators" : " integrator") +
-              "; this analysis uses " + method->name + (n.has("integrator") ? "" : " (the default)") +
-              ", whose parameter is '" + method->parameter + "'");
-  }
+  auto takes = [](const Method& m, const std::string& p) {
+    return std::find(m.parameters.begin(), m.parameters.end(), p) != m.parameters.end();
+  };
+  std::string own;  // the chosen method's parameters, for the message
+  for (const std::string& p : method->parameters) own += (own.empty() ? "'" : ", '") + p + "'";
+  for (const Method& other : methods)
+    for (const std::string& parameter : other.parameters) {
+      if (takes(*method, parameter) || !n.has(parameter)) continue;
+      std::string owners;  // the methods that take it (rk4 and dopri5 share theirs)
+      int count = 0;
+      for (const Method& owner : methods)
+        if (takes(owner, parameter)) owners += (count++ ? " and " : "") + std::string(owner.name);
+      n.child(parameter).fail("is a parameter of the " + owners + (count > 1 ? " integrators" : " integrator") +
+                              "; this analysis uses " + method->name + (n.has("integrator") ? "" : " (the default)") +
+                              ", whose " + (method->parameters.size() > 1 ? "parameters are " : "parameter is ") + own);
+    }
   // An explicit step has no Newton iteration and no constraint formulation to choose: the settings
   // only an implicit step reads are refused rather than ignored.
   if (d.integrator == DynamicSettings::Integrator::RK4 || d.integrator == DynamicSettings::Integrator::DOPRI5)
@@ -172,6 +177,13 @@ void read_analysis(const Node& n, AnalysisSettings& a) {
     const Node on = n.child("max_order");
     d.max_order = get_int(on);
     if (d.max_order < 1 || d.max_order > 5) on.fail("must be an integer from 1 to 5 (got " + std::to_string(d.max_order) + ")");
+  }
+  if (n.has("coefficients")) {
+    const std::string form =
+        get_choice(n.child("coefficients"), {"variable", "fixed", "fixed_leading"}, "BDF coefficient form");
+    d.bdf_coefficients = form == "variable" ? DynamicSettings::BdfCoefficients::Variable
+                         : form == "fixed"  ? DynamicSettings::BdfCoefficients::Fixed
+                                            : DynamicSettings::BdfCoefficients::FixedLeading;
   }
   if (n.has("stages")) {
     const Node sn = n.child("stages");

@@ -30,6 +30,12 @@ struct DynamicSettings {
   double alpha = -0.1;       // HHT alpha in [-1/3, 0]
   double rho_infinity = 0.8; // generalized-alpha spectral radius at infinite frequency, in [0, 1]
   int max_order = 5;         // BDF: highest order used, 1..5
+  // BDF's coefficients when the step changes (src/integrators/bdf.cpp). Variable (ADAMS's WSTIFF
+  // form): from the actual time points. Fixed (GSTIFF's): the equal-step coefficients, with the
+  // history re-interpolated onto the new step's grid at each change. FixedLeading (DASSL's, ADAMS's
+  // DSTIFF): the variable-step predictor corrected with the equal-step leading coefficient.
+  enum class BdfCoefficients { Variable, Fixed, FixedLeading };
+  BdfCoefficients bdf_coefficients = BdfCoefficients::Variable;
   int stages = 3;            // SDIRK: 2 (order 2) or 3 (order 3), src/integrators/sdirk.cpp
   // rk4 and dopri5 (src/integrators/explicit_rk.cpp): Baumgarte's stabilization of the
   // acceleration constraints, Phi'' + 2 alpha Phi' + beta^2 Phi = 0 (1/s); 0, 0: none.
