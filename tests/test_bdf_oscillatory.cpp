@@ -122,19 +122,25 @@ TEST_CASE("stiff two-mass chain: at BDF tolerance 1e-8 a resolved undamped mode 
 
 TEST_CASE("stiff two-mass chain: the three BDF coefficient forms' steps and slow-mode error", "[dynamics][bdf]") {
   // From the slow-mode start, tolerance 1e-6, 1 s: the forms differ only where the step changes
-  // (test_bdf_forms.cpp shows them equal on equal steps). Each follows the slow mode; their step
-  // counts and errors are in docs/validation.md.
+  // (test_bdf_forms.cpp shows them equal on equal steps). Each follows the slow mode, within
+  // 2,000 times the tolerance's scale (an undamped mode's local errors add up); the fixed form's
+  // re-interpolated history costs it about three times the variable form's steps (measured
+  // values: docs/validation.md).
   using Form = DynamicSettings::BdfCoefficients;
   const std::pair<const char*, Form> forms[] = {
       {"variable (WSTIFF)", Form::Variable}, {"fixed (GSTIFF)", Form::Fixed}, {"fixed leading (DSTIFF)", Form::FixedLeading}};
-  for (const auto& [name, form] : forms) {
+  long steps[3] = {};
+  for (int f = 0; f < 3; ++f) {
+    const auto& [name, form] = forms[f];
     const ChainRun r = run_chain(slow_mode_start(), 1e-6, 1.0, form);
     std::printf("two-mass chain, slow-mode start, BDF %s, tolerance 1e-6, 1 s: %ld steps (%ld rejected), slow mode "
                 "%.2e m off (%.0f times the tolerance's scale), largest growth %.1e\n",
                 name, r.steps, r.rejected, r.slow_error, r.slow_error / r.scale, r.slow_growth);
     INFO(name << ": " << r.steps << " steps, slow mode " << r.slow_error << " m off");
     REQUIRE(r.end_time == Approx(1.0));
-    CHECK(r.slow_error < 1e3 * r.scale);
+    CHECK(r.slow_error < 2e3 * r.scale);
     CHECK(r.slow_growth < 1e-3);
+    steps[f] = r.steps;
   }
+  CHECK(2 * steps[0] < steps[1]);
 }
