@@ -74,6 +74,21 @@ TEST_CASE("a failing simulation exits with 3, names the step and keeps its outpu
   CHECK(slurp(out / "results.pvd").find("</VTKFile>") != std::string::npos);
 }
 
+TEST_CASE("a failed run lists only the files it wrote", "[cli][eigen]") {
+  // A free bar's eigen analysis at shift 0 fails before its modes are found: no modes.csv,
+  // mode_shapes.csv or modes/ to name.
+  const fs::path out = fs::temp_directory_path() / "catenary_cli_failed_modes";
+  fs::remove_all(out);
+  const fs::path log = out.string() + ".log";
+  const int code = run("run " + std::string(CATENARY_SOURCE_DIR) + "/tests/failing_cases/free_bar_modes_at_zero.json --out " +
+                           out.string(), log);
+  const std::string message = slurp(log);
+  INFO(message);
+  CHECK(code == 3);
+  CHECK(!fs::exists(out / "modes.csv"));
+  CHECK(message.find("(results.csv, results.pvd, summary.json)") != std::string::npos);
+}
+
 TEST_CASE("copies that fail leave the others of their sweep to run to their end", "[cli][sweep]") {
   // Copy 1 fails: Newton diverges under a 1e8 N load, or its residual overflows under 1e300 N at
   // the first iteration (whose place is the residual's first entry that is not finite). Or copies

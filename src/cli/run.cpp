@@ -118,6 +118,17 @@ void print_backend(const Backend& backend) {
   std::fflush(stdout);  // before the analysis' progress lines on stderr
 }
 
+// The result files a run left in dir, as the summary line lists them: a run that failed before
+// its modes or sensitivities has none of those.
+std::string written_files(const std::string& dir) {
+  std::string listed;
+  for (const char* name : {"results.csv", "rigid_bodies.csv", "joint_reactions.csv", "contacts.csv", "modes.csv",
+                           "mode_shapes.csv", "modes/", "sensitivities.json", "sensitivities.csv", "results.pvd",
+                           "summary.json"})
+    if (std::filesystem::exists(std::filesystem::path(dir) / name)) listed += (listed.empty() ? "" : ", ") + std::string(name);
+  return listed;
+}
+
 void report_run(const AnalysisRun& run, const std::string& dir, const std::string& files) {
   if (run.failed()) std::fprintf(stderr, "catenary: simulation failed: %s\n", run.summary.message.c_str());
   if (run.interrupted()) std::fprintf(stderr, "catenary: %s\n", run.summary.message.c_str());
@@ -133,19 +144,12 @@ void report_run(const AnalysisRun& run, const std::string& dir, const std::strin
 int run_and_report(const Case& c, Backend& backend, const OutputDirectory& dir, const Interruption& interruption,
                    bool resume) {
   const OpenOutput out = open_output(c, dir, resume);
-  const std::string listed = std::string("results.csv, ") +
-                            (c.model.mechanism.empty() ? "" : "rigid_bodies.csv, joint_reactions.csv, ") +
-                            (has_contacts(c.model) ? "contacts.csv, " : "") +
-                            (c.analysis.type == AnalysisSettings::Type::Eigen ? "modes.csv, mode_shapes.csv, modes/, " : "") +
-                            (c.sensitivity.active() ? "sensitivities.json, sensitivities.csv, " : "") +
-                            "results.pvd, summary.json";
-  const char* files = listed.c_str();
   print_backend(backend);
   if (resume)
     std::printf("resuming from the checkpoint at t = %.9g s in %s\n", out.checkpoint->number("state.t"),
                 dir.path.c_str());
   const AnalysisRun run = run_case(c, backend, *out.writer, &interruption, out.checkpoint.get());
-  report_run(run, dir.path, files);
+  report_run(run, dir.path, written_files(dir.path));
   if (run.interrupted()) return exit_interrupted(interruption);
   return run.failed() ? kExitSimulationFailed : kExitOk;
 }
