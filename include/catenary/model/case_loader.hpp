@@ -29,7 +29,7 @@ Case load_case(const std::string& path, const CaseLimits& limits = {});
 
 // A case from its document (without "sweep"), loaded and checked as load_case loads a file;
 // `path` names the file it stands for in messages.
-Case load_case_document(const nlohmann::json& doc, const std::string& path);
+Case load_case_document(const nlohmann::json& doc, const std::string& path, const CaseLimits& limits = {});
 
 // A case file with or without "sweep" (docs/case-format.md): one SweepCase per copy that
 // `selection` takes (all by default), each loaded and checked like a case of its own (one, with
