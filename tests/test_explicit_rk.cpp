@@ -185,9 +185,9 @@ TEST_CASE("the case file's rk4 and dopri5 integrators and their baumgarte object
         "needs a local error estimate, which rk4 does not have");
   fails(R"(, "integrator": "dopri5", "baumgarte": {"alpha": 1, "gamma": 1})", "/analysis/baumgarte/gamma", "");
   fails(R"(, "integrator": "bdf", "baumgarte": {"alpha": 1})", "/analysis/baumgarte",
-        "is a parameter of the rk4 and dopri5 integrators; this analysis uses bdf");
+        "is a parameter of the rk4, dopri5 and abam integrators; this analysis uses bdf");
   fails(R"(, "integrator": "rk4", "stages": 2)", "/analysis/stages",
-        "is a parameter of the sdirk integrator; this analysis uses rk4, whose parameter is 'baumgarte'");
+        "is a parameter of the sdirk integrator; this analysis uses rk4, whose parameters are 'baumgarte', 'constraints'");
   fails(R"(, "integrator": "dopri5", "newton": "modified")", "/analysis/newton",
         "sets the implicit integrators' Newton step; dopri5 is explicit");
   fails(R"(, "integrator": "rk4", "tolerance": 1e-8)", "/analysis/tolerance",

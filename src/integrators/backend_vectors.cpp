@@ -19,6 +19,9 @@ static_assert(sdirk_vectors(3) <= bdf_vectors(5), "SDIRK holds fewer vectors tha
 // of the kept stages (explicit_rk.cpp): rk4 keeps 3, dopri5 5.
 constexpr int explicit_vectors(int kept_stages) { return 10 + 8 + 1 + 2 * kept_stages; }
 static_assert(explicit_vectors(5) <= bdf_vectors(5), "dopri5 holds fewer vectors than BDF at order 5");
+// ABAM (abam.cpp): dopri5's count (its start, sharing its solve) and v and a of each history point.
+constexpr int abam_vectors(int order) { return explicit_vectors(5) + 2 * order; }
+static_assert(abam_vectors(5) <= bdf_vectors(5) + kKeptPointVectors, "ABAM at order 5 holds at most BDF's most");
 
 }  // namespace
 
@@ -29,6 +32,7 @@ int backend_vector_count(const AnalysisSettings& a) {
   if (a.dynamics.integrator == DynamicSettings::Integrator::SDIRK) return sdirk_vectors(a.dynamics.stages) + kept;
   if (a.dynamics.integrator == DynamicSettings::Integrator::RK4) return explicit_vectors(3);
   if (a.dynamics.integrator == DynamicSettings::Integrator::DOPRI5) return explicit_vectors(5);
+  if (a.dynamics.integrator == DynamicSettings::Integrator::ABAM) return abam_vectors(a.dynamics.abam_order);
   return kNewmarkVectors + kept;
 }
 

@@ -25,13 +25,14 @@
 // 1.03 at 2), whose longer limit, 3.3, is on the real axis (damped modes). The highest frequency
 // of the model, a cable's axial modes, sets the step.
 #include <cmath>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "accelerations.hpp"
+#include "explicit_rk.hpp"
+
 #include "catenary/core/errors.hpp"
-#include "time_stepper.hpp"
 
 namespace catenary {
 
@@ -74,9 +75,12 @@ Tableau dopri5_tableau() {
 
 class ExplicitRKStepper : public TimeStepper {
  public:
-  ExplicitRKStepper(System& sys, const DynamicSettings& s, Tableau tableau)
+  // With `shared`, the stages solve through the caller's constraints (their vectors, Baumgarte
+  // settings and partition), else through the stepper's own.
+  ExplicitRKStepper(System& sys, const DynamicSettings& s, Tableau tableau, ExplicitConstraints* shared)
       : be_(sys.backend()), s_(s), tableau_(std::move(tableau)),
-        accelerations_(sys, s.baumgarte_alpha, s.baumgarte_beta), work_(be_.make_vector(sys.dofs())) {
+        own_(shared ? nullptr : std::make_unique<ExplicitConstraints>(sys, s)), constraints_(shared ? *shared : *own_),
+        accelerations_(constraints_.accelerations), work_(be_.make_vector(sys.dofs())) {
     for (int i = 1; i < kept_stages() + 1; ++i) {
       stage_v_.push_back(be_.make_vector(sys.dofs()));
       stage_a_.push_back(be_.make_vector(sys.dofs()));
@@ -87,30 +91,19 @@ class ExplicitRKStepper : public TimeStepper {
   void start(StepState& state) override { accelerations_.solve(state.q, state.v, state.t, state.a, state.lambda); }
 
   StepOutcome step(const StepState& from, double h, StepState& to) override {
-    StepOutcome out;
-    try {
-      for (int i = 1; i <= kept_stages(); ++i) {
-        combine_stages(from, h, tableau_.a[i], i, to);
-        accelerations_.solve(to.q, to.v, from.t + tableau_.c[i] * h, stage_a_[i - 1], to.lambda);
-        stage_v_[i - 1].swap(to.v);
-      }
-      combine_stages(from, h, tableau_.b, kept_stages() + 1, to);
-      to.t = from.t + h;
-      accelerations_.solve(to.q, to.v, to.t, to.a, to.lambda);
-    } catch (const SimulationError& e) {  // a stage's mass matrix with the constraint rows singular
-      out.failure = NewtonFailure::Singular;
-      out.why = std::string(e.what()) + " at an explicit stage (where the motion grew before it: " + too_long() + ")";
-      return out;
-    }
-    double maxima[3];
-    be_.max_abs_each({&to.q, &to.v, &to.a}, maxima);
-    if (!std::isfinite(maxima[0] + maxima[1] + maxima[2])) {
-      out.failure = NewtonFailure::ResidualNotFinite;
-      out.why = "the state is not finite after the step: " + too_long();
-      return out;
-    }
-    out.converged = true;
-    return out;
+    return explicit_step(
+        be_,
+        [&] {
+          for (int i = 1; i <= kept_stages(); ++i) {
+            combine_stages(from, h, tableau_.a[i], i, to);
+            accelerations_.solve(to.q, to.v, from.t + tableau_.c[i] * h, stage_a_[i - 1], to.lambda);
+            stage_v_[i - 1].swap(to.v);
+          }
+          combine_stages(from, h, tableau_.b, kept_stages() + 1, to);
+          to.t = from.t + h;
+          constraints_.finish(to);
+        },
+        to, tableau_.limit);
   }
 
   double error_estimate(const StepState& from, const StepState& to, double h) override {
@@ -124,12 +117,15 @@ class ExplicitRKStepper : public TimeStepper {
 
   std::vector<int> unsettled_coordinates(const StepState&) override { return {}; }
 
- private:
-  // Why a step that did not give a finite state failed.
-  std::string too_long() const {
-    return std::string("explicit step too long for the model's highest frequency (") + tableau_.limit + ")";
+  // The partition, where the constraints are the stepper's own.
+  void save(StateRecord& record) override {
+    if (own_) own_->save(record);
+  }
+  void restore(const StateRecord& record) override {
+    if (own_) own_->restore(record);
   }
 
+ private:
   // The stages between the first (the step's start) and the result, whose V and A are kept.
   int kept_stages() const {
     return static_cast<int>(tableau_.c.size()) - (tableau_.fsal ? 2 : 1);
@@ -161,16 +157,63 @@ class ExplicitRKStepper : public TimeStepper {
   BackendVectors& be_;
   const DynamicSettings& s_;
   const Tableau tableau_;
-  AccelerationSolve accelerations_;
+  std::unique_ptr<ExplicitConstraints> own_;
+  ExplicitConstraints& constraints_;
+  AccelerationSolve& accelerations_;
   std::vector<Vector> stage_v_, stage_a_;  // V_i and A_i of the kept stages
   Vector work_;                            // the error estimate's sum
 };
 
 }  // namespace
 
+ExplicitConstraints::ExplicitConstraints(System& sys, const DynamicSettings& s)
+    : accelerations(sys, s.baumgarte_alpha, s.baumgarte_beta),
+      partitioning(s.partitioning ? std::make_unique<CoordinatePartitioning>(sys) : nullptr) {}
+
+void ExplicitConstraints::finish(StepState& to) {
+  if (partitioning) partitioning->project(to.t, to.q, to.v);
+  accelerations.solve(to.q, to.v, to.t, to.a, to.lambda);
+}
+
+void ExplicitConstraints::save(StateRecord& record) const {
+  if (partitioning) partitioning->save(record);
+}
+
+void ExplicitConstraints::restore(const StateRecord& record) {
+  if (partitioning) partitioning->restore(record);
+}
+
+StepOutcome explicit_step(BackendVectors& be, const std::function<void()>& solves, const StepState& to,
+                          const char* limit) {
+  const std::string too_long =
+      std::string("explicit step too long for the model's highest frequency (") + limit + ")";
+  StepOutcome out;
+  try {
+    solves();
+  } catch (const SimulationError& e) {  // a stage's mass matrix with the constraint rows singular
+    out.failure = NewtonFailure::Singular;
+    out.why = std::string(e.what()) + " at an explicit stage (where the motion grew before it: " + too_long + ")";
+    return out;
+  }
+  double maxima[3];
+  be.max_abs_each({&to.q, &to.v, &to.a}, maxima);
+  if (!std::isfinite(maxima[0] + maxima[1] + maxima[2])) {
+    out.failure = NewtonFailure::ResidualNotFinite;
+    out.why = "the state is not finite after the step: " + too_long;
+    return out;
+  }
+  out.converged = true;
+  return out;
+}
+
 std::unique_ptr<TimeStepper> make_explicit_rk_stepper(System& sys, const DynamicSettings& s) {
   return std::make_unique<ExplicitRKStepper>(
-      sys, s, s.integrator == DynamicSettings::Integrator::DOPRI5 ? dopri5_tableau() : rk4_tableau());
+      sys, s, s.integrator == DynamicSettings::Integrator::DOPRI5 ? dopri5_tableau() : rk4_tableau(), nullptr);
+}
+
+std::unique_ptr<TimeStepper> make_dopri5_stepper(System& sys, const DynamicSettings& s,
+                                                 ExplicitConstraints& constraints) {
+  return std::make_unique<ExplicitRKStepper>(sys, s, dopri5_tableau(), &constraints);
 }
 
 }  // namespace catenary

@@ -581,6 +581,7 @@ void run_dynamic(System& sys, const DynamicSettings& s, double output_interval, 
     case DynamicSettings::Integrator::SDIRK: stepper = make_sdirk_stepper(sys, s); break;
     case DynamicSettings::Integrator::RK4:
     case DynamicSettings::Integrator::DOPRI5: stepper = make_explicit_rk_stepper(sys, s); break;
+    case DynamicSettings::Integrator::ABAM: stepper = make_abam_stepper(sys, s); break;
   }
   run_time_steps(sys, s, output_interval, sink, summary, *stepper, interruption, checkpoints);
 }

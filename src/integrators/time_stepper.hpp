@@ -77,6 +77,8 @@ std::unique_ptr<TimeStepper> make_sdirk_stepper(System& sys, const DynamicSettin
 // embedded error estimates of the Runge-Kutta methods (sdirk.cpp, explicit_rk.cpp).
 double weighted_sum_norm(BackendVectors& b, const std::vector<Scaled>& terms, Vector& work, const Vector& x, double tol);
 std::unique_ptr<TimeStepper> make_explicit_rk_stepper(System& sys, const DynamicSettings& s);
+// Adams-Bashforth-Moulton of order s.abam_order (abam.cpp).
+std::unique_ptr<TimeStepper> make_abam_stepper(System& sys, const DynamicSettings& s);
 
 // One implicit step in the Newmark formulas
 //   q1 = qhat + beta h^2 a1,  v1 = vhat + gamma h a1,

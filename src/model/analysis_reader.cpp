@@ -108,8 +108,8 @@ void read_analysis(const Node& n, AnalysisSettings& a) {
     return;
   }
   expect_object(n, {"type", "end_time", "step", "integrator", "alpha", "rho_infinity", "max_order", "coefficients", "stages",
-                    "baumgarte", "max_iterations", "tolerance", "adaptive", "formulation", "newton", "linear_solver",
-                    "event_tolerance", "float_factors", "max_steps", "initial_state"});
+                    "order", "baumgarte", "constraints", "max_iterations", "tolerance", "adaptive", "formulation",
+                    "newton", "linear_solver", "event_tolerance", "float_factors", "max_steps", "initial_state"});
   a.type = AnalysisSettings::Type::Dynamic;
   DynamicSettings& d = a.dynamics;
   if (n.has("initial_state"))
@@ -129,8 +129,9 @@ void read_analysis(const Node& n, AnalysisSettings& a) {
                                    {"generalized_alpha", DynamicSettings::Integrator::GeneralizedAlpha, {"rho_infinity"}},
                                    {"bdf", DynamicSettings::Integrator::BDF, {"max_order", "coefficients"}},
                                    {"sdirk", DynamicSettings::Integrator::SDIRK, {"stages"}},
-                                   {"rk4", DynamicSettings::Integrator::RK4, {"baumgarte"}},
-                                   {"dopri5", DynamicSettings::Integrator::DOPRI5, {"baumgarte"}}};
+                                   {"rk4", DynamicSettings::Integrator::RK4, {"baumgarte", "constraints"}},
+                                   {"dopri5", DynamicSettings::Integrator::DOPRI5, {"baumgarte", "constraints"}},
+                                   {"abam", DynamicSettings::Integrator::ABAM, {"order", "baumgarte", "constraints"}}};
   std::vector<std::string> names;
   for (const Method& m : methods) names.push_back(m.name);
   const std::string chosen = n.has("integrator") ? get_choice(n.child("integrator"), names, "integrator") : "hht";
@@ -146,17 +147,20 @@ void read_analysis(const Node& n, AnalysisSettings& a) {
   for (const Method& other : methods)
     for (const std::string& parameter : other.parameters) {
       if (takes(*method, parameter) || !n.has(parameter)) continue;
-      std::string owners;  // the methods that take it (rk4 and dopri5 share theirs)
-      int count = 0;
+      std::vector<std::string> takers;  // the methods that take it (the explicit ones share theirs)
       for (const Method& owner : methods)
-        if (takes(owner, parameter)) owners += (count++ ? " and " : "") + std::string(owner.name);
-      n.child(parameter).fail("is a parameter of the " + owners + (count > 1 ? " integrators" : " integrator") +
+        if (takes(owner, parameter)) takers.push_back(owner.name);
+      std::string owners;  // "a", "a and b", "a, b and c"
+      for (size_t i = 0; i < takers.size(); ++i)
+        owners += (i == 0 ? "" : i + 1 == takers.size() ? " and " : ", ") + takers[i];
+      n.child(parameter).fail("is a parameter of the " + owners + (takers.size() > 1 ? " integrators" : " integrator") +
                               "; this analysis uses " + method->name + (n.has("integrator") ? "" : " (the default)") +
                               ", whose " + (method->parameters.size() > 1 ? "parameters are " : "parameter is ") + own);
     }
   // An explicit step has no Newton iteration and no constraint formulation to choose: the settings
   // only an implicit step reads are refused rather than ignored.
-  if (d.integrator == DynamicSettings::Integrator::RK4 || d.integrator == DynamicSettings::Integrator::DOPRI5)
+  if (d.integrator == DynamicSettings::Integrator::RK4 || d.integrator == DynamicSettings::Integrator::DOPRI5 ||
+      d.integrator == DynamicSettings::Integrator::ABAM)
     for (const char* key : {"newton", "formulation", "max_iterations", "tolerance", "float_factors"})
       if (n.has(key))
         n.child(key).fail(std::string("sets the implicit integrators' Newton step; ") + method->name +
@@ -185,6 +189,12 @@ void read_analysis(const Node& n, AnalysisSettings& a) {
                          : form == "fixed"  ? DynamicSettings::BdfCoefficients::Fixed
                                             : DynamicSettings::BdfCoefficients::FixedLeading;
   }
+  if (n.has("order")) {
+    const Node on = n.child("order");
+    d.abam_order = get_int(on);
+    if (d.abam_order < 1 || d.abam_order > 5)
+      on.fail("must be an integer from 1 to 5 (got " + std::to_string(d.abam_order) + ")");
+  }
   if (n.has("stages")) {
     const Node sn = n.child("stages");
     d.stages = get_int(sn);
@@ -195,6 +205,16 @@ void read_analysis(const Node& n, AnalysisSettings& a) {
     expect_object(bn, {"alpha", "beta"});
     if (bn.has("alpha")) d.baumgarte_alpha = get_non_negative(bn.child("alpha"));
     if (bn.has("beta")) d.baumgarte_beta = get_non_negative(bn.child("beta"));
+  }
+  // The explicit methods' constraints: Baumgarte's terms (the default, with "baumgarte"'s
+  // alpha and beta, none by default) or coordinate partitioning, which needs no terms.
+  if (n.has("constraints")) {
+    const Node cn = n.child("constraints");
+    d.partitioning = get_choice(cn, {"baumgarte", "partitioning"}, "constraint treatment") == "partitioning";
+    if (d.partitioning && n.has("baumgarte"))
+      n.child("baumgarte")
+          .fail("sets Baumgarte's terms, which \"constraints\": \"partitioning\" replaces: it puts each step's result "
+                "back on the position and velocity constraints");
   }
   if (n.has("float_factors")) a.float_factors = get_bool(n.child("float_factors"));
   if (n.has("max_iterations")) d.max_iterations = get_positive_int(n.child("max_iterations"));

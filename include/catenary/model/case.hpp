@@ -25,7 +25,7 @@ struct StaticSettings {
 struct DynamicSettings {
   double end_time = 1.0;
   double step = 1e-3;        // fixed step, or the initial step when adaptive
-  enum class Integrator { HHT, GeneralizedAlpha, BDF, SDIRK, RK4, DOPRI5 };
+  enum class Integrator { HHT, GeneralizedAlpha, BDF, SDIRK, RK4, DOPRI5, ABAM };
   Integrator integrator = Integrator::HHT;
   double alpha = -0.1;       // HHT alpha in [-1/3, 0]
   double rho_infinity = 0.8; // generalized-alpha spectral radius at infinite frequency, in [0, 1]
@@ -37,9 +37,13 @@ struct DynamicSettings {
   enum class BdfCoefficients { Variable, Fixed, FixedLeading };
   BdfCoefficients bdf_coefficients = BdfCoefficients::Variable;
   int stages = 3;            // SDIRK: 2 (order 2) or 3 (order 3), src/integrators/sdirk.cpp
-  // rk4 and dopri5 (src/integrators/explicit_rk.cpp): Baumgarte's stabilization of the
-  // acceleration constraints, Phi'' + 2 alpha Phi' + beta^2 Phi = 0 (1/s); 0, 0: none.
+  // rk4, dopri5 and abam (src/integrators/explicit_rk.cpp, abam.cpp): Baumgarte's stabilization
+  // of the acceleration constraints, Phi'' + 2 alpha Phi' + beta^2 Phi = 0 (1/s); 0, 0: none.
   double baumgarte_alpha = 0.0, baumgarte_beta = 0.0;
+  // rk4, dopri5 and abam: the mechanism's constraints met by coordinate partitioning instead, each
+  // step's result projected onto Phi = 0 and Phi' = 0 (integrators/coordinate_partitioning.hpp).
+  bool partitioning = false;
+  int abam_order = 4;        // ABAM: the order of its predictor and corrector, 1..5 (src/integrators/abam.cpp)
   int max_iterations = 10;   // Newton iterations per step
   double newton_tolerance = 1e-10;  // relative tolerance on the coordinates' error (time_stepper.cpp)
   bool adaptive = false;
