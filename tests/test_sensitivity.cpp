@@ -43,7 +43,7 @@ Equilibrium equilibrium_of(const Model& m, const AnalysisSettings& a, Backend& b
   return e;
 }
 
-StaticSensitivities sensitivities_of(const json& doc, const std::string& method) {
+DesignSensitivities sensitivities_of(const json& doc, const std::string& method) {
   json d = doc;
   d["sensitivity"]["method"] = method;
   const Case c = load_case_document(d, "sensitivity_test.json");
@@ -83,7 +83,7 @@ double relative_difference(double a, double b, double scale = 1e-300) {
 TEST_CASE("small-deflection cantilever: d(tip deflection)/dE = -deflection/E, d/dF = L^3/(3EI)", "[sensitivity]") {
   const json doc = cantilever_with_sensitivities(1.0);  // 1 N: a deflection of 2e-4 m, 2e-4 of the length
   for (const std::string method : {"direct", "adjoint"}) {
-    const StaticSensitivities s = sensitivities_of(doc, method);
+    const DesignSensitivities s = sensitivities_of(doc, method);
     REQUIRE(s.method == method);
     const ObjectiveSensitivity& tip = s.objectives[0];
     const double closed = kLength * kLength * kLength / (3.0 * kE * kInertia);
@@ -100,7 +100,7 @@ TEST_CASE("small-deflection cantilever: d(tip deflection)/dE = -deflection/E, d/
 TEST_CASE("large-deflection cantilever: direct = adjoint, and both = central differences of whole static runs",
           "[sensitivity]") {
   const json doc = cantilever_with_sensitivities(4000.0);  // as shipped: F L^2 / EI = 2.43
-  const StaticSensitivities direct = sensitivities_of(doc, "direct"), adjoint = sensitivities_of(doc, "adjoint");
+  const DesignSensitivities direct = sensitivities_of(doc, "direct"), adjoint = sensitivities_of(doc, "adjoint");
   const Case c = load_case_document(doc, "sensitivity_test.json");
   // Whole runs at b (1 +- 1e-4): their central difference's truncation error is of order 1e-8
   // relative, and the runs converge to 1e-10 of the coordinates, which leaves about 1e-6.
@@ -116,7 +116,7 @@ TEST_CASE("large-deflection cantilever: direct = adjoint, and both = central dif
       const Case cc = load_case_document(changed, "sensitivity_test.json");
       CpuBackend backend(cc.model);
       const Equilibrium e = equilibrium_of(cc.model, cc.analysis, backend);
-      const StaticSensitivities values = static_sensitivities(cc, backend, e.q, e.lambda, cpu_backend);
+      const DesignSensitivities values = static_sensitivities(cc, backend, e.q, e.lambda, cpu_backend);
       for (const ObjectiveSensitivity& o : values.objectives) at[side].push_back(o.value);
     }
     for (size_t j = 0; j < direct.objectives.size(); ++j) {
@@ -144,9 +144,9 @@ TEST_CASE("hanging cable on two spherical joints: d(vertical reaction)/d(density
        {{{"name", "left_z"}, {"type", "reaction"}, {"constraint", "left"}, {"row", "z"}},
         {{"name", "sag"}, {"type", "node_position"}, {"node", {{"body", "cable"}, {"index", 20}}}, {"component", "z"}}}}};
   const double area = M_PI * 0.01 * 0.01 / 4.0, length = 12.0, g = 9.81;
-  const StaticSensitivities direct = sensitivities_of(doc, "direct"), adjoint = sensitivities_of(doc, "adjoint");
+  const DesignSensitivities direct = sensitivities_of(doc, "direct"), adjoint = sensitivities_of(doc, "adjoint");
   const double closed = area * length * g / 2.0;  // each pin carries half the weight, whatever the shape
-  for (const StaticSensitivities* s : {&direct, &adjoint}) {
+  for (const DesignSensitivities* s : {&direct, &adjoint}) {
     const ObjectiveSensitivity& left = s->objectives[0];
     std::printf("hanging cable, %s: reaction.left.z %.9g (half the weight %.9g); d/d(density) %.10g, A L g / 2 %.10g "
                 "(rel %.2e); d/dE %.3g\n",
@@ -211,7 +211,7 @@ TEST_CASE("a pendulum pushed sideways: the bob's position against its closed-for
   const double m = 2.0, g = 9.81, F = 5.0, t = std::atan(F / (m * g)), c2 = std::cos(t) * std::cos(t);
   const double dt[2] = {c2 / (m * g), -F * g * c2 / (m * g * m * g)};
   for (const std::string method : {"direct", "adjoint"}) {
-    const StaticSensitivities s = sensitivities_of(doc, method);
+    const DesignSensitivities s = sensitivities_of(doc, method);
     for (int k = 0; k < 2; ++k) {
       const double dx = std::cos(t) * dt[k], dz = std::sin(t) * dt[k];
       std::printf("pushed pendulum, %s: d(bob x, z)/d(%s) %.10g, %.10g; closed form %.10g, %.10g (rel %.1e, %.1e)\n",

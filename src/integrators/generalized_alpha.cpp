@@ -49,24 +49,27 @@ class GeneralizedAlphaStepper : public TimeStepper {
   void start(StepState& state) override { be_.copy(state.a, state.history); }
 
   StepOutcome step(const StepState& from, double h, StepState& to) override {
-    const double bh2 = beta_ * h * h;
-    // lag = alpha_m a0 - alpha_f q0'', which enters as M(q1) lag
-    be_.combine({{alpha_m_, &from.a}, {-alpha_f_, &from.history}}, lag_);
-    NewmarkParameters p;
-    p.beta = beta_;
-    p.gamma = gamma_;
-    p.c.mass = 1.0;
-    p.c.stiffness = bh2 * (1.0 - alpha_f_) / (1.0 - alpha_m_);
-    p.c.damping = gamma_ * h * (1.0 - alpha_f_) / (1.0 - alpha_m_);
-    p.c.constraint = 1.0;
-    p.memory_scale = bh2 / (1.0 - alpha_m_);
-    p.memory_in_coordinates = true;
-    p.residual_unit = p.c.stiffness;
-    const StepOutcome out = newton_.solve(p, from, h, lag_, to);
+    const StepOutcome out = newton_.solve(parameters(h), from, h, lag(from), to);
     if (!out.converged) return out;
-    // q1'' = ((1 - alpha_m) a1 + lag) / (1 - alpha_f)
-    be_.combine({{(1.0 - alpha_m_) / (1.0 - alpha_f_), &to.a}, {1.0 / (1.0 - alpha_f_), &lag_}}, to.history);
+    step_history(from, h, to);
     return out;
+  }
+
+  // q1'' = ((1 - alpha_m) a1 + lag) / (1 - alpha_f)
+  void step_history(const StepState& from, double, StepState& to) override {
+    const double f = 1.0 / (1.0 - alpha_f_);
+    be_.combine({{(1.0 - alpha_m_) * f, &to.a}, {alpha_m_ * f, &from.a}, {-alpha_f_ * f, &from.history}}, to.history);
+  }
+
+  // The design sensitivities' pieces (TimeStepper): the memory is the lag of `from`.
+  void step_residual(const StepState& from, double h, StepState& to, Vector& r, Vector& rc) override {
+    newton_.residual(parameters(h), from, h, lag(from), to, r, rc);
+  }
+  void tangent_guess(const StepState& dfrom, double h, StepState& dto) override {
+    newton_.tangent_guess(parameters(h), dfrom, h, dto);
+  }
+  void tangent_solve(const StepState& dfrom, double h, const Vector& d, const Vector& dc, StepState& dto) override {
+    newton_.tangent_solve(parameters(h), dfrom, h, d, dc, dto);
   }
 
   // e = h^2 (1/12 + (alpha_m - alpha_f)^2 / 4) (a1 - a0), see the file header.
@@ -85,6 +88,26 @@ class GeneralizedAlphaStepper : public TimeStepper {
   void restore(const StateRecord& record) override { newton_.restore(record); }
 
  private:
+  NewmarkParameters parameters(double h) const {
+    const double bh2 = beta_ * h * h;
+    NewmarkParameters p;
+    p.beta = beta_;
+    p.gamma = gamma_;
+    p.c.mass = 1.0;
+    p.c.stiffness = bh2 * (1.0 - alpha_f_) / (1.0 - alpha_m_);
+    p.c.damping = gamma_ * h * (1.0 - alpha_f_) / (1.0 - alpha_m_);
+    p.c.constraint = 1.0;
+    p.memory_scale = bh2 / (1.0 - alpha_m_);
+    p.memory_in_coordinates = true;
+    p.residual_unit = p.c.stiffness;
+    return p;
+  }
+  // lag = alpha_m a0 - alpha_f q0'', which enters as M(q1) lag
+  const Vector& lag(const StepState& from) {
+    be_.combine({{alpha_m_, &from.a}, {-alpha_f_, &from.history}}, lag_);
+    return lag_;
+  }
+
   BackendVectors& be_;  // the method uses the backend's vectors alone
   const DynamicSettings& s_;
   NewmarkNewton newton_;

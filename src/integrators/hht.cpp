@@ -31,22 +31,27 @@ class HHTStepper : public TimeStepper {
   void start(StepState& state) override { sys_.mass_product(state.q, state.t, state.a, state.history, -1.0); }
 
   StepOutcome step(const StepState& from, double h, StepState& to) override {
-    const double bh2 = beta_ * h * h;
-    NewmarkParameters p;
-    p.beta = beta_;
-    p.gamma = gamma_;
-    p.c.mass = 1.0;
-    p.c.stiffness = bh2 * (1.0 + alpha_);
-    p.c.damping = gamma_ * h * (1.0 + alpha_);
-    p.c.constraint = 1.0;
-    p.memory_scale = -bh2 * alpha_;
-    p.residual_unit = bh2;
-    const StepOutcome out = newton_.solve(p, from, h, from.history, to);
+    const StepOutcome out = newton_.solve(parameters(h), from, h, from.history, to);
     if (!out.converged) return out;
-    // F1 from the converged equilibrium M a1 + (1 + alpha) F1 - alpha F0 = 0, without another
-    // element pass: the mass product and the combination in one pass.
-    sys_.mass_product(to.q, to.t, to.a, to.history, -1.0 / (1.0 + alpha_), {alpha_ / (1.0 + alpha_), &from.history});
+    step_history(from, h, to);
     return out;
+  }
+
+  // F1 from the converged equilibrium M a1 + (1 + alpha) F1 - alpha F0 = 0, without another
+  // element pass: the mass product and the combination in one pass.
+  void step_history(const StepState& from, double, StepState& to) override {
+    sys_.mass_product(to.q, to.t, to.a, to.history, -1.0 / (1.0 + alpha_), {alpha_ / (1.0 + alpha_), &from.history});
+  }
+
+  // The design sensitivities' pieces (TimeStepper): the memory force is from.history.
+  void step_residual(const StepState& from, double h, StepState& to, Vector& r, Vector& rc) override {
+    newton_.residual(parameters(h), from, h, from.history, to, r, rc);
+  }
+  void tangent_guess(const StepState& dfrom, double h, StepState& dto) override {
+    newton_.tangent_guess(parameters(h), dfrom, h, dto);
+  }
+  void tangent_solve(const StepState& dfrom, double h, const Vector& d, const Vector& dc, StepState& dto) override {
+    newton_.tangent_solve(parameters(h), dfrom, h, d, dc, dto);
   }
 
   // Local error estimate of the Newmark family (Zienkiewicz and Xie 1991):
@@ -66,6 +71,20 @@ class HHTStepper : public TimeStepper {
   void restore(const StateRecord& record) override { newton_.restore(record); }
 
  private:
+  NewmarkParameters parameters(double h) const {
+    const double bh2 = beta_ * h * h;
+    NewmarkParameters p;
+    p.beta = beta_;
+    p.gamma = gamma_;
+    p.c.mass = 1.0;
+    p.c.stiffness = bh2 * (1.0 + alpha_);
+    p.c.damping = gamma_ * h * (1.0 + alpha_);
+    p.c.constraint = 1.0;
+    p.memory_scale = -bh2 * alpha_;
+    p.residual_unit = bh2;
+    return p;
+  }
+
   System& sys_;
   BackendVectors& be_;  // the method uses the backend's vectors alone
   const DynamicSettings& s_;

@@ -8,31 +8,16 @@
 
 #include "catenary/core/errors.hpp"
 #include "catenary/integrators/system.hpp"
-#include "catenary/model/line_tension.hpp"
-#include "catenary/model/sensitivity_models.hpp"
+#include "sensitivity_terms.hpp"
 
 namespace catenary {
 
 namespace {
 
-using Type = SensitivityObjective::Type;
-
-// The step of the central differences in the coordinates (the tension's and the mechanism part
-// of the strain energy's gradient, the symmetry test), relative to a coordinate's scale. A node
-// tension's gradient is large (EA / element length) and meets displacements that are mostly
-// rotation, so the derivative keeps few of its digits: in the cantilever of
-// cases/cantilever_static.json the root tension's derivative was off by 5e-5 (relative) at
-// steps of 1e-5 (truncation) and 1e-4 at 1e-8 (rounding), and by 2e-6 at 1e-6.
-constexpr double kCoordinateStep = 1e-6;
 // The relative asymmetry of the static Newton matrix above which the adjoint is refused: far
 // above the symmetry test's own error (its differences are exact on the linear terms and
 // second order on the rest).
 constexpr double kAsymmetryLimit = 1e-6;
-
-// A coordinate's scale: the model's length for positions, 1 for slopes and Euler parameters.
-double coordinate_scale(const Model& m, const Eigen::VectorXd& q, int i) {
-  return std::max(std::fabs(q[i]), m.is_dimensionless(i) ? 1.0 : m.characteristic_length);
-}
 
 // -R(q, lambda) = [g - f(q, 0) - Phi_q^T lambda; b - Phi(q)] at load factor 1 and t = 0, as
 // statics.cpp's static_residual forms it at the last load step; with matrix, the Newton matrix
@@ -57,90 +42,6 @@ Eigen::VectorXd minus_residual(System& sys, const Eigen::VectorXd& q, const Eige
   b.download(rc, bottom);
   out << top, bottom;
   return out;
-}
-
-double elastic_energy(System& sys, const Eigen::VectorXd& q) {
-  Backend& b = sys.backend();
-  Vector qv = b.make_vector(sys.dofs()), v = b.make_vector(sys.dofs());
-  b.upload(q, qv);
-  const Eigen::VectorXd zero = Eigen::VectorXd::Zero(sys.dofs());
-  System::Energies E;
-  sys.energies(qv, v, q, zero, E);
-  return E.elastic;
-}
-
-// The objective's quantity before any target: a coordinate, a reaction (-lambda, as results.csv
-// writes it), the elastic energy (the frames' elastic_energy) or a node's tension.
-double quantity(System& sys, const SensitivityObjective& o, const Eigen::VectorXd& q, const Eigen::VectorXd& lambda) {
-  switch (o.type) {
-    case Type::node_position:
-    case Type::rigid_body: return q[o.index];
-    case Type::reaction: return -lambda[o.index];
-    case Type::strain_energy: return elastic_energy(sys, q);
-    case Type::tension:
-      return node_tension(sys.model(), element_on_node(sys.model(), o.index), q, Eigen::VectorXd::Zero(q.size()));
-  }
-  return 0.0;
-}
-
-// psi and dpsi/d(quantity): the quantity, or with a target (quantity - target)^2.
-double objective(const SensitivityObjective& o, double value) {
-  return o.has_target ? (value - o.target) * (value - o.target) : value;
-}
-double objective_slope(const SensitivityObjective& o, double value) {
-  return o.has_target ? 2.0 * (value - o.target) : 1.0;
-}
-
-// d(quantity)/dq by central differences along the coordinates `dofs`, into gradient.
-void difference_gradient(System& sys, const SensitivityObjective& o, const Eigen::VectorXd& q,
-                         const Eigen::VectorXd& lambda, const std::vector<int>& dofs, Eigen::VectorXd& gradient) {
-  Eigen::VectorXd x = q;
-  for (int i : dofs) {
-    const double e = kCoordinateStep * coordinate_scale(sys.model(), q, i);
-    x[i] = q[i] + e;
-    const double up = quantity(sys, o, x, lambda);
-    x[i] = q[i] - e;
-    const double down = quantity(sys, o, x, lambda);
-    x[i] = q[i];
-    gradient[i] = (up - down) / (2.0 * e);
-  }
-}
-
-// d(quantity)/d(q, lambda) at the equilibrium: analytic for coordinates and reactions; for the
-// elastic energy the elements' internal force at rest (its gradient) with the mechanism's
-// coordinates (springs, attached nodes) by central differences of the energy; for a node's
-// tension central differences along the coordinates of the elements at the node.
-Eigen::VectorXd quantity_gradient(System& sys, const SensitivityObjective& o, const Eigen::VectorXd& q,
-                                  const Eigen::VectorXd& lambda) {
-  const Model& m = sys.model();
-  const int n = sys.dofs();
-  Eigen::VectorXd gradient = Eigen::VectorXd::Zero(n + sys.constraints());
-  switch (o.type) {
-    case Type::node_position:
-    case Type::rigid_body: gradient[o.index] = 1.0; break;
-    case Type::reaction: gradient[n + o.index] = -1.0; break;
-    case Type::strain_energy: {
-      Backend& b = sys.backend();
-      Vector qv = b.make_vector(n), v = b.make_vector(n), f = b.make_vector(n);
-      b.upload(q, qv);
-      b.internal_force(qv, v, f);
-      Eigen::VectorXd force;
-      b.download(f, force);
-      gradient.head(n) = force;
-      difference_gradient(sys, o, q, lambda, sys.multibody().layout().dofs, gradient);
-      break;
-    }
-    case Type::tension: {
-      const NodeOnElement at = element_on_node(m, o.index);
-      std::vector<int> dofs;
-      for (int e : {at.ending, at.starting})
-        if (e >= 0)
-          for (int i = 0; i < 2 * m.coordinates_per_node(); ++i) dofs.push_back(element_global_dof(m, e, i));
-      difference_gradient(sys, o, q, lambda, dofs, gradient);
-      break;
-    }
-  }
-  return gradient;
 }
 
 // max |u.Jv - v.Ju| / (|u||Jv| + |v||Ju|) over two fixed directions u, v of the coordinates, J =
@@ -179,14 +80,14 @@ Eigen::VectorXd solve(Backend& b, const Eigen::VectorXd& r, int n, int m) {
 
 }  // namespace
 
-StaticSensitivities static_sensitivities(const Case& c, Backend& backend, const Eigen::VectorXd& q,
+DesignSensitivities static_sensitivities(const Case& c, Backend& backend, const Eigen::VectorXd& q,
                                          const Eigen::VectorXd& lambda, const BackendMaker& make_backend) {
   const auto start = std::chrono::steady_clock::now();
   const SensitivitySettings& s = c.sensitivity;
   System sys(c.model, backend);
   const int n = sys.dofs(), m = sys.constraints();
   const size_t variables = s.variables.size(), objectives = s.objectives.size();
-  StaticSensitivities out;
+  DesignSensitivities out;
   out.method = s.adjoint ? "adjoint" : "direct";
   out.variables = s.variables;
   out.values = s.values;
@@ -207,21 +108,15 @@ StaticSensitivities static_sensitivities(const Case& c, Backend& backend, const 
   std::vector<Eigen::VectorXd> residual_slopes(variables);
   std::vector<std::vector<double>> explicit_slopes(objectives, std::vector<double>(variables));
   for (size_t k = 0; k < variables; ++k) {
-    const double b = s.values[k], h = s.relative_step * std::max(std::fabs(b), 1e-300);
+    const double b = s.values[k], h = variable_step(s, k);
     Eigen::VectorXd r[2];
     std::vector<double> value[2];
     for (int side = 0; side < 2; ++side) {
-      const Model model = model_with_variable(c, k, side == 0 ? b + h : b - h);
-      if (model.dof_count() != n || model.constraint_count() != m)
-        throw SimulationError("sensitivities: changing '" + s.variables[k] +
-                              "' changes the model's coordinates or constraint rows (" + std::to_string(n) + " and " +
-                              std::to_string(m) + " become " + std::to_string(model.dof_count()) + " and " +
-                              std::to_string(model.constraint_count()) +
-                              "): a design variable must keep the model's size (not a count of elements or nodes)");
+      const Model model = changed_model(c, k, side == 0 ? b + h : b - h);
       const std::unique_ptr<Backend> changed_backend = make_backend(model);
       System changed(model, *changed_backend);
       r[side] = minus_residual(changed, q, lambda, false);
-      for (const SensitivityObjective& o : s.objectives) value[side].push_back(quantity(changed, o, q, lambda));
+      for (const SensitivityObjective& o : s.objectives) value[side].push_back(objective_quantity(changed, o, q, lambda));
     }
     residual_slopes[k] = (r[0] - r[1]) / (2.0 * h);
     for (size_t j = 0; j < objectives; ++j) explicit_slopes[j][k] = (value[0][j] - value[1][j]) / (2.0 * h);
@@ -236,11 +131,11 @@ StaticSensitivities static_sensitivities(const Case& c, Backend& backend, const 
 
   for (size_t j = 0; j < objectives; ++j) {
     const SensitivityObjective& o = s.objectives[j];
-    const double value = quantity(sys, o, q, lambda), slope = objective_slope(o, value);
-    const Eigen::VectorXd gradient = quantity_gradient(sys, o, q, lambda);
+    const double value = objective_quantity(sys, o, q, lambda), slope = objective_slope(o, value);
+    const Eigen::VectorXd gradient = objective_gradient(sys, o, q, lambda);
     Eigen::VectorXd mu;  // adjoint: A^-T d(quantity)/dx, with A = A^T
     if (s.adjoint) mu = solve(backend, gradient, n, m);
-    ObjectiveSensitivity result{o.name, objective(o, value), {}};
+    ObjectiveSensitivity result{o.name, objective_value(o, value), {}};
     for (size_t k = 0; k < variables; ++k) {
       const double implicit = s.adjoint ? mu.dot(residual_slopes[k]) : gradient.dot(state_slopes[k]);
       result.derivatives.push_back(slope * (implicit + explicit_slopes[j][k]));

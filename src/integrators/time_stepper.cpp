@@ -130,6 +130,19 @@ class NewmarkNewton::Iteration final : public NewtonProblem {
   double largest_q_ = 0.0;  // max |q1| after the last update (the residual floor's scale)
 };
 
+namespace {
+
+[[noreturn]] void no_tangent() {
+  throw std::logic_error("this integrator has no design sensitivities (the case reader refuses them)");
+}
+
+}  // namespace
+
+void TimeStepper::step_residual(const StepState&, double, StepState&, Vector&, Vector&) { no_tangent(); }
+void TimeStepper::step_history(const StepState&, double, StepState&) { no_tangent(); }
+void TimeStepper::tangent_guess(const StepState&, double, StepState&) { no_tangent(); }
+void TimeStepper::tangent_solve(const StepState&, double, const Vector&, const Vector&, StepState&) { no_tangent(); }
+
 NewmarkNewton::NewmarkNewton(System& sys, const DynamicSettings& s)
     : sys_(sys),
       vectors_(sys.backend()),
@@ -146,23 +159,9 @@ NewmarkNewton::NewmarkNewton(System& sys, const DynamicSettings& s)
 StepOutcome NewmarkNewton::solve(const NewmarkParameters& p, const StepState& from, double h, const Vector& memory,
                                  StepState& to) {
   const double bh2 = p.beta * h * h, t1 = from.t + h;
-  // qhat, vhat and the first guess in one pass: extrapolated, the predictor a1 = a0 with its
-  // q1 = qhat + bh2 a0 and, where the iteration reads it, v1 = vhat + gamma h a0; else q1 = q0 (v1
-  // then follows from q1 in the iteration's start; a1 and v1 follow at convergence: kinematics).
-  const auto first_guess = [&](bool extrapolated) {
-    Combinations c({&from.q, &from.v, &from.a});
-    c.into(qhat_, {1.0, h, h * h * (0.5 - p.beta)}).into(vhat_, {0.0, 1.0, h * (1.0 - p.gamma)});
-    if (extrapolated) {
-      c.into(to.q, {1.0, h, 0.5 * h * h});
-      if (velocity_in_iteration_) c.into(to.v, {0.0, 1.0, h});
-    } else {
-      c.into(to.q, {1.0, 0.0, 0.0});
-    }
-    vectors_.combine(c);
-  };
   const auto attempt = [&](bool extrapolated) {
-    return solve_affine(p, t1, bh2, p.gamma * h, from.lambda, &memory, to, [&] { first_guess(extrapolated); },
-                        extrapolated);
+    return solve_affine(p, t1, bh2, p.gamma * h, from.lambda, &memory, to,
+                        [&] { first_guess(p, from, h, extrapolated, to); }, extrapolated);
   };
   if (!extrapolate_) return attempt(false);
   // The extrapolation is the better guess for smooth motion (two full-Newton iterations a step on
@@ -184,6 +183,42 @@ StepOutcome NewmarkNewton::solve_affine(const NewmarkParameters& p, double t1, d
                                         const Vector& lambda0, const Vector* memory, StepState& to,
                                         const std::function<void()>& first_guess, bool kinematics_set) {
   first_guess();
+  fixed_terms(p, t1, memory);
+  const bool index2 = s_.formulation == DynamicSettings::Formulation::StabilizedIndex2;
+
+  // Modified Newton starts from the factorization an earlier step left where the backend still
+  // holds it and the coefficients are the same (NewtonSolver).
+  Iteration iteration(*this, p, t1, bh2, gamma_h, lambda0, memory, kinematics_set, to, first_guess);
+  StepOutcome out = solver_.solve(iteration);
+  if (!out.converged) return out;
+  to.t = t1;
+  kinematics(to.q, bh2, gamma_h, to, true);
+  if (index2) project_positions(t1, to);
+  vectors_.combine({{1.0 / p.c.stiffness, &mu_}}, to.lambda);
+  return out;
+}
+
+Combinations& NewmarkNewton::hats(Combinations& c, const NewmarkParameters& p, double h) {
+  return c.into(qhat_, {1.0, h, h * h * (0.5 - p.beta)}).into(vhat_, {0.0, 1.0, h * (1.0 - p.gamma)});
+}
+
+// Extrapolated: the predictor a1 = a0 with its q1 = qhat + bh2 a0 and, where the iteration reads it,
+// v1 = vhat + gamma h a0; else q1 = q0 (v1 then follows from q1 in the iteration's start; a1 and v1
+// follow at convergence: kinematics).
+void NewmarkNewton::first_guess(const NewmarkParameters& p, const StepState& from, double h, bool extrapolated,
+                                StepState& to) {
+  Combinations c({&from.q, &from.v, &from.a});
+  hats(c, p, h);
+  if (extrapolated) {
+    c.into(to.q, {1.0, h, 0.5 * h * h});
+    if (velocity_in_iteration_) c.into(to.v, {0.0, 1.0, h});
+  } else {
+    c.into(to.q, {1.0, 0.0, 0.0});
+  }
+  vectors_.combine(c);
+}
+
+void NewmarkNewton::fixed_terms(const NewmarkParameters& p, double t1, const Vector* memory) {
   // The residual's terms that stay fixed through the step: s g(t1), less k m for a memory force, in
   // one pass over the load patterns (and m). With none, fixed_terms_ keeps the zeros it was made
   // with (whether there are any depends on the model and the method only).
@@ -199,17 +234,38 @@ StepOutcome NewmarkNewton::solve_affine(const NewmarkParameters& p, double t1, d
   Eigen::VectorXd b;
   sys_.constraint_rhs(t1, b, index2 ? 1 : 0);
   vectors_.upload(b, b_);
+}
 
-  // Modified Newton starts from the factorization an earlier step left where the backend still
-  // holds it and the coefficients are the same (NewtonSolver).
-  Iteration iteration(*this, p, t1, bh2, gamma_h, lambda0, memory, kinematics_set, to, first_guess);
-  StepOutcome out = solver_.solve(iteration);
-  if (!out.converged) return out;
-  to.t = t1;
-  kinematics(to.q, bh2, gamma_h, to, true);
-  if (index2) project_positions(t1, to);
-  vectors_.combine({{1.0 / p.c.stiffness, &mu_}}, to.lambda);
-  return out;
+void NewmarkNewton::residual(const NewmarkParameters& p, const StepState& from, double h, const Vector& memory,
+                             StepState& to, Vector& r, Vector& rc) {
+  const double bh2 = p.beta * h * h, t1 = from.t + h;
+  Combinations c({&from.q, &from.v, &from.a});
+  vectors_.combine(hats(c, p, h));
+  fixed_terms(p, t1, &memory);
+  // The iteration's start (mu = s lambda1, v1 from q1) and one evaluation without the matrix.
+  static const std::function<void()> no_guess = [] {};
+  Iteration iteration(*this, p, t1, bh2, p.gamma * h, to.lambda, &memory, false, to, no_guess);
+  iteration.start(false);
+  iteration.evaluate(false);
+  vectors_.copy(r_, r);
+  vectors_.copy(rc_, rc);
+}
+
+void NewmarkNewton::tangent_guess(const NewmarkParameters& p, const StepState& dfrom, double h, StepState& dto) {
+  first_guess(p, dfrom, h, true, dto);
+  vectors_.copy(dfrom.lambda, dto.lambda);
+}
+
+// The unknowns are (q1, mu) with mu = s lambda1; the kinematics are linear in (q1, qhat, vhat), so
+// their derivatives follow from the derivatives of q1 and of the step's start.
+void NewmarkNewton::tangent_solve(const NewmarkParameters& p, const StepState& dfrom, double h, const Vector& d,
+                                  const Vector& dc, StepState& dto) {
+  factorization_.solve(d, dc, dq_, dmu_);
+  vectors_.axpby(1.0, dq_, 1.0, dto.q);
+  vectors_.axpby(1.0 / p.c.stiffness, dmu_, 1.0, dto.lambda);
+  Combinations c({&dfrom.q, &dfrom.v, &dfrom.a});
+  vectors_.combine(hats(c, p, h));
+  kinematics(dto.q, p.beta * h * h, p.gamma * h, dto, true);
 }
 
 std::vector<int> NewmarkNewton::unsettled_coordinates(const Vector& q1) {
@@ -370,7 +426,7 @@ void restore_control(const StateRecord& record, StepState& state, double& h, dou
 
 void run_time_steps(System& sys, const DynamicSettings& s, double output_interval, const FrameSink& sink,
                     RunSummary& summary, TimeStepper& stepper, const Interruption* interruption,
-                    const Checkpoints& checkpoints) {
+                    const Checkpoints& checkpoints, StepTangent* tangent) {
   summary.analysis = "dynamic";
   Progress progress("dynamic");
   using Clock = std::chrono::steady_clock;
@@ -419,6 +475,7 @@ void run_time_steps(System& sys, const DynamicSettings& s, double output_interva
     be.upload(init.lambda, state.lambda);
     stepper.start(state);
     stepper.accepted(state);
+    if (tangent) tangent->start(state);
     // (On a device the method's start may still be running here: the first frame's download waits
     // for it, so its few passes count as output.)
     summary.initial_state_seconds = seconds_since(run_start);
@@ -509,11 +566,15 @@ void run_time_steps(System& sys, const DynamicSettings& s, double output_interva
     }
     state.swap(trial);
     stepper.accepted(state);
+    if (tangent) tangent->step(trial, state, h_try);
     const std::vector<double> start_gaps = std::move(gaps);
     gaps = std::move(end_gaps);
     summary.contact_events += event.switches;
     // An impact's velocity jump: the method starts again from the new velocities.
     if (const int impacts = events.apply_impacts(state, start_gaps, impulses); impacts > 0) {
+      if (tangent)
+        throw SimulationError("sensitivities: an impact at t = " + std::to_string(state.t) +
+                              " s jumps the velocities, and the derivative of the jump is not computed");
       summary.impacts += impacts;
       stepper.start(state);
       stepper.accepted(state);

@@ -64,6 +64,37 @@ class TimeStepper {
   // a checkpoint's record and back: restore takes the place of start and accepted for a resumed run.
   virtual void save(StateRecord& record) { (void)record; }
   virtual void restore(const StateRecord& record) { (void)record; }
+
+  // Design sensitivities by the discrete direct method (dynamic_sensitivity.cpp, StepTangent): a
+  // method that has them gives its step in four pieces, each on this stepper's own System (the
+  // case's, or a model with a design variable changed):
+  //   step_residual: [r; rc] = -R, the step equations' residual from `from` (size h) as its Newton
+  //     iteration forms them, at the unknowns to.q and to.lambda (to.v set from them where the
+  //     residual reads it);
+  //   step_history: to.history, what the method carries forward, from `from` and the converged
+  //     to (q, v, a, lambda);
+  //   tangent_guess: from the derivative dfrom of the step's start, a first guess of the
+  //     derivative of its unknowns (dto.q, dto.lambda), the linearized predictor;
+  //   tangent_solve: dto.q, dto.lambda += the solve of the step's Newton matrix, as the last step's
+  //     iteration factorized it, with [d; dc] (the derivative of -R along the guess), then dto.v,
+  //     dto.a by the step's kinematics from dfrom.
+  // The default refuses (the case reader refuses sensitivities for those methods first). BDF would
+  // need more than a StepState: its history of earlier steps' q and their derivatives, kept by
+  // the method as it keeps the history itself, and a residual and kinematics that read them.
+  virtual void step_residual(const StepState& from, double h, StepState& to, Vector& r, Vector& rc);
+  virtual void step_history(const StepState& from, double h, StepState& to);
+  virtual void tangent_guess(const StepState& dfrom, double h, StepState& dto);
+  virtual void tangent_solve(const StepState& dfrom, double h, const Vector& d, const Vector& dc, StepState& dto);
+};
+
+// What the step-control loop tells the design sensitivities of a run (dynamic_sensitivity.cpp):
+// the initial state once the method has started from it, and each accepted step from `from` (size
+// h) to `to` before anything else factorizes a matrix.
+class StepTangent {
+ public:
+  virtual ~StepTangent() = default;
+  virtual void start(const StepState& state) = 0;
+  virtual void step(const StepState& from, const StepState& to, double h) = 0;
 };
 
 // Defined in hht.cpp, generalized_alpha.cpp, bdf.cpp, sdirk.cpp and explicit_rk.cpp (rk4 or dopri5,
@@ -127,6 +158,16 @@ class NewmarkNewton {
   Vector& vhat() { return vhat_; }
   // After an iteration that did not converge to q1: where its last update is above the tolerance.
   std::vector<int> unsettled_coordinates(const Vector& q1);
+  // The pieces of the design sensitivities (TimeStepper::step_residual, tangent_guess,
+  // tangent_solve) with the method's parameters and memory: the residual of the step from `from` at
+  // to.q, to.lambda by the iteration's own evaluation; the derivative of solve()'s extrapolated
+  // first guess; the solve with the factorization the step converged with (a full Newton
+  // iteration's last), and the kinematics.
+  void residual(const NewmarkParameters& p, const StepState& from, double h, const Vector& memory, StepState& to,
+                Vector& r, Vector& rc);
+  void tangent_guess(const NewmarkParameters& p, const StepState& dfrom, double h, StepState& dto);
+  void tangent_solve(const NewmarkParameters& p, const StepState& dfrom, double h, const Vector& d, const Vector& dc,
+                     StepState& dto);
   // The first guess in use and modified Newton's kept factorization into a checkpoint's record, as the point its matrix was
   // formed at; restore forms and factorizes that matrix again, so that a resumed run reuses what
   // the uninterrupted one would have.
@@ -139,6 +180,13 @@ class NewmarkNewton {
   // unless System::velocity_in_residual or the stabilized index-2 constraints ask, v1: a Newton
   // update then moves q1 alone, and both follow once the step has converged.
   void kinematics(const Vector& q1, double bh2, double gamma_h, StepState& to, bool acceleration);
+  // qhat and vhat from c's inputs (q0, v0, a0), as outputs of the pass c makes.
+  Combinations& hats(Combinations& c, const NewmarkParameters& p, double h);
+  // solve()'s first guess from (q0, v0, a0) into to.q (and to.v where the iteration reads it), with
+  // qhat and vhat, in one pass: extrapolated, the predictor a1 = a0, else q1 = q0.
+  void first_guess(const NewmarkParameters& p, const StepState& from, double h, bool extrapolated, StepState& to);
+  // The step's terms fixed through its iteration (fixed_terms_) and the constraints' b(t1) (b_).
+  void fixed_terms(const NewmarkParameters& p, double t1, const Vector* memory);
   // Stabilized index 2: after the Newton iteration on the velocity constraints, to.q back onto
   // Phi(q, t1) = 0 (see time_stepper.cpp).
   void project_positions(double t1, StepState& to);
@@ -178,8 +226,9 @@ class NewmarkNewton {
 // a quarter step after a Newton failure); frames every output_interval (0: every step); Interrupted
 // after a step where `interruption` asks to stop; checkpoints and resume as `checkpoints` asks
 // (analyses.hpp).
+// With `tangent`, its start and steps as StepTangent says (design sensitivities).
 void run_time_steps(System& sys, const DynamicSettings& s, double output_interval, const FrameSink& sink,
                     RunSummary& summary, TimeStepper& stepper, const Interruption* interruption,
-                    const Checkpoints& checkpoints);
+                    const Checkpoints& checkpoints, StepTangent* tangent = nullptr);
 
 }  // namespace catenary

@@ -10,7 +10,7 @@
 
 namespace catenary {
 
-void write_sensitivity_files(const std::string& directory, const StaticSensitivities& s) {
+void write_sensitivity_files(const std::string& directory, const DesignSensitivities& s) {
   const std::filesystem::path dir(directory);
   nlohmann::json j;
   j["method"] = s.method;

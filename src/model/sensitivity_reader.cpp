@@ -106,15 +106,40 @@ void require_symmetric_statics(const Node& method, const Model& m) {
                 "friction makes it unsymmetric: use \"direct\"");
 }
 
+// The direct method differentiates the Newmark steps of HHT and generalized-alpha as their full
+// Newton iteration on the index-3 equations converges them, from the consistent initial state
+// (src/integrators/dynamic_sensitivity.cpp).
+void require_differentiable_steps(const Node& analysis, const DynamicSettings& d) {
+  using I = DynamicSettings::Integrator;
+  if (d.integrator != I::HHT && d.integrator != I::GeneralizedAlpha)
+    analysis.child("integrator")
+        .fail("sensitivities of a dynamic analysis are computed for the integrators \"hht\" and "
+              "\"generalized_alpha\" (the derivative of their steps); '" +
+              shown(get_string(analysis.child("integrator"))) + "' has none");
+  if (d.formulation == DynamicSettings::Formulation::StabilizedIndex2)
+    analysis.child("formulation")
+        .fail("sensitivities of a dynamic analysis differentiate the index-3 step (\"index3\"); the stabilized "
+              "index-2 step's projection of the positions has no derivative here");
+  if (d.newton == DynamicSettings::Newton::Modified)
+    analysis.child("newton").fail("sensitivities of a dynamic analysis solve with each step's own Newton matrix "
+                                  "(\"full\"); modified Newton keeps an older one");
+  if (d.static_start)
+    analysis.child("initial_state")
+        .fail("sensitivities of a dynamic analysis start from the consistent initial state; a static start has "
+              "none here (differentiate the statics as a static case)");
+}
+
 }  // namespace
 
 void read_sensitivity(const Node& root, Case& c) {
   if (!root.has("sensitivity")) return;
   const Node s = root.child("sensitivity");
-  if (c.analysis.type != AnalysisSettings::Type::Static)
-    s.fail("sensitivities are computed for static analyses (\"analysis\": {\"type\": \"static\"}); dynamic, "
-           "eigen, assembly and kinematic analyses have none");
+  const bool dynamic = c.analysis.type == AnalysisSettings::Type::Dynamic;
+  if (c.analysis.type != AnalysisSettings::Type::Static && !dynamic)
+    s.fail("sensitivities are computed for static and dynamic analyses (\"analysis\": {\"type\": \"static\"} or "
+           "{\"type\": \"dynamic\"}); eigen, assembly and kinematic analyses have none");
   expect_object(s, {"variables", "objectives", "method", "relative_step"});
+  if (dynamic) require_differentiable_steps(root.child("analysis"), c.analysis.dynamics);
   SensitivitySettings& out = c.sensitivity;
   out.document = root.v;
   out.document.erase("sensitivity");
@@ -146,6 +171,9 @@ void read_sensitivity(const Node& root, Case& c) {
   }
   if (s.has("method")) {
     out.adjoint = get_choice(s.child("method"), {"direct", "adjoint"}, "method") == "adjoint";
+    if (out.adjoint && dynamic)
+      s.child("method").fail("the adjoint method is computed for static analyses; a dynamic analysis's sensitivities "
+                             "are by \"direct\"");
     if (out.adjoint) require_symmetric_statics(s.child("method"), c.model);
   }
   if (s.has("relative_step")) {

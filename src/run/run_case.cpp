@@ -2,10 +2,12 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <system_error>
 
 #include "catenary/core/errors.hpp"
 #include "catenary/integrators/analyses.hpp"
+#include "catenary/integrators/dynamic_sensitivity.hpp"
 #include "catenary/io/directory_lock.hpp"
 #include "catenary/io/mode_files.hpp"
 #include "catenary/io/output_writer.hpp"
@@ -14,25 +16,17 @@
 
 namespace catenary {
 
-AnalysisRun run_analysis(const AnalysisSettings& analysis, double output_interval, const Model& model,
-                         Backend& backend, const FrameSink& sink, const Interruption* interruption,
-                         const Checkpoints& checkpoints) {
+namespace {
+
+// Runs `analysis` on the System of model over backend, recording a SimulationError or a stop in
+// the result's summary, and the wall time.
+AnalysisRun recorded(const Model& model, Backend& backend, const std::function<void(System&, AnalysisRun&)>& analysis) {
   System sys(model, backend);
   AnalysisRun run;
   RunSummary& summary = run.summary;
   const auto start = std::chrono::steady_clock::now();
   try {
-    switch (analysis.type) {
-      case AnalysisSettings::Type::Static: run_static(sys, analysis.statics, sink, summary, interruption); break;
-      case AnalysisSettings::Type::Dynamic:
-        run_dynamic(sys, analysis.dynamics, output_interval, sink, summary, interruption, checkpoints);
-        break;
-      case AnalysisSettings::Type::Assembly: run_assembly(sys, sink, summary); break;
-      case AnalysisSettings::Type::Kinematic:
-        run_kinematic(model, analysis.kinematics, output_interval, sink, summary);
-        break;
-      case AnalysisSettings::Type::Eigen: run_eigen(sys, analysis.eigen, sink, summary, run.modes, interruption); break;
-    }
+    analysis(sys, run);
     summary.status = "ok";
   } catch (const SimulationError& e) {
     summary.status = "failed";
@@ -45,6 +39,27 @@ AnalysisRun run_analysis(const AnalysisSettings& analysis, double output_interva
   }
   summary.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return run;
+}
+
+}  // namespace
+
+AnalysisRun run_analysis(const AnalysisSettings& analysis, double output_interval, const Model& model,
+                         Backend& backend, const FrameSink& sink, const Interruption* interruption,
+                         const Checkpoints& checkpoints) {
+  return recorded(model, backend, [&](System& sys, AnalysisRun& run) {
+    RunSummary& summary = run.summary;
+    switch (analysis.type) {
+      case AnalysisSettings::Type::Static: run_static(sys, analysis.statics, sink, summary, interruption); break;
+      case AnalysisSettings::Type::Dynamic:
+        run_dynamic(sys, analysis.dynamics, output_interval, sink, summary, interruption, checkpoints);
+        break;
+      case AnalysisSettings::Type::Assembly: run_assembly(sys, sink, summary); break;
+      case AnalysisSettings::Type::Kinematic:
+        run_kinematic(model, analysis.kinematics, output_interval, sink, summary);
+        break;
+      case AnalysisSettings::Type::Eigen: run_eigen(sys, analysis.eigen, sink, summary, run.modes, interruption); break;
+    }
+  });
 }
 
 void require_run_directory(const std::string& dir) {
@@ -77,15 +92,15 @@ Checkpoints case_checkpoints(const Case& c, const Backend& backend, const Output
 
 namespace {
 
+// The models with a design variable changed are evaluated on CPU backends of their own.
+std::unique_ptr<Backend> cpu_backend(const Model& m) { return make_backend(BackendChoice::Cpu, m).backend; }
+
 // The design sensitivities of a static case at its equilibrium (q, lambda), written beside its
-// results; a failure to find them fails the run with its message. The models with a variable
-// changed are evaluated on CPU backends of their own.
+// results; a failure to find them fails the run with its message.
 void add_sensitivities(const Case& c, Backend& backend, const std::string& directory, const Eigen::VectorXd& q,
                        const Eigen::VectorXd& lambda, AnalysisRun& run) {
   try {
-    run.sensitivities = static_sensitivities(c, backend, q, lambda, [](const Model& m) {
-      return make_backend(BackendChoice::Cpu, m).backend;
-    });
+    run.sensitivities = static_sensitivities(c, backend, q, lambda, cpu_backend);
   } catch (const SimulationError& e) {
     run.summary.status = "failed";
     run.summary.message = e.what();
@@ -98,6 +113,23 @@ void add_sensitivities(const Case& c, Backend& backend, const std::string& direc
   write_sensitivity_files(directory, run.sensitivities);
 }
 
+// A dynamic case with design sensitivities: its run with the steps differentiated
+// (integrators/dynamic_sensitivity.hpp), without checkpoints, the sensitivities at the end time
+// written beside its results; a changed value that makes no valid model fails the run with its
+// message.
+AnalysisRun run_differentiated(const Case& c, Backend& backend, const FrameSink& sink, const Interruption* interruption,
+                               const std::string& directory) {
+  AnalysisRun run = recorded(c.model, backend, [&](System& sys, AnalysisRun& r) {
+    try {
+      r.sensitivities = run_dynamic_sensitivities(c, sys, sink, r.summary, interruption, cpu_backend);
+    } catch (const InputError& e) {
+      throw SimulationError(std::string("sensitivities: ") + e.what());
+    }
+  });
+  if (run.summary.status == "ok") write_sensitivity_files(directory, run.sensitivities);
+  return run;
+}
+
 }  // namespace
 
 AnalysisRun run_case(const Case& c, Backend& backend, OutputWriter& writer, const Interruption* interruption,
@@ -105,19 +137,22 @@ AnalysisRun run_case(const Case& c, Backend& backend, OutputWriter& writer, cons
   AnalysisRun run;
   const Checkpoints checkpoints = case_checkpoints(c, backend, writer, resume);
   Eigen::VectorXd q, lambda;  // the last frame's state: the equilibrium of a static analysis
+  const bool dynamic = c.analysis.type == AnalysisSettings::Type::Dynamic;
   try {
-    run = run_analysis(c.analysis, c.output.interval, c.model, backend,
-                       [&](const Frame& f) {
-                         writer.write_frame(f);
-                         if (also) (*also)(f);
-                         if (c.sensitivity.active()) {
-                           q = *f.q;
-                           lambda = *f.lambda;
-                         }
-                       },
-                       interruption, checkpoints);
+    const FrameSink sink = [&](const Frame& f) {
+      writer.write_frame(f);
+      if (also) (*also)(f);
+      if (c.sensitivity.active() && !dynamic) {
+        q = *f.q;
+        lambda = *f.lambda;
+      }
+    };
+    if (c.sensitivity.active() && dynamic)
+      run = run_differentiated(c, backend, sink, interruption, writer.directory());
+    else
+      run = run_analysis(c.analysis, c.output.interval, c.model, backend, sink, interruption, checkpoints);
     if (!run.modes.modes.empty()) write_mode_files(c, writer.directory(), run.modes);
-    if (c.sensitivity.active() && run.summary.status == "ok")
+    if (c.sensitivity.active() && !dynamic && run.summary.status == "ok")
       add_sensitivities(c, backend, writer.directory(), q, lambda, run);
   } catch (const OutputError& e) {
     // A result file that cannot be written ends the run: its summary, where the disk still takes

@@ -12,41 +12,20 @@
 // symmetric for conservative statics: checked, and a non-symmetric A refused), then
 // dpsi/db = mu . (-dR/db) + dpsi/db|x. dpsi/db|x, the objective's own dependence on b (the strain
 // energy's on a stiffness), is the same central difference of psi at x*.
-#include <functional>
-#include <memory>
-#include <string>
-#include <vector>
-
 #include <Eigen/Core>
 
 #include "catenary/assembly/backend.hpp"
+#include "catenary/integrators/design_sensitivities.hpp"
 #include "catenary/model/case.hpp"
 
 namespace catenary {
-
-struct ObjectiveSensitivity {
-  std::string name;
-  double value = 0.0;
-  std::vector<double> derivatives;  // one per variable, in SensitivitySettings' order
-};
-
-struct StaticSensitivities {
-  std::string method;                  // "direct" or "adjoint"
-  std::vector<std::string> variables;  // the JSON pointers
-  std::vector<double> values;          // the variables' values
-  std::vector<ObjectiveSensitivity> objectives;
-  double wall_seconds = 0.0;
-};
-
-// A backend for a model (the perturbed models' residuals are evaluated on their own).
-using BackendMaker = std::function<std::unique_ptr<Backend>(const Model&)>;
 
 // The sensitivities of c.sensitivity at the equilibrium (q, lambda) of c.model, found by its
 // static analysis; `backend` holds c.model (its Newton matrix is assembled and factorized here).
 // Throws SimulationError where a variable changes the model's coordinates or constraint rows, A
 // is singular, or the adjoint meets an unsymmetric A; InputError where a changed value makes no
 // valid model.
-StaticSensitivities static_sensitivities(const Case& c, Backend& backend, const Eigen::VectorXd& q,
+DesignSensitivities static_sensitivities(const Case& c, Backend& backend, const Eigen::VectorXd& q,
                                          const Eigen::VectorXd& lambda, const BackendMaker& make_backend);
 
 }  // namespace catenary

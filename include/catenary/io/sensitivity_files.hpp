@@ -1,11 +1,11 @@
 #pragma once
-// A static analysis's design sensitivities, beside its results.csv and summary.json:
+// A case's design sensitivities (static or dynamic), beside its results.csv and summary.json:
 // sensitivities.json (the method, the variables with their values, each objective's value and
 // its derivative with respect to each variable) and sensitivities.csv (a row per objective:
 // objective,value,d/d<pointer>...); docs/case-format.md, "sensitivity".
 #include <string>
 
-#include "catenary/integrators/static_sensitivity.hpp"
+#include "catenary/integrators/design_sensitivities.hpp"
 
 namespace catenary {
 
@@ -14,6 +14,6 @@ inline const char* const kSensitivitiesJson = "sensitivities.json";
 inline const char* const kSensitivitiesCsv = "sensitivities.csv";
 
 // Writes both files into `directory`; OutputError where a write fails.
-void write_sensitivity_files(const std::string& directory, const StaticSensitivities& s);
+void write_sensitivity_files(const std::string& directory, const DesignSensitivities& s);
 
 }  // namespace catenary

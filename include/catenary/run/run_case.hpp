@@ -22,7 +22,7 @@ class OutputWriter;
 // How an analysis ended: its summary (status "ok", "failed" or "interrupted", with the message),
 // and where a failure happened the SimulationError's coordinate (-1: none) and the coordinates it
 // left unsettled (SimulationError::unsettled_dofs). An eigen analysis's modes are in `modes`, a
-// static case's sensitivities in `sensitivities`.
+// case's sensitivities in `sensitivities`.
 struct AnalysisRun {
   RunSummary summary;
   bool failed() const { return summary.status == "failed"; }
@@ -30,9 +30,9 @@ struct AnalysisRun {
   int failed_dof = -1;
   std::vector<int> unsettled_dofs;
   LinearModes modes;
-  // A static case's design sensitivities (Case::sensitivity), computed by run_case after the
-  // equilibrium; empty without.
-  StaticSensitivities sensitivities;
+  // A case's design sensitivities (Case::sensitivity), computed by run_case: a static case's after
+  // the equilibrium, a dynamic case's with its steps; empty without.
+  DesignSensitivities sensitivities;
 };
 
 // Runs `analysis` over `model` (a case's own, or a sweep's batch) on `backend`, frames to `sink`
