@@ -135,46 +135,50 @@ TEST_CASE("adaptive abam meets its tolerance on the rigid pendulum and the doubl
   }
 }
 
-TEST_CASE("a resumed adaptive abam run (history, start, step control) equals the uninterrupted run",
-          "[abam][checkpoint]") {
-  // The double pendulum over 0.6 s, a checkpoint every 0.1 s; the run is stopped three frames
-  // after its second checkpoint and resumed on a fresh backend from it: every later frame equals
-  // the uninterrupted run's bit for bit.
+TEST_CASE("a resumed adaptive abam run (history, start, step control, partition) equals the uninterrupted run",
+          "[abam][checkpoint][partitioning]") {
+  // The double pendulum over 0.6 s, a checkpoint every 0.1 s, with Baumgarte's terms and with
+  // coordinate partitioning; the run is stopped three frames after its second checkpoint and
+  // resumed on a fresh backend from it: every later frame equals the uninterrupted run's bit for
+  // bit.
   const Model m = spatial_double_pendulum();
-  const AnalysisSettings a = adaptive_settings(abam_settings(5, 1e-3, 0.6), 1e-7);
-  const RunResult whole = run_model(m, a);
-  struct Stopped {};
-  std::vector<StateRecord> records;
-  {
+  for (const bool partitioning : {false, true}) {
+    AnalysisSettings a = adaptive_settings(abam_settings(5, 1e-3, 0.6, partitioning ? 0.0 : 20.0), 1e-7);
+    a.dynamics.partitioning = partitioning;
+    const RunResult whole = run_model(m, a);
+    struct Stopped {};
+    std::vector<StateRecord> records;
+    {
+      CpuBackend backend(m);
+      System sys(m, backend);
+      RunSummary summary;
+      int frames_after = 0;
+      Checkpoints checkpoints;
+      checkpoints.interval = 0.1;
+      checkpoints.write = [&](StateRecord& record) { records.push_back(record); };
+      const FrameSink sink = [&](const Frame&) {
+        if (records.size() >= 2 && ++frames_after == 3) throw Stopped();
+      };
+      CHECK_THROWS_AS(run_dynamic(sys, a.dynamics, 0.0, sink, summary, nullptr, checkpoints), Stopped);
+    }
+    REQUIRE(records.size() == 2);
     CpuBackend backend(m);
     System sys(m, backend);
     RunSummary summary;
-    int frames_after = 0;
+    std::vector<std::pair<double, Eigen::VectorXd>> resumed;
     Checkpoints checkpoints;
-    checkpoints.interval = 0.1;
-    checkpoints.write = [&](StateRecord& record) { records.push_back(record); };
-    const FrameSink sink = [&](const Frame&) {
-      if (records.size() >= 2 && ++frames_after == 3) throw Stopped();
-    };
-    CHECK_THROWS_AS(run_dynamic(sys, a.dynamics, 0.0, sink, summary, nullptr, checkpoints), Stopped);
-  }
-  REQUIRE(records.size() == 2);
-  CpuBackend backend(m);
-  System sys(m, backend);
-  RunSummary summary;
-  std::vector<std::pair<double, Eigen::VectorXd>> resumed;
-  Checkpoints checkpoints;
-  checkpoints.resume = &records[1];
-  run_dynamic(sys, a.dynamics, 0.0, [&](const Frame& f) { resumed.emplace_back(f.time, *f.q); }, summary, nullptr,
-              checkpoints);
-  REQUIRE(summary.resumed_at > 0.1);
-  REQUIRE(!resumed.empty());
-  CHECK(summary.steps == whole.summary.steps);
-  CHECK(summary.rejected_steps == whole.summary.rejected_steps);
-  const size_t first = whole.frames.size() - resumed.size();
-  for (size_t j = 0; j < resumed.size(); ++j) {
-    CHECK(resumed[j].first == whole.frames[first + j].time);
-    CHECK((resumed[j].second.array() == whole.frames[first + j].q.array()).all());
+    checkpoints.resume = &records[1];
+    run_dynamic(sys, a.dynamics, 0.0, [&](const Frame& f) { resumed.emplace_back(f.time, *f.q); }, summary, nullptr,
+                checkpoints);
+    REQUIRE(summary.resumed_at > 0.1);
+    REQUIRE(!resumed.empty());
+    CHECK(summary.steps == whole.summary.steps);
+    CHECK(summary.rejected_steps == whole.summary.rejected_steps);
+    const size_t first = whole.frames.size() - resumed.size();
+    for (size_t j = 0; j < resumed.size(); ++j) {
+      CHECK(resumed[j].first == whole.frames[first + j].time);
+      CHECK((resumed[j].second.array() == whole.frames[first + j].q.array()).all());
+    }
   }
 }
 
