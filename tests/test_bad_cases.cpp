@@ -208,7 +208,8 @@ const BadCase kBadCases[] = {
     {"sensitivity_unknown_objective", "/sensitivity/objectives/0/type", "unknown objective type 'stress'"},
     {"sensitivity_variable_outside_model", "/sensitivity/variables/0",
      "must point into /model (got '/analysis/load_steps'): a design variable is a value of the model"},
-    {"sensitivity_dynamic_analysis", "/sensitivity", "sensitivities are computed for static analyses"},
+    {"sensitivity_dynamic_bdf", "/analysis/integrator",
+     "sensitivities of a dynamic analysis are computed for the integrators \"hht\" and \"generalized_alpha\""},
     {"sensitivity_adjoint_with_friction", "/sensitivity/method",
      "the adjoint method solves with the static Newton matrix in place of its transpose, and contact friction makes "
      "it unsymmetric"},

@@ -123,7 +123,7 @@ def _table(header, rows):
 class Results:
     """A run's frames: time, q, v, lambda (frames x unknowns), the energies, and every column of
     results.csv (columns) as the run wrote it; summary is summary.json. An eigen analysis's modes:
-    eigenvalues, mode_shapes, natural_frequencies, damping_ratios. A static case's design
+    eigenvalues, mode_shapes, natural_frequencies, damping_ratios. A case's design
     sensitivities: sensitivities."""
 
     def __init__(self, raw, directory, keep=None):
@@ -144,9 +144,9 @@ class Results:
 
     @property
     def sensitivities(self):
-        """A static case's design sensitivities, sensitivities.json as read (None without a
-        "sensitivity" section): "method", "variables" ({"path", "value"} each) and "objectives"
-        ({"name", "value", "derivatives": {pointer: d value / d variable}} each)."""
+        """A case's design sensitivities (static or dynamic), sensitivities.json as read (None
+        without a "sensitivity" section): "method", "variables" ({"path", "value"} each) and
+        "objectives" ({"name", "value", "derivatives": {pointer: d value / d variable}} each)."""
         path = os.path.join(self.directory, "sensitivities.json")
         if not os.path.exists(path):
             return None
