@@ -182,6 +182,18 @@ TEST_CASE("a resumed adaptive abam run (history, start, step control, partition)
   }
 }
 
+TEST_CASE("an abam step beyond its stability limit says so", "[abam][explicit]") {
+  // The undamped soft pinned cable (omega_max between 3,540 and 4,040 rad/s) at h = 1 ms, order 2:
+  // omega_max h about 3.8, three times the order's limit of 1.29 on undamped modes.
+  try {
+    run_model(pinned_soft_cable(0.0), abam_settings(2, 1e-3, 1.0, 0.0));
+    FAIL("the run did not fail");
+  } catch (const SimulationError& e) {
+    std::printf("abam order 2 at omega_max h = 3.8: %s\n", e.what());
+    CHECK_THAT(e.what(), Catch::Contains("explicit step too long for the model's highest frequency (abam is stable"));
+  }
+}
+
 TEST_CASE("the case file's abam integrator, its order and its refusals", "[abam][loader]") {
   const std::string base = R"({"name": "s", "model": {"dimension": 2,
       "materials": {"steel": {"youngs_modulus": 2.1e11, "density": 7800}},
