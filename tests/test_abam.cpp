@@ -2,7 +2,8 @@
 // weights against the classical constant-step coefficients and exact integrals of polynomials;
 // observed orders 1 to 5 at a fixed step on the rigid pendulum against dopri5 at a 64 times
 // finer step; the spatial double pendulum against dopri5; the adaptive step meeting its
-// tolerance; a checkpoint resumed bit for bit; the case file's fields and refusals.
+// tolerance; a checkpoint resumed bit for bit (with coordinate partitioning too); the
+// stability-limit message; the case file's fields and refusals.
 #include <catch2/catch.hpp>
 
 #include <cmath>
