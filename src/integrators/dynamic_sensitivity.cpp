@@ -189,7 +189,6 @@ class Tangents final : public StepTangent {
       changed.backend->download(changed.r, x[side].q);
       changed.backend->download(changed.rc, x[side].lambda);
       changed.backend->download(changed.to.history, x[side].history);
-      x[side].v = x[side].a = Eigen::VectorXd::Zero(0);
     }
     const HostState slope = central_difference(x[0], x[1], v.h);
     be_.upload(slope.q, rb_);

@@ -76,8 +76,9 @@ class TimeStepper {
   //   tangent_guess: from the derivative dfrom of the step's start, a first guess of the
   //     derivative of its unknowns (dto.q, dto.lambda), the linearized predictor;
   //   tangent_solve: dto.q, dto.lambda += the solve of the step's Newton matrix, as the last step's
-  //     iteration factorized it, with [d; dc] (the derivative of -R along the guess), then dto.v,
-  //     dto.a by the step's kinematics from dfrom.
+  //     iteration factorized it, with [d; dc] (the derivative of -R along dfrom and dto as they
+  //     are: the defect of the differentiated step equations), then dto.v, dto.a by the step's
+  //     kinematics from dfrom.
   // The default refuses (the case reader refuses sensitivities for those methods first). BDF would
   // need more than a StepState: its history of earlier steps' q and their derivatives, kept by
   // the method as it keeps the history itself, and a residual and kinematics that read them.

@@ -5,11 +5,11 @@
 // (with what the method carries: HHT's force history, generalized-alpha's algorithmic
 // acceleration), R(x1; x0, b) = 0 gives for each variable
 //   J dx1/db = -(dR/db + dR/dx0 dx0/db),
-// J the step's Newton matrix as its iteration last factorized it (one more solve a variable a
-// step); the right-hand side is a central difference of R: over the models loaded with b -+ h for
-// dR/db (each with a backend of its own), and along the state's derivative in the case's model
-// for dR/dx0 (with the linearized predictor for dx1/db, so that the matrix's last update is
-// corrected to second order). The velocities and accelerations follow by the Newmark formulas, the
+// J the step's Newton matrix as its iteration last factorized it; the right-hand side is a
+// central difference of R: over the models loaded with b -+ h for dR/db (each with a backend of
+// its own), and along the state's derivative in the case's model for dR/dx0, with dx1/db first
+// the linearized predictor, then the solve's result (two solves a variable a step: the second
+// corrects what J, formed before the iteration's last update, leaves). The velocities and accelerations follow by the Newmark formulas, the
 // method's history by the same differences. The start: central differences of the changed models'
 // consistent initial states. With the adaptive step the step sequence is the case's own, held: the
 // derivative of the run with its step sizes frozen.
