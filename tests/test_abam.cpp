@@ -196,12 +196,7 @@ TEST_CASE("an abam step beyond its stability limit says so", "[abam][explicit]")
 }
 
 TEST_CASE("the case file's abam integrator, its order and its refusals", "[abam][loader]") {
-  const std::string base = R"({"name": "s", "model": {"dimension": 2,
-      "materials": {"steel": {"youngs_modulus": 2.1e11, "density": 7800}},
-      "sections": {"bar": {"shape": "rectangle", "width": 0.02, "height": 0.02}},
-      "bodies": [{"name": "bar", "element": "beam2d", "generator": "straight", "start": [0, 0], "end": [1, 0],
-                  "elements": 4, "material": "steel", "section": "bar"}]},
-      "analysis": {"type": "dynamic", "end_time": 0.01, "step": 0.001)";
+  const std::string base = dynamic_bar_case_text();
   const DynamicSettings abam = load_cases_from_text(base + R"(, "integrator": "abam", "order": 3,
       "baumgarte": {"alpha": 20, "beta": 10}, "adaptive": {}}})", "e.json")
                                    .front()

@@ -126,12 +126,7 @@ TEST_CASE("partitioning chooses the partition again as the pendulum swings over"
 }
 
 TEST_CASE("the case file's constraints choice for the explicit methods", "[partitioning][loader]") {
-  const std::string base = R"({"name": "s", "model": {"dimension": 2,
-      "materials": {"steel": {"youngs_modulus": 2.1e11, "density": 7800}},
-      "sections": {"bar": {"shape": "rectangle", "width": 0.02, "height": 0.02}},
-      "bodies": [{"name": "bar", "element": "beam2d", "generator": "straight", "start": [0, 0], "end": [1, 0],
-                  "elements": 4, "material": "steel", "section": "bar"}]},
-      "analysis": {"type": "dynamic", "end_time": 0.01, "step": 0.001)";
+  const std::string base = dynamic_bar_case_text();
   for (const char* method : {"rk4", "dopri5", "abam"}) {
     const DynamicSettings d =
         load_cases_from_text(base + R"(, "integrator": ")" + method + R"(", "constraints": "partitioning"}})", "e.json")

@@ -334,4 +334,15 @@ inline AdaptiveComparison adaptive_against_fine(const Model& m, const AnalysisSe
   return c;
 }
 
+// The text of a small dynamic case (a 4-element planar steel bar, ten steps of 1 ms) up to its
+// analysis's last field: the tests of the analysis fields add theirs and close it with "}}".
+inline std::string dynamic_bar_case_text() {
+  return R"({"name": "s", "model": {"dimension": 2,
+      "materials": {"steel": {"youngs_modulus": 2.1e11, "density": 7800}},
+      "sections": {"bar": {"shape": "rectangle", "width": 0.02, "height": 0.02}},
+      "bodies": [{"name": "bar", "element": "beam2d", "generator": "straight", "start": [0, 0], "end": [1, 0],
+                  "elements": 4, "material": "steel", "section": "bar"}]},
+      "analysis": {"type": "dynamic", "end_time": 0.01, "step": 0.001)";
+}
+
 }  // namespace catenary::testing

@@ -134,12 +134,7 @@ TEST_CASE("adaptive SDIRK meets its tolerance on a damped cable, and 3 stages ta
 }
 
 TEST_CASE("the case file's sdirk integrator and its stages", "[dynamics][sdirk][loader]") {
-  const std::string base = R"({"name": "s", "model": {"dimension": 2,
-      "materials": {"steel": {"youngs_modulus": 2.1e11, "density": 7800}},
-      "sections": {"bar": {"shape": "rectangle", "width": 0.02, "height": 0.02}},
-      "bodies": [{"name": "bar", "element": "beam2d", "generator": "straight", "start": [0, 0], "end": [1, 0],
-                  "elements": 4, "material": "steel", "section": "bar"}]},
-      "analysis": {"type": "dynamic", "end_time": 0.01, "step": 0.001, "integrator": "sdirk")";
+  const std::string base = dynamic_bar_case_text() + R"(, "integrator": "sdirk")";
   const Case c = load_cases_from_text(base + R"(, "stages": 2}})", "sdirk.json").front().c;
   CHECK(c.analysis.dynamics.integrator == DynamicSettings::Integrator::SDIRK);
   CHECK(c.analysis.dynamics.stages == 2);
