@@ -260,7 +260,10 @@ class BDFStepper : public TimeStepper {
   // change of step the newest k + 2 points are re-interpolated onto the new grid by the polynomial
   // of degree k + 1 through them (what a Nordsieck array of order k holds, with the one further
   // column its order selection reads) and the older points are dropped. The polynomial is kept,
-  // so a step retried with another h re-grids the same polynomial.
+  // so a step retried with another h re-grids the same polynomial. The new values go through
+  // scratch vectors, the q's and then the v's: the step's work vectors (free before its predictor
+  // and corrector), the dropped points', and at order 5 with a full history one vector more
+  // (backend_vectors.cpp counts it).
   void regrid_history(double h, int k) {
     if (history_.size() < 2 || std::fabs(history_[0].t - history_[1].t - h) <= 1e-12 * h) return;
     while (static_cast<int>(history_.size()) > k + 2) {
@@ -268,27 +271,24 @@ class BDFStepper : public TimeStepper {
       history_.pop_back();
     }
     const int m = static_cast<int>(history_.size());
+    std::vector<Vector*> scratch = {&qsum_, &vsum_, &pred_q_, &pred_v_, &work_};
+    for (HistoryPoint& p : spare_points_) scratch.insert(scratch.end(), {&p.q, &p.v});
+    while (static_cast<int>(scratch.size()) < m - 1) {
+      regrid_extra_.push_back(be_.make_vector(qsum_.size()));
+      scratch.push_back(&regrid_extra_.back());
+    }
     std::vector<double> times;
     for (int j = 0; j < m; ++j) times.push_back(history_[j].t);
-    while (static_cast<int>(regrid_q_.size()) < m) {
-      regrid_q_.push_back(be_.make_vector(qsum_.size()));
-      regrid_v_.push_back(be_.make_vector(qsum_.size()));
-    }
-    for (int j = 1; j < m; ++j) {
-      std::vector<double> w = interpolation_weights(times, times[0] - j * h);
-      std::vector<Scaled> q_terms, v_terms;
-      for (int i = 0; i < m; ++i) {
-        q_terms.push_back({w[i], &history_[i].q});
-        v_terms.push_back({w[i], &history_[i].v});
+    for (Vector HistoryPoint::*field : {&HistoryPoint::q, &HistoryPoint::v}) {
+      for (int j = 1; j < m; ++j) {
+        const std::vector<double> w = interpolation_weights(times, times[0] - j * h);
+        std::vector<Scaled> terms;
+        for (int i = 0; i < m; ++i) terms.push_back({w[i], &(history_[i].*field)});
+        be_.combine(terms, *scratch[j - 1]);
       }
-      be_.combine(q_terms, regrid_q_[j]);
-      be_.combine(v_terms, regrid_v_[j]);
+      for (int j = 1; j < m; ++j) (history_[j].*field).swap(*scratch[j - 1]);
     }
-    for (int j = 1; j < m; ++j) {
-      history_[j].t = times[0] - j * h;
-      history_[j].q.swap(regrid_q_[j]);
-      history_[j].v.swap(regrid_v_[j]);
-    }
+    for (int j = 1; j < m; ++j) history_[j].t = times[0] - j * h;
     frequency_t_ = NAN;
   }
 
@@ -424,9 +424,9 @@ class BDFStepper : public TimeStepper {
   double frequency_t_ = NAN, frequency_ = -1.0;  // oscillation_frequency()'s, for the point at frequency_t_
   Vector qsum_, vsum_, pred_q_, pred_v_, work_;
   // The fixed form's: points regrid_history dropped (their storage kept for accepted()), and the
-  // re-interpolated values before they replace the history's (index j for point j; 0 unused).
+  // one scratch vector it may need beyond the others (a deque: the scratch list points into it).
   std::vector<HistoryPoint> spare_points_;
-  std::vector<Vector> regrid_q_, regrid_v_;
+  std::deque<Vector> regrid_extra_;
 };
 
 }  // namespace

@@ -9,9 +9,9 @@
 namespace catenary {
 
 // Vectors of all unknowns (coordinates and constraint rows) an analysis holds on a backend at
-// most (backend_vector_count, integrators/analyses.hpp): BDF at order 5 by modified Newton. A
-// backend sized for it serves any analysis.
-constexpr int kMostBackendVectors = 40;
+// most (backend_vector_count, integrators/analyses.hpp): BDF at order 5 with fixed coefficients by
+// modified Newton. A backend sized for it serves any analysis.
+constexpr int kMostBackendVectors = 41;
 
 struct BackendOptions {
   // Elements of equal values read one shared record where such records are few
