@@ -139,7 +139,7 @@ class NewmarkNewton {
 
   // The Newmark step from `from`: qhat, vhat from (q0, v0, a0), Newton from the predictor a1 = a0
   // (its q1 and v1), or from q1 = q0 once a step has failed from the predictor and converged from
-  // q0 (the guess that the stiff modes of a fine mesh need; time_stepper.cpp). On success sets
+  // q0 (the guess that the stiff modes of a fine mesh need; newmark_newton.cpp). On success sets
   // to.t, q, v, a, lambda; to.history is left to the method.
   StepOutcome solve(const NewmarkParameters& p, const StepState& from, double h, const Vector& memory,
                     StepState& to);
@@ -189,10 +189,10 @@ class NewmarkNewton {
   // The step's terms fixed through its iteration (fixed_terms_) and the constraints' b(t1) (b_).
   void fixed_terms(const NewmarkParameters& p, double t1, const Vector* memory);
   // Stabilized index 2: after the Newton iteration on the velocity constraints, to.q back onto
-  // Phi(q, t1) = 0 (see time_stepper.cpp).
+  // Phi(q, t1) = 0 (see newmark_newton.cpp).
   void project_positions(double t1, StepState& to);
   static bool same_coefficients(const NewtonMatrixCoefficients& a, const NewtonMatrixCoefficients& b);
-  // The NewtonProblem of one step (time_stepper.cpp): its vectors are this object's.
+  // The NewtonProblem of one step (newmark_newton.cpp): its vectors are this object's.
   class Iteration;
 
   System& sys_;

@@ -45,7 +45,7 @@ struct DynamicSettings {
   bool partitioning = false;
   int abam_order = 4;        // ABAM: the order of its predictor and corrector, 1..5 (src/integrators/abam.cpp)
   int max_iterations = 10;   // Newton iterations per step
-  double newton_tolerance = 1e-10;  // relative tolerance on the coordinates' error (time_stepper.cpp)
+  double newton_tolerance = 1e-10;  // relative tolerance on the coordinates' error (newmark_newton.cpp)
   bool adaptive = false;
   double min_step = 1e-8, max_step = 1e-2;
   double error_tolerance = 1e-4;  // local error target, relative to characteristic length

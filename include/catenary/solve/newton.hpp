@@ -1,5 +1,5 @@
 #pragma once
-// The Newton iteration of every analysis: the time steps (NewmarkNewton, time_stepper.cpp), static
+// The Newton iteration of every analysis: the time steps (NewmarkNewton, newmark_newton.cpp), static
 // equilibrium (statics.cpp), the consistent initial positions (initial_conditions.cpp) and the
 // kinematic analysis of a driven mechanism (kinematic_analysis.cpp). NewtonSolver owns the policy:
 // when the iteration has converged, when it diverges or fails, when modified Newton factorizes
